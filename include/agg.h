@@ -1,0 +1,97 @@
+/* agg: what the samples add up to. The one API the dump and the UI read:
+ * per event, per symbol, per task and per CPU, for the current interval and
+ * since start. Fed from the hot path; allocates only for a new row. */
+#ifndef PERFTOP_AGG_H
+#define PERFTOP_AGG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "symbols.h"
+
+#define AGG_MAX_EVENTS 16
+#define AGG_COMM_MAX 64
+
+struct agg_counts {
+	uint64_t samples[AGG_MAX_EVENTS];
+	uint64_t period[AGG_MAX_EVENTS];
+};
+
+struct agg_sym {
+	uint64_t key;
+	char *sym, *dso;        /* copied: rows outlive symbol-table eviction */
+	bool kernel;
+	struct agg_counts iv, total;
+};
+
+struct agg_task {
+	pid_t pid;
+	char comm[AGG_COMM_MAX];
+	unsigned threads;       /* distinct TIDs seen sampling */
+	bool exited;
+	unsigned exited_ticks;  /* intervals since it exited */
+	struct agg_counts iv, total;
+};
+
+struct agg_cpu {
+	int cpu;
+	struct agg_counts iv, total;
+};
+
+struct agg_event {
+	char name[128];
+	unsigned exclude;
+	bool enabled;
+	uint64_t samples_iv, samples_total;
+	uint64_t period_iv, period_total;
+	uint64_t lost_iv, lost_total;
+	uint64_t throttled_iv, throttled_total;
+};
+
+enum agg_scope { AGG_INTERVAL, AGG_TOTAL };
+
+struct agg;
+
+/* cpus: the CPU numbers sampled (rows appear in that order). */
+struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus);
+void agg_free(struct agg *a);
+
+struct agg_event *agg_event(struct agg *a, size_t ev);
+size_t agg_nevents(const struct agg *a);
+
+/* Where a new task row gets its name from (the symbols' process table). */
+typedef const char *(*agg_comm_fn)(void *arg, pid_t pid);
+void agg_set_comm_source(struct agg *a, agg_comm_fn fn, void *arg);
+
+/* Hot path: the comm source is asked only when the task's row is new. */
+void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
+		const struct sym_result *sr, uint64_t period);
+void agg_lost(struct agg *a, size_t ev, uint64_t n);
+void agg_throttle(struct agg *a, size_t ev);
+
+/* A task renamed (exec, prctl) or gone. */
+void agg_task_comm(struct agg *a, pid_t pid, const char *comm);
+void agg_task_exit(struct agg *a, pid_t pid);
+
+/* Rows sorted by the first event's samples in scope (then by all events'),
+ * valid until the next agg_sample/agg_roll. */
+size_t agg_symbols(struct agg *a, enum agg_scope scope, const struct agg_sym ***rows);
+size_t agg_tasks(struct agg *a, enum agg_scope scope, const struct agg_task ***rows);
+size_t agg_cpus(struct agg *a, const struct agg_cpu ***rows);
+
+/* Ends an interval: interval counters are zeroed (decay_pct 0) or scaled by
+ * decay_pct/100 (the UI's decaying history); exited tasks age out. */
+void agg_roll(struct agg *a, unsigned decay_pct);
+
+/* Samples of the first event in scope: the denominator of "share". */
+uint64_t agg_base(const struct agg *a, enum agg_scope scope);
+
+/* A row's share in percent of agg_base. */
+double agg_share(const struct agg *a, const struct agg_counts *c, enum agg_scope scope);
+
+/* How many intervals an exited task stays visible. */
+#define AGG_EXIT_GRACE 3
+
+#endif

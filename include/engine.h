@@ -1,0 +1,86 @@
+/* engine: opens the events, owns one ring per CPU and the epoll loop.
+ * It returns 0 or -errno and never prints: the caller turns failures into the
+ * user's one line (engine_strerror fills the detail: which event, CPU, PID). */
+#ifndef PERFTOP_ENGINE_H
+#define PERFTOP_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "evspec.h"
+#include "record.h"
+
+struct engine;
+
+struct engine_opts {
+	const struct evspec *events;   /* sampling events, in column order */
+	size_t nevents;
+	const int *cpus;               /* NULL: every online CPU */
+	size_t ncpus;
+	const pid_t *pids;             /* NULL: system-wide */
+	size_t npids;
+	bool pids_are_tids;            /* -t: only these threads, no inheritance */
+	uint64_t freq;                 /* samples/s per event per CPU, if period == 0 */
+	uint64_t period;
+	size_t mmap_pages;             /* 0: sized from the rate */
+	double interval;               /* seconds between ticks */
+};
+
+struct engine_handlers {
+	/* Every decoded record; ev is the sampling event's index, or -1 for
+	 * records of the tracking event (MMAP2/COMM/FORK/EXIT). */
+	void (*record)(void *record_arg, int ev, const struct record *rec);
+	void *record_arg;
+	void *arg; /* for the handlers below */
+	/* Every interval, after all rings were drained. */
+	void (*tick)(void *arg);
+	/* SIGINT/SIGTERM/SIGHUP: return true to stop the loop. */
+	bool (*signal)(void *arg, int signo);
+	/* A focused PID exited (pidfd). */
+	void (*pid_exit)(void *arg, pid_t pid);
+};
+
+/* Per-CPU and per-event loss bookkeeping lives in the caller (from the
+ * LOST/THROTTLE records); the engine counts only what it alone can see. */
+struct engine_stats {
+	uint64_t records, samples, bad_records, malformed, wakeups;
+};
+
+int engine_open(struct engine **out, const struct engine_opts *opts, char *err, size_t errlen);
+void engine_close(struct engine *e);
+
+/* Runs until a handler asks to stop or engine_stop() is called. -errno. */
+int engine_run(struct engine *e, const struct engine_handlers *h);
+void engine_stop(struct engine *e);
+
+/* An extra fd in the loop (the UI's stdin). cb runs when it is readable. */
+int engine_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg);
+
+/* Changes the tick period without re-opening anything. */
+int engine_set_interval(struct engine *e, double seconds);
+
+/* Turns one sampling event on or off on every CPU/thread (ioctl, no re-open). */
+int engine_enable_event(struct engine *e, size_t ev, bool on);
+
+/* Re-opens one sampling event with a new exclude mask; the rings, the
+ * tracking event and thus all symbol/task state stay. On failure the old
+ * event stays open and err says why. */
+int engine_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, size_t errlen);
+
+/* What was actually opened (after any fallback). */
+const struct evspec *engine_event(const struct engine *e, size_t ev);
+size_t engine_nevents(const struct engine *e);
+/* Notice of a fallback ("cycles not supported … using cpu-clock"), or NULL. */
+const char *engine_notice(const struct engine *e);
+size_t engine_ncpus(const struct engine *e);
+int engine_cpu(const struct engine *e, size_t i);
+void engine_get_stats(const struct engine *e, struct engine_stats *st);
+
+/* Sizing and attr building, exposed for unit tests. */
+size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
+void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
+		       const struct engine_opts *o, bool inherit);
+
+#endif

@@ -1,0 +1,54 @@
+/* evspec: turn perf-syntax event names into perf_event_attr. Pure parsing;
+ * only tracepoints and PMU terms read sysfs/tracefs (roots overridable for tests). */
+#ifndef PERFTOP_EVSPEC_H
+#define PERFTOP_EVSPEC_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Bits for --exclude and for the per-event exclude state. */
+enum {
+	EXCL_USER = 1u << 0,
+	EXCL_KERNEL = 1u << 1,
+	EXCL_HV = 1u << 2,
+	EXCL_IDLE = 1u << 3,
+	EXCL_HOST = 1u << 4,
+	EXCL_GUEST = 1u << 5,
+	EXCL_ALL = (1u << 6) - 1,
+};
+
+#define EVSPEC_NAME_MAX 128
+
+struct evspec {
+	char name[EVSPEC_NAME_MAX];   /* display name: as typed, or pmu term name=… */
+	struct perf_event_attr attr;  /* type, config, config1, config2, exclude_*, precise_ip */
+	int has_modifiers;            /* :u/:k/:h/:G/:H given: --exclude must not override */
+};
+
+/* Roots default to "/sys" and "/sys/kernel/tracing" (falls back to
+ * /sys/kernel/debug/tracing). Tests point them at fixture trees. */
+void evspec_set_roots(const char *sysfs_root, const char *tracefs_root);
+
+/* Parse one event ("cycles:u", "r1a8", "cpu/config=0x3c,name=x/", "sched:sched_switch").
+ * Returns 0, or -1 with a one-line reason in err (what is wrong and how to fix it). */
+int evspec_parse(const char *str, struct evspec *out, char *err, size_t errlen);
+
+/* Comma-separated list; commas inside pmu/…/ belong to the event. *out is malloc'd. */
+int evspec_parse_list(const char *list, struct evspec **out, size_t *n, char *err, size_t errlen);
+
+/* "user,kernel,hv,idle,host,guest" -> EXCL_* bits. 0 or -1 with err. */
+int exclude_parse(const char *list, unsigned *bits, char *err, size_t errlen);
+
+/* EXCL_* bits <-> attr exclude_* fields. */
+unsigned evspec_exclude_bits(const struct perf_event_attr *attr);
+void evspec_set_exclude(struct perf_event_attr *attr, unsigned bits);
+
+/* Writes the names of the set bits, comma separated ("user,hv"); "" when none. */
+void exclude_format(unsigned bits, char *buf, size_t len);
+
+/* Every known event with a probe (a real perf_event_open on this host) saying
+ * whether it works; tracepoints are summarised, not listed one by one. */
+void evspec_list_print(FILE *out);
+
+#endif

@@ -1,0 +1,45 @@
+/* options: the command line, parsed and checked. Usage errors exit 2. */
+#ifndef PERFTOP_OPTIONS_H
+#define PERFTOP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "evspec.h"
+
+enum dump_format { DUMP_TEXT, DUMP_CSV, DUMP_JSON };
+
+struct options {
+	struct evspec *events;
+	size_t nevents;
+	bool default_event;      /* no -e: cycles, with the cpu-clock fallback */
+	unsigned exclude;        /* --exclude, applied to events without modifiers */
+	uint64_t freq, period;
+	size_t mmap_pages;
+	int *cpus;
+	size_t ncpus;
+	pid_t *pids;
+	size_t npids;
+	bool tids;               /* -t rather than -p */
+	bool batch;
+	double interval;
+	long iterations;         /* 0: until a signal */
+	size_t rows;
+	const char *output;
+	enum dump_format format;
+	bool list_events;
+	bool no_color;
+	bool stats;
+};
+
+/* Fills o from argv. Returns 0, 1 when the run is done (--help, --version),
+ * or 2 for a usage error (already reported on stderr). */
+int options_parse(struct options *o, int argc, char **argv);
+void options_free(struct options *o);
+
+/* "system-wide (2 CPUs)", "PID 123,456", "TID 7", "CPU 0" */
+void options_target(const struct options *o, size_t ncpus, char *buf, size_t len);
+
+#endif

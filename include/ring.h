@@ -1,0 +1,41 @@
+/* ring: reading one perf mmap ring buffer (metadata page + 2^n data pages)
+ * with the kernel's ordering rules. Knows record framing, not record contents. */
+#ifndef PERFTOP_RING_H
+#define PERFTOP_RING_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest record the kernel can write (header.size is u16). */
+#define RING_RECORD_MAX 65536
+
+struct ring {
+	struct perf_event_mmap_page *meta;
+	unsigned char *data;
+	uint64_t mask;         /* data size - 1 */
+	size_t map_len;        /* meta page + data, for munmap */
+	uint64_t malformed;    /* records with an impossible size, skipped */
+	unsigned char *scratch; /* a record that wraps is copied here, whole */
+};
+
+/* Called once per record; the header and its body are contiguous and valid
+ * only during the call. Returning non-zero stops the batch after this record. */
+typedef int (*ring_record_fn)(const struct perf_event_header *hdr, void *arg);
+
+/* Wraps an existing mapping (from mmap of a perf fd, or test memory):
+ * page_size bytes of metadata then data_size bytes (a power of two). */
+int ring_init(struct ring *r, void *mapping, size_t page_size, size_t data_size);
+
+/* mmap()s fd with 1 + data_pages pages (data_pages a power of two). -errno. */
+int ring_mmap(struct ring *r, int fd, size_t data_pages);
+void ring_unmap(struct ring *r);
+
+/* Bytes written but not yet consumed. */
+uint64_t ring_pending(const struct ring *r);
+
+/* Delivers every complete record between tail and head, then publishes the
+ * new tail once. Returns the number of records delivered. */
+size_t ring_read(struct ring *r, ring_record_fn fn, void *arg);
+
+#endif

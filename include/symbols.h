@@ -1,0 +1,65 @@
+/* symbols: which function an address falls in, for the kernel and for every
+ * process we know of. Owns the process table (pid -> comm, maps) and the
+ * per-file symbol tables (shared between processes mapping the same file). */
+#ifndef PERFTOP_SYMBOLS_H
+#define PERFTOP_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct symbols;
+
+struct symbols_opts {
+	const char *proc_root;     /* "/proc" unless a test says otherwise */
+	const char *kallsyms_path; /* "/proc/kallsyms" unless a test says otherwise */
+};
+
+/* What an address resolved to. Strings belong to the symbols object and stay
+ * valid until symbols_free(); key is the same for every address of the same
+ * symbol (and for every unresolved address of the same DSO), different otherwise. */
+struct sym_result {
+	const char *sym;   /* "main", "[unknown]" */
+	const char *dso;   /* "/usr/bin/foo", "[kernel.kallsyms]", "[unknown]" */
+	uint64_t key;
+	bool kernel;
+};
+
+struct symbols *symbols_new(const struct symbols_opts *opts);
+void symbols_free(struct symbols *s);
+
+/* Reads kallsyms. Returns 0; when addresses are hidden (kptr_restrict) it
+ * returns 0, resolves kernel samples to [kernel.kallsyms]/[unknown] and sets
+ * a notice (see symbols_notice). -errno on failure to read at all. */
+int symbols_load_kernel(struct symbols *s);
+
+/* One line for the user, or NULL: e.g. the kptr_restrict notice. */
+const char *symbols_notice(const struct symbols *s);
+
+/* Processes present before sampling began: /proc/PID/maps and comm.
+ * pid < 0 means every process. Missing processes are skipped quietly. */
+int symbols_synthesize(struct symbols *s, pid_t pid);
+
+/* Mirrors of the ring's records. */
+void symbols_mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
+		  uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino,
+		  uint32_t prot, const char *filename);
+void symbols_comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, bool exec);
+void symbols_fork(struct symbols *s, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
+void symbols_exit(struct symbols *s, pid_t pid, pid_t tid);
+
+/* Hot path: no allocation once the address's DSO table is loaded. kernel says
+ * the sample's cpumode was kernel (or hypervisor). */
+void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
+		     struct sym_result *out);
+
+/* comm of a process we know, or NULL. */
+const char *symbols_comm_of(struct symbols *s, pid_t pid);
+
+struct symbols_stats {
+	size_t processes, dsos, tables, symbols, bytes;
+};
+void symbols_stats(const struct symbols *s, struct symbols_stats *st);
+
+#endif

@@ -1,0 +1,445 @@
+#include "agg.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Open-addressing maps from a 64-bit key to a row pointer. Rows never move,
+ * so the hot path hands out stable pointers. */
+struct slot {
+	uint64_t key;
+	void *row;
+};
+
+struct map {
+	struct slot *tab;
+	size_t mask, used;
+};
+
+struct agg {
+	size_t nevents;
+	struct agg_event ev[AGG_MAX_EVENTS];
+	struct map syms, tasks, tids;
+	struct agg_cpu *cpus;
+	size_t ncpus;
+	int *cpu_index;       /* cpu number -> row, -1 when not sampled */
+	int max_cpu;
+	void **sorted;
+	size_t sorted_cap;
+	/* Last lookups: consecutive samples mostly hit the same symbol/task. */
+	struct agg_sym *last_sym;
+	struct agg_task *last_task;
+	pid_t last_tid;
+	agg_comm_fn comm_fn;
+	void *comm_arg;
+};
+
+static inline size_t hash64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+static int map_init(struct map *m, size_t cap)
+{
+	m->tab = calloc(cap, sizeof(*m->tab));
+	m->mask = cap - 1;
+	m->used = 0;
+	return m->tab ? 0 : -ENOMEM;
+}
+
+static inline void *map_get(const struct map *m, uint64_t key)
+{
+	for (size_t i = hash64(key) & m->mask; m->tab[i].row; i = (i + 1) & m->mask)
+		if (m->tab[i].key == key)
+			return m->tab[i].row;
+	return NULL;
+}
+
+static void map_put_raw(struct map *m, uint64_t key, void *row)
+{
+	size_t i;
+
+	for (i = hash64(key) & m->mask; m->tab[i].row; i = (i + 1) & m->mask)
+		;
+	m->tab[i].key = key;
+	m->tab[i].row = row;
+	m->used++;
+}
+
+static int map_put(struct map *m, uint64_t key, void *row)
+{
+	if (2 * (m->used + 1) > m->mask + 1) {
+		struct map n;
+
+		if (map_init(&n, 2 * (m->mask + 1)))
+			return -ENOMEM;
+		for (size_t i = 0; i <= m->mask; i++)
+			if (m->tab[i].row)
+				map_put_raw(&n, m->tab[i].key, m->tab[i].row);
+		free(m->tab);
+		*m = n;
+	}
+	map_put_raw(m, key, row);
+	return 0;
+}
+
+/* Rebuilds m keeping only the rows keep() accepts; the others go to drop(). */
+static void map_filter(struct map *m, bool (*keep)(void *row, void *arg), void (*drop)(void *row),
+		       void *arg)
+{
+	struct slot *old = m->tab;
+	size_t cap = m->mask + 1;
+
+	if (map_init(m, cap)) { /* keep the old table rather than lose rows */
+		m->tab = old;
+		return;
+	}
+	for (size_t i = 0; i < cap; i++) {
+		if (!old[i].row)
+			continue;
+		if (keep(old[i].row, arg))
+			map_put_raw(m, old[i].key, old[i].row);
+		else if (drop)
+			drop(old[i].row);
+	}
+	free(old);
+}
+
+struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus)
+{
+	struct agg *a;
+
+	if (nevents == 0 || nevents > AGG_MAX_EVENTS)
+		return NULL;
+	a = calloc(1, sizeof(*a));
+	if (a == NULL)
+		return NULL;
+	a->nevents = nevents;
+	for (size_t i = 0; i < nevents; i++)
+		a->ev[i].enabled = true;
+	a->max_cpu = -1;
+	for (size_t i = 0; i < ncpus; i++)
+		if (cpus[i] > a->max_cpu)
+			a->max_cpu = cpus[i];
+	a->cpus = calloc(ncpus ? ncpus : 1, sizeof(*a->cpus));
+	a->cpu_index = malloc((size_t)(a->max_cpu + 1 > 0 ? a->max_cpu + 1 : 1) * sizeof(int));
+	if (a->cpus == NULL || a->cpu_index == NULL || map_init(&a->syms, 1024) ||
+	    map_init(&a->tasks, 256) || map_init(&a->tids, 256)) {
+		agg_free(a);
+		return NULL;
+	}
+	for (int c = 0; c <= a->max_cpu; c++)
+		a->cpu_index[c] = -1;
+	for (size_t i = 0; i < ncpus; i++) {
+		a->cpus[i].cpu = cpus[i];
+		a->cpu_index[cpus[i]] = (int)i;
+	}
+	a->ncpus = ncpus;
+	return a;
+}
+
+static void sym_free(void *row)
+{
+	struct agg_sym *s = row;
+
+	free(s->sym);
+	free(s->dso);
+	free(s);
+}
+
+void agg_free(struct agg *a)
+{
+	if (a == NULL)
+		return;
+	if (a->syms.tab)
+		for (size_t i = 0; i <= a->syms.mask; i++)
+			if (a->syms.tab[i].row)
+				sym_free(a->syms.tab[i].row);
+	if (a->tasks.tab)
+		for (size_t i = 0; i <= a->tasks.mask; i++)
+			free(a->tasks.tab[i].row);
+	free(a->syms.tab);
+	free(a->tasks.tab);
+	free(a->tids.tab);
+	free(a->cpus);
+	free(a->cpu_index);
+	free(a->sorted);
+	free(a);
+}
+
+struct agg_event *agg_event(struct agg *a, size_t ev)
+{
+	return ev < a->nevents ? &a->ev[ev] : NULL;
+}
+
+size_t agg_nevents(const struct agg *a) { return a->nevents; }
+
+static struct agg_sym *sym_row(struct agg *a, const struct sym_result *sr)
+{
+	struct agg_sym *s = a->last_sym;
+
+	if (s && s->key == sr->key)
+		return s;
+	s = map_get(&a->syms, sr->key);
+	if (s == NULL) {
+		s = calloc(1, sizeof(*s));
+		if (s == NULL)
+			return NULL;
+		s->key = sr->key;
+		s->kernel = sr->kernel;
+		s->sym = strdup(sr->sym ? sr->sym : "[unknown]");
+		s->dso = strdup(sr->dso ? sr->dso : "[unknown]");
+		if (s->sym == NULL || s->dso == NULL || map_put(&a->syms, sr->key, s)) {
+			sym_free(s);
+			return NULL;
+		}
+	}
+	a->last_sym = s;
+	return s;
+}
+
+/* pid 0 is the idle task on every CPU; keys are pid + 1 so 0 stays "empty". */
+void agg_set_comm_source(struct agg *a, agg_comm_fn fn, void *arg)
+{
+	a->comm_fn = fn;
+	a->comm_arg = arg;
+}
+
+static struct agg_task *task_row(struct agg *a, pid_t pid, pid_t tid)
+{
+	const char *comm;
+
+	struct agg_task *t = a->last_task;
+
+	if (t && t->pid == pid && a->last_tid == tid)
+		return t;
+	t = map_get(&a->tasks, (uint64_t)pid + 1);
+	if (t == NULL) {
+		t = calloc(1, sizeof(*t));
+		if (t == NULL)
+			return NULL;
+		t->pid = pid;
+		comm = a->comm_fn ? a->comm_fn(a->comm_arg, pid) : NULL;
+		strlcpy(t->comm, comm ? comm : (pid == 0 ? "swapper" : "?"), sizeof(t->comm));
+		if (map_put(&a->tasks, (uint64_t)pid + 1, t)) {
+			free(t);
+			return NULL;
+		}
+	}
+	if (map_get(&a->tids, (uint64_t)tid + 1) == NULL && map_put(&a->tids, (uint64_t)tid + 1, t) == 0)
+		t->threads++;
+	a->last_task = t;
+	a->last_tid = tid;
+	return t;
+}
+
+static inline void count(struct agg_counts *iv, struct agg_counts *total, size_t ev, uint64_t period)
+{
+	iv->samples[ev]++;
+	iv->period[ev] += period;
+	total->samples[ev]++;
+	total->period[ev] += period;
+}
+
+void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
+		const struct sym_result *sr, uint64_t period)
+{
+	struct agg_sym *s;
+	struct agg_task *t;
+
+	if (ev >= a->nevents)
+		return;
+	a->ev[ev].samples_iv++;
+	a->ev[ev].samples_total++;
+	a->ev[ev].period_iv += period;
+	a->ev[ev].period_total += period;
+	if ((s = sym_row(a, sr)) != NULL)
+		count(&s->iv, &s->total, ev, period);
+	if ((t = task_row(a, pid, tid)) != NULL)
+		count(&t->iv, &t->total, ev, period);
+	if (cpu >= 0 && cpu <= a->max_cpu && a->cpu_index[cpu] >= 0) {
+		struct agg_cpu *c = &a->cpus[a->cpu_index[cpu]];
+
+		count(&c->iv, &c->total, ev, period);
+	}
+}
+
+void agg_lost(struct agg *a, size_t ev, uint64_t n)
+{
+	if (ev < a->nevents) {
+		a->ev[ev].lost_iv += n;
+		a->ev[ev].lost_total += n;
+	}
+}
+
+void agg_throttle(struct agg *a, size_t ev)
+{
+	if (ev < a->nevents) {
+		a->ev[ev].throttled_iv++;
+		a->ev[ev].throttled_total++;
+	}
+}
+
+void agg_task_comm(struct agg *a, pid_t pid, const char *comm)
+{
+	struct agg_task *t = map_get(&a->tasks, (uint64_t)pid + 1);
+
+	if (t)
+		strlcpy(t->comm, comm, sizeof(t->comm));
+}
+
+void agg_task_exit(struct agg *a, pid_t pid)
+{
+	struct agg_task *t = map_get(&a->tasks, (uint64_t)pid + 1);
+
+	if (t)
+		t->exited = true;
+}
+
+static uint64_t sum_samples(const struct agg_counts *c, size_t n)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += c->samples[i];
+	return s;
+}
+
+struct sort_ctx {
+	size_t nevents;
+	size_t offset; /* of the agg_counts in the row */
+};
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_ctx *ctx = arg;
+	const struct agg_counts *a = (const void *)(*(const char *const *)pa + ctx->offset);
+	const struct agg_counts *b = (const void *)(*(const char *const *)pb + ctx->offset);
+	uint64_t x = a->samples[0], y = b->samples[0];
+
+	if (x == y) {
+		x = sum_samples(a, ctx->nevents);
+		y = sum_samples(b, ctx->nevents);
+	}
+	return (x < y) - (x > y);
+}
+
+static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, void ***out)
+{
+	struct sort_ctx ctx = { a->nevents, offset };
+	size_t n = 0;
+
+	if (m->used > a->sorted_cap) {
+		void **p = reallocarray(a->sorted, m->used, sizeof(*p));
+
+		if (p == NULL) {
+			*out = NULL;
+			return 0;
+		}
+		a->sorted = p;
+		a->sorted_cap = m->used;
+	}
+	for (size_t i = 0; i <= m->mask; i++)
+		if (m->tab[i].row)
+			a->sorted[n++] = m->tab[i].row;
+	if (n > 1)
+		qsort_r(a->sorted, n, sizeof(*a->sorted), cmp_rows, &ctx);
+	*out = a->sorted;
+	return n;
+}
+
+size_t agg_symbols(struct agg *a, enum agg_scope scope, const struct agg_sym ***rows)
+{
+	size_t off = scope == AGG_INTERVAL ? offsetof(struct agg_sym, iv) : offsetof(struct agg_sym, total);
+
+	return sorted_rows(a, &a->syms, off, (void ***)rows);
+}
+
+size_t agg_tasks(struct agg *a, enum agg_scope scope, const struct agg_task ***rows)
+{
+	size_t off = scope == AGG_INTERVAL ? offsetof(struct agg_task, iv) : offsetof(struct agg_task, total);
+
+	return sorted_rows(a, &a->tasks, off, (void ***)rows);
+}
+
+size_t agg_cpus(struct agg *a, const struct agg_cpu ***rows)
+{
+	if (a->ncpus > a->sorted_cap) {
+		void **p = reallocarray(a->sorted, a->ncpus, sizeof(*p));
+
+		if (p == NULL)
+			return 0;
+		a->sorted = p;
+		a->sorted_cap = a->ncpus;
+	}
+	for (size_t i = 0; i < a->ncpus; i++)
+		a->sorted[i] = &a->cpus[i];
+	*rows = (const struct agg_cpu **)a->sorted;
+	return a->ncpus;
+}
+
+static void decay(struct agg_counts *c, unsigned pct)
+{
+	for (size_t i = 0; i < AGG_MAX_EVENTS; i++) {
+		c->samples[i] = c->samples[i] * pct / 100;
+		c->period[i] = c->period[i] * pct / 100;
+	}
+}
+
+static bool task_keep(void *row, void *arg)
+{
+	const struct agg_task *t = row;
+
+	return !(t->exited && t->exited_ticks > AGG_EXIT_GRACE);
+}
+
+void agg_roll(struct agg *a, unsigned decay_pct)
+{
+	bool reap = false;
+
+	if (decay_pct > 100)
+		decay_pct = 100;
+	for (size_t i = 0; i < a->nevents; i++) {
+		struct agg_event *e = &a->ev[i];
+
+		e->samples_iv = e->samples_iv * decay_pct / 100;
+		e->period_iv = e->period_iv * decay_pct / 100;
+		e->lost_iv = 0;
+		e->throttled_iv = 0;
+	}
+	for (size_t i = 0; i <= a->syms.mask; i++)
+		if (a->syms.tab[i].row)
+			decay(&((struct agg_sym *)a->syms.tab[i].row)->iv, decay_pct);
+	for (size_t i = 0; i <= a->tasks.mask; i++) {
+		struct agg_task *t = a->tasks.tab[i].row;
+
+		if (t == NULL)
+			continue;
+		decay(&t->iv, decay_pct);
+		if (t->exited && ++t->exited_ticks > AGG_EXIT_GRACE)
+			reap = true;
+	}
+	for (size_t i = 0; i < a->ncpus; i++)
+		decay(&a->cpus[i].iv, decay_pct);
+	if (reap) {
+		/* tids point at their task: filter them before the tasks go. */
+		map_filter(&a->tids, task_keep, NULL, NULL);
+		map_filter(&a->tasks, task_keep, free, NULL);
+		a->last_task = NULL;
+	}
+}
+
+uint64_t agg_base(const struct agg *a, enum agg_scope scope)
+{
+	return scope == AGG_INTERVAL ? a->ev[0].samples_iv : a->ev[0].samples_total;
+}
+
+double agg_share(const struct agg *a, const struct agg_counts *c, enum agg_scope scope)
+{
+	uint64_t base = agg_base(a, scope);
+
+	return base ? 100.0 * (double)c->samples[0] / (double)base : 0.0;
+}

@@ -1,0 +1,315 @@
+#include "dump.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "evspec.h"
+#include "json.h"
+#include "sanitize.h"
+
+#define NAME_MAX_OUT 1024
+
+static void exclude_words(unsigned bits, char *buf, size_t len)
+{
+	exclude_format(bits, buf, len);
+	if (buf[0] == '\0')
+		strlcpy(buf, "-", len);
+}
+
+static void json_exclude(struct json *j, unsigned bits)
+{
+	char buf[128], *p, *tok;
+
+	exclude_format(bits, buf, sizeof(buf));
+	json_arr_begin(j, "exclude");
+	for (p = buf; (tok = strsep(&p, ",")) != NULL;)
+		if (*tok)
+			json_str(j, NULL, tok);
+	json_arr_end(j);
+}
+
+static void json_counts(struct json *j, struct agg *a, const struct agg_counts *c)
+{
+	json_obj_begin(j, "counts");
+	for (size_t e = 0; e < agg_nevents(a); e++)
+		json_u64(j, agg_event(a, e)->name, c->period[e]);
+	json_obj_end(j);
+	json_obj_begin(j, "event_samples");
+	for (size_t e = 0; e < agg_nevents(a); e++)
+		json_u64(j, agg_event(a, e)->name, c->samples[e]);
+	json_obj_end(j);
+}
+
+static bool has_samples(struct agg *a, const struct agg_counts *c)
+{
+	for (size_t e = 0; e < agg_nevents(a); e++)
+		if (c->samples[e])
+			return true;
+	return false;
+}
+
+static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t rows)
+{
+	const struct agg_sym **syms;
+	const struct agg_task **tasks;
+	const struct agg_cpu **cpus;
+	struct json j;
+	size_t n, i;
+
+	json_init(&j, f);
+	json_obj_begin(&j, NULL);
+	json_double(&j, "time", m->time, 3);
+	json_double(&j, "interval", m->interval, 3);
+	json_u64(&j, "iteration", m->iteration);
+	json_str(&j, "target", m->target);
+	if (m->period)
+		json_u64(&j, "period", m->period);
+	else
+		json_u64(&j, "freq", m->freq);
+	json_arr_begin(&j, "notices");
+	for (i = 0; i < m->nnotices; i++)
+		json_str(&j, NULL, m->notices[i]);
+	json_arr_end(&j);
+	if (m->final)
+		json_str(&j, "final", m->final);
+
+	json_arr_begin(&j, "events");
+	for (i = 0; i < agg_nevents(a); i++) {
+		const struct agg_event *e = agg_event(a, i);
+
+		json_obj_begin(&j, NULL);
+		json_str(&j, "name", e->name);
+		json_bool(&j, "enabled", e->enabled);
+		json_u64(&j, "samples", e->samples_iv);
+		json_u64(&j, "period", e->period_iv);
+		json_u64(&j, "lost", e->lost_iv);
+		json_u64(&j, "throttled", e->throttled_iv);
+		json_u64(&j, "samples_total", e->samples_total);
+		json_u64(&j, "lost_total", e->lost_total);
+		json_u64(&j, "throttled_total", e->throttled_total);
+		json_exclude(&j, e->exclude);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+
+	n = agg_symbols(a, AGG_INTERVAL, &syms);
+	json_arr_begin(&j, "symbols");
+	for (i = 0; i < n && i < rows && has_samples(a, &syms[i]->iv); i++) {
+		json_obj_begin(&j, NULL);
+		json_str(&j, "symbol", syms[i]->sym);
+		json_str(&j, "dso", syms[i]->dso);
+		json_bool(&j, "kernel", syms[i]->kernel);
+		json_u64(&j, "samples", syms[i]->iv.samples[0]);
+		json_double(&j, "share", agg_share(a, &syms[i]->iv, AGG_INTERVAL), 2);
+		json_counts(&j, a, &syms[i]->iv);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+
+	n = agg_tasks(a, AGG_INTERVAL, &tasks);
+	json_arr_begin(&j, "tasks");
+	for (i = 0; i < n && i < rows; i++) {
+		if (!has_samples(a, &tasks[i]->iv))
+			break;
+		json_obj_begin(&j, NULL);
+		json_i64(&j, "pid", tasks[i]->pid);
+		json_str(&j, "comm", tasks[i]->comm);
+		json_u64(&j, "samples", tasks[i]->iv.samples[0]);
+		json_double(&j, "share", agg_share(a, &tasks[i]->iv, AGG_INTERVAL), 2);
+		json_u64(&j, "threads", tasks[i]->threads);
+		json_bool(&j, "exited", tasks[i]->exited);
+		json_counts(&j, a, &tasks[i]->iv);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+
+	n = agg_cpus(a, &cpus);
+	json_arr_begin(&j, "cpus");
+	for (i = 0; i < n; i++) {
+		json_obj_begin(&j, NULL);
+		json_i64(&j, "cpu", cpus[i]->cpu);
+		json_u64(&j, "samples", cpus[i]->iv.samples[0]);
+		json_double(&j, "share", agg_share(a, &cpus[i]->iv, AGG_INTERVAL), 2);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+
+	if (m->stats) {
+		json_obj_begin(&j, "stats");
+		json_u64(&j, "records", m->est.records);
+		json_u64(&j, "samples", m->est.samples);
+		json_u64(&j, "bad_records", m->est.bad_records);
+		json_u64(&j, "malformed", m->est.malformed);
+		json_u64(&j, "wakeups", m->est.wakeups);
+		json_u64(&j, "tracking_lost", m->tracking_lost);
+		json_u64(&j, "processes", m->sst.processes);
+		json_u64(&j, "dsos", m->sst.dsos);
+		json_u64(&j, "symbol_tables", m->sst.tables);
+		json_u64(&j, "symbols", m->sst.symbols);
+		json_u64(&j, "symbol_bytes", m->sst.bytes);
+		json_obj_end(&j);
+	}
+	json_obj_end(&j);
+}
+
+/* RFC 4180 field, sanitised first: CSV is read on terminals too. */
+static void csv_field(FILE *f, const char *s)
+{
+	char buf[NAME_MAX_OUT];
+
+	sanitize(buf, sizeof(buf), s);
+	if (strpbrk(buf, ",\"") == NULL) {
+		fputs(buf, f);
+		return;
+	}
+	putc('"', f);
+	for (const char *p = buf; *p; p++) {
+		if (*p == '"')
+			putc('"', f);
+		putc(*p, f);
+	}
+	putc('"', f);
+}
+
+int dump_begin(FILE *f, enum dump_format fmt, struct agg *a)
+{
+	if (fmt != DUMP_CSV)
+		return 0;
+	fputs("time,iteration,table,rank,name,dso,kernel,pid,samples,share,lost,throttled", f);
+	for (size_t e = 0; e < agg_nevents(a); e++) {
+		fputs(",", f);
+		csv_field(f, agg_event(a, e)->name);
+	}
+	fputs("\n", f);
+	return ferror(f) ? -EIO : 0;
+}
+
+static void csv_row(FILE *f, const struct dump_meta *m, const char *table, size_t rank,
+		    const char *name, const char *dso, int kernel, long pid, uint64_t samples,
+		    double share, uint64_t lost, uint64_t throttled, struct agg *a,
+		    const struct agg_counts *c)
+{
+	fprintf(f, "%.3f,%lu,%s,%zu,", m->time, m->iteration, table, rank);
+	csv_field(f, name);
+	putc(',', f);
+	csv_field(f, dso ? dso : "");
+	fprintf(f, ",%s,", kernel < 0 ? "" : kernel ? "1" : "0");
+	if (pid >= 0)
+		fprintf(f, "%ld", pid);
+	fprintf(f, ",%" PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64, samples, share, lost, throttled);
+	for (size_t e = 0; e < agg_nevents(a); e++)
+		fprintf(f, ",%" PRIu64, c ? c->period[e] : 0);
+	putc('\n', f);
+}
+
+static void dump_csv(FILE *f, struct agg *a, const struct dump_meta *m, size_t rows)
+{
+	const struct agg_sym **syms;
+	const struct agg_task **tasks;
+	const struct agg_cpu **cpus;
+	size_t n, i;
+
+	for (i = 0; i < agg_nevents(a); i++) {
+		const struct agg_event *e = agg_event(a, i);
+		struct agg_counts c;
+
+		memset(&c, 0, sizeof(c));
+		c.period[i] = e->period_iv;
+		csv_row(f, m, "event", i + 1, e->name, NULL, -1, -1, e->samples_iv, 0, e->lost_iv,
+			e->throttled_iv, a, &c);
+	}
+	n = agg_symbols(a, AGG_INTERVAL, &syms);
+	for (i = 0; i < n && i < rows && has_samples(a, &syms[i]->iv); i++)
+		csv_row(f, m, "symbol", i + 1, syms[i]->sym, syms[i]->dso, syms[i]->kernel, -1,
+			syms[i]->iv.samples[0], agg_share(a, &syms[i]->iv, AGG_INTERVAL), 0, 0, a,
+			&syms[i]->iv);
+	n = agg_tasks(a, AGG_INTERVAL, &tasks);
+	for (i = 0; i < n && i < rows && has_samples(a, &tasks[i]->iv); i++)
+		csv_row(f, m, "task", i + 1, tasks[i]->comm, NULL, -1, tasks[i]->pid,
+			tasks[i]->iv.samples[0], agg_share(a, &tasks[i]->iv, AGG_INTERVAL), 0, 0, a,
+			&tasks[i]->iv);
+	n = agg_cpus(a, &cpus);
+	for (i = 0; i < n; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "%d", cpus[i]->cpu);
+		csv_row(f, m, "cpu", i + 1, name, NULL, -1, -1, cpus[i]->iv.samples[0],
+			agg_share(a, &cpus[i]->iv, AGG_INTERVAL), 0, 0, a, &cpus[i]->iv);
+	}
+}
+
+static void dump_text(FILE *f, struct agg *a, const struct dump_meta *m, size_t rows)
+{
+	const struct agg_sym **syms;
+	const struct agg_task **tasks;
+	char clock[32], sym[NAME_MAX_OUT], dso[NAME_MAX_OUT], excl[128];
+	time_t t = (time_t)m->time;
+	struct tm tm;
+	size_t n, i;
+
+	localtime_r(&t, &tm);
+	strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
+	fprintf(f, "perftop - %s  interval %.2fs  #%lu  target: %s  ", clock, m->interval,
+		m->iteration, m->target);
+	if (m->period)
+		fprintf(f, "period %" PRIu64 "\n", m->period);
+	else
+		fprintf(f, "freq %" PRIu64 " Hz\n", m->freq);
+	for (i = 0; i < agg_nevents(a); i++) {
+		const struct agg_event *e = agg_event(a, i);
+
+		exclude_words(e->exclude, excl, sizeof(excl));
+		fprintf(f, "Event %-24s %s  samples %8" PRIu64 " (%6.0f/s)  lost %" PRIu64
+			"  throttled %" PRIu64 "  exclude %s\n", e->name, e->enabled ? "on " : "off",
+			e->samples_iv, m->interval > 0 ? (double)e->samples_iv / m->interval : 0.0,
+			e->lost_iv, e->throttled_iv, excl);
+	}
+	for (i = 0; i < m->nnotices; i++)
+		fprintf(f, "Notice: %s\n", m->notices[i]);
+	if (m->final)
+		fprintf(f, "Final: %s\n", m->final);
+	if (m->stats)
+		fprintf(f, "Stats: records %" PRIu64 "  bad %" PRIu64 "  tracking lost %" PRIu64
+			"  processes %zu  dsos %zu  tables %zu  symbols %zu  %zu KiB\n",
+			m->est.records, m->est.bad_records + m->est.malformed, m->tracking_lost,
+			m->sst.processes, m->sst.dsos, m->sst.tables, m->sst.symbols, m->sst.bytes / 1024);
+
+	fprintf(f, "\n  Overhead   Samples  %-28s     Symbol\n", "Shared Object");
+	n = agg_symbols(a, AGG_INTERVAL, &syms);
+	for (i = 0; i < n && i < rows && has_samples(a, &syms[i]->iv); i++) {
+		sanitize(sym, sizeof(sym), syms[i]->sym);
+		sanitize(dso, sizeof(dso), syms[i]->dso);
+		fprintf(f, "  %7.2f%%  %8" PRIu64 "  %-28.28s %s %s\n",
+			agg_share(a, &syms[i]->iv, AGG_INTERVAL), syms[i]->iv.samples[0], dso,
+			syms[i]->kernel ? "[k]" : "[.]", sym);
+	}
+	fprintf(f, "\n      PID  COMM                 Share   Samples  Threads\n");
+	n = agg_tasks(a, AGG_INTERVAL, &tasks);
+	for (i = 0; i < n && i < rows && has_samples(a, &tasks[i]->iv); i++) {
+		sanitize(sym, sizeof(sym), tasks[i]->comm);
+		fprintf(f, "  %7d  %-18.18s %6.2f%%  %8" PRIu64 "  %7u%s\n", (int)tasks[i]->pid, sym,
+			agg_share(a, &tasks[i]->iv, AGG_INTERVAL), tasks[i]->iv.samples[0],
+			tasks[i]->threads, tasks[i]->exited ? "  exited" : "");
+	}
+	fputc('\n', f);
+}
+
+int dump_interval(FILE *f, enum dump_format fmt, struct agg *a, const struct dump_meta *m,
+		  size_t rows)
+{
+	switch (fmt) {
+	case DUMP_JSON:
+		dump_json(f, a, m, rows);
+		break;
+	case DUMP_CSV:
+		dump_csv(f, a, m, rows);
+		break;
+	default:
+		dump_text(f, a, m, rows);
+	}
+	if (fflush(f) == EOF || ferror(f))
+		return errno ? -errno : -EIO;
+	return 0;
+}

@@ -1,0 +1,123 @@
+#include "json.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+#include "sanitize.h"
+
+void json_init(struct json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	j->need_comma[0] = false;
+}
+
+void json_write_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	putc('"', f);
+	while (*p) {
+		size_t n = utf8_seq_len(p);
+
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			p++;
+			continue;
+		}
+		if (n > 1) {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		}
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\r': fputs("\\r", f); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				putc(*p, f);
+		}
+		p++;
+	}
+	putc('"', f);
+}
+
+static void json_key(struct json *j, const char *key)
+{
+	if (j->need_comma[j->depth])
+		putc(',', j->f);
+	j->need_comma[j->depth] = true;
+	if (key) {
+		json_write_string(j->f, key);
+		putc(':', j->f);
+	}
+}
+
+static void json_open(struct json *j, const char *key, char c)
+{
+	json_key(j, key);
+	putc(c, j->f);
+	if (j->depth + 1 < JSON_MAX_DEPTH)
+		j->depth++;
+	j->need_comma[j->depth] = false;
+}
+
+static void json_close(struct json *j, char c)
+{
+	putc(c, j->f);
+	if (j->depth > 0)
+		j->depth--;
+	if (j->depth == 0) {
+		putc('\n', j->f);
+		j->need_comma[0] = false;
+	}
+}
+
+void json_obj_begin(struct json *j, const char *key) { json_open(j, key, '{'); }
+void json_obj_end(struct json *j) { json_close(j, '}'); }
+void json_arr_begin(struct json *j, const char *key) { json_open(j, key, '['); }
+void json_arr_end(struct json *j) { json_close(j, ']'); }
+
+void json_str(struct json *j, const char *key, const char *val)
+{
+	json_key(j, key);
+	json_write_string(j->f, val ? val : "");
+}
+
+void json_u64(struct json *j, const char *key, uint64_t val)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRIu64, val);
+}
+
+void json_i64(struct json *j, const char *key, int64_t val)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRId64, val);
+}
+
+void json_double(struct json *j, const char *key, double val, int decimals)
+{
+	json_key(j, key);
+	if (isfinite(val))
+		fprintf(j->f, "%.*f", decimals, val);
+	else
+		fputs("null", j->f);
+}
+
+void json_bool(struct json *j, const char *key, bool val)
+{
+	json_key(j, key);
+	fputs(val ? "true" : "false", j->f);
+}
+
+void json_null(struct json *j, const char *key)
+{
+	json_key(j, key);
+	fputs("null", j->f);
+}

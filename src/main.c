@@ -1,0 +1,163 @@
+/* perftop: a top-like live view of perf_event samples. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dump.h"
+#include "options.h"
+#include "session.h"
+#include "tui.h"
+
+struct batch {
+	struct session *s;
+	const struct options *o;
+	FILE *out;
+	unsigned long iteration;
+	int rc;            /* exit code once stopped */
+	char final[128];
+};
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Writes the interval so far; false when the reader is gone or writing failed. */
+static bool batch_write(struct batch *b, const char *final)
+{
+	struct dump_meta m = {
+		.time = wall_now(),
+		.interval = session_lap(b->s),
+		.iteration = ++b->iteration,
+		.target = b->s->target,
+		.freq = b->o->freq,
+		.period = b->o->period,
+		.notices = b->s->notices,
+		.nnotices = b->s->nnotices,
+		.final = final,
+		.stats = b->o->stats,
+		.tracking_lost = b->s->tracking_lost,
+	};
+	int rc;
+
+	engine_get_stats(b->s->eng, &m.est);
+	symbols_stats(b->s->syms, &m.sst);
+	rc = dump_interval(b->out, b->o->format, b->s->agg, &m, b->o->rows);
+	agg_roll(b->s->agg, 0);
+	if (rc == -EPIPE) {
+		b->rc = 0; /* perftop -b | head: the reader had enough */
+		return false;
+	}
+	if (rc) {
+		fprintf(stderr, "perftop: cannot write the dump: %s\n", strerror(-rc));
+		b->rc = 1;
+		return false;
+	}
+	return true;
+}
+
+static void batch_tick(void *arg)
+{
+	struct batch *b = arg;
+
+	if (!batch_write(b, NULL) || (b->o->iterations && (long)b->iteration >= b->o->iterations))
+		engine_stop(b->s->eng);
+}
+
+static bool batch_signal(void *arg, int signo)
+{
+	struct batch *b = arg;
+
+	if (signo == SIGWINCH)
+		return false;
+	snprintf(b->final, sizeof(b->final), "stopped by %s", sigabbrev_np(signo) ? sigabbrev_np(signo) : "signal");
+	batch_write(b, b->final);
+	return true;
+}
+
+static void batch_pid_exit(void *arg, pid_t pid)
+{
+	struct batch *b = arg;
+
+	if (b->s->focus_left > 0)
+		b->s->focus_left--;
+	if (b->s->focus_left == 0) {
+		snprintf(b->final, sizeof(b->final), "process %d exited", (int)pid);
+		batch_write(b, b->final);
+		engine_stop(b->s->eng);
+	}
+}
+
+static int run_batch(struct session *s, const struct options *o)
+{
+	struct batch b = { .s = s, .o = o, .out = stdout };
+	struct engine_handlers h = {
+		.record = session_record, .record_arg = s,
+		.arg = &b, .tick = batch_tick, .signal = batch_signal, .pid_exit = batch_pid_exit,
+	};
+	int rc;
+
+	if (o->output) {
+		b.out = fopen(o->output, "we");
+		if (b.out == NULL) {
+			fprintf(stderr, "perftop: cannot open %s: %s\n", o->output, strerror(errno));
+			return 1;
+		}
+	}
+	if (dump_begin(b.out, o->format, s->agg)) {
+		fprintf(stderr, "perftop: cannot write the dump: %s\n", strerror(errno));
+		return 1;
+	}
+	rc = engine_run(s->eng, &h);
+	if (rc) {
+		fprintf(stderr, "perftop: event loop failed: %s\n", strerror(-rc));
+		b.rc = 1;
+	}
+	if (b.out != stdout && fclose(b.out) == EOF && b.rc == 0) {
+		fprintf(stderr, "perftop: cannot write %s: %s\n", o->output, strerror(errno));
+		b.rc = 1;
+	}
+	return b.rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct session s;
+	char err[1024];
+	int rc;
+
+	rc = options_parse(&o, argc, argv);
+	if (rc) {
+		options_free(&o);
+		return rc == 1 ? 0 : 2;
+	}
+	if (o.list_events) {
+		evspec_list_print(stdout);
+		options_free(&o);
+		return 0;
+	}
+	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		fputs("perftop: the live view needs a terminal: use -b for a headless dump\n", stderr);
+		options_free(&o);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN); /* a closed pipe shows up as EPIPE from the write */
+	if (session_open(&s, &o, err, sizeof(err))) {
+		fprintf(stderr, "perftop: %s\n", err);
+		session_close(&s);
+		options_free(&o);
+		return 1;
+	}
+	rc = o.batch ? run_batch(&s, &o) : tui_run(&s, &o);
+	session_close(&s);
+	options_free(&o);
+	return rc;
+}

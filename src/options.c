@@ -1,0 +1,288 @@
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpumap.h"
+
+#define DEFAULT_FREQ 4000
+
+enum {
+	OPT_EXCLUDE = 256,
+	OPT_FORMAT,
+	OPT_LIST_EVENTS,
+	OPT_NO_COLOR,
+	OPT_STATS,
+	OPT_VERSION,
+};
+
+static const struct option longopts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "batch", no_argument, NULL, 'b' },
+	{ "delay", required_argument, NULL, 'd' },
+	{ "iterations", required_argument, NULL, 'n' },
+	{ "entries", required_argument, NULL, 'E' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
+	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: perftop [options]\n"
+	      "  -e, --event LIST        events to sample, perf syntax (default: cycles,\n"
+	      "                          falling back to cpu-clock without a hardware PMU)\n"
+	      "      --exclude LIST      default filters: user,kernel,hv,idle,host,guest\n"
+	      "  -F, --freq HZ           samples per second per CPU (default 4000)\n"
+	      "  -c, --count PERIOD      sample every PERIOD events instead of -F\n"
+	      "  -m, --mmap-pages N      ring size per CPU in pages (power of two)\n"
+	      "  -C, --cpu LIST          only these CPUs (0-3,8)\n"
+	      "  -p, --pid PID[,PID]     only these processes, their threads and children\n"
+	      "  -t, --tid TID[,TID]     only these threads\n"
+	      "  -b, --batch             headless dump instead of the live view\n"
+	      "  -d, --delay SECS        refresh interval (default 1, fractions allowed)\n"
+	      "  -n, --iterations N      stop after N intervals (default: until a signal)\n"
+	      "  -E, --entries N         rows per table in the dump (default 20)\n"
+	      "  -o, --output FILE       write the dump to FILE\n"
+	      "      --format FMT        dump format: text, csv or json (JSON Lines)\n"
+	      "      --list-events       events this host supports, probed\n"
+	      "      --stats             add engine and symbol-table figures to the dump\n"
+	      "      --no-color          monochrome live view (also NO_COLOR)\n"
+	      "  -h, --help              this text\n"
+	      "      --version           the version\n", f);
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "perftop: ");
+	fprintf(stderr, fmt, arg);
+	fputs(" (see perftop --help)\n", stderr);
+	return 2;
+}
+
+static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	const char *errstr;
+	long long v = strtonum(s, (long long)lo, (long long)hi, &errstr);
+
+	if (errstr)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static uint64_t max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	unsigned long long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+static int check_cpus(const struct options *o)
+{
+	int *online = NULL;
+	size_t n = 0;
+
+	if (cpumap_online("/sys", &online, &n))
+		return 0; /* the engine will name the CPU that fails */
+	for (size_t i = 0; i < o->ncpus; i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < n; j++)
+			found |= online[j] == o->cpus[i];
+		if (!found) {
+			fprintf(stderr, "perftop: CPU %d is offline or does not exist "
+				"(online: see /sys/devices/system/cpu/online)\n", o->cpus[i]);
+			free(online);
+			return 2;
+		}
+	}
+	free(online);
+	return 0;
+}
+
+int options_parse(struct options *o, int argc, char **argv)
+{
+	const char *events = NULL;
+	char err[512];
+	uint64_t v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->freq = DEFAULT_FREQ;
+	o->interval = 1.0;
+	o->rows = 20;
+	o->format = DUMP_TEXT;
+	o->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
+
+	while ((c = getopt_long(argc, argv, "e:F:c:m:C:p:t:bd:n:E:o:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			events = optarg;
+			break;
+		case OPT_EXCLUDE:
+			if (exclude_parse(optarg, &o->exclude, err, sizeof(err)))
+				return bad("%s", err);
+			break;
+		case 'F':
+			if (parse_u64(optarg, 1, 10000000, &o->freq))
+				return bad("-F wants a rate in Hz from 1 to 10000000, not '%s'", optarg);
+			break;
+		case 'c':
+			if (parse_u64(optarg, 1, INT64_MAX, &o->period))
+				return bad("-c wants a positive period, not '%s'", optarg);
+			break;
+		case 'm':
+			if (parse_u64(optarg, 1, 1u << 20, &v) || (v & (v - 1)))
+				return bad("-m wants a power of two number of pages, not '%s'", optarg);
+			o->mmap_pages = (size_t)v;
+			break;
+		case 'C':
+			free(o->cpus);
+			o->cpus = NULL;
+			if (cpulist_parse(optarg, &o->cpus, &o->ncpus))
+				return bad("-C wants a CPU list like 0-3,8, not '%s'", optarg);
+			break;
+		case 'p':
+		case 't':
+			free(o->pids);
+			o->pids = NULL;
+			if (pidlist_parse(optarg, &o->pids, &o->npids))
+				return bad(c == 'p' ? "-p wants PID[,PID...], not '%s'"
+					   : "-t wants TID[,TID...], not '%s'", optarg);
+			o->tids = c == 't';
+			break;
+		case 'b':
+			o->batch = true;
+			break;
+		case 'd': {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || *end || !(d >= 0.01 && d <= 3600))
+				return bad("-d wants seconds from 0.01 to 3600, not '%s'", optarg);
+			o->interval = d;
+			break;
+		}
+		case 'n':
+			if (parse_u64(optarg, 1, INT32_MAX, &v))
+				return bad("-n wants a positive count, not '%s'", optarg);
+			o->iterations = (long)v;
+			break;
+		case 'E':
+			if (parse_u64(optarg, 1, 100000, &v))
+				return bad("-E wants a row count from 1 to 100000, not '%s'", optarg);
+			o->rows = (size_t)v;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "text") == 0)
+				o->format = DUMP_TEXT;
+			else if (strcmp(optarg, "csv") == 0)
+				o->format = DUMP_CSV;
+			else if (strcmp(optarg, "json") == 0)
+				o->format = DUMP_JSON;
+			else
+				return bad("--format wants text, csv or json, not '%s'", optarg);
+			break;
+		case OPT_LIST_EVENTS:
+			o->list_events = true;
+			break;
+		case OPT_NO_COLOR:
+			o->no_color = true;
+			break;
+		case OPT_STATS:
+			o->stats = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case OPT_VERSION:
+		case 'V':
+			puts("perftop " PERFTOP_VERSION);
+			return 1;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	if (o->list_events)
+		return 0;
+	if (!o->period) {
+		uint64_t max = max_sample_rate();
+
+		if (max && o->freq > max) {
+			fprintf(stderr, "perftop: -F %llu is above kernel.perf_event_max_sample_rate (%llu): "
+				"lower -F or raise it with sysctl kernel.perf_event_max_sample_rate=%llu\n",
+				(unsigned long long)o->freq, (unsigned long long)max,
+				(unsigned long long)o->freq);
+			return 2;
+		}
+	}
+	if (o->cpus && (c = check_cpus(o)) != 0)
+		return c;
+
+	o->default_event = events == NULL;
+	if (evspec_parse_list(events ? events : "cycles", &o->events, &o->nevents, err, sizeof(err)))
+		return bad("%s", err);
+	if (o->nevents > 16)
+		return bad("%s", "at most 16 events at once");
+	for (size_t i = 0; i < o->nevents; i++)
+		if (!o->events[i].has_modifiers)
+			evspec_set_exclude(&o->events[i].attr,
+					   evspec_exclude_bits(&o->events[i].attr) | o->exclude);
+	return 0;
+}
+
+void options_free(struct options *o)
+{
+	free(o->events);
+	free(o->cpus);
+	free(o->pids);
+	memset(o, 0, sizeof(*o));
+}
+
+void options_target(const struct options *o, size_t ncpus, char *buf, size_t len)
+{
+	size_t off;
+
+	if (o->pids) {
+		off = (size_t)snprintf(buf, len, "%s ", o->tids ? "TID" : "PID");
+		for (size_t i = 0; i < o->npids && off < len; i++)
+			off += (size_t)snprintf(buf + off, len - off, "%s%d", i ? "," : "", (int)o->pids[i]);
+	} else if (o->cpus) {
+		off = (size_t)snprintf(buf, len, "CPU ");
+		for (size_t i = 0; i < o->ncpus && off < len; i++)
+			off += (size_t)snprintf(buf + off, len - off, "%s%d", i ? "," : "", o->cpus[i]);
+	} else {
+		snprintf(buf, len, "system-wide (%zu CPUs)", ncpus);
+	}
+}

@@ -1,0 +1,167 @@
+#include "record.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+/* Non-sample trailer for RECORD_SAMPLE_TYPE: {pid,tid} {time} {cpu,res} {identifier}. */
+#define TRAILER_SIZE 32
+
+struct cursor {
+	const unsigned char *p, *end;
+};
+
+static inline int take(struct cursor *c, void *dst, size_t n)
+{
+	if ((size_t)(c->end - c->p) < n)
+		return -1;
+	memcpy(dst, c->p, n);
+	c->p += n;
+	return 0;
+}
+
+static int take_u64(struct cursor *c, uint64_t *v) { return take(c, v, 8); }
+
+static int take_u32x2(struct cursor *c, uint32_t *a, uint32_t *b)
+{
+	uint32_t v[2];
+
+	if (take(c, v, 8))
+		return -1;
+	*a = v[0];
+	*b = v[1];
+	return 0;
+}
+
+/* A string field runs to the trailer; it must be NUL-terminated within it. */
+static const char *take_string(struct cursor *c)
+{
+	const char *s = (const char *)c->p;
+
+	if (c->p >= c->end || memchr(c->p, '\0', (size_t)(c->end - c->p)) == NULL)
+		return NULL;
+	c->p = c->end;
+	return s;
+}
+
+static int decode_trailer(const struct perf_event_header *hdr, struct record *out,
+			  struct cursor *body)
+{
+	struct cursor t;
+	uint32_t res;
+
+	if (hdr->size < sizeof(*hdr) + TRAILER_SIZE)
+		return -1;
+	t.p = (const unsigned char *)hdr + hdr->size - TRAILER_SIZE;
+	t.end = (const unsigned char *)hdr + hdr->size;
+	body->end = t.p;
+	if (take_u32x2(&t, &out->sid.pid, &out->sid.tid) || take_u64(&t, &out->sid.time) ||
+	    take_u32x2(&t, &out->sid.cpu, &res) || take_u64(&t, &out->sid.id))
+		return -1;
+	return 0;
+}
+
+static int decode_sample(struct cursor *c, struct record *out)
+{
+	uint32_t res;
+
+	return take_u64(c, &out->sid.id) || take_u64(c, &out->sample.ip) ||
+	       take_u32x2(c, &out->sid.pid, &out->sid.tid) || take_u64(c, &out->sid.time) ||
+	       take_u32x2(c, &out->sid.cpu, &res) || take_u64(c, &out->sample.period);
+}
+
+static int decode_mmap(struct cursor *c, struct record *out, int v2)
+{
+	if (take_u32x2(c, &out->mmap.pid, &out->mmap.tid) || take_u64(c, &out->mmap.start) ||
+	    take_u64(c, &out->mmap.len) || take_u64(c, &out->mmap.pgoff))
+		return -1;
+	/* Plain MMAP carries no prot; the kernel only sends it for exec maps. */
+	out->mmap.prot = PROT_EXEC;
+	if (v2) {
+		if (out->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			uint8_t sz[4];
+
+			if ((size_t)(c->end - c->p) < 24)
+				return -1;
+			memcpy(sz, c->p, 4);
+			out->mmap.build_id_size = sz[0] > 20 ? 20 : sz[0];
+			out->mmap.build_id = c->p + 4;
+			c->p += 24;
+		} else {
+			uint64_t gen;
+
+			if (take_u32x2(c, &out->mmap.maj, &out->mmap.min) ||
+			    take_u64(c, &out->mmap.ino) || take_u64(c, &gen))
+				return -1;
+		}
+		if (take_u32x2(c, &out->mmap.prot, &out->mmap.flags))
+			return -1;
+	}
+	out->mmap.filename = take_string(c);
+	return out->mmap.filename ? 0 : -1;
+}
+
+enum record_status record_decode(const struct perf_event_header *hdr, struct record *out)
+{
+	struct cursor c = {
+		.p = (const unsigned char *)(hdr + 1),
+		.end = (const unsigned char *)hdr + hdr->size,
+	};
+	int bad;
+
+	memset(out, 0, sizeof(*out));
+	out->type = hdr->type;
+	out->misc = hdr->misc;
+	if (hdr->size < sizeof(*hdr))
+		return RECORD_BAD;
+	if (hdr->type == PERF_RECORD_SAMPLE)
+		return decode_sample(&c, out) ? RECORD_BAD : RECORD_OK;
+
+	switch (hdr->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		break;
+	default:
+		return RECORD_IGNORED;
+	}
+	if (decode_trailer(hdr, out, &c))
+		return RECORD_BAD;
+
+	switch (hdr->type) {
+	case PERF_RECORD_MMAP:
+		bad = decode_mmap(&c, out, 0);
+		break;
+	case PERF_RECORD_MMAP2:
+		bad = decode_mmap(&c, out, 1);
+		break;
+	case PERF_RECORD_COMM:
+		bad = take_u32x2(&c, &out->comm.pid, &out->comm.tid);
+		if (!bad) {
+			out->comm.comm = take_string(&c);
+			bad = out->comm.comm == NULL;
+		}
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		bad = take_u32x2(&c, &out->task.pid, &out->task.ppid) ||
+		      take_u32x2(&c, &out->task.tid, &out->task.ptid) ||
+		      take_u64(&c, &out->task.time);
+		break;
+	case PERF_RECORD_LOST:
+		bad = take_u64(&c, &out->lost.id) || take_u64(&c, &out->lost.lost);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		bad = take_u64(&c, &out->lost_samples.lost);
+		break;
+	default: /* THROTTLE, UNTHROTTLE */
+		bad = take_u64(&c, &out->throttle.time) || take_u64(&c, &out->throttle.id);
+		break;
+	}
+	return bad ? RECORD_BAD : RECORD_OK;
+}

@@ -1,0 +1,111 @@
+#include "ring.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+int ring_init(struct ring *r, void *mapping, size_t page_size, size_t data_size)
+{
+	if (data_size == 0 || (data_size & (data_size - 1)) != 0)
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	r->scratch = malloc(RING_RECORD_MAX);
+	if (r->scratch == NULL)
+		return -ENOMEM;
+	r->meta = mapping;
+	r->data = (unsigned char *)mapping + page_size;
+	r->mask = data_size - 1;
+	return 0;
+}
+
+int ring_mmap(struct ring *r, int fd, size_t data_pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len;
+	void *map;
+	int err;
+
+	if (page <= 0)
+		return -EINVAL;
+	len = (data_pages + 1) * (size_t)page;
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	err = ring_init(r, map, (size_t)page, data_pages * (size_t)page);
+	if (err) {
+		munmap(map, len);
+		return err;
+	}
+	r->map_len = len;
+	return 0;
+}
+
+void ring_unmap(struct ring *r)
+{
+	if (r->map_len)
+		munmap(r->meta, r->map_len);
+	free(r->scratch);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The kernel writes records, then data_head (release); we read data_head with
+ * acquire so the records are visible, and publish data_tail with release so
+ * the kernel does not overwrite what we are still reading. */
+static inline uint64_t ring_head(const struct ring *r)
+{
+	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+}
+
+uint64_t ring_pending(const struct ring *r)
+{
+	return ring_head(r) - r->meta->data_tail;
+}
+
+size_t ring_read(struct ring *r, ring_record_fn fn, void *arg)
+{
+	uint64_t head = ring_head(r);
+	uint64_t tail = r->meta->data_tail;
+	uint64_t size = r->mask + 1;
+	size_t n = 0;
+
+	while (tail < head) {
+		uint64_t avail = head - tail;
+		uint64_t off = tail & r->mask;
+		const struct perf_event_header *hdr;
+		struct perf_event_header h;
+
+		if (avail < sizeof(h))
+			break;
+		/* Even the header may straddle the end. */
+		if (off + sizeof(h) <= size) {
+			memcpy(&h, r->data + off, sizeof(h));
+		} else {
+			size_t first = size - off;
+			memcpy(&h, r->data + off, first);
+			memcpy((unsigned char *)&h + first, r->data, sizeof(h) - first);
+		}
+		if (h.size < sizeof(h) || (h.size & 7) || h.size > avail) {
+			/* A record the kernel cannot have written: resync at head
+			 * rather than decode garbage or spin. */
+			r->malformed++;
+			tail = head;
+			break;
+		}
+		if (off + h.size <= size) {
+			hdr = (const void *)(r->data + off);
+		} else {
+			size_t first = size - off;
+			memcpy(r->scratch, r->data + off, first);
+			memcpy(r->scratch + first, r->data, h.size - first);
+			hdr = (const void *)r->scratch;
+		}
+		tail += h.size;
+		n++;
+		if (fn(hdr, arg))
+			break;
+	}
+	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}

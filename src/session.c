@@ -1,0 +1,158 @@
+#include "session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static const char *comm_source(void *arg, pid_t pid)
+{
+	return pid == 0 ? "swapper" : symbols_comm_of(arg, pid);
+}
+
+static void add_notice(struct session *s, const char *n)
+{
+	if (n && s->nnotices < SESSION_NOTICES)
+		s->notices[s->nnotices++] = n;
+}
+
+int session_open(struct session *s, const struct options *o, char *err, size_t errlen)
+{
+	struct engine_opts eo = {
+		.events = o->events, .nevents = o->nevents,
+		.cpus = o->cpus, .ncpus = o->ncpus,
+		.pids = o->pids, .npids = o->npids, .pids_are_tids = o->tids,
+		.freq = o->freq, .period = o->period,
+		.mmap_pages = o->mmap_pages, .interval = o->interval,
+	};
+	struct symbols_opts so = { .proc_root = "/proc", .kallsyms_path = "/proc/kallsyms" };
+	int cpus[CPUMAP_MAX];
+	size_t n, i;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	s->opts = o;
+	s->syms = symbols_new(&so);
+	if (s->syms == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* Tracking starts with the engine, so nothing that starts between
+	 * reading /proc and sampling goes unseen. */
+	rc = engine_open(&s->eng, &eo, err, errlen);
+	if (rc)
+		return rc;
+	symbols_load_kernel(s->syms);
+	if (o->pids && !o->tids) {
+		for (i = 0; i < o->npids; i++)
+			symbols_synthesize(s->syms, o->pids[i]);
+		s->focus_left = o->npids;
+	} else {
+		symbols_synthesize(s->syms, -1);
+	}
+	n = engine_ncpus(s->eng);
+	if (n > CPUMAP_MAX)
+		n = CPUMAP_MAX;
+	for (i = 0; i < n; i++)
+		cpus[i] = engine_cpu(s->eng, i);
+	s->agg = agg_new(engine_nevents(s->eng), cpus, n);
+	if (s->agg == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	agg_set_comm_source(s->agg, comm_source, s->syms);
+	for (i = 0; i < engine_nevents(s->eng); i++) {
+		const struct evspec *ev = engine_event(s->eng, i);
+		struct agg_event *ae = agg_event(s->agg, i);
+
+		strlcpy(ae->name, ev->name, sizeof(ae->name));
+		ae->exclude = evspec_exclude_bits(&ev->attr);
+	}
+	add_notice(s, engine_notice(s->eng));
+	add_notice(s, symbols_notice(s->syms));
+	options_target(o, n, s->target, sizeof(s->target));
+	clock_gettime(CLOCK_MONOTONIC, &s->started);
+	s->last_tick = s->started;
+	return 0;
+}
+
+void session_close(struct session *s)
+{
+	agg_free(s->agg);
+	engine_close(s->eng);
+	symbols_free(s->syms);
+	memset(s, 0, sizeof(*s));
+}
+
+double session_lap(struct session *s)
+{
+	struct timespec now;
+	double d;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	d = (double)(now.tv_sec - s->last_tick.tv_sec) + (double)(now.tv_nsec - s->last_tick.tv_nsec) / 1e9;
+	s->last_tick = now;
+	return d;
+}
+
+static bool cpumode_kernel(uint16_t misc)
+{
+	switch (misc & PERF_RECORD_MISC_CPUMODE_MASK) {
+	case PERF_RECORD_MISC_KERNEL:
+	case PERF_RECORD_MISC_HYPERVISOR:
+	case PERF_RECORD_MISC_GUEST_KERNEL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+void session_record(void *arg, int ev, const struct record *r)
+{
+	struct session *s = arg;
+	struct sym_result sr;
+
+	switch (r->type) {
+	case PERF_RECORD_SAMPLE:
+		symbols_resolve(s->syms, (pid_t)r->sid.pid, r->sample.ip, cpumode_kernel(r->misc), &sr);
+		agg_sample(s->agg, (size_t)ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid,
+			   &sr, r->sample.period);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		symbols_mmap(s->syms, (pid_t)r->mmap.pid, r->mmap.start, r->mmap.len, r->mmap.pgoff,
+			     r->mmap.maj, r->mmap.min, r->mmap.ino, r->mmap.prot, r->mmap.filename);
+		break;
+	case PERF_RECORD_COMM:
+		symbols_comm(s->syms, (pid_t)r->comm.pid, (pid_t)r->comm.tid, r->comm.comm,
+			     r->misc & PERF_RECORD_MISC_COMM_EXEC);
+		if (r->comm.pid == r->comm.tid)
+			agg_task_comm(s->agg, (pid_t)r->comm.pid, r->comm.comm);
+		break;
+	case PERF_RECORD_FORK:
+		symbols_fork(s->syms, (pid_t)r->task.pid, (pid_t)r->task.ppid, (pid_t)r->task.tid,
+			     (pid_t)r->task.ptid);
+		break;
+	case PERF_RECORD_EXIT:
+		symbols_exit(s->syms, (pid_t)r->task.pid, (pid_t)r->task.tid);
+		if (r->task.pid == r->task.tid)
+			agg_task_exit(s->agg, (pid_t)r->task.pid);
+		break;
+	case PERF_RECORD_LOST:
+		if (ev < 0)
+			s->tracking_lost += r->lost.lost;
+		else
+			agg_lost(s->agg, (size_t)ev, r->lost.lost);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (ev >= 0)
+			agg_lost(s->agg, (size_t)ev, r->lost_samples.lost);
+		break;
+	case PERF_RECORD_THROTTLE:
+		if (ev >= 0)
+			agg_throttle(s->agg, (size_t)ev);
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,166 @@
+/* Replay benchmark: synthetic ring contents through ring -> record -> symbols
+ * -> agg, as the engine does, without the kernel. Prints ns per sample for
+ * decode alone and for the whole path.
+ *
+ * usage: bench_replay [SAMPLES_MILLIONS]   (default 20) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agg.h"
+#include "record.h"
+#include "ring.h"
+#include "symbols.h"
+
+#define PAGE 4096
+#define DATA (8u << 20) /* 8 MiB of records per pass: ~150k samples */
+
+struct ctx {
+	struct symbols *syms;
+	struct agg *agg;
+	uint64_t n;
+	bool full;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int on_record(const struct perf_event_header *h, void *arg)
+{
+	struct ctx *c = arg;
+	struct record r;
+	struct sym_result sr;
+
+	if (record_decode(h, &r) != RECORD_OK)
+		return 0;
+	c->n++;
+	if (!c->full)
+		return 0;
+	symbols_resolve(c->syms, (pid_t)r.sid.pid, r.sample.ip,
+			(r.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL, &sr);
+	agg_sample(c->agg, 0, (int)r.sid.cpu, (pid_t)r.sid.pid, (pid_t)r.sid.tid, &sr, r.sample.period);
+	return 0;
+}
+
+/* Kernel text addresses from kallsyms, for a realistic kernel share. */
+static size_t kernel_ips(uint64_t *out, size_t max)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	size_t n = 0;
+
+	if (f == NULL)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char t;
+
+		if (sscanf(line, "%llx %c", &a, &t) == 2 && a && (t == 'T' || t == 't') && (rand() & 7) == 0)
+			out[n++] = a + 4;
+	}
+	fclose(f);
+	return n;
+}
+
+static double replay(struct ring *r, struct ctx *c, size_t filled, uint64_t passes)
+{
+	double t0 = now();
+
+	for (uint64_t p = 0; p < passes; p++) {
+		r->meta->data_tail = 0;
+		__atomic_store_n(&r->meta->data_head, filled, __ATOMIC_RELEASE);
+		ring_read(r, on_record, c);
+	}
+	return now() - t0;
+}
+
+int main(int argc, char **argv)
+{
+	double millions = argc > 1 ? atof(argv[1]) : 20;
+	struct symbols_opts so = { "/proc", "/proc/kallsyms" };
+	uint64_t uips[64], kips[4096];
+	size_t nk, nu = 0, filled = 0;
+	unsigned char *map = aligned_alloc(PAGE, PAGE + DATA);
+	struct ring r;
+	struct ctx c = { 0 };
+	int cpus[2] = { 0, 1 };
+	uint64_t per_pass, passes;
+	double t_dec, t_full;
+	pid_t pid = getpid();
+
+	if (map == NULL || ring_init(&r, map, PAGE, DATA))
+		return 1;
+	memset(map, 0, PAGE);
+	c.syms = symbols_new(&so);
+	c.agg = agg_new(1, cpus, 2);
+	if (c.syms == NULL || c.agg == NULL)
+		return 1;
+	symbols_load_kernel(c.syms);
+	symbols_synthesize(c.syms, pid);
+	nk = kernel_ips(kips, 4096);
+	/* User addresses: this program's functions and libc's. */
+	uips[nu++] = (uint64_t)(uintptr_t)main;
+	uips[nu++] = (uint64_t)(uintptr_t)on_record;
+	uips[nu++] = (uint64_t)(uintptr_t)replay;
+	uips[nu++] = (uint64_t)(uintptr_t)memcpy;
+	uips[nu++] = (uint64_t)(uintptr_t)qsort;
+	uips[nu++] = (uint64_t)(uintptr_t)fopen;
+	uips[nu++] = (uint64_t)(uintptr_t)sscanf;
+	uips[nu++] = (uint64_t)(uintptr_t)clock_gettime;
+
+	/* Fill the ring with samples: 70 % user (hot few), 30 % kernel (spread). */
+	srand(1);
+	while (filled + 56 <= DATA) {
+		struct {
+			struct perf_event_header h;
+			uint64_t id, ip;
+			uint32_t pid, tid;
+			uint64_t time;
+			uint32_t cpu, res;
+			uint64_t period;
+		} s;
+		bool kern = nk && rand() % 10 < 3;
+
+		s.h.type = PERF_RECORD_SAMPLE;
+		s.h.misc = kern ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+		s.h.size = sizeof(s);
+		s.id = 1;
+		s.ip = kern ? kips[rand() % nk] : uips[rand() % nu] + (uint64_t)(rand() % 16);
+		s.pid = s.tid = (uint32_t)pid;
+		s.time = filled;
+		s.cpu = (uint32_t)(rand() & 1);
+		s.res = 0;
+		s.period = 250000;
+		memcpy(r.data + filled, &s, sizeof(s));
+		filled += sizeof(s);
+	}
+	per_pass = filled / 56;
+	passes = (uint64_t)(millions * 1e6 / (double)per_pass) + 1;
+
+	c.full = false;
+	t_dec = replay(&r, &c, filled, passes);
+	c.n = 0;
+	c.full = true;
+	replay(&r, &c, filled, 1); /* warm: first resolves load symbol tables */
+	c.n = 0;
+	t_full = replay(&r, &c, filled, passes);
+
+	printf("samples            %llu (%llu passes of %llu)\n", (unsigned long long)c.n,
+	       (unsigned long long)passes, (unsigned long long)per_pass);
+	printf("decode only        %.1f ns/sample  %.1f M samples/s\n", t_dec * 1e9 / (double)c.n,
+	       (double)c.n / t_dec / 1e6);
+	printf("decode+resolve+agg %.1f ns/sample  %.1f M samples/s\n", t_full * 1e9 / (double)c.n,
+	       (double)c.n / t_full / 1e6);
+	agg_free(c.agg);
+	symbols_free(c.syms);
+	ring_unmap(&r);
+	free(map);
+	return 0;
+}

@@ -1,0 +1,95 @@
+"""Tiny TAP emitter and helpers shared by the live tests."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+_n = 0
+_failed = 0
+
+
+def ok(cond, what):
+    global _n, _failed
+    _n += 1
+    if not cond:
+        _failed += 1
+    print(("ok %d - %s" if cond else "not ok %d - %s") % (_n, what))
+    sys.stdout.flush()
+    return cond
+
+
+def skip(what, why):
+    global _n
+    _n += 1
+    print("ok %d - %s # SKIP %s" % (_n, what, why))
+
+
+def done():
+    print("1..%d" % _n)
+    sys.exit(1 if _failed else 0)
+
+
+def diag(msg):
+    for line in str(msg).splitlines():
+        print("# " + line)
+
+
+def start_workload(workload, *args):
+    """Starts the workload; returns (Popen, pid) once it said it is ready."""
+    p = subprocess.Popen([workload, *args], stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline().split()
+    if len(line) != 2 or line[0] != "ready":
+        raise RuntimeError("workload did not start: %r" % line)
+    return p, int(line[1])
+
+
+def finish_workload(p):
+    out = p.stdout.read()
+    p.wait()
+    try:
+        return json.loads(out)
+    except ValueError:
+        return {}
+
+
+def perftop_json(perftop, *args, timeout=60):
+    """Runs perftop -b --format json; returns (exit code, [records], stderr)."""
+    r = subprocess.run([perftop, "-b", "--format", "json", *args], capture_output=True,
+                       text=True, timeout=timeout)
+    recs = []
+    for line in r.stdout.splitlines():
+        try:
+            recs.append(json.loads(line))
+        except ValueError:
+            diag("not JSON: %r" % line[:200])
+    return r.returncode, recs, r.stderr
+
+
+def symbol_samples(recs, dso_suffix=None):
+    """Sums samples per symbol over all intervals (optionally of one DSO)."""
+    tot = {}
+    for rec in recs:
+        for s in rec.get("symbols", []):
+            if dso_suffix and not s["dso"].endswith(dso_suffix):
+                continue
+            tot[s["symbol"]] = tot.get(s["symbol"], 0) + s["samples"]
+    return tot
+
+
+def wait_exit(p, secs):
+    end = time.time() + secs
+    while p.poll() is None and time.time() < end:
+        time.sleep(0.05)
+    return p.poll()
+
+
+def hardware_pmu():
+    """True when a cycles counter opens here (perf stat says so)."""
+    r = subprocess.run(["perf", "stat", "-x,", "-e", "cycles", "true"], capture_output=True,
+                       text=True)
+    return r.returncode == 0 and "<not supported>" not in r.stderr and "not supported" not in r.stderr
+
+
+def is_root():
+    return os.geteuid() == 0

@@ -1,0 +1,88 @@
+"""Bad use and clean endings: one clear line and the right exit code.
+
+usage: test_cli.py PERFTOP WORKLOAD
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tap import diag, done, finish_workload, ok, start_workload, wait_exit  # noqa: E402
+
+PERFTOP, WORKLOAD = sys.argv[1], sys.argv[2]
+
+
+def run(*args, **kw):
+    return subprocess.run([PERFTOP, *args], capture_output=True, text=True, timeout=30, **kw)
+
+
+def one_line_error(r, code, words, what):
+    lines = r.stderr.strip().splitlines()
+    diag("%s -> %d: %s" % (what, r.returncode, r.stderr.strip()))
+    ok(r.returncode == code and len(lines) == 1 and all(w in lines[0] for w in words),
+       "%s: exit %d with one line naming %r" % (what, code, words))
+
+
+one_line_error(run("-b", "-e", "no-such-event"), 2, ["no-such-event"], "unknown event")
+one_line_error(run("-b", "-e", "cpu-clock:q"), 2, ["q"], "bad modifier")
+one_line_error(run("-b", "-e", "nopmu/config=1/"), 2, ["nopmu"], "unknown PMU")
+one_line_error(run("-b", "-p", "999999999"), 2, ["999999999"], "-p out of range")
+one_line_error(run("-b", "-p", "4000000"), 1, ["4000000"], "-p of a missing process")
+one_line_error(run("-b", "-C", "999"), 2, ["999"], "-C of a missing CPU")
+one_line_error(run("-b", "-F", "99999999"), 2, ["-F"], "-F out of range")
+one_line_error(run("-b", "-F", "200000"), 2, ["perf_event_max_sample_rate"], "-F above the kernel maximum")
+one_line_error(run("-b", "--format", "xml"), 2, ["xml"], "unknown format")
+one_line_error(run("-b", "--exclude", "user,bogus"), 2, ["bogus"], "unknown exclude word")
+one_line_error(run("-b", "-d", "0"), 2, ["-d"], "zero interval")
+one_line_error(run(stdin=subprocess.DEVNULL), 2, ["-b"], "live view without a terminal")
+
+r = run("--help")
+ok(r.returncode == 0 and "--format" in r.stdout and "-p, --pid" in r.stdout, "--help exits 0 and lists options")
+
+# perftop -b | head exits quietly
+p = subprocess.Popen(f"{PERFTOP} -b -d 0.1 | head -2", shell=True, stderr=subprocess.PIPE, text=True)
+out, err = p.communicate(timeout=20)
+ok(p.returncode == 0 and err.strip() == "", "perftop -b | head ends quietly (%r)" % err.strip())
+
+for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    p = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-d", "10"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=20)
+    recs = [json.loads(line) for line in out.splitlines() if line.strip()]
+    ok(p.returncode == 0 and len(recs) == 1 and "final" in recs[0]
+       and recs[0]["events"][0]["samples"] > 0 and 0.5 < recs[0]["interval"] < 5,
+       "%s ends the dump with the partial interval written (rc %d, %d records)"
+       % (sig.name, p.returncode, len(recs)))
+
+# The focused process exits: a final record, exit 0.
+wl, pid = start_workload(WORKLOAD, "split", "1,1,1", "1.5")
+p = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-p", str(pid), "-d", "10"],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+finish_workload(wl)
+rc = wait_exit(p, 10)
+out, err = p.communicate(timeout=10) if rc is not None else ("", "")
+if rc is None:
+    p.kill()
+recs = [json.loads(line) for line in out.splitlines() if line.strip()]
+ok(rc == 0 and recs and str(pid) in recs[-1].get("final", ""),
+   "a focused process exiting ends the dump with exit 0 and a final record (%r)"
+   % (recs[-1].get("final") if recs else None))
+
+# CSV: a header then rows with a fixed column count.
+r = run("-b", "--format", "csv", "-d", "0.3", "-n", "1", "-e", "cpu-clock,task-clock")
+rows = r.stdout.strip().splitlines()
+ok(r.returncode == 0 and rows and rows[0].startswith("time,iteration,table,rank,name"),
+   "CSV starts with its header")
+ncol = len(rows[0].split(","))
+ok(all(len(x.split(",")) == ncol for x in rows if '"' not in x), "CSV rows have %d columns" % ncol)
+
+# text: a header like top -b and both tables
+r = run("-b", "-d", "0.3", "-n", "1")
+ok(r.returncode == 0 and r.stdout.startswith("perftop - ") and "Overhead" in r.stdout and "COMM" in r.stdout,
+   "text dump has a header and both tables")
+done()

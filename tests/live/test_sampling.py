@@ -1,0 +1,115 @@
+"""Live tests: run a workload of ours and check what perftop reports about it.
+
+usage: test_sampling.py PERFTOP WORKLOAD
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tap import (diag, done, finish_workload, ok, perftop_json, skip, start_workload,  # noqa: E402
+                 symbol_samples, hardware_pmu, is_root)
+
+PERFTOP, WORKLOAD = sys.argv[1], sys.argv[2]
+WL = os.path.basename(WORKLOAD)
+HOT = ["hot_a", "hot_b", "hot_c"]
+
+
+def check_split(label, recs, measured, tolerance):
+    tot = symbol_samples(recs, WL)
+    diag("%s: samples %r, workload measured %r" % (label, {k: tot.get(k) for k in HOT}, measured))
+    ok(all(tot.get(h, 0) > 0 for h in HOT), "%s: all three hot functions seen by name" % label)
+    if not all(tot.get(h, 0) > 0 for h in HOT) or not measured:
+        return
+    ok(tot["hot_a"] > tot["hot_b"] > tot["hot_c"], "%s: ranked hot_a > hot_b > hot_c" % label)
+    s = sum(tot[h] for h in HOT)
+    for h in HOT:
+        got = 100.0 * tot[h] / s
+        ok(abs(got - measured[h]) <= tolerance,
+           "%s: %s share %.1f%% within %d points of the measured %.1f%%"
+           % (label, h, got, tolerance, measured[h]))
+
+
+def test_focus():
+    p, pid = start_workload(WORKLOAD, "split", "6,3,1", "3")
+    rc, recs, err = perftop_json(PERFTOP, "-p", str(pid), "-d", "1", "-n", "2", "-F", "2000")
+    measured = finish_workload(p)
+    ok(rc == 0, "-p run exits 0 (%s)" % err.strip())
+    ok(len(recs) == 2, "-n 2 gives two JSON records")
+    if recs:
+        r = recs[0]
+        ok(all(k in r for k in ("time", "interval", "events", "symbols", "tasks")),
+           "record has time, interval, events, symbols, tasks")
+        ev = r["events"][0]
+        ok(all(k in ev for k in ("name", "samples", "lost", "throttled", "exclude")),
+           "event has name, samples, lost, throttled, exclude")
+        syms = r["symbols"]
+        ok(syms and all(k in syms[0] for k in ("symbol", "dso", "kernel", "samples", "share", "counts")),
+           "symbol rows have symbol, dso, kernel, samples, share, counts")
+        shares = [s["share"] for s in syms]
+        ok(shares == sorted(shares, reverse=True), "symbol rows sorted by share")
+        ok(all(t["pid"] == pid for t in r["tasks"]), "-p shows only the focused process")
+    check_split("-p", recs, measured, 8)
+
+
+def test_system_wide():
+    p, pid = start_workload(WORKLOAD, "split", "6,3,1", "3")
+    rc, recs, err = perftop_json(PERFTOP, "-d", "1", "-n", "2", "-E", "200")
+    measured = finish_workload(p)
+    ok(rc == 0, "system-wide run exits 0 (%s)" % err.strip())
+    check_split("system-wide", recs, measured, 8)
+    tasks = [t for r in recs for t in r["tasks"] if t["pid"] == pid]
+    ok(tasks and tasks[0]["comm"] == WL[:15], "the workload's task row carries its comm")
+
+
+def test_kernel_symbols():
+    p, pid = start_workload(WORKLOAD, "syscalls", "2")
+    rc, recs, err = perftop_json(PERFTOP, "-p", str(pid), "-d", "1", "-n", "1")
+    finish_workload(p)
+    ok(rc == 0, "syscall workload run exits 0 (%s)" % err.strip())
+    ks = [s for r in recs for s in r["symbols"] if s["kernel"]]
+    kshare = sum(s["share"] for r in recs for s in r["symbols"] if s["kernel"])
+    named = [s for s in ks if not s["symbol"].startswith("[")]
+    diag("kernel rows: %r" % [(s["symbol"], s["share"]) for s in ks[:5]])
+    ok(kshare > 30, "a syscall-heavy workload is mostly kernel time (%.1f%%)" % kshare)
+    ok(len(named) > 0 and all(s["dso"].startswith("[") for s in ks),
+       "kernel samples resolve to named kallsyms symbols")
+
+
+def test_cpu_filter():
+    if os.cpu_count() < 2:
+        skip("-C 0 sees only CPU 0", "needs two CPUs")
+        return
+    p, pid = start_workload(WORKLOAD, "cpu", "1", "split", "6,3,1", "2")
+    rc, recs, err = perftop_json(PERFTOP, "-C", "0", "-d", "1", "-n", "1", "-E", "500")
+    finish_workload(p)
+    ok(rc == 0, "-C 0 run exits 0 (%s)" % err.strip())
+    cpus = {c["cpu"] for r in recs for c in r["cpus"]}
+    ok(cpus == {0}, "-C 0 reports only CPU 0 (%r)" % cpus)
+    mine = [t for r in recs for t in r["tasks"] if t["pid"] == pid]
+    ok(not mine or mine[0]["samples"] < 5,
+       "a workload pinned to CPU 1 is (almost) absent from -C 0 (%r)" % mine)
+
+
+def test_fallback():
+    rc, recs, err = perftop_json(PERFTOP, "-d", "0.2", "-n", "1")
+    ok(rc == 0 and recs, "default event run exits 0")
+    if not recs:
+        return
+    name = recs[0]["events"][0]["name"]
+    notices = " ".join(recs[0]["notices"])
+    if hardware_pmu():
+        ok(name == "cycles", "with a PMU the default event is cycles")
+    else:
+        ok(name == "cpu-clock" and "cycles" in notices and "cpu-clock" in notices,
+           "without a PMU cycles falls back to cpu-clock and says so (%r)" % notices)
+
+
+if not is_root():
+    skip("live sampling", "needs root (perf_event_paranoid)")
+    done()
+test_focus()
+test_system_wide()
+test_kernel_symbols()
+test_cpu_filter()
+test_fallback()
+done()

@@ -1,0 +1,106 @@
+/* A workload of known shape for the live tests.
+ *   workload split A,B,C SECS   hot_a/hot_b/hot_c get A:B:C of the CPU time;
+ *                               prints its measured split as JSON at the end
+ *   workload syscalls SECS      mostly kernel time (write to /dev/null)
+ *   workload cpu N             (prefix) pin to CPU N first
+ * It prints "ready PID" on stdout once started. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile uint64_t sink;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Separate, not inlined, with the same body: only the call counts differ. */
+#define HOT(name) \
+	__attribute__((noinline)) void name(uint64_t n); \
+	__attribute__((noinline)) void name(uint64_t n) \
+	{ \
+		uint64_t x = sink; \
+		for (uint64_t i = 0; i < n; i++) \
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL; \
+		sink = x; \
+	}
+HOT(hot_a)
+HOT(hot_b)
+HOT(hot_c)
+
+static int split(int argc, char **argv)
+{
+	unsigned w[3];
+	double secs, t_end, spent[3] = { 0, 0, 0 }, total;
+	void (*fn[3])(uint64_t) = { hot_a, hot_b, hot_c };
+	const uint64_t unit = 200000;
+
+	if (argc < 4 || sscanf(argv[2], "%u,%u,%u", &w[0], &w[1], &w[2]) != 3)
+		return 2;
+	secs = atof(argv[3]);
+	t_end = now() + secs;
+	while (now() < t_end) {
+		for (int k = 0; k < 3; k++) {
+			double t0 = now();
+
+			fn[k](unit * w[k]);
+			spent[k] += now() - t0;
+		}
+	}
+	total = spent[0] + spent[1] + spent[2];
+	printf("{\"hot_a\": %.4f, \"hot_b\": %.4f, \"hot_c\": %.4f}\n", 100 * spent[0] / total,
+	       100 * spent[1] / total, 100 * spent[2] / total);
+	return 0;
+}
+
+static int syscalls(double secs)
+{
+	static char buf[65536];
+	int fd = open("/dev/null", O_WRONLY);
+	int zero = open("/dev/zero", O_RDONLY);
+	double t_end = now() + secs;
+
+	if (fd < 0 || zero < 0)
+		return 1;
+	while (now() < t_end)
+		for (int i = 0; i < 100; i++)
+			if (read(zero, buf, sizeof(buf)) < 0 || write(fd, buf, sizeof(buf)) < 0)
+				return 1;
+	printf("{}\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2 && strcmp(argv[1], "cpu") == 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(atoi(argv[2]), &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+			perror("sched_setaffinity");
+			return 1;
+		}
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 2)
+		return 2;
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	if (strcmp(argv[1], "split") == 0)
+		return split(argc, argv);
+	if (strcmp(argv[1], "syscalls") == 0 && argc > 2)
+		return syscalls(atof(argv[2]));
+	return 2;
+}

@@ -1,0 +1,41 @@
+/* Minimal TAP helpers for unit tests (meson runs them with protocol: 'tap'). */
+#ifndef PERFTOP_CHECK_H
+#define PERFTOP_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_n, check_failed;
+
+#define CHECK(cond, ...) do {                                                   \
+	check_n++;                                                              \
+	if (cond) {                                                             \
+		printf("ok %d - ", check_n);                                    \
+	} else {                                                                \
+		check_failed++;                                                 \
+		printf("not ok %d - %s:%d: ", check_n, __FILE__, __LINE__);     \
+	}                                                                       \
+	printf(__VA_ARGS__);                                                    \
+	printf("\n");                                                           \
+} while (0)
+
+#define CHECK_STR(a, b, what) do {                                             \
+	const char *check_a_ = (a), *check_b_ = (b);                            \
+	CHECK(check_a_ && check_b_ && strcmp(check_a_, check_b_) == 0,          \
+	      "%s: got \"%s\" want \"%s\"", what, check_a_ ? check_a_ : "(null)", \
+	      check_b_ ? check_b_ : "(null)");                                  \
+} while (0)
+
+#define CHECK_SKIP(reason) do {                                                 \
+	check_n++;                                                              \
+	printf("ok %d # SKIP %s\n", check_n, reason);                           \
+} while (0)
+
+static inline int check_done(void)
+{
+	printf("1..%d\n", check_n);
+	return check_failed ? 1 : 0;
+}
+
+#endif

@@ -1,0 +1,102 @@
+#include "agg.h"
+#include "check.h"
+
+static const char *comm_of(void *arg, pid_t pid)
+{
+	return pid == 100 ? "alpha" : pid == 200 ? "beta" : NULL;
+}
+
+static struct sym_result sym(const char *name, uint64_t key, bool kernel)
+{
+	struct sym_result r = { .sym = name, .dso = kernel ? "[kernel.kallsyms]" : "/bin/x",
+				.key = key, .kernel = kernel };
+	return r;
+}
+
+int main(void)
+{
+	int cpus[] = { 0, 3 };
+	struct agg *a = agg_new(2, cpus, 2);
+	struct sym_result f = sym("f", 1, false), g = sym("g", 2, false), k = sym("schedule", 3, true);
+	const struct agg_sym **srows;
+	const struct agg_task **trows;
+	const struct agg_cpu **crows;
+	size_t n;
+
+	CHECK(a != NULL, "agg_new");
+	CHECK(agg_new(0, cpus, 2) == NULL && agg_new(AGG_MAX_EVENTS + 1, cpus, 2) == NULL,
+	      "event counts out of range refused");
+	agg_set_comm_source(a, comm_of, NULL);
+	for (int i = 0; i < 60; i++)
+		agg_sample(a, 0, 0, 100, 100, &f, 10);
+	for (int i = 0; i < 30; i++)
+		agg_sample(a, 0, 3, 100, 101, &g, 10);
+	for (int i = 0; i < 10; i++)
+		agg_sample(a, 0, 3, 200, 200, &k, 10);
+	for (int i = 0; i < 50; i++)
+		agg_sample(a, 1, 0, 200, 200, &k, 7); /* second event only on k */
+	agg_lost(a, 0, 5);
+	agg_throttle(a, 1);
+
+	n = agg_symbols(a, AGG_INTERVAL, &srows);
+	CHECK(n == 3, "three symbols");
+	CHECK_STR(srows[0]->sym, "f", "first by samples of event 0");
+	CHECK_STR(srows[1]->sym, "g", "second");
+	CHECK_STR(srows[2]->sym, "schedule", "third (kernel)");
+	CHECK(srows[2]->kernel && srows[2]->iv.samples[1] == 50 && srows[2]->iv.period[1] == 350,
+	      "per-event samples and period on a row");
+	CHECK(agg_base(a, AGG_INTERVAL) == 100, "base is event 0 samples");
+	CHECK(agg_share(a, &srows[0]->iv, AGG_INTERVAL) > 59.99 && agg_share(a, &srows[0]->iv, AGG_INTERVAL) < 60.01,
+	      "share of f is 60%%");
+
+	n = agg_tasks(a, AGG_INTERVAL, &trows);
+	CHECK(n == 2 && trows[0]->pid == 100 && trows[0]->iv.samples[0] == 90, "task 100 first with 90");
+	CHECK_STR(trows[0]->comm, "alpha", "comm from the comm source");
+	CHECK(trows[0]->threads == 2 && trows[1]->threads == 1, "distinct threads counted");
+
+	n = agg_cpus(a, &crows);
+	CHECK(n == 2 && crows[0]->cpu == 0 && crows[0]->iv.samples[0] == 60 && crows[1]->cpu == 3 &&
+	      crows[1]->iv.samples[0] == 40, "per-CPU samples");
+	CHECK(agg_event(a, 0)->lost_iv == 5 && agg_event(a, 1)->throttled_iv == 1, "lost and throttled kept per event");
+
+	agg_sample(a, 0, 99, 100, 100, &f, 10); /* a CPU we do not sample: no crash, still counted */
+	CHECK(agg_event(a, 0)->samples_iv == 101, "sample from an unknown CPU still counts");
+
+	agg_roll(a, 0);
+	n = agg_symbols(a, AGG_INTERVAL, &srows);
+	CHECK(n == 3 && srows[0]->iv.samples[0] == 0 && agg_event(a, 0)->lost_iv == 0,
+	      "interval counters zeroed by roll");
+	n = agg_symbols(a, AGG_TOTAL, &srows);
+	CHECK(srows[0]->total.samples[0] == 61, "totals survive the roll");
+	CHECK(agg_event(a, 0)->lost_total == 5, "lost total survives");
+
+	for (int i = 0; i < 100; i++)
+		agg_sample(a, 0, 0, 100, 100, &f, 10);
+	agg_roll(a, 50);
+	n = agg_symbols(a, AGG_INTERVAL, &srows);
+	CHECK(srows[0]->iv.samples[0] == 50, "decaying roll halves");
+
+	agg_task_comm(a, 200, "renamed");
+	agg_task_exit(a, 200);
+	for (int i = 0; i <= AGG_EXIT_GRACE; i++) {
+		n = agg_tasks(a, AGG_TOTAL, &trows);
+		CHECK(n == 2, "exited task still visible after %d rolls", i);
+		agg_roll(a, 0);
+	}
+	n = agg_tasks(a, AGG_TOTAL, &trows);
+	CHECK(n == 1 && trows[0]->pid == 100, "exited task reaped after the grace period");
+	agg_sample(a, 0, 0, 200, 200, &k, 1);
+	n = agg_tasks(a, AGG_TOTAL, &trows);
+	CHECK(n == 2, "a reused pid gets a fresh row");
+
+	/* Many rows: the maps grow and every row is found again. */
+	for (uint64_t key = 10; key < 5000; key++) {
+		struct sym_result r = sym("many", key, false);
+
+		agg_sample(a, 0, 0, (pid_t)(1000 + key), (pid_t)(1000 + key), &r, 1);
+	}
+	n = agg_symbols(a, AGG_TOTAL, &srows);
+	CHECK(n == 3 + 4990, "all rows after growth (%zu)", n);
+	agg_free(a);
+	return check_done();
+}

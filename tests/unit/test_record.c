@@ -1,0 +1,142 @@
+#include <sys/mman.h>
+
+#include "check.h"
+#include "record.h"
+#include "synth.h"
+
+static void test_sample(void)
+{
+	struct synth s;
+	struct record r;
+	const struct perf_event_header *h = synth_sample(&s, 77, 0xffffffff81000010ULL, 10, 11, 12345, 1, 250000,
+							  PERF_RECORD_MISC_KERNEL);
+
+	CHECK(record_decode(h, &r) == RECORD_OK, "sample decodes");
+	CHECK(r.sid.id == 77 && r.sample.ip == 0xffffffff81000010ULL, "sample id and ip");
+	CHECK(r.sid.pid == 10 && r.sid.tid == 11 && r.sid.time == 12345 && r.sid.cpu == 1, "sample tid/time/cpu");
+	CHECK(r.sample.period == 250000 && (r.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL,
+	      "sample period and cpumode");
+
+	s.len -= 8; /* drop the period */
+	CHECK(record_decode(synth_done(&s), &r) == RECORD_BAD, "truncated sample rejected");
+}
+
+static void test_mmap2(void)
+{
+	struct synth s;
+	struct record r;
+
+	synth_header(&s, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	synth_u32x2(&s, 100, 101);
+	synth_u64(&s, 0x400000);
+	synth_u64(&s, 0x1000);
+	synth_u64(&s, 0x2000);
+	synth_u32x2(&s, 8, 1);   /* maj, min */
+	synth_u64(&s, 4242);     /* ino */
+	synth_u64(&s, 0);        /* ino generation */
+	synth_u32x2(&s, PROT_READ | PROT_EXEC, MAP_PRIVATE);
+	synth_string(&s, "/usr/bin/true");
+	synth_trailer(&s, 100, 101, 5, 0, 9);
+	CHECK(record_decode(synth_done(&s), &r) == RECORD_OK, "mmap2 decodes");
+	CHECK(r.mmap.pid == 100 && r.mmap.start == 0x400000 && r.mmap.len == 0x1000 && r.mmap.pgoff == 0x2000,
+	      "mmap2 range");
+	CHECK(r.mmap.maj == 8 && r.mmap.min == 1 && r.mmap.ino == 4242, "mmap2 device and inode");
+	CHECK(r.mmap.prot == (PROT_READ | PROT_EXEC), "mmap2 prot");
+	CHECK_STR(r.mmap.filename, "/usr/bin/true", "mmap2 filename");
+	CHECK(r.sid.id == 9 && r.sid.pid == 100, "mmap2 sample_id trailer");
+
+	/* build-id flavour */
+	synth_header(&s, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+	synth_u32x2(&s, 100, 101);
+	synth_u64(&s, 0x400000);
+	synth_u64(&s, 0x1000);
+	synth_u64(&s, 0);
+	{
+		unsigned char bid[24] = { 20, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef };
+
+		memcpy(s.buf + s.len, bid, sizeof(bid));
+		s.len += sizeof(bid);
+	}
+	synth_u32x2(&s, PROT_EXEC, 0);
+	synth_string(&s, "/lib/x.so");
+	synth_trailer(&s, 100, 101, 5, 0, 9);
+	CHECK(record_decode(synth_done(&s), &r) == RECORD_OK, "mmap2 with build-id decodes");
+	CHECK(r.mmap.build_id_size == 20 && r.mmap.build_id[0] == 0xde && r.mmap.build_id[3] == 0xef,
+	      "build id bytes");
+	CHECK_STR(r.mmap.filename, "/lib/x.so", "build-id mmap2 filename");
+
+	/* unterminated filename: the trailer follows the last byte of the name */
+	synth_header(&s, PERF_RECORD_MMAP2, 0);
+	synth_u32x2(&s, 1, 1);
+	synth_u64(&s, 0);
+	synth_u64(&s, 0);
+	synth_u64(&s, 0);
+	synth_u32x2(&s, 0, 0);
+	synth_u64(&s, 0);
+	synth_u64(&s, 0);
+	synth_u32x2(&s, 0, 0);
+	memcpy(s.buf + s.len, "ABCDEFGH", 8);
+	s.len += 8;
+	synth_trailer(&s, 1, 1, 0, 0, 1);
+	CHECK(record_decode(synth_done(&s), &r) == RECORD_BAD, "unterminated filename rejected");
+}
+
+static void test_side_band(void)
+{
+	struct synth s;
+	struct record r;
+
+	synth_header(&s, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+	synth_u32x2(&s, 5, 6);
+	synth_string(&s, "worker");
+	synth_trailer(&s, 5, 6, 1, 0, 3);
+	CHECK(record_decode(synth_done(&s), &r) == RECORD_OK && r.comm.pid == 5 && r.comm.tid == 6,
+	      "comm decodes");
+	CHECK_STR(r.comm.comm, "worker", "comm name");
+	CHECK(r.misc & PERF_RECORD_MISC_COMM_EXEC, "comm exec flag kept");
+
+	synth_header(&s, PERF_RECORD_FORK, 0);
+	synth_u32x2(&s, 20, 10);
+	synth_u32x2(&s, 21, 11);
+	synth_u64(&s, 999);
+	synth_trailer(&s, 20, 21, 999, 1, 3);
+	CHECK(record_decode(synth_done(&s), &r) == RECORD_OK && r.task.pid == 20 && r.task.ppid == 10 &&
+	      r.task.tid == 21 && r.task.ptid == 11 && r.task.time == 999, "fork decodes");
+
+	synth_header(&s, PERF_RECORD_LOST, 0);
+	synth_u64(&s, 42);
+	synth_u64(&s, 17);
+	synth_trailer(&s, 0, 0, 0, 0, 42);
+	CHECK(record_decode(synth_done(&s), &r) == RECORD_OK && r.lost.id == 42 && r.lost.lost == 17,
+	      "lost decodes");
+
+	synth_header(&s, PERF_RECORD_LOST_SAMPLES, 0);
+	synth_u64(&s, 5);
+	synth_trailer(&s, 0, 0, 0, 1, 43);
+	CHECK(record_decode(synth_done(&s), &r) == RECORD_OK && r.lost_samples.lost == 5 && r.sid.id == 43,
+	      "lost_samples decodes with its id in the trailer");
+
+	synth_header(&s, PERF_RECORD_THROTTLE, 0);
+	synth_u64(&s, 1234);
+	synth_u64(&s, 44);
+	synth_u64(&s, 44);
+	synth_trailer(&s, 0, 0, 1234, 0, 44);
+	CHECK(record_decode(synth_done(&s), &r) == RECORD_OK && r.throttle.id == 44 && r.throttle.time == 1234,
+	      "throttle decodes");
+
+	synth_header(&s, PERF_RECORD_EXIT, 0);
+	synth_u64(&s, 1);
+	CHECK(record_decode(synth_done(&s), &r) == RECORD_BAD, "exit without trailer rejected");
+
+	synth_header(&s, 64, 0); /* a future record type */
+	synth_u64(&s, 1);
+	CHECK(record_decode(synth_done(&s), &r) == RECORD_IGNORED, "unknown record type ignored");
+}
+
+int main(void)
+{
+	test_sample();
+	test_mmap2();
+	test_side_band();
+	return check_done();
+}
