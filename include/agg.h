@@ -38,6 +38,7 @@ struct agg_task {
 struct agg_cpu {
 	int cpu;
 	struct agg_counts iv, total;
+	uint64_t lost_iv, lost_total, throttled_iv, throttled_total;
 };
 
 struct agg_event {
@@ -68,8 +69,9 @@ void agg_set_comm_source(struct agg *a, agg_comm_fn fn, void *arg);
 /* Hot path: the comm source is asked only when the task's row is new. */
 void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		const struct sym_result *sr, uint64_t period);
-void agg_lost(struct agg *a, size_t ev, uint64_t n);
-void agg_throttle(struct agg *a, size_t ev);
+/* Losses are kept per event and per CPU (cpu < 0: unknown). */
+void agg_lost(struct agg *a, size_t ev, int cpu, uint64_t n);
+void agg_throttle(struct agg *a, size_t ev, int cpu);
 
 /* A task renamed (exec, prctl) or gone. */
 void agg_task_comm(struct agg *a, pid_t pid, const char *comm);

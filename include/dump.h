@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "agg.h"
+#include "counters.h"
 #include "engine.h"
 #include "options.h"
 #include "symbols.h"
@@ -21,6 +22,10 @@ struct dump_meta {
 	const char *const *notices;
 	size_t nnotices;
 	const char *final;        /* why this is the last interval, or NULL */
+	const struct counters *cnt; /* focus mode's exact counters, or NULL */
+	bool threads;             /* per-thread counter rows too */
+	const char *(*comm_of)(void *arg, pid_t pid);
+	void *comm_arg;
 	bool stats;               /* add the figures below */
 	struct engine_stats est;
 	struct symbols_stats sst;

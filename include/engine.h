@@ -22,6 +22,7 @@ struct engine_opts {
 	const pid_t *pids;             /* NULL: system-wide */
 	size_t npids;
 	bool pids_are_tids;            /* -t: only these threads, no inheritance */
+	const char *cgroup;            /* sample only this cgroup v2 directory, every CPU */
 	uint64_t freq;                 /* samples/s per event per CPU, if period == 0 */
 	uint64_t period;
 	size_t mmap_pages;             /* 0: sized from the rate */

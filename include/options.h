@@ -23,6 +23,10 @@ struct options {
 	pid_t *pids;
 	size_t npids;
 	bool tids;               /* -t rather than -p */
+	const char *cgroup;      /* -G: a cgroup v2 directory */
+	struct evspec *counters; /* exact counters in focus mode (--counters) */
+	size_t ncounters;
+	bool threads;            /* --threads: per-thread rows too */
 	bool batch;
 	double interval;
 	long iterations;         /* 0: until a signal */
@@ -39,7 +43,10 @@ struct options {
 int options_parse(struct options *o, int argc, char **argv);
 void options_free(struct options *o);
 
-/* "system-wide (2 CPUs)", "PID 123,456", "TID 7", "CPU 0" */
+/* True when a focus (-p, -t, -G) asks for exact counters. */
+bool options_focused(const struct options *o);
+
+/* "system-wide (2 CPUs)", "PID 123,456", "TID 7", "CPU 0", "cgroup /x" */
 void options_target(const struct options *o, size_t ncpus, char *buf, size_t len);
 
 #endif

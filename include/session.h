@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "agg.h"
+#include "counters.h"
 #include "cpumap.h"
 #include "engine.h"
 #include "options.h"
@@ -21,6 +22,7 @@ struct session {
 	struct engine *eng;
 	struct symbols *syms;
 	struct agg *agg;
+	struct counters *cnt;      /* exact counters in focus mode, else NULL */
 	uint64_t tracking_lost;    /* MMAP/COMM/… records the kernel dropped */
 	size_t focus_left;         /* -p: processes still alive */
 	const char *notices[SESSION_NOTICES];
@@ -35,6 +37,9 @@ void session_close(struct session *s);
 
 /* The engine's record handler: resolve and aggregate. */
 void session_record(void *arg, int ev, const struct record *rec);
+
+/* comm of a process the session knows, or NULL. */
+const char *session_comm(void *session, pid_t pid);
 
 /* Seconds since the last call (the interval really measured). */
 double session_lap(struct session *s);

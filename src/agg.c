@@ -236,6 +236,13 @@ static struct agg_task *task_row(struct agg *a, pid_t pid, pid_t tid)
 	return t;
 }
 
+static struct agg_cpu *cpu_row(struct agg *a, int cpu)
+{
+	if (cpu < 0 || cpu > a->max_cpu || a->cpu_index[cpu] < 0)
+		return NULL;
+	return &a->cpus[a->cpu_index[cpu]];
+}
+
 static inline void count(struct agg_counts *iv, struct agg_counts *total, size_t ev, uint64_t period)
 {
 	iv->samples[ev]++;
@@ -249,6 +256,7 @@ void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 {
 	struct agg_sym *s;
 	struct agg_task *t;
+	struct agg_cpu *c;
 
 	if (ev >= a->nevents)
 		return;
@@ -260,26 +268,35 @@ void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		count(&s->iv, &s->total, ev, period);
 	if ((t = task_row(a, pid, tid)) != NULL)
 		count(&t->iv, &t->total, ev, period);
-	if (cpu >= 0 && cpu <= a->max_cpu && a->cpu_index[cpu] >= 0) {
-		struct agg_cpu *c = &a->cpus[a->cpu_index[cpu]];
-
+	if ((c = cpu_row(a, cpu)) != NULL)
 		count(&c->iv, &c->total, ev, period);
-	}
 }
 
-void agg_lost(struct agg *a, size_t ev, uint64_t n)
+void agg_lost(struct agg *a, size_t ev, int cpu, uint64_t n)
 {
+	struct agg_cpu *c = cpu_row(a, cpu);
+
 	if (ev < a->nevents) {
 		a->ev[ev].lost_iv += n;
 		a->ev[ev].lost_total += n;
 	}
+	if (c) {
+		c->lost_iv += n;
+		c->lost_total += n;
+	}
 }
 
-void agg_throttle(struct agg *a, size_t ev)
+void agg_throttle(struct agg *a, size_t ev, int cpu)
 {
+	struct agg_cpu *c = cpu_row(a, cpu);
+
 	if (ev < a->nevents) {
 		a->ev[ev].throttled_iv++;
 		a->ev[ev].throttled_total++;
+	}
+	if (c) {
+		c->throttled_iv++;
+		c->throttled_total++;
 	}
 }
 
@@ -422,8 +439,11 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 		if (t->exited && ++t->exited_ticks > AGG_EXIT_GRACE)
 			reap = true;
 	}
-	for (size_t i = 0; i < a->ncpus; i++)
+	for (size_t i = 0; i < a->ncpus; i++) {
 		decay(&a->cpus[i].iv, decay_pct);
+		a->cpus[i].lost_iv = 0;
+		a->cpus[i].throttled_iv = 0;
+	}
 	if (reap) {
 		/* tids point at their task: filter them before the tasks go. */
 		map_filter(&a->tids, task_keep, NULL, NULL);

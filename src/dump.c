@@ -50,6 +50,47 @@ static bool has_samples(struct agg *a, const struct agg_counts *c)
 	return false;
 }
 
+static const char *counter_state_name(enum counter_state st)
+{
+	switch (st) {
+	case COUNTER_SCALED: return "scaled";
+	case COUNTER_NOT_RUN: return "not counted";
+	case COUNTER_UNSUPPORTED: return "unsupported";
+	default: return "ok";
+	}
+}
+
+static void json_counter_row(struct json *j, const struct counters *cnt, const struct counter_row *r)
+{
+	json_obj_begin(j, "counters");
+	for (size_t e = 0; e < counters_nevents(cnt); e++) {
+		const struct counter_value *v = &r->v[e];
+
+		json_obj_begin(j, counters_event(cnt, e)->name);
+		if (v->state == COUNTER_UNSUPPORTED || v->state == COUNTER_NOT_RUN) {
+			json_null(j, "value");
+			json_null(j, "total");
+		} else {
+			json_u64(j, "value", v->value);
+			json_u64(j, "total", v->total);
+		}
+		json_u64(j, "enabled_ns", v->enabled_ns);
+		json_u64(j, "running_ns", v->running_ns);
+		json_bool(j, "scaled", v->state == COUNTER_SCALED);
+		json_str(j, "state", counter_state_name(v->state));
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+}
+
+static bool task_listed(const struct agg_task **tasks, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tasks[i]->pid == pid)
+			return true;
+	return false;
+}
+
 static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t rows)
 {
 	const struct agg_sym **syms;
@@ -121,7 +162,35 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 		json_u64(&j, "threads", tasks[i]->threads);
 		json_bool(&j, "exited", tasks[i]->exited);
 		json_counts(&j, a, &tasks[i]->iv);
+		if (m->cnt && counters_process(m->cnt, tasks[i]->pid))
+			json_counter_row(&j, m->cnt, counters_process(m->cnt, tasks[i]->pid));
 		json_obj_end(&j);
+	}
+	if (m->cnt) {
+		const struct counter_row *crow;
+		size_t nr = counters_processes(m->cnt, &crow);
+
+		/* A focused process that took no sample still has its counters. */
+		for (size_t k = 0; k < nr; k++) {
+			if (task_listed(tasks, i, crow[k].pid))
+				continue;
+			json_obj_begin(&j, NULL);
+			json_i64(&j, "pid", crow[k].pid);
+			json_str(&j, "comm", m->comm_of ? m->comm_of(m->comm_arg, crow[k].pid) : NULL);
+			json_u64(&j, "samples", 0);
+			json_double(&j, "share", 0, 2);
+			json_counter_row(&j, m->cnt, &crow[k]);
+			json_obj_end(&j);
+		}
+		nr = m->threads ? counters_threads(m->cnt, &crow) : 0;
+		for (size_t k = 0; k < nr; k++) {
+			json_obj_begin(&j, NULL);
+			json_i64(&j, "pid", crow[k].pid);
+			json_i64(&j, "tid", crow[k].tid);
+			json_str(&j, "comm", m->comm_of ? m->comm_of(m->comm_arg, crow[k].pid) : NULL);
+			json_counter_row(&j, m->cnt, &crow[k]);
+			json_obj_end(&j);
+		}
 	}
 	json_arr_end(&j);
 
@@ -132,6 +201,8 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 		json_i64(&j, "cpu", cpus[i]->cpu);
 		json_u64(&j, "samples", cpus[i]->iv.samples[0]);
 		json_double(&j, "share", agg_share(a, &cpus[i]->iv, AGG_INTERVAL), 2);
+		json_u64(&j, "lost", cpus[i]->lost_iv);
+		json_u64(&j, "throttled", cpus[i]->throttled_iv);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -236,7 +307,44 @@ static void dump_csv(FILE *f, struct agg *a, const struct dump_meta *m, size_t r
 
 		snprintf(name, sizeof(name), "%d", cpus[i]->cpu);
 		csv_row(f, m, "cpu", i + 1, name, NULL, -1, -1, cpus[i]->iv.samples[0],
-			agg_share(a, &cpus[i]->iv, AGG_INTERVAL), 0, 0, a, &cpus[i]->iv);
+			agg_share(a, &cpus[i]->iv, AGG_INTERVAL), cpus[i]->lost_iv, cpus[i]->throttled_iv,
+			a, &cpus[i]->iv);
+	}
+}
+
+static void text_counter_value(FILE *f, const struct counter_value *v)
+{
+	switch (v->state) {
+	case COUNTER_UNSUPPORTED:
+		fprintf(f, "  %18s  %18s", "n/a", "n/a");
+		break;
+	case COUNTER_NOT_RUN:
+		fprintf(f, "  %18s  %18s", "-", "-");
+		break;
+	default:
+		fprintf(f, "  %18" PRIu64 "  %18" PRIu64, v->value, v->total);
+		if (v->state == COUNTER_SCALED)
+			fprintf(f, "  (scaled, ran %.0f%%)",
+				v->enabled_ns ? 100.0 * (double)v->running_ns / (double)v->enabled_ns : 0.0);
+	}
+	fputc('\n', f);
+}
+
+static void text_counters(FILE *f, const struct dump_meta *m)
+{
+	const struct counter_row *rows;
+	char comm[NAME_MAX_OUT];
+	size_t n = counters_processes(m->cnt, &rows);
+
+	for (size_t k = 0; k < n; k++) {
+		const char *c = m->comm_of ? m->comm_of(m->comm_arg, rows[k].pid) : NULL;
+
+		sanitize(comm, sizeof(comm), c ? c : "?");
+		fprintf(f, "\n  Counters  PID %d (%s)  %*s  %18s\n", (int)rows[k].pid, comm, 12, "interval", "total");
+		for (size_t e = 0; e < counters_nevents(m->cnt); e++) {
+			fprintf(f, "  %-24s", counters_event(m->cnt, e)->name);
+			text_counter_value(f, &rows[k].v[e]);
+		}
 	}
 }
 
@@ -293,6 +401,8 @@ static void dump_text(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 			agg_share(a, &tasks[i]->iv, AGG_INTERVAL), tasks[i]->iv.samples[0],
 			tasks[i]->threads, tasks[i]->exited ? "  exited" : "");
 	}
+	if (m->cnt)
+		text_counters(f, m);
 	fputc('\n', f);
 }
 

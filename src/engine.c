@@ -1,6 +1,7 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -58,6 +59,7 @@ struct engine {
 	uint64_t last_id;
 	int last_ev;
 	int epfd, tfd, sfd;
+	int cgroup_fd;
 	sigset_t sigs;
 	const struct engine_handlers *h;
 	bool stop;
@@ -266,12 +268,15 @@ static int open_event(struct engine *e, size_t ev, char *err, size_t errlen)
 	bool inherit = e->o.pids && !e->o.pids_are_tids;
 	size_t c, t;
 
+	pid_t cg = e->cgroup_fd;
+
 retry:
 	engine_build_attr(&attr, spec, &e->o, inherit);
 	attr.wakeup_watermark = watermark_bytes(e->pages, (size_t)sysconf(_SC_PAGESIZE));
 	for (c = 0; c < e->ncpus; c++) {
 		for (t = 0; t < e->ntids; t++) {
-			int fd = sys_perf_event_open(&attr, e->tids[t], e->cpus[c], -1, 0);
+			int fd = cg >= 0 ? sys_perf_event_open(&attr, cg, e->cpus[c], -1, PERF_FLAG_PID_CGROUP)
+				 : sys_perf_event_open(&attr, e->tids[t], e->cpus[c], -1, 0);
 			int errnum = errno;
 
 			if (fd < 0 && errnum == ESRCH && e->tids[t] >= 0 && e->ntids > 1)
@@ -387,6 +392,15 @@ static int collect_targets(struct engine *e, char *err, size_t errlen)
 	} else if ((rc = cpumap_online("/sys", &e->cpus, &e->ncpus)) != 0) {
 		snprintf(err, errlen, "cannot read the online CPUs from /sys: %s", strerror(-rc));
 		return rc;
+	}
+	if (e->o.cgroup) {
+		e->cgroup_fd = open(e->o.cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (e->cgroup_fd < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot open cgroup %s: %s (give a cgroup v2 directory, "
+				 "e.g. /sys/fs/cgroup/system.slice/NAME.service)", e->o.cgroup, strerror(-rc));
+			return rc;
+		}
 	}
 	if (e->o.pids == NULL) {
 		e->tids = malloc(sizeof(*e->tids));
@@ -504,7 +518,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	if (e == NULL)
 		goto nomem;
 	e->o = *o;
-	e->epfd = e->tfd = e->sfd = -1;
+	e->epfd = e->tfd = e->sfd = e->cgroup_fd = -1;
 	e->last_id = UINT64_MAX;
 	e->events = calloc(o->nevents, sizeof(*e->events));
 	e->enabled = calloc(o->nevents, sizeof(*e->enabled));
@@ -570,6 +584,8 @@ void engine_close(struct engine *e)
 	for (i = 0; i < e->npidfds; i++)
 		if (e->pidfds[i] >= 0)
 			close(e->pidfds[i]);
+	if (e->cgroup_fd >= 0)
+		close(e->cgroup_fd);
 	if (e->epfd >= 0)
 		close(e->epfd);
 	if (e->tfd >= 0)

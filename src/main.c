@@ -43,10 +43,16 @@ static bool batch_write(struct batch *b, const char *final)
 		.nnotices = b->s->nnotices,
 		.final = final,
 		.stats = b->o->stats,
+		.cnt = b->s->cnt,
+		.threads = b->o->threads,
+		.comm_of = session_comm,
+		.comm_arg = b->s,
 		.tracking_lost = b->s->tracking_lost,
 	};
 	int rc;
 
+	if (b->s->cnt)
+		counters_read(b->s->cnt);
 	engine_get_stats(b->s->eng, &m.est);
 	symbols_stats(b->s->syms, &m.sst);
 	rc = dump_interval(b->out, b->o->format, b->s->agg, &m, b->o->rows);

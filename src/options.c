@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters.h"
 #include "cpumap.h"
 
 #define DEFAULT_FREQ 4000
@@ -18,6 +19,8 @@ enum {
 	OPT_NO_COLOR,
 	OPT_STATS,
 	OPT_VERSION,
+	OPT_COUNTERS,
+	OPT_THREADS,
 };
 
 static const struct option longopts[] = {
@@ -29,6 +32,9 @@ static const struct option longopts[] = {
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "tid", required_argument, NULL, 't' },
+	{ "cgroup", required_argument, NULL, 'G' },
+	{ "counters", required_argument, NULL, OPT_COUNTERS },
+	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "batch", no_argument, NULL, 'b' },
 	{ "delay", required_argument, NULL, 'd' },
 	{ "iterations", required_argument, NULL, 'n' },
@@ -55,6 +61,11 @@ static void usage(FILE *f)
 	      "  -C, --cpu LIST          only these CPUs (0-3,8)\n"
 	      "  -p, --pid PID[,PID]     only these processes, their threads and children\n"
 	      "  -t, --tid TID[,TID]     only these threads\n"
+	      "  -G, --cgroup DIR        only this cgroup (v2 directory, e.g. a container's)\n"
+	      "      --counters LIST     exact counters for -p/-t/-G (default: task-clock,\n"
+	      "                          context-switches, cpu-migrations, page-faults and\n"
+	      "                          the hardware ones the PMU has)\n"
+	      "      --threads           per-thread rows too\n"
 	      "  -b, --batch             headless dump instead of the live view\n"
 	      "  -d, --delay SECS        refresh interval (default 1, fractions allowed)\n"
 	      "  -n, --iterations N      stop after N intervals (default: until a signal)\n"
@@ -125,7 +136,7 @@ static int check_cpus(const struct options *o)
 
 int options_parse(struct options *o, int argc, char **argv)
 {
-	const char *events = NULL;
+	const char *events = NULL, *counters = NULL;
 	char err[512];
 	uint64_t v;
 	int c;
@@ -137,7 +148,7 @@ int options_parse(struct options *o, int argc, char **argv)
 	o->format = DUMP_TEXT;
 	o->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
 
-	while ((c = getopt_long(argc, argv, "e:F:c:m:C:p:t:bd:n:E:o:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:F:c:m:C:p:t:G:bd:n:E:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = optarg;
@@ -173,6 +184,15 @@ int options_parse(struct options *o, int argc, char **argv)
 				return bad(c == 'p' ? "-p wants PID[,PID...], not '%s'"
 					   : "-t wants TID[,TID...], not '%s'", optarg);
 			o->tids = c == 't';
+			break;
+		case 'G':
+			o->cgroup = optarg;
+			break;
+		case OPT_COUNTERS:
+			counters = optarg;
+			break;
+		case OPT_THREADS:
+			o->threads = true;
 			break;
 		case 'b':
 			o->batch = true;
@@ -255,6 +275,17 @@ int options_parse(struct options *o, int argc, char **argv)
 		return bad("%s", err);
 	if (o->nevents > 16)
 		return bad("%s", "at most 16 events at once");
+	if (o->cgroup && o->pids)
+		return bad("%s", "-G cannot be combined with -p or -t");
+	if (counters && !o->pids && !o->cgroup)
+		return bad("%s", "--counters needs a focus: -p, -t or -G");
+	if (o->pids || o->cgroup) {
+		if (evspec_parse_list(counters ? counters : COUNTERS_DEFAULT, &o->counters, &o->ncounters,
+				      err, sizeof(err)))
+			return bad("--counters: %s", err);
+		if (o->ncounters > COUNTERS_MAX)
+			return bad("%s", "--counters: at most 16 counters");
+	}
 	for (size_t i = 0; i < o->nevents; i++)
 		if (!o->events[i].has_modifiers)
 			evspec_set_exclude(&o->events[i].attr,
@@ -262,9 +293,15 @@ int options_parse(struct options *o, int argc, char **argv)
 	return 0;
 }
 
+bool options_focused(const struct options *o)
+{
+	return o->pids != NULL || o->cgroup != NULL;
+}
+
 void options_free(struct options *o)
 {
 	free(o->events);
+	free(o->counters);
 	free(o->cpus);
 	free(o->pids);
 	memset(o, 0, sizeof(*o));
@@ -274,7 +311,9 @@ void options_target(const struct options *o, size_t ncpus, char *buf, size_t len
 {
 	size_t off;
 
-	if (o->pids) {
+	if (o->cgroup) {
+		snprintf(buf, len, "cgroup %s", o->cgroup);
+	} else if (o->pids) {
 		off = (size_t)snprintf(buf, len, "%s ", o->tids ? "TID" : "PID");
 		for (size_t i = 0; i < o->npids && off < len; i++)
 			off += (size_t)snprintf(buf + off, len - off, "%s%d", i ? "," : "", (int)o->pids[i]);

@@ -10,6 +10,13 @@ static const char *comm_source(void *arg, pid_t pid)
 	return pid == 0 ? "swapper" : symbols_comm_of(arg, pid);
 }
 
+const char *session_comm(void *arg, pid_t pid)
+{
+	struct session *s = arg;
+
+	return comm_source(s->syms, pid);
+}
+
 static void add_notice(struct session *s, const char *n)
 {
 	if (n && s->nnotices < SESSION_NOTICES)
@@ -21,7 +28,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	struct engine_opts eo = {
 		.events = o->events, .nevents = o->nevents,
 		.cpus = o->cpus, .ncpus = o->ncpus,
-		.pids = o->pids, .npids = o->npids, .pids_are_tids = o->tids,
+		.pids = o->pids, .npids = o->npids, .pids_are_tids = o->tids, .cgroup = o->cgroup,
 		.freq = o->freq, .period = o->period,
 		.mmap_pages = o->mmap_pages, .interval = o->interval,
 	};
@@ -61,6 +68,18 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 		return -ENOMEM;
 	}
 	agg_set_comm_source(s->agg, comm_source, s->syms);
+	if (o->ncounters) {
+		struct counters_target ct = {
+			.pids = o->pids, .npids = o->npids, .pids_are_tids = o->tids,
+			.cgroup = o->cgroup, .cpus = cpus, .ncpus = n,
+		};
+
+		rc = counters_open(&s->cnt, o->counters, o->ncounters, &ct, err, errlen);
+		if (rc)
+			return rc;
+		counters_enable(s->cnt);
+		add_notice(s, counters_notice(s->cnt));
+	}
 	for (i = 0; i < engine_nevents(s->eng); i++) {
 		const struct evspec *ev = engine_event(s->eng, i);
 		struct agg_event *ae = agg_event(s->agg, i);
@@ -78,6 +97,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 
 void session_close(struct session *s)
 {
+	counters_close(s->cnt);
 	agg_free(s->agg);
 	engine_close(s->eng);
 	symbols_free(s->syms);
@@ -142,15 +162,15 @@ void session_record(void *arg, int ev, const struct record *r)
 		if (ev < 0)
 			s->tracking_lost += r->lost.lost;
 		else
-			agg_lost(s->agg, (size_t)ev, r->lost.lost);
+			agg_lost(s->agg, (size_t)ev, (int)r->sid.cpu, r->lost.lost);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (ev >= 0)
-			agg_lost(s->agg, (size_t)ev, r->lost_samples.lost);
+			agg_lost(s->agg, (size_t)ev, (int)r->sid.cpu, r->lost_samples.lost);
 		break;
 	case PERF_RECORD_THROTTLE:
 		if (ev >= 0)
-			agg_throttle(s->agg, (size_t)ev);
+			agg_throttle(s->agg, (size_t)ev, (int)r->sid.cpu);
 		break;
 	default:
 		break;

@@ -35,8 +35,8 @@ int main(void)
 		agg_sample(a, 0, 3, 200, 200, &k, 10);
 	for (int i = 0; i < 50; i++)
 		agg_sample(a, 1, 0, 200, 200, &k, 7); /* second event only on k */
-	agg_lost(a, 0, 5);
-	agg_throttle(a, 1);
+	agg_lost(a, 0, 3, 5);
+	agg_throttle(a, 1, 0);
 
 	n = agg_symbols(a, AGG_INTERVAL, &srows);
 	CHECK(n == 3, "three symbols");
@@ -58,6 +58,8 @@ int main(void)
 	CHECK(n == 2 && crows[0]->cpu == 0 && crows[0]->iv.samples[0] == 60 && crows[1]->cpu == 3 &&
 	      crows[1]->iv.samples[0] == 40, "per-CPU samples");
 	CHECK(agg_event(a, 0)->lost_iv == 5 && agg_event(a, 1)->throttled_iv == 1, "lost and throttled kept per event");
+	CHECK(crows[1]->lost_iv == 5 && crows[0]->throttled_iv == 1 && crows[0]->lost_iv == 0,
+	      "lost and throttled kept per CPU");
 
 	agg_sample(a, 0, 99, 100, 100, &f, 10); /* a CPU we do not sample: no crash, still counted */
 	CHECK(agg_event(a, 0)->samples_iv == 101, "sample from an unknown CPU still counts");

@@ -1,0 +1,103 @@
+/* How the engine builds perf_event_attr (hardware paths included, which the
+ * build machines cannot open), sizes rings, and parses CPU/PID lists. */
+#include <errno.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cpumap.h"
+#include "engine.h"
+
+static struct evspec hw_spec(uint64_t config, int excl_kernel, int precise)
+{
+	struct evspec s;
+
+	memset(&s, 0, sizeof(s));
+	strlcpy(s.name, "cycles:u", sizeof(s.name));
+	s.attr.size = sizeof(s.attr);
+	s.attr.type = PERF_TYPE_HARDWARE;
+	s.attr.config = config;
+	s.attr.exclude_kernel = (unsigned)excl_kernel;
+	s.attr.exclude_hv = 1;
+	s.attr.exclude_guest = 1;
+	s.attr.precise_ip = (unsigned)precise;
+	return s;
+}
+
+static void test_attr(void)
+{
+	struct evspec s = hw_spec(PERF_COUNT_HW_CPU_CYCLES, 1, 2);
+	struct engine_opts o = { .freq = 4000 };
+	struct perf_event_attr a;
+
+	engine_build_attr(&a, &s, &o, false);
+	CHECK(a.type == PERF_TYPE_HARDWARE && a.config == PERF_COUNT_HW_CPU_CYCLES, "hardware type and config kept");
+	CHECK(a.size == sizeof(a), "attr size set");
+	CHECK(a.sample_type == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD), "sample_type is the decoder's layout");
+	CHECK(a.sample_id_all && a.disabled && a.watermark, "sample_id_all, starts disabled, watermark wakeups");
+	CHECK(a.freq && a.sample_freq == 4000, "frequency mode at -F");
+	CHECK(a.exclude_kernel && a.exclude_hv && a.exclude_guest && !a.exclude_user, "exclude bits from the spec");
+	CHECK(a.precise_ip == 2, "precise_ip from :pp");
+	CHECK(!a.inherit && !a.mmap && !a.comm && !a.task, "system-wide: no inherit, no side-band on sampling events");
+
+	o.period = 100003;
+	engine_build_attr(&a, &s, &o, true);
+	CHECK(!a.freq && a.sample_period == 100003, "-c gives a fixed period");
+	CHECK(a.inherit, "-p: inherited into new threads");
+
+	s = hw_spec(PERF_COUNT_HW_CACHE_L1D | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
+		    ((uint64_t)PERF_COUNT_HW_CACHE_RESULT_MISS << 16), 0, 0);
+	s.attr.type = PERF_TYPE_HW_CACHE;
+	engine_build_attr(&a, &s, &o, false);
+	CHECK(a.type == PERF_TYPE_HW_CACHE && a.config == 0x10000, "cache event config passed through");
+}
+
+static void test_pages(void)
+{
+	CHECK(engine_default_pages(4000, 1, 4096) == 16, "4 kHz, one event: 16 pages");
+	CHECK(engine_default_pages(50000, 1, 4096) == 256, "50 kHz: 256 pages");
+	CHECK(engine_default_pages(10000000, 16, 4096) == 1024, "capped at 1024 pages");
+	for (uint64_t f = 1; f < 200000; f = f * 3 + 1) {
+		size_t p = engine_default_pages(f, 2, 4096);
+
+		if ((p & (p - 1)) != 0) {
+			CHECK(0, "pages a power of two at %llu Hz", (unsigned long long)f);
+			return;
+		}
+	}
+	CHECK(1, "pages always a power of two");
+}
+
+static void test_lists(void)
+{
+	int *c = NULL;
+	pid_t *p = NULL;
+	size_t n = 0;
+
+	CHECK(cpulist_parse("0-3,8,2", &c, &n) == 0 && n == 5 && c[0] == 0 && c[3] == 3 && c[4] == 8,
+	      "0-3,8,2 -> 0 1 2 3 8 (sorted, de-duplicated)");
+	free(c);
+	CHECK(cpulist_parse("0-1\n", &c, &n) == 0 && n == 2, "sysfs form with a newline");
+	free(c);
+	CHECK(cpulist_parse("3-1", &c, &n) < 0, "reversed range rejected");
+	CHECK(cpulist_parse("", &c, &n) < 0, "empty rejected");
+	CHECK(cpulist_parse("1,,2", &c, &n) < 0, "empty element rejected");
+	CHECK(cpulist_parse("x", &c, &n) < 0, "garbage rejected");
+	CHECK(cpulist_parse("99999", &c, &n) < 0, "CPU beyond CPUMAP_MAX rejected");
+	CHECK(pidlist_parse("12,34", &p, &n) == 0 && n == 2 && p[1] == 34, "PID list");
+	free(p);
+	CHECK(pidlist_parse("0", &p, &n) < 0 && pidlist_parse("-1", &p, &n) < 0 &&
+	      pidlist_parse("12,", &p, &n) < 0 && pidlist_parse("99999999", &p, &n) < 0,
+	      "PID 0, negative, trailing comma, beyond pid_max rejected");
+	CHECK(thread_list(getpid(), &p, &n) == 0 && n >= 1 && p[0] == getpid(), "own threads listed");
+	free(p);
+	CHECK(thread_list(4194304 + 1, &p, &n) == -ESRCH, "missing process -> ESRCH");
+}
+
+int main(void)
+{
+	test_attr();
+	test_pages();
+	test_lists();
+	return check_done();
+}
