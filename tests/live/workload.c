@@ -2,10 +2,16 @@
  *   workload split A,B,C SECS   hot_a/hot_b/hot_c get A:B:C of the CPU time;
  *                               prints its measured split as JSON at the end
  *   workload syscalls SECS      mostly kernel time (write to /dev/null)
+ *   workload threads N SECS     N threads started after "ready", each spinning,
+ *                               faulting pages in and yielding
  *   workload cpu N             (prefix) pin to CPU N first
+ *   workload gate              (prefix) wait for a line on stdin after "ready"
  * It prints "ready PID" on stdout once started. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/mman.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,6 +69,48 @@ static int split(int argc, char **argv)
 	return 0;
 }
 
+struct thread_arg {
+	double secs;
+};
+
+static void *thread_body(void *p)
+{
+	const struct thread_arg *a = p;
+	double t_end = now() + a->secs;
+	long page = sysconf(_SC_PAGESIZE);
+
+	while (now() < t_end) {
+		/* Fresh anonymous pages: one minor fault each. */
+		char *m = mmap(NULL, 64 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED)
+			break;
+		for (int i = 0; i < 64; i++)
+			m[(size_t)i * (size_t)page] = 1;
+		munmap(m, 64 * (size_t)page);
+		hot_a(20000);
+		sched_yield();
+		usleep(100);
+	}
+	return NULL;
+}
+
+static int threads(int n, double secs)
+{
+	pthread_t t[64];
+	struct thread_arg a = { secs };
+
+	if (n < 1 || n > 64)
+		return 2;
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, thread_body, &a))
+			return 1;
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	printf("{}\n");
+	return 0;
+}
+
 static int syscalls(double secs)
 {
 	static char buf[65536];
@@ -94,12 +142,26 @@ int main(int argc, char **argv)
 		argc -= 2;
 		argv += 2;
 	}
+	bool gate = argc > 1 && strcmp(argv[1], "gate") == 0;
+
+	if (gate) {
+		argc--;
+		argv++;
+	}
 	if (argc < 2)
 		return 2;
 	printf("ready %d\n", (int)getpid());
 	fflush(stdout);
+	if (gate) {
+		char line[16];
+
+		if (fgets(line, sizeof(line), stdin) == NULL)
+			return 1;
+	}
 	if (strcmp(argv[1], "split") == 0)
 		return split(argc, argv);
+	if (strcmp(argv[1], "threads") == 0 && argc > 3)
+		return threads(atoi(argv[2]), atof(argv[3]));
 	if (strcmp(argv[1], "syscalls") == 0 && argc > 2)
 		return syscalls(atof(argv[2]));
 	return 2;

@@ -1,0 +1,96 @@
+"""Focus mode's exact counters against perf stat on the same workload.
+
+The workload waits at a gate until both tools are attached, then starts its
+threads (so every thread is created after focus began) and exits; both tools
+count until it exits.
+
+usage: test_counters.py PERFTOP WORKLOAD
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tap import diag, done, hardware_pmu, is_root, ok, skip, wait_exit  # noqa: E402
+
+PERFTOP, WORKLOAD = sys.argv[1], sys.argv[2]
+EVENTS = ["task-clock", "context-switches", "page-faults"]
+
+
+def perf_stat_counts(text):
+    counts = {}
+    for line in text.splitlines():
+        f = line.split(",")
+        if len(f) >= 3 and f[2] in EVENTS + ["task-clock:u"]:
+            try:
+                counts[f[2]] = float(f[0])
+            except ValueError:
+                pass
+    return counts
+
+
+def run_pair():
+    wl = subprocess.Popen([WORKLOAD, "gate", "threads", "4", "2"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+    pid = int(wl.stdout.readline().split()[1])
+    top = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-p", str(pid), "-d", "0.5",
+                            "--counters", ",".join(EVENTS + ["cycles"])],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stat = subprocess.Popen(["perf", "stat", "-x,", "-e", ",".join(EVENTS), "-p", str(pid)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)  # both attached
+    wl.stdin.write("go\n")
+    wl.stdin.flush()
+    wl.wait()
+    rc = wait_exit(top, 15)
+    if rc is None:
+        top.kill()
+    out, err = top.communicate()
+    if stat.poll() is None:
+        stat.send_signal(2)
+    _, serr = stat.communicate(timeout=15)
+    recs = [json.loads(x) for x in out.splitlines() if x.strip()]
+    return pid, rc, recs, err, perf_stat_counts(serr)
+
+
+if not is_root():
+    skip("counters against perf stat", "needs root")
+    done()
+pid, rc, recs, err, ref = run_pair()
+ok(rc == 0, "perftop -p exits 0 when the focused process exits (%s)" % err.strip())
+ok(recs and "final" in recs[-1], "the last record is marked final")
+rows = [t for r in recs for t in r["tasks"] if t["pid"] == pid and "counters" in t and "tid" not in t]
+ok(len(rows) == len(recs), "every interval has the focused process's counters")
+if rows:
+    last = rows[-1]["counters"]
+    ok(all(k in last["task-clock"] for k in ("value", "total", "enabled_ns", "running_ns", "scaled")),
+       "a counter has value, total, enabled_ns, running_ns, scaled")
+    tot = {e: last[e]["total"] for e in EVENTS}
+    summed = {e: sum(r["counters"][e]["value"] or 0 for r in rows) for e in EVENTS}
+    diag("perftop totals %r, interval sums %r, perf stat %r" % (tot, summed, ref))
+    ok(all(abs(summed[e] - tot[e]) <= max(2, tot[e] * 0.001) for e in EVENTS),
+       "interval values add up to the total")
+    # task-clock: perf stat prints msec, we count ns.
+    if "task-clock" in ref:
+        mine = tot["task-clock"] / 1e6
+        ok(abs(mine - ref["task-clock"]) <= 0.02 * ref["task-clock"],
+           "task-clock %.1f ms within 2%% of perf stat's %.1f ms" % (mine, ref["task-clock"]))
+        ok(mine > 4 * 2 * 1000 * 0.2,
+           "threads created after focus began are counted (%.0f ms of CPU for 4 threads)" % mine)
+    else:
+        ok(False, "perf stat gave no task-clock: %r" % ref)
+    for e in ("context-switches", "page-faults"):
+        if e in ref:
+            ok(abs(tot[e] - ref[e]) <= max(5, 0.02 * ref[e]),
+               "%s %d within 2%% of perf stat's %d" % (e, tot[e], ref[e]))
+        else:
+            ok(False, "perf stat gave no %s" % e)
+    cyc = last["cycles"]
+    if hardware_pmu():
+        ok(cyc["value"] is not None and cyc["state"] in ("ok", "scaled"), "cycles counted with a PMU")
+    else:
+        ok(cyc["value"] is None and cyc["state"] == "unsupported",
+           "cycles without a PMU is n/a (null, unsupported), never a made-up 0")
+done()
