@@ -38,6 +38,10 @@ void session_close(struct session *s);
 /* The engine's record handler: resolve and aggregate. */
 void session_record(void *arg, int ev, const struct record *rec);
 
+/* Ends an interval: agg_roll (decay_pct as there) and forgetting processes
+ * that exited before it. */
+void session_roll(struct session *s, unsigned decay_pct);
+
 /* comm of a process the session knows, or NULL. */
 const char *session_comm(void *session, pid_t pid);
 

@@ -49,6 +49,11 @@ void symbols_comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, boo
 void symbols_fork(struct symbols *s, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
 void symbols_exit(struct symbols *s, pid_t pid, pid_t tid);
 
+/* Frees processes that exited before the previous call: late samples of an
+ * interval still resolve, memory does not grow with processes ever seen.
+ * Call once per interval. */
+void symbols_reap(struct symbols *s);
+
 /* Hot path: no allocation once the address's DSO table is loaded. kernel says
  * the sample's cpumode was kernel (or hypervisor). */
 void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,

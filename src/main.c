@@ -56,7 +56,7 @@ static bool batch_write(struct batch *b, const char *final)
 	engine_get_stats(b->s->eng, &m.est);
 	symbols_stats(b->s->syms, &m.sst);
 	rc = dump_interval(b->out, b->o->format, b->s->agg, &m, b->o->rows);
-	agg_roll(b->s->agg, 0);
+	session_roll(b->s, 0);
 	if (rc == -EPIPE) {
 		b->rc = 0; /* perftop -b | head: the reader had enough */
 		return false;

@@ -104,6 +104,12 @@ void session_close(struct session *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void session_roll(struct session *s, unsigned decay_pct)
+{
+	agg_roll(s->agg, decay_pct);
+	symbols_reap(s->syms);
+}
+
 double session_lap(struct session *s)
 {
 	struct timespec now;

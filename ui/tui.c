@@ -1,11 +1,317 @@
-#include "tui.h"
-
+/* tui: the live view's main loop. The engine's epoll loop drives everything
+ * (ticks, the terminal's stdin, signals from its signalfd); this file owns
+ * the terminal and restores it on every way out. */
+#include <curses.h>
+#include <errno.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "session_target.h"
+#include "tui.h"
+#include "ui.h"
+
+static SCREEN *screen;
+static bool curses_on;
+
+/* atexit, crash handlers, and the normal way out all come here. */
+static void term_restore(void)
+{
+	if (curses_on) {
+		curses_on = false;
+		endwin();
+	}
+}
+
+static const int crash_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+static struct sigaction crash_old[sizeof(crash_sigs) / sizeof(crash_sigs[0])];
+
+/* endwin() is not async-signal-safe; a raw terminal after a crash is worse.
+ * Then the old disposition takes over: a fault happens again on return, a
+ * sent signal is raised again (blocked until we return). */
+static void on_crash(int signo, siginfo_t *si, void *ctx)
+{
+	term_restore();
+	for (size_t i = 0; i < sizeof(crash_sigs) / sizeof(crash_sigs[0]); i++)
+		if (crash_sigs[i] == signo)
+			sigaction(signo, &crash_old[i], NULL);
+	if (si == NULL || si->si_code <= 0)
+		raise(signo);
+}
+
+static void crash_handlers(bool on)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_crash;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(crash_sigs) / sizeof(crash_sigs[0]); i++) {
+		if (on)
+			sigaction(crash_sigs[i], &sa, &crash_old[i]);
+		else
+			sigaction(crash_sigs[i], &crash_old[i], NULL);
+	}
+}
+
+static int term_start(struct ui *u)
+{
+	static bool registered;
+
+	setlocale(LC_ALL, "");
+	screen = newterm(NULL, stdout, stdin);
+	if (screen == NULL)
+		return -1;
+	curses_on = true;
+	if (!registered) {
+		atexit(term_restore);
+		registered = true;
+	}
+	crash_handlers(true);
+	set_escdelay(25); /* Esc alone means back; sequences arrive at once */
+	cbreak();
+	noecho();
+	nonl();
+	intrflush(stdscr, FALSE);
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE); /* keys are read when epoll says stdin is ready */
+	curs_set(0);
+	paint_init(u);
+	return 0;
+}
+
+static void term_stop(void)
+{
+	term_restore();
+	crash_handlers(false);
+	if (screen) {
+		delscreen(screen);
+		screen = NULL;
+	}
+}
+
+/* --- engine handlers ----------------------------------------------------- */
+
+static void on_tick(void *arg)
+{
+	struct ui *u = arg;
+	struct session *s = u->s;
+
+	frame_take(u, s->agg, session_lap(s));
+	agg_roll(s->agg, u->decay ? UI_DECAY_PCT : 0);
+	screen_draw(u, UI_DRAW);
+}
+
+static bool on_signal(void *arg, int signo)
+{
+	struct ui *u = arg;
+	struct winsize ws;
+
+	if (signo != SIGWINCH) {
+		u->quit = true;
+		return true;
+	}
+	/* The engine blocks SIGWINCH, so curses never sees it: tell it. */
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col)
+		resizeterm(ws.ws_row, ws.ws_col);
+	screen_draw(u, UI_CLEAR);
+	return false;
+}
+
+static void on_pid_exit(void *arg, pid_t pid)
+{
+	struct ui *u = arg;
+
+	if (u->s->focus_left)
+		u->s->focus_left--;
+	ui_message(u, false, "PID %d exited%s", (int)pid, u->focus == pid ? ": Esc goes back" : "");
+	screen_draw(u, UI_DRAW);
+}
+
+/* Readable but nothing to read: the terminal hung up. */
+static bool stdin_gone(void)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+	int n = 0;
+
+	if (poll(&p, 1, 0) <= 0)
+		return false;
+	if (p.revents & (POLLHUP | POLLERR | POLLNVAL))
+		return true;
+	return ioctl(STDIN_FILENO, FIONREAD, &n) == 0 && n == 0;
+}
+
+static void on_stdin(void *arg)
+{
+	struct ui *u = arg;
+	unsigned what = 0;
+	size_t keys = 0;
+	int key;
+
+	while ((key = getch()) != ERR) {
+		keys++;
+		if (key == KEY_RESIZE)
+			what |= UI_DRAW;
+		else
+			what |= keys_dispatch(u, key);
+		if (what & (UI_QUIT | UI_REOPEN))
+			break;
+	}
+	if (keys == 0 && stdin_gone()) {
+		u->stdin_gone = true;
+		what |= UI_QUIT;
+	}
+	if (what & UI_QUIT)
+		u->quit = true;
+	if (what & (UI_QUIT | UI_REOPEN)) {
+		engine_stop(u->s->eng); /* the main loop re-opens between runs */
+		return;
+	}
+	if (what)
+		screen_draw(u, what);
+}
+
+/* --- focus and rate changes ------------------------------------------- */
+
+/* The target we sample now, as session_reopen wants it. */
+static void current_target(const struct ui *u, struct session_target *t, pid_t *pid)
+{
+	const struct options *o = u->o;
+
+	memset(t, 0, sizeof(*t));
+	if (u->focus) {
+		*pid = u->focus;
+		t->pids = pid;
+		t->npids = 1;
+	} else if (!u->left_start) {
+		t->pids = o->pids;
+		t->npids = o->npids;
+		t->pids_are_tids = o->tids;
+		t->cgroup = o->cgroup;
+	}
+	t->freq = u->freq;
+	t->period = u->period;
+	t->interval = u->interval;
+}
+
+static int reopen(struct ui *u, char *fatal, size_t fatal_len)
+{
+	struct ui_reopen r = u->reopen;
+	struct session *s = u->s;
+	struct session_target t, prev;
+	pid_t pid, prev_pid, new_focus = u->focus;
+	bool left_start = u->left_start;
+	char err[1024];
+
+	u->reopen.pending = false;
+	current_target(u, &prev, &prev_pid);
+	current_target(u, &t, &pid);
+	if (r.freq) {
+		t.freq = r.freq;
+		t.period = 0;
+		t.keep_agg = true;
+	} else if (r.pid) {
+		new_focus = pid = r.pid;
+		t = (struct session_target){ .pids = &pid, .npids = 1, .freq = t.freq, .period = t.period,
+					     .interval = t.interval };
+	} else {
+		/* Back: from a focus to where we started, or off a -p/-G start. */
+		if (!u->focus)
+			left_start = true;
+		new_focus = 0;
+		t = (struct session_target){ .freq = t.freq, .period = t.period, .interval = t.interval };
+		if (u->focus && !u->left_start) {
+			t.pids = u->o->pids;
+			t.npids = u->o->npids;
+			t.pids_are_tids = u->o->tids;
+			t.cgroup = u->o->cgroup;
+		}
+	}
+	if (!t.keep_agg)
+		frame_clear(u); /* its rows point into the agg about to go */
+	if (session_reopen(s, &t, err, sizeof(err)) != 0) {
+		if (s->eng == NULL && session_reopen(s, &prev, fatal, fatal_len) != 0)
+			return -1;
+		ui_message(u, true, "%s", err);
+		frame_take(u, s->agg, 0);
+		return 0;
+	}
+	u->focus = new_focus;
+	u->left_start = left_start;
+	if (r.freq) {
+		u->freq = r.freq;
+		u->period = 0;
+		ui_message(u, false, "sampling at %llu Hz", (unsigned long long)r.freq);
+	} else if (r.pid) {
+		const char *comm = session_comm(s, r.pid);
+
+		ui_message(u, false, "focus on PID %d%s%s: Esc goes back", (int)r.pid, comm ? " " : "",
+			   comm ? comm : "");
+	} else {
+		ui_message(u, false, "back to %s", s->target);
+	}
+	u->sel[VIEW_TASKS] = u->sel[VIEW_SYMBOLS] = 0;
+	u->sel_valid[VIEW_TASKS] = u->sel_valid[VIEW_SYMBOLS] = false;
+	frame_take(u, s->agg, 0);
+	return 0;
+}
 
 int tui_run(struct session *s, const struct options *o)
 {
-	(void)s;
-	(void)o;
-	fputs("perftop: the interactive view is not built yet: use -b for a headless dump\n", stderr);
-	return 2;
+	struct engine_handlers h = {
+		.record = session_record, .record_arg = s,
+		.arg = NULL, .tick = on_tick, .signal = on_signal, .pid_exit = on_pid_exit,
+	};
+	struct engine *watched = NULL;
+	char fatal[1024] = "";
+	struct ui u;
+	int rc;
+
+	ui_init(&u, s, o);
+	h.arg = &u;
+	if (term_start(&u) != 0) {
+		fprintf(stderr, "perftop: cannot drive this terminal (TERM=%s): use -b for a headless dump\n",
+			getenv("TERM") ? getenv("TERM") : "");
+		return 1;
+	}
+	frame_take(&u, s->agg, 0);
+	screen_draw(&u, UI_DRAW);
+	while (!u.quit) {
+		if (s->eng != watched) {
+			rc = engine_watch_fd(s->eng, STDIN_FILENO, on_stdin, &u);
+			if (rc) {
+				snprintf(fatal, sizeof(fatal), "cannot watch the terminal: %s", strerror(-rc));
+				break;
+			}
+			watched = s->eng;
+		}
+		/* A stopped run leaves every event off; engine_run turns on those
+		 * marked so, which is the user's choice kept in the agg. */
+		for (size_t i = 0; i < agg_nevents(s->agg); i++)
+			engine_enable_event(s->eng, i, agg_event(s->agg, i)->enabled);
+		rc = engine_run(s->eng, &h);
+		if (rc) {
+			snprintf(fatal, sizeof(fatal), "event loop failed: %s", strerror(-rc));
+			break;
+		}
+		if (u.quit || !u.reopen.pending)
+			break;
+		if (reopen(&u, fatal, sizeof(fatal)) != 0)
+			break;
+		screen_draw(&u, UI_DRAW);
+	}
+	term_stop();
+	if (fatal[0]) {
+		fprintf(stderr, "perftop: %s\n", fatal);
+		u.exit_code = 1;
+	}
+	rc = u.exit_code;
+	ui_free(&u);
+	return rc;
 }

@@ -7,7 +7,6 @@
  *   workload cpu N             (prefix) pin to CPU N first
  *   workload gate              (prefix) wait for a line on stdin after "ready"
  * It prints "ready PID" on stdout once started. */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>

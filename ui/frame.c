@@ -1,0 +1,137 @@
+/* frame: what the screen shows, copied from the aggregation API at a tick. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui.h"
+
+enum agg_scope ui_scope(const struct ui *u)
+{
+	return u->cumulative ? AGG_TOTAL : AGG_INTERVAL;
+}
+
+/* The event shares are computed against: the first one switched on. */
+size_t ui_primary(const struct ui *u)
+{
+	for (size_t i = 0; i < u->fr.nev; i++)
+		if (u->fr.ev[i].enabled)
+			return i;
+	return 0;
+}
+
+uint64_t ui_base(const struct ui *u, size_t ev)
+{
+	if (ev >= u->fr.nev)
+		return 0;
+	return ui_scope(u) == AGG_INTERVAL ? u->fr.ev[ev].samples_iv : u->fr.ev[ev].samples_total;
+}
+
+static bool grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	void *np;
+
+	if (n <= *cap)
+		return true;
+	np = reallocarray(*p, n, size);
+	if (np == NULL)
+		return false;
+	*p = np;
+	*cap = n;
+	return true;
+}
+
+static double rate(uint64_t now, uint64_t *prev, double lap)
+{
+	uint64_t d = now >= *prev ? now - *prev : 0;
+
+	*prev = now;
+	return lap > 0 ? (double)d / lap : 0.0;
+}
+
+/* Rates come from the running totals (the interval counts may be decayed
+ * history); they are kept up while paused so that resuming shows a true
+ * rate. Rows are copied only when not paused. */
+void frame_take(struct ui *u, struct agg *a, double lap)
+{
+	struct ui_frame *f = &u->fr;
+	const struct agg_sym **srows;
+	const struct agg_task **trows;
+	const struct agg_cpu **crows;
+	double ev_rate[AGG_MAX_EVENTS];
+	size_t nev = agg_nevents(a), n, i;
+
+	for (i = 0; i < nev; i++)
+		ev_rate[i] = rate(agg_event(a, i)->samples_total, &u->prev_ev_total[i], lap);
+	n = agg_cpus(a, &crows);
+	if (n != u->prev_ncpus) {
+		free(u->prev_cpu_total);
+		u->prev_cpu_total = calloc(n ? n : 1, sizeof(*u->prev_cpu_total));
+		u->prev_ncpus = u->prev_cpu_total ? n : 0;
+	}
+	if (u->paused) {
+		for (i = 0; i < u->prev_ncpus; i++) {
+			uint64_t t = 0;
+
+			for (size_t e = 0; e < nev; e++)
+				t += crows[i]->total.samples[e];
+			u->prev_cpu_total[i] = t;
+		}
+		return;
+	}
+	if (!grow((void **)&f->cpus, &f->cpus_cap, n, sizeof(*f->cpus)) ||
+	    !grow((void **)&f->cpu_rate, &f->rate_cap, n, sizeof(*f->cpu_rate)))
+		n = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t t = 0;
+
+		f->cpus[i] = *crows[i];
+		for (size_t e = 0; e < nev; e++)
+			t += crows[i]->total.samples[e];
+		f->cpu_rate[i] = i < u->prev_ncpus ? rate(t, &u->prev_cpu_total[i], lap) : 0.0;
+	}
+	f->ncpus = n;
+
+	n = agg_symbols(a, ui_scope(u), &srows);
+	if (!grow((void **)&f->syms, &f->syms_cap, n, sizeof(*f->syms)))
+		n = 0;
+	for (i = 0; i < n; i++)
+		f->syms[i] = *srows[i];
+	f->nsyms = n;
+
+	n = agg_tasks(a, ui_scope(u), &trows);
+	if (!grow((void **)&f->tasks, &f->tasks_cap, n, sizeof(*f->tasks)))
+		n = 0;
+	for (i = 0; i < n; i++)
+		f->tasks[i] = *trows[i];
+	f->ntasks = n;
+
+	for (i = 0; i < nev; i++) {
+		f->ev[i] = *agg_event(a, i);
+		f->ev_rate[i] = ev_rate[i];
+	}
+	f->nev = nev;
+	f->lap = lap;
+}
+
+/* Before the agg goes (focus, back): nothing may point into it. */
+void frame_clear(struct ui *u)
+{
+	u->fr.nsyms = u->fr.ntasks = 0;
+	u->nrows = 0;
+	memset(u->prev_ev_total, 0, sizeof(u->prev_ev_total));
+	if (u->prev_cpu_total)
+		memset(u->prev_cpu_total, 0, u->prev_ncpus * sizeof(*u->prev_cpu_total));
+}
+
+void frame_free(struct ui *u)
+{
+	free(u->fr.syms);
+	free(u->fr.tasks);
+	free(u->fr.cpus);
+	free(u->fr.cpu_rate);
+	free(u->prev_cpu_total);
+	free(u->rows);
+	memset(&u->fr, 0, sizeof(u->fr));
+	u->prev_cpu_total = NULL;
+	u->rows = NULL;
+	u->nrows = u->rows_cap = 0;
+}

@@ -1,0 +1,361 @@
+/* header: host and clock, the target and rate, one line per event, a
+ * per-CPU sample-rate meter; the message line and the function bar. */
+#include <curses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+
+#include "evspec.h"
+#include "sanitize.h"
+#include "ui.h"
+
+#define METER_MIN_W 16
+#define TABLE_MIN_H 4     /* tabs, titles, two rows */
+
+static int meter_cols(const struct ui *u, int w)
+{
+	int c = w >= 100 ? 2 : 1;
+
+	return u->fr.ncpus && (size_t)c > u->fr.ncpus ? (int)u->fr.ncpus : c;
+}
+
+static int meter_lines_wanted(const struct ui *u, int w)
+{
+	int c = meter_cols(u, w);
+
+	return u->fr.ncpus ? (int)((u->fr.ncpus + (size_t)c - 1) / (size_t)c) : 0;
+}
+
+struct header_layout {
+	int ev_lines, meter_lines;
+};
+
+static struct header_layout header_layout(const struct ui *u, int h, int w)
+{
+	struct header_layout l = { 0, 0 };
+	int avail = h - 2 - TABLE_MIN_H - 2; /* two title lines; message and footer */
+	int cap = h / 6 > 1 ? h / 6 : 1;
+
+	if (avail < 0)
+		avail = 0;
+	l.ev_lines = (int)u->fr.nev < avail ? (int)u->fr.nev : avail;
+	avail -= l.ev_lines;
+	l.meter_lines = meter_lines_wanted(u, w);
+	if (l.meter_lines > cap)
+		l.meter_lines = cap;
+	if (l.meter_lines > avail)
+		l.meter_lines = avail;
+	return l;
+}
+
+int header_height(const struct ui *u, int h, int w)
+{
+	struct header_layout l = header_layout(u, h, w);
+
+	return 2 + l.ev_lines + l.meter_lines;
+}
+
+static void clock_text(const struct ui *u, char *buf, size_t len)
+{
+	time_t now = u->fixed_time ? u->fixed_time : time(NULL);
+	long up = 3600;
+	struct tm tm;
+	struct sysinfo si;
+	char hms[16];
+
+	if (u->fixed_time)
+		gmtime_r(&now, &tm);
+	else
+		localtime_r(&now, &tm);
+	strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+	if (!u->fixed_time && sysinfo(&si) == 0)
+		up = si.uptime;
+	if (up >= 86400)
+		snprintf(buf, len, "%s up %ldd %02ld:%02ld", hms, up / 86400, up % 86400 / 3600, up % 3600 / 60);
+	else
+		snprintf(buf, len, "%s up %02ld:%02ld", hms, up / 3600, up % 3600 / 60);
+}
+
+/* The exclude flags every event has: what U, K and x set. */
+static unsigned common_exclude(const struct ui *u)
+{
+	unsigned bits = EXCL_ALL;
+
+	for (size_t i = 0; i < u->fr.nev; i++)
+		bits &= u->fr.ev[i].exclude;
+	return u->fr.nev ? bits : 0;
+}
+
+/* label: value, label: value … one segment at a time, cut at the edge. */
+static int segment(int y, int x, int w, const char *label, const char *value, enum ui_role vrole)
+{
+	int lw = (int)strlen(label), vw = (int)strlen(value);
+
+	if (x >= w)
+		return x;
+	paint_text(y, x, lw < w - x ? lw : w - x, R_LABEL, label, false);
+	x += lw;
+	if (x < w)
+		paint_text(y, x, vw < w - x ? vw : w - x, vrole, value, false);
+	return x + vw + 2;
+}
+
+static void draw_title(struct ui *u, int w)
+{
+	char host[64], left[256], clk[64];
+	int cw;
+
+	sanitize(host, sizeof(host), u->host);
+	snprintf(left, sizeof(left), "perftop %s on %s (Linux %s)", PERFTOP_VERSION, host, u->kernel);
+	clock_text(u, clk, sizeof(clk));
+	cw = (int)strlen(clk);
+	paint_fill(0, 0, w, R_NORMAL);
+	paint_text(0, 0, w - cw - 1 > 0 ? w - cw - 1 : 0, R_VALUE, left, false);
+	if (cw < w)
+		paint_text(0, w - cw, cw, R_NORMAL, clk, false);
+}
+
+static void draw_target(struct ui *u, int w)
+{
+	char tgt[300], iv[32], rate[48], excl[64];
+	unsigned bits = common_exclude(u);
+	int x = 0;
+
+	sanitize(tgt, sizeof(tgt), u->s->target);
+	snprintf(iv, sizeof(iv), "%gs", u->interval);
+	if (u->period)
+		snprintf(rate, sizeof(rate), "every %llu events", (unsigned long long)u->period);
+	else
+		snprintf(rate, sizeof(rate), "%llu Hz", (unsigned long long)u->freq);
+	exclude_format(bits, excl, sizeof(excl));
+	paint_fill(1, 0, w, R_NORMAL);
+	if (u->paused) {
+		paint_text(1, 0, 8, R_WARN, " PAUSED ", false);
+		x = 9;
+	}
+	x = segment(1, x, w, "Target: ", tgt, R_VALUE);
+	x = segment(1, x, w, "Exclude: ", excl[0] ? excl : "none", excl[0] ? R_WARN : R_VALUE);
+	x = segment(1, x, w, "Rate: ", rate, R_VALUE);
+	segment(1, x, w, "Delay: ", iv, R_VALUE);
+}
+
+static void draw_event(struct ui *u, int y, int w, size_t i)
+{
+	const struct agg_event *e = &u->fr.ev[i];
+	char excl[64], rate[16], lost[16], thr[16], line[256];
+	bool cum = u->cumulative;
+
+	exclude_format(e->exclude, excl, sizeof(excl));
+	fmt_count(rate, sizeof(rate), u->fr.ev_rate[i]);
+	fmt_count(lost, sizeof(lost), (double)(cum ? e->lost_total : e->lost_iv));
+	fmt_count(thr, sizeof(thr), (double)(cum ? e->throttled_total : e->throttled_iv));
+	paint_fill(y, 0, w, R_NORMAL);
+	paint_foreign(y, 0, 18, R_VALUE, e->name);
+	paint_text(y, 19, 3, e->enabled ? R_METER : R_OFF, e->enabled ? "on" : "OFF", false);
+	/* Software events are never multiplexed; the engine reports no
+	 * enabled/running times for sampling events, hence no figure. */
+	snprintf(line, sizeof(line), "%7s/s  excl: %-12s lost %-5s throttled %-5s mux -", rate,
+		 excl[0] ? excl : "-", lost, thr);
+	paint_text(y, 22, w - 22, R_NORMAL, line, false);
+}
+
+static double meter_scale(const struct ui *u)
+{
+	double full = 0;
+
+	if (u->period) {
+		for (size_t i = 0; i < u->fr.ncpus; i++)
+			full = u->fr.cpu_rate[i] > full ? u->fr.cpu_rate[i] : full;
+		return full > 0 ? full : 1;
+	}
+	for (size_t i = 0; i < u->fr.nev; i++)
+		if (u->fr.ev[i].enabled)
+			full += (double)u->freq;
+	return full > 0 ? full : 1;
+}
+
+/* htop's bars: "  0[||||||      3.9k/s]". */
+static void draw_meter(int y, int x, int w, int cpu, double rate, double full)
+{
+	char lbl[16], txt[16], bar[256];
+	int inner, fill, tl;
+
+	snprintf(lbl, sizeof(lbl), "%3d", cpu);
+	paint_text(y, x, 3, R_LABEL, lbl, true);
+	inner = w - 6;
+	if (inner < 1 || inner >= (int)sizeof(bar))
+		return;
+	fmt_count(txt, sizeof(txt), rate);
+	strlcat(txt, "/s", sizeof(txt));
+	fill = (int)(rate / full * inner + 0.5);
+	fill = fill > inner ? inner : fill < 0 ? 0 : fill;
+	memset(bar, '|', (size_t)fill);
+	bar[fill] = '\0';
+	paint_text(y, x + 3, 1, R_VALUE, "[", false);
+	paint_text(y, x + 4, inner, R_METER, bar, false);
+	tl = (int)strlen(txt);
+	if (tl < inner)
+		paint_text(y, x + 4 + inner - tl, tl, fill >= inner - tl ? R_METER : R_DIM, txt, false);
+	paint_text(y, x + 4 + inner, 1, R_VALUE, "]", false);
+}
+
+/* With too many CPUs for bars: one character a CPU, ' ' idle to '@' full. */
+static void draw_strip(struct ui *u, int y, int lines, int w, double full)
+{
+	static const char levels[] = " .:-=+*#%@";
+	size_t per = (size_t)(w - 8), i = 0;
+
+	for (int l = 0; l < lines && i < u->fr.ncpus; l++) {
+		char buf[512], lbl[16];
+		size_t k = 0;
+
+		snprintf(lbl, sizeof(lbl), "%4d-", u->fr.cpus[i].cpu);
+		paint_text(y + l, 0, 5, R_LABEL, lbl, true);
+		for (; k < per && k < sizeof(buf) - 1 && i < u->fr.ncpus; k++, i++) {
+			int lv = (int)(u->fr.cpu_rate[i] / full * 9 + 0.5);
+
+			buf[k] = levels[lv > 9 ? 9 : lv < 0 ? 0 : lv];
+		}
+		buf[k] = '\0';
+		paint_text(y + l, 5, 1, R_VALUE, "[", false);
+		paint_text(y + l, 6, (int)k, R_METER, buf, false);
+		paint_text(y + l, 6 + (int)k, 1, R_VALUE, "]", false);
+	}
+}
+
+static void draw_meters(struct ui *u, int y, int lines, int w)
+{
+	int cols = meter_cols(u, w), colw;
+	double full = meter_scale(u);
+
+	if (lines <= 0 || u->fr.ncpus == 0)
+		return;
+	if ((size_t)lines * (size_t)cols < u->fr.ncpus)
+		cols = (int)((u->fr.ncpus + (size_t)lines - 1) / (size_t)lines);
+	colw = w / cols;
+	if (colw < METER_MIN_W) {
+		draw_strip(u, y, lines, w, full);
+		return;
+	}
+	for (size_t i = 0; i < u->fr.ncpus; i++) {
+		int l = (int)(i / (size_t)cols), c = (int)(i % (size_t)cols);
+
+		if (l >= lines)
+			break;
+		draw_meter(y + l, c * colw, colw - 1, u->fr.cpus[i].cpu, u->fr.cpu_rate[i], full);
+	}
+}
+
+void header_draw(struct ui *u, int w, int h)
+{
+	struct header_layout l = header_layout(u, h, w);
+	int y = 2;
+
+	draw_title(u, w);
+	draw_target(u, w);
+	for (int i = 0; i < l.ev_lines; i++)
+		draw_event(u, y++, w, (size_t)i);
+	if (l.ev_lines < (int)u->fr.nev && l.ev_lines > 0) {
+		char more[48];
+
+		snprintf(more, sizeof(more), " +%zu more: e", u->fr.nev - (size_t)l.ev_lines);
+		paint_text(y - 1, w - (int)strlen(more), (int)strlen(more), R_WARN, more, false);
+	}
+	draw_meters(u, y, l.meter_lines, w);
+}
+
+void ui_message(struct ui *u, bool error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(u->msg, sizeof(u->msg), fmt, ap);
+	va_end(ap);
+	u->msg_error = error;
+	u->msg_until = time(NULL) + (error ? 10 : 5);
+}
+
+void message_draw(struct ui *u, int y, int w)
+{
+	char line[1024] = "";
+
+	paint_fill(y, 0, w, R_NORMAL);
+	if (u->msg[0] && time(NULL) < u->msg_until) {
+		paint_foreign(y, 0, w, u->msg_error ? R_ERROR : R_WARN, u->msg);
+		return;
+	}
+	for (size_t i = 0; i < u->s->nnotices; i++) {
+		if (i)
+			strlcat(line, " | ", sizeof(line));
+		strlcat(line, u->s->notices[i], sizeof(line));
+	}
+	paint_foreign(y, 0, w, R_DIM, line);
+}
+
+struct fkey {
+	const char *key, *label;
+	bool (*alt)(const struct ui *u);   /* when true, alt_key/alt_label show */
+	const char *alt_key, *alt_label;
+};
+
+static bool is_focused(const struct ui *u) { return u->focus != 0; }
+static bool is_paused(const struct ui *u) { return u->paused; }
+
+#define FK(k, l) { k, l, NULL, NULL, NULL }
+
+static const struct fkey bar_main[] = {
+	FK("F1", "Help"), FK("F10", "Quit"), FK("Tab", "View"), FK("e", "Events"), FK("x", "Exclude"),
+	FK("U", "User"), FK("K", "Kernel"), FK("/", "Filter"),
+	{ "Enter", "Focus", is_focused, "Esc", "Back" },
+	{ "Space", "Pause", is_paused, "Space", "Resume" },
+	FK("z", "Decay"), FK("c", "Total"), FK("d", "Delay"), FK("F", "Freq"),
+	FK(NULL, NULL),
+};
+static const struct fkey bar_events[] = {
+	FK("Space", "On/off"), FK("u k v i o g", "Exclude"), FK("Esc", "Close"), FK(NULL, NULL),
+};
+static const struct fkey bar_exclude[] = {
+	FK("u k v i o g", "Toggle"), FK("Space", "Toggle"), FK("Esc", "Close"), FK(NULL, NULL),
+};
+static const struct fkey bar_help[] = {
+	FK("Up/Down", "Scroll"), FK("Esc", "Close"), FK(NULL, NULL),
+};
+
+void footer_draw(struct ui *u, int y, int w)
+{
+	const struct fkey *bar = bar_main;
+	int x = 0;
+
+	if (u->mode == MODE_PROMPT) {
+		static const char *const what[] = { "Filter: ", "Interval (seconds): ", "Sampling frequency (Hz): " };
+		char safe[256];
+
+		paint_fill(y, 0, w, R_FLABEL);
+		paint_text(y, 0, (int)strlen(what[u->prompt]), R_FKEY, what[u->prompt], false);
+		sanitize(safe, sizeof(safe), u->input);
+		x = (int)strlen(what[u->prompt]);
+		paint_text(y, x, w - x, R_FLABEL, safe, false);
+		move(y, x + (int)strlen(safe) < w ? x + (int)strlen(safe) : w - 1);
+		return;
+	}
+	if (u->mode == MODE_EVENTS)
+		bar = bar_events;
+	else if (u->mode == MODE_EXCLUDE)
+		bar = bar_exclude;
+	else if (u->mode == MODE_HELP)
+		bar = bar_help;
+	paint_fill(y, 0, w, R_FLABEL);
+	for (; bar->key && x < w; bar++) {
+		bool alt = bar->alt && bar->alt(u);
+		const char *key = alt ? bar->alt_key : bar->key, *label = alt ? bar->alt_label : bar->label;
+		int kw = (int)strlen(key), lw = (int)strlen(label) + 1;
+
+		paint_text(y, x, kw < w - x ? kw : w - x, R_FKEY, key, false);
+		x += kw;
+		if (x < w)
+			paint_text(y, x, lw < w - x ? lw : w - x, R_FLABEL, label, false);
+		x += lw + 1;
+	}
+}

@@ -1,0 +1,404 @@
+/* keys: one declarative table per mode (key -> action); an action changes
+ * the state, drives the engine when it must, and returns what to redraw. */
+#include <curses.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "evspec.h"
+#include "keys.h"
+
+/* --- moving around ----------------------------------------------------- */
+
+static unsigned select_row(struct ui *u, size_t i)
+{
+	size_t v = u->view;
+
+	if (u->nrows == 0)
+		return 0;
+	u->sel[v] = i >= u->nrows ? u->nrows - 1 : i;
+	u->sel_key[v] = views_row_key(u, u->rows[u->sel[v]]);
+	u->sel_valid[v] = true;
+	return UI_DRAW;
+}
+
+static size_t page(const struct ui *u)
+{
+	return u->page > 1 ? (size_t)u->page - 1 : 1;
+}
+
+static unsigned act_up(struct ui *u, int key)
+{
+	return select_row(u, u->sel[u->view] ? u->sel[u->view] - 1 : 0);
+}
+
+static unsigned act_down(struct ui *u, int key)
+{
+	return select_row(u, u->sel[u->view] + 1);
+}
+
+static unsigned act_pgup(struct ui *u, int key)
+{
+	size_t s = u->sel[u->view];
+
+	return select_row(u, s > page(u) ? s - page(u) : 0);
+}
+
+static unsigned act_pgdn(struct ui *u, int key)
+{
+	return select_row(u, u->sel[u->view] + page(u));
+}
+
+static unsigned act_home(struct ui *u, int key)
+{
+	return select_row(u, 0);
+}
+
+static unsigned act_end(struct ui *u, int key)
+{
+	return select_row(u, u->nrows ? u->nrows - 1 : 0);
+}
+
+static unsigned act_view(struct ui *u, int key)
+{
+	u->view = (enum ui_view)((u->view + (key == KEY_BTAB ? VIEW_COUNT - 1 : 1)) % VIEW_COUNT);
+	return UI_RESORT;
+}
+
+static unsigned act_sort(struct ui *u, int key)
+{
+	size_t n = views_ncols(u), *c = &u->sort_col[u->view];
+
+	*c = (*c + (key == '<' ? n - 1 : 1)) % n;
+	return UI_RESORT;
+}
+
+static unsigned act_invert(struct ui *u, int key)
+{
+	u->sort_inv[u->view] = !u->sort_inv[u->view];
+	return UI_RESORT;
+}
+
+/* --- the whole program ------------------------------------------------- */
+
+static unsigned act_quit(struct ui *u, int key)
+{
+	return UI_QUIT;
+}
+
+static unsigned act_help(struct ui *u, int key)
+{
+	u->prev_mode = u->mode == MODE_HELP ? MODE_MAIN : u->mode;
+	u->mode = MODE_HELP;
+	u->help_top = 0;
+	return UI_DRAW;
+}
+
+static unsigned act_redraw(struct ui *u, int key)
+{
+	return UI_CLEAR;
+}
+
+/* --- what is sampled ----------------------------------------------------- */
+
+void event_set_exclude(struct ui *u, size_t i, unsigned bits)
+{
+	agg_event(u->s->agg, i)->exclude = bits;
+	u->fr.ev[i].exclude = bits;
+}
+
+/* Flips one flag on every event; all or nothing: a refusal puts back the
+ * events already re-opened. */
+unsigned exclude_toggle_all(struct ui *u, unsigned bit)
+{
+	unsigned old[AGG_MAX_EVENTS];
+	bool all = true;
+	char err[512], name[32];
+	size_t i, n = u->fr.nev;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		old[i] = u->fr.ev[i].exclude;
+		all = all && (old[i] & bit);
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		unsigned want = all ? old[i] & ~bit : old[i] | bit;
+
+		if (want != old[i] && (rc = engine_set_exclude(u->s->eng, i, want, err, sizeof(err))) == 0)
+			event_set_exclude(u, i, want);
+	}
+	exclude_format(bit, name, sizeof(name));
+	if (rc) {
+		for (size_t j = 0; j + 1 < i; j++)
+			if (u->fr.ev[j].exclude != old[j] &&
+			    engine_set_exclude(u->s->eng, j, old[j], NULL, 0) == 0)
+				event_set_exclude(u, j, old[j]);
+		ui_message(u, true, "exclude %s refused, flags unchanged: %s", name, err);
+		return UI_DRAW;
+	}
+	ui_message(u, false, "%s samples %s", name, all ? "included again" : "excluded");
+	return UI_DRAW;
+}
+
+static unsigned act_exclude_user(struct ui *u, int key)
+{
+	return exclude_toggle_all(u, EXCL_USER);
+}
+
+static unsigned act_exclude_kernel(struct ui *u, int key)
+{
+	return exclude_toggle_all(u, EXCL_KERNEL);
+}
+
+static unsigned open_panel(struct ui *u, enum ui_mode m)
+{
+	u->mode = u->mode == m ? MODE_MAIN : m;
+	u->panel_sel = 0;
+	return UI_DRAW;
+}
+
+static unsigned act_events(struct ui *u, int key)
+{
+	return open_panel(u, MODE_EVENTS);
+}
+
+static unsigned act_exclude_panel(struct ui *u, int key)
+{
+	return open_panel(u, MODE_EXCLUDE);
+}
+
+static unsigned act_focus(struct ui *u, int key)
+{
+	const struct agg_task *t;
+
+	if (u->view != VIEW_TASKS || u->nrows == 0) {
+		ui_message(u, false, "Enter focuses on a task: Tab to the Tasks view and select one");
+		return UI_DRAW;
+	}
+	t = u->rows[u->sel[VIEW_TASKS]];
+	if (t->pid <= 0) {
+		ui_message(u, true, "PID %d is the idle task: nothing to focus on", (int)t->pid);
+		return UI_DRAW;
+	}
+	u->reopen = (struct ui_reopen){ .pending = true, .pid = t->pid };
+	return UI_REOPEN;
+}
+
+static unsigned act_back(struct ui *u, int key)
+{
+	bool started_focused = u->o->pids || u->o->cgroup;
+
+	if (u->focus || (started_focused && !u->left_start)) {
+		u->reopen = (struct ui_reopen){ .pending = true, .pid = 0 };
+		return UI_REOPEN;
+	}
+	if (u->filter[0]) {
+		u->filter[0] = '\0';
+		return UI_RESORT;
+	}
+	return 0;
+}
+
+/* --- how it is shown ----------------------------------------------------- */
+
+static unsigned start_prompt(struct ui *u, enum ui_prompt p, const char *text)
+{
+	u->prompt = p;
+	u->mode = MODE_PROMPT;
+	strlcpy(u->input, text, sizeof(u->input));
+	strlcpy(u->input_saved, u->filter, sizeof(u->input_saved));
+	return UI_DRAW;
+}
+
+static unsigned act_filter(struct ui *u, int key)
+{
+	return start_prompt(u, PROMPT_FILTER, u->filter);
+}
+
+static unsigned act_next(struct ui *u, int key)
+{
+	if (u->filter[0] == '\0') {
+		ui_message(u, false, "no filter: / sets one");
+		return UI_DRAW;
+	}
+	return u->nrows ? select_row(u, (u->sel[u->view] + 1) % u->nrows) : 0;
+}
+
+static unsigned act_decay(struct ui *u, int key)
+{
+	u->decay = !u->decay;
+	if (u->decay)
+		ui_message(u, false, "decaying history: %d%% of each interval carries into the next", UI_DECAY_PCT);
+	else
+		ui_message(u, false, "each interval starts from zero");
+	return UI_DRAW;
+}
+
+static unsigned act_cumulative(struct ui *u, int key)
+{
+	u->cumulative = !u->cumulative;
+	ui_message(u, false, u->cumulative ? "cumulative: counts since start" : "counts of the interval");
+	return UI_RESORT;
+}
+
+static unsigned act_pause(struct ui *u, int key)
+{
+	u->paused = !u->paused;
+	return UI_DRAW;
+}
+
+static unsigned act_interval(struct ui *u, int key)
+{
+	char now[32];
+
+	snprintf(now, sizeof(now), "%g", u->interval);
+	return start_prompt(u, PROMPT_INTERVAL, now);
+}
+
+unsigned interval_set(struct ui *u, double secs)
+{
+	int rc = engine_set_interval(u->s->eng, secs);
+
+	if (rc) {
+		ui_message(u, true, "interval %g s refused: %s", secs, strerror(-rc));
+		return UI_DRAW;
+	}
+	u->interval = secs;
+	ui_message(u, false, "refresh every %g s", secs);
+	return UI_DRAW;
+}
+
+static unsigned act_adjust(struct ui *u, int key)
+{
+	static const double steps[] = { 0.1, 0.2, 0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60 };
+	size_t n = sizeof(steps) / sizeof(steps[0]), i = 0;
+
+	while (i < n && steps[i] < u->interval - 1e-9)
+		i++;
+	/* i: the first step at or above the interval now. */
+	if (key == '+')
+		i = i < n && steps[i] <= u->interval + 1e-9 ? i + 1 : i;
+	else
+		i = i > 0 ? i - 1 : 0;
+	return interval_set(u, steps[i < n ? i : n - 1]);
+}
+
+static unsigned act_freq(struct ui *u, int key)
+{
+	char now[32];
+
+	snprintf(now, sizeof(now), "%llu", (unsigned long long)u->freq);
+	return start_prompt(u, PROMPT_FREQ, now);
+}
+
+static const struct key_binding global_keys[] = {
+	{ 'q', act_quit, { "q F10", "quit" } },
+	{ KEY_F(10), act_quit, { NULL, NULL } },
+	{ 'h', act_help, { "h ? F1", "this help" } },
+	{ '?', act_help, { NULL, NULL } },
+	{ KEY_F(1), act_help, { NULL, NULL } },
+	{ KEY_CTRL('l'), act_redraw, { "Ctrl-L", "redraw the screen" } },
+	{ 0, NULL, { NULL, NULL } },
+};
+
+static const struct key_binding main_keys[] = {
+	{ KEY_UP, act_up, { "Up k", "select the row above" } },
+	{ 'k', act_up, { NULL, NULL } },
+	{ KEY_DOWN, act_down, { "Down j", "select the row below" } },
+	{ 'j', act_down, { NULL, NULL } },
+	{ KEY_PPAGE, act_pgup, { "PgUp PgDn", "a page up or down" } },
+	{ KEY_NPAGE, act_pgdn, { NULL, NULL } },
+	{ KEY_HOME, act_home, { "Home End", "the first or the last row" } },
+	{ KEY_END, act_end, { NULL, NULL } },
+	{ '\t', act_view, { "Tab S-Tab", "next or previous view: symbols, tasks, CPUs" } },
+	{ KEY_BTAB, act_view, { NULL, NULL } },
+	{ '<', act_sort, { "< >", "sort by the column to the left or right" } },
+	{ '>', act_sort, { NULL, NULL } },
+	{ 'I', act_invert, { "I", "invert the sort order" } },
+	{ 'e', act_events, { "e", "event panel: events on/off, their exclude flags" } },
+	{ 'U', act_exclude_user, { "U", "exclude user samples (all events), again: include" } },
+	{ 'K', act_exclude_kernel, { "K", "exclude kernel samples (all events), again: include" } },
+	{ 'x', act_exclude_panel, { "x", "exclude panel: user kernel hv idle host guest" } },
+	{ '\n', act_focus, { "Enter", "focus on the selected task (as -p PID)" } },
+	{ '\r', act_focus, { NULL, NULL } },
+	{ KEY_ENTER, act_focus, { NULL, NULL } },
+	{ KEY_ESC, act_back, { "Esc Backspace", "back to system-wide (or clear the filter)" } },
+	{ KEY_BACKSPACE, act_back, { NULL, NULL } },
+	{ 127, act_back, { NULL, NULL } },
+	{ KEY_CTRL('h'), act_back, { NULL, NULL } },
+	{ '/', act_filter, { "/", "filter rows: symbol, DSO, comm or PID substring" } },
+	{ 'n', act_next, { "n", "select the next matching row" } },
+	{ 'z', act_decay, { "z", "zero each interval / decaying history" } },
+	{ 'c', act_cumulative, { "c", "cumulative since start / this interval" } },
+	{ ' ', act_pause, { "Space Z", "pause the display (sampling goes on)" } },
+	{ 'Z', act_pause, { NULL, NULL } },
+	{ 'd', act_interval, { "d", "set the refresh interval" } },
+	{ '+', act_adjust, { "+ -", "longer or shorter refresh interval" } },
+	{ '-', act_adjust, { NULL, NULL } },
+	{ 'F', act_freq, { "F", "set the sampling frequency (re-opens the events)" } },
+	{ 0, NULL, { NULL, NULL } },
+};
+
+static const struct {
+	const char *title;
+	const struct key_binding *keys;
+} sections[] = {
+	{ "Anywhere", global_keys },
+	{ "Tables", main_keys },
+	{ "Event panel (e)", event_keys },
+	{ "Exclude panel (x)", exclude_keys },
+	{ "Prompts (/ d F)", prompt_keys },
+};
+
+const char *keys_section(size_t s)
+{
+	return s < sizeof(sections) / sizeof(sections[0]) ? sections[s].title : NULL;
+}
+
+bool keys_doc(size_t s, size_t i, struct ui_keyhelp *out)
+{
+	const struct key_binding *k;
+
+	if (s >= sizeof(sections) / sizeof(sections[0]))
+		return false;
+	for (k = sections[s].keys; k->fn || k->doc.keys; k++)
+		if (k->doc.keys && i-- == 0) {
+			*out = k->doc;
+			return true;
+		}
+	return false;
+}
+
+static const struct key_binding *lookup(const struct key_binding *t, int key)
+{
+	for (; t->fn || t->doc.keys; t++)
+		if (t->fn && t->key == key)
+			return t;
+	return NULL;
+}
+
+unsigned keys_dispatch(struct ui *u, int key)
+{
+	const struct key_binding *b = NULL;
+
+	switch (u->mode) {
+	case MODE_PROMPT:
+		return prompt_key(u, key);
+	case MODE_HELP:
+		return help_key(u, key);
+	case MODE_EVENTS:
+		b = lookup(event_keys, key);
+		break;
+	case MODE_EXCLUDE:
+		b = lookup(exclude_keys, key);
+		break;
+	case MODE_MAIN:
+		b = lookup(main_keys, key);
+		break;
+	}
+	if (b == NULL)
+		b = lookup(global_keys, key);
+	return b ? b->fn(u, key) : 0;
+}

@@ -1,0 +1,31 @@
+/* keys: the key tables' shared parts (keys.c: the tables view,
+ * panel_keys.c: panels, help and prompts). */
+#ifndef PERFTOP_UI_KEYS_H
+#define PERFTOP_UI_KEYS_H
+
+#include "ui.h"
+
+#define KEY_ESC 27
+#define KEY_CTRL(c) ((c) & 0x1f)
+
+typedef unsigned (*key_fn)(struct ui *u, int key);
+
+/* A table ends with a row without fn and doc.keys. A row with doc.keys NULL
+ * is an alias of the one above; a row without fn is documentation only. */
+struct key_binding {
+	int key;
+	key_fn fn;
+	struct ui_keyhelp doc;
+};
+
+extern const struct key_binding event_keys[], exclude_keys[], prompt_keys[];
+
+unsigned prompt_key(struct ui *u, int key);
+unsigned help_key(struct ui *u, int key);
+
+/* Flips one exclude flag on every event (all or nothing). */
+unsigned exclude_toggle_all(struct ui *u, unsigned bit);
+void event_set_exclude(struct ui *u, size_t ev, unsigned bits);
+unsigned interval_set(struct ui *u, double secs);
+
+#endif

@@ -1,0 +1,177 @@
+/* paint: the few ways text reaches the screen. Everything that came from
+ * another process goes through paint_foreign (sanitize, then width-checked
+ * wide characters); nothing else writes row text. */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "sanitize.h"
+#include "ui.h"
+
+static int attrs[R_ROLES];
+
+struct role_style {
+	short fg, bg;
+	int attr;       /* with colours */
+	int mono;       /* without */
+};
+
+static const struct role_style styles[R_ROLES] = {
+	[R_NORMAL] = { -1, -1, 0, 0 },
+	[R_LABEL] = { COLOR_CYAN, -1, 0, 0 },
+	[R_VALUE] = { -1, -1, A_BOLD, A_BOLD },
+	[R_HEAD] = { COLOR_BLACK, COLOR_GREEN, 0, A_REVERSE },
+	[R_HEAD_SORT] = { COLOR_BLACK, COLOR_CYAN, A_BOLD, A_REVERSE | A_BOLD | A_UNDERLINE },
+	[R_SELECTED] = { COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE },
+	[R_KERNEL] = { COLOR_MAGENTA, -1, 0, 0 },
+	[R_DIM] = { -1, -1, A_DIM, A_DIM },
+	[R_METER] = { COLOR_GREEN, -1, A_BOLD, A_BOLD },
+	[R_WARN] = { COLOR_BLACK, COLOR_YELLOW, A_BOLD, A_REVERSE | A_BOLD },
+	[R_ERROR] = { COLOR_WHITE, COLOR_RED, A_BOLD, A_BOLD | A_UNDERLINE },
+	[R_FKEY] = { -1, -1, A_BOLD, A_BOLD },
+	[R_FLABEL] = { COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE },
+	[R_PANEL] = { -1, -1, 0, 0 },
+	[R_PANEL_SEL] = { COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE },
+	[R_OFF] = { COLOR_RED, -1, A_BOLD, A_DIM },
+};
+
+void paint_init(struct ui *u)
+{
+	bool defaults;
+
+	u->color = !u->o->no_color && has_colors();
+	if (u->color && start_color() == ERR)
+		u->color = false;
+	if (!u->color) {
+		for (int r = 0; r < R_ROLES; r++)
+			attrs[r] = styles[r].mono;
+		return;
+	}
+	defaults = use_default_colors() == OK;
+	for (int r = 0; r < R_ROLES; r++) {
+		short fg = styles[r].fg, bg = styles[r].bg;
+
+		if (!defaults) {
+			fg = fg < 0 ? COLOR_WHITE : fg;
+			bg = bg < 0 ? COLOR_BLACK : bg;
+		}
+		if (fg < 0 && bg < 0) {
+			attrs[r] = styles[r].attr;
+			continue;
+		}
+		init_pair((short)(r + 1), fg, bg);
+		attrs[r] = (int)COLOR_PAIR(r + 1) | styles[r].attr;
+	}
+}
+
+int paint_attr(enum ui_role r)
+{
+	return attrs[r];
+}
+
+static void pad(int n)
+{
+	while (n-- > 0)
+		addch(' ');
+}
+
+/* Writes s in exactly w columns at (y, x): cut or padded. Characters the
+ * terminal would not print as one glyph become '?'. */
+void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right)
+{
+	wchar_t wb[512];
+	size_t n = 0;
+	int cols = 0;
+	mbstate_t st;
+
+	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
+		return;
+	if (x + w > COLS)
+		w = COLS - x;
+	memset(&st, 0, sizeof(st));
+	while (*s && n < sizeof(wb) / sizeof(wb[0]) - 1) {
+		wchar_t wc;
+		size_t k = mbrtowc(&wc, s, strlen(s), &st);
+		int cw;
+
+		if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+			wc = L'?';
+			k = 1;
+			memset(&st, 0, sizeof(st));
+		}
+		cw = wcwidth(wc);
+		if (cw < 0) {
+			wc = L'?';
+			cw = 1;
+		}
+		if (cols + cw > w)
+			break;
+		wb[n++] = wc;
+		cols += cw;
+		s += k;
+	}
+	wb[n] = L'\0';
+	attrset(attrs[r]);
+	move(y, x);
+	if (right)
+		pad(w - cols);
+	addnwstr(wb, (int)n);
+	if (!right)
+		pad(w - cols);
+	attrset(A_NORMAL);
+}
+
+void paint_foreign(int y, int x, int w, enum ui_role r, const char *s)
+{
+	char safe[1024];
+
+	sanitize(safe, sizeof(safe), s ? s : "");
+	paint_text(y, x, w, r, safe, false);
+}
+
+void paint_fill(int y, int x, int w, enum ui_role r)
+{
+	paint_text(y, x, w, r, "", false);
+}
+
+void paint_box(int y, int x, int h, int w, const char *title)
+{
+	if (h < 2 || w < 2)
+		return;
+	attrset(attrs[R_PANEL]);
+	for (int i = 1; i < h - 1; i++) {
+		mvaddch(y + i, x, ACS_VLINE);
+		pad(w - 2);
+		addch(ACS_VLINE);
+	}
+	mvaddch(y, x, ACS_ULCORNER);
+	hline(ACS_HLINE, w - 2);
+	mvaddch(y, x + w - 1, ACS_URCORNER);
+	mvaddch(y + h - 1, x, ACS_LLCORNER);
+	hline(ACS_HLINE, w - 2);
+	mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
+	attrset(A_NORMAL);
+	if (title) {
+		int tw = (int)strlen(title) + 2;
+
+		if (tw > w - 4)
+			tw = w - 4;
+		mvaddch(y, x + 2, ' ');
+		paint_text(y, x + 3, tw - 2, R_VALUE, title, false);
+		mvaddch(y, x + 1 + tw, ' ');
+	}
+}
+
+/* Fits a count in 7 columns: 1234567 -> "1234.6k". */
+void fmt_count(char *buf, size_t len, double v)
+{
+	if (v < 99999.5)
+		snprintf(buf, len, "%.0f", v);
+	else if (v < 9999.95e3)
+		snprintf(buf, len, "%.1fk", v / 1e3);
+	else if (v < 9999.95e6)
+		snprintf(buf, len, "%.1fM", v / 1e6);
+	else
+		snprintf(buf, len, "%.1fG", v / 1e9);
+}

@@ -1,0 +1,266 @@
+/* panel_keys: the keys of the event panel, the exclude panel, the help
+ * screen and the one-line prompts (filter, interval, frequency). */
+#include <curses.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "evspec.h"
+#include "keys.h"
+
+/* EXCL_* bit of a panel letter; 0 if it is none. */
+static unsigned flag_of(int key)
+{
+	static const char letters[] = "ukviog"; /* EXCL_* order */
+	const char *p = key > 0 && key < 128 ? strchr(letters, key) : NULL;
+
+	return p && *p ? 1u << (p - letters) : 0;
+}
+
+static unsigned panel_move(struct ui *u, int key)
+{
+	size_t n = panel_len(u);
+
+	if (n == 0)
+		return 0;
+	if (key == KEY_UP)
+		u->panel_sel = u->panel_sel ? u->panel_sel - 1 : 0;
+	else if (key == KEY_DOWN)
+		u->panel_sel = u->panel_sel + 1 < n ? u->panel_sel + 1 : n - 1;
+	else if (key == KEY_HOME)
+		u->panel_sel = 0;
+	else
+		u->panel_sel = n - 1;
+	return UI_DRAW;
+}
+
+static unsigned panel_close(struct ui *u, int key)
+{
+	u->mode = MODE_MAIN;
+	return UI_DRAW;
+}
+
+/* --- event panel ------------------------------------------------------- */
+
+static unsigned event_toggle(struct ui *u, int key)
+{
+	size_t i = u->panel_sel;
+	bool on;
+	int rc;
+
+	if (i >= u->fr.nev)
+		return 0;
+	on = !u->fr.ev[i].enabled;
+	rc = engine_enable_event(u->s->eng, i, on);
+	if (rc) {
+		ui_message(u, true, "cannot switch %s %s: %s", u->fr.ev[i].name, on ? "on" : "off", strerror(-rc));
+		engine_enable_event(u->s->eng, i, !on);
+		return UI_DRAW;
+	}
+	agg_event(u->s->agg, i)->enabled = on;
+	u->fr.ev[i].enabled = on;
+	ui_message(u, false, "%s switched %s", u->fr.ev[i].name, on ? "on" : "off");
+	return UI_DRAW;
+}
+
+static unsigned event_flag(struct ui *u, int key)
+{
+	size_t i = u->panel_sel;
+	unsigned bit = flag_of(key), want;
+	char err[512], name[32];
+	int rc;
+
+	if (i >= u->fr.nev || bit == 0)
+		return 0;
+	want = u->fr.ev[i].exclude ^ bit;
+	exclude_format(bit, name, sizeof(name));
+	rc = engine_set_exclude(u->s->eng, i, want, err, sizeof(err));
+	if (rc) {
+		ui_message(u, true, "%s: exclude %s refused, flags unchanged: %s", u->fr.ev[i].name, name, err);
+		return UI_DRAW;
+	}
+	event_set_exclude(u, i, want);
+	ui_message(u, false, "%s: %s samples %s", u->fr.ev[i].name, name,
+		   want & bit ? "excluded" : "included again");
+	return UI_DRAW;
+}
+
+const struct key_binding event_keys[] = {
+	{ KEY_UP, panel_move, { "Up Down", "select an event" } },
+	{ KEY_DOWN, panel_move, { NULL, NULL } },
+	{ KEY_HOME, panel_move, { NULL, NULL } },
+	{ KEY_END, panel_move, { NULL, NULL } },
+	{ ' ', event_toggle, { "Space", "switch the event on or off (no re-open)" } },
+	{ 'u', event_flag, { "u k v", "its exclude user / kernel / hypervisor flag" } },
+	{ 'k', event_flag, { NULL, NULL } },
+	{ 'v', event_flag, { NULL, NULL } },
+	{ 'i', event_flag, { "i o g", "its exclude idle / host / guest flag" } },
+	{ 'o', event_flag, { NULL, NULL } },
+	{ 'g', event_flag, { NULL, NULL } },
+	{ KEY_ESC, panel_close, { "Esc e Enter", "close the panel" } },
+	{ 'e', panel_close, { NULL, NULL } },
+	{ '\n', panel_close, { NULL, NULL } },
+	{ '\r', panel_close, { NULL, NULL } },
+	{ KEY_ENTER, panel_close, { NULL, NULL } },
+	{ 0, NULL, { NULL, NULL } },
+};
+
+/* --- exclude panel ----------------------------------------------------- */
+
+static unsigned exclude_flag(struct ui *u, int key)
+{
+	unsigned bit = key == ' ' ? 1u << u->panel_sel : flag_of(key);
+
+	return bit ? exclude_toggle_all(u, bit) : 0;
+}
+
+const struct key_binding exclude_keys[] = {
+	{ KEY_UP, panel_move, { "Up Down", "select a flag" } },
+	{ KEY_DOWN, panel_move, { NULL, NULL } },
+	{ KEY_HOME, panel_move, { NULL, NULL } },
+	{ KEY_END, panel_move, { NULL, NULL } },
+	{ ' ', exclude_flag, { "Space", "flip the selected flag on every event" } },
+	{ 'u', exclude_flag, { "u", "exclude user" } },
+	{ 'k', exclude_flag, { "k", "exclude kernel" } },
+	{ 'v', exclude_flag, { "v", "exclude hypervisor (hv)" } },
+	{ 'i', exclude_flag, { "i", "exclude idle" } },
+	{ 'o', exclude_flag, { "o", "exclude host" } },
+	{ 'g', exclude_flag, { "g", "exclude guest" } },
+	{ KEY_ESC, panel_close, { "Esc x Enter", "close the panel" } },
+	{ 'x', panel_close, { NULL, NULL } },
+	{ '\n', panel_close, { NULL, NULL } },
+	{ '\r', panel_close, { NULL, NULL } },
+	{ KEY_ENTER, panel_close, { NULL, NULL } },
+	{ 0, NULL, { NULL, NULL } },
+};
+
+/* --- help -------------------------------------------------------------- */
+
+unsigned help_key(struct ui *u, int key)
+{
+	switch (key) {
+	case KEY_UP:
+	case 'k':
+		u->help_top = u->help_top ? u->help_top - 1 : 0;
+		return UI_DRAW;
+	case KEY_DOWN:
+	case 'j':
+		u->help_top++;
+		return UI_DRAW;
+	case KEY_PPAGE:
+		u->help_top = u->help_top > 10 ? u->help_top - 10 : 0;
+		return UI_DRAW;
+	case KEY_NPAGE:
+	case ' ':
+		u->help_top += 10;
+		return UI_DRAW;
+	case KEY_F(10):
+		return UI_QUIT;
+	case KEY_CTRL('l'):
+		return UI_CLEAR;
+	case KEY_RESIZE:
+		return 0;
+	default: /* any other key: back where help was asked for */
+		u->mode = u->prev_mode;
+		return UI_DRAW;
+	}
+}
+
+/* --- prompts ------------------------------------------------------------- */
+
+const struct key_binding prompt_keys[] = {
+	{ 0, NULL, { "Enter", "apply" } },
+	{ 0, NULL, { "Esc", "cancel (the filter: back to the one before)" } },
+	{ 0, NULL, { "Backspace", "delete a character; Ctrl-U: the whole line" } },
+	{ 0, NULL, { NULL, NULL } },
+};
+
+static uint64_t max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	unsigned long long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v ? v : 100000;
+}
+
+static unsigned prompt_apply(struct ui *u)
+{
+	const char *errstr = NULL;
+	char *end;
+	double d;
+	long long f;
+
+	u->mode = MODE_MAIN;
+	switch (u->prompt) {
+	case PROMPT_FILTER:
+		strlcpy(u->filter, u->input, sizeof(u->filter));
+		return UI_RESORT;
+	case PROMPT_INTERVAL:
+		errno = 0;
+		d = strtod(u->input, &end);
+		if (errno || end == u->input || *end || !(d >= 0.1 && d <= 3600)) {
+			ui_message(u, true, "interval: give seconds from 0.1 to 3600");
+			return UI_DRAW;
+		}
+		return interval_set(u, d);
+	case PROMPT_FREQ:
+		f = strtonum(u->input, 1, (long long)max_sample_rate(), &errstr);
+		if (errstr) {
+			ui_message(u, true, "frequency %s: from 1 to %llu Hz (kernel.perf_event_max_sample_rate)",
+				   errstr, (unsigned long long)max_sample_rate());
+			return UI_DRAW;
+		}
+		if ((uint64_t)f == u->freq && !u->period)
+			return UI_DRAW;
+		u->reopen = (struct ui_reopen){ .pending = true, .pid = u->focus, .freq = (uint64_t)f };
+		return UI_REOPEN;
+	}
+	return UI_DRAW;
+}
+
+unsigned prompt_key(struct ui *u, int key)
+{
+	size_t len = strlen(u->input);
+	bool live = u->prompt == PROMPT_FILTER;
+
+	switch (key) {
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		return prompt_apply(u);
+	case KEY_ESC:
+		if (live)
+			strlcpy(u->filter, u->input_saved, sizeof(u->filter));
+		u->mode = MODE_MAIN;
+		return live ? UI_RESORT : UI_DRAW;
+	case KEY_BACKSPACE:
+	case 127:
+	case KEY_CTRL('h'):
+		if (len)
+			u->input[len - 1] = '\0';
+		break;
+	case KEY_CTRL('u'):
+		u->input[0] = '\0';
+		break;
+	case KEY_CTRL('l'):
+		return UI_CLEAR;
+	default:
+		if (key < 0x20 || key > 0x7e || len + 1 >= sizeof(u->input))
+			return 0;
+		u->input[len] = (char)key;
+		u->input[len + 1] = '\0';
+		break;
+	}
+	if (!live)
+		return UI_DRAW;
+	/* The filter applies as it is typed, as in htop. */
+	strlcpy(u->filter, u->input, sizeof(u->filter));
+	return UI_RESORT;
+}

@@ -1,0 +1,147 @@
+/* panels: the event panel (e), the exclude panel (x), the help screen. */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "evspec.h"
+#include "ui.h"
+
+/* Letters of the exclude flags, in EXCL_* bit order; 'v' for hypervisor and
+ * 'o' for host keep clear of htop's H (threads). */
+static const struct {
+	char key;
+	const char *name;
+} flags[] = {
+	{ 'u', "user" }, { 'k', "kernel" }, { 'v', "hypervisor (hv)" },
+	{ 'i', "idle" }, { 'o', "host" }, { 'g', "guest" },
+};
+
+#define NFLAGS (sizeof(flags) / sizeof(flags[0]))
+
+size_t panel_len(const struct ui *u)
+{
+	return u->mode == MODE_EVENTS ? u->fr.nev : u->mode == MODE_EXCLUDE ? NFLAGS : 0;
+}
+
+static void panel_geometry(int h, int w, int rows, int want_w, int *y, int *x, int *ph, int *pw)
+{
+	*pw = want_w < w - 2 ? want_w : w - 2;
+	*ph = rows + 4 < h - 2 ? rows + 4 : h - 2;
+	*y = (h - *ph) / 2;
+	*x = (w - *pw) / 2;
+}
+
+static void flag_cells(unsigned bits, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < NFLAGS && o + 3 < len; i++) {
+		buf[o++] = bits & (1u << i) ? flags[i].key : '.';
+		buf[o++] = ' ';
+	}
+	buf[o ? o - 1 : 0] = '\0';
+}
+
+static void events_draw(struct ui *u, int h, int w)
+{
+	int y, x, ph, pw, rows = (int)u->fr.nev;
+	char line[256], cells[32], excl[64];
+
+	panel_geometry(h, w, rows + 2, 78, &y, &x, &ph, &pw);
+	paint_box(y, x, ph, pw, "Events");
+	snprintf(line, sizeof(line), "%-24s %-5s %-11s %s", "Event", "State", "u k v i o g", "excluded");
+	paint_text(y + 1, x + 2, pw - 4, R_HEAD, line, false);
+	for (int i = 0; i < rows && i < ph - 5; i++) {
+		const struct agg_event *e = &u->fr.ev[i];
+		bool sel = (size_t)i == u->panel_sel;
+		enum ui_role r = sel ? R_PANEL_SEL : R_PANEL;
+
+		flag_cells(e->exclude, cells, sizeof(cells));
+		exclude_format(e->exclude, excl, sizeof(excl));
+		paint_fill(y + 2 + i, x + 2, pw - 4, r);
+		paint_foreign(y + 2 + i, x + 2, 24, r, e->name);
+		paint_text(y + 2 + i, x + 27, 5, sel ? r : e->enabled ? R_METER : R_OFF, e->enabled ? "on" : "OFF",
+			   false);
+		snprintf(line, sizeof(line), "%-11s %s", cells, excl[0] ? excl : "-");
+		paint_text(y + 2 + i, x + 33, pw - 35, r, line, false);
+	}
+	paint_text(y + ph - 2, x + 2, pw - 4, R_DIM,
+		   "Space on/off  u user k kernel v hv i idle o host g guest  Esc close", false);
+}
+
+static void exclude_draw(struct ui *u, int h, int w)
+{
+	int y, x, ph, pw;
+	char line[128];
+
+	panel_geometry(h, w, (int)NFLAGS + 2, 60, &y, &x, &ph, &pw);
+	paint_box(y, x, ph, pw, "Exclude (all events)");
+	paint_text(y + 1, x + 2, pw - 4, R_HEAD, "     Key  Exclude samples from", false);
+	for (size_t i = 0; i < NFLAGS && (int)i < ph - 5; i++) {
+		size_t on = 0;
+		bool sel = i == u->panel_sel;
+
+		for (size_t e = 0; e < u->fr.nev; e++)
+			on += (u->fr.ev[e].exclude >> i) & 1;
+		snprintf(line, sizeof(line), "[%c]   %c   %s", on == 0 ? ' ' : on == u->fr.nev ? 'x' : '~',
+			 flags[i].key, flags[i].name);
+		paint_fill(y + 2 + (int)i, x + 2, pw - 4, sel ? R_PANEL_SEL : R_PANEL);
+		paint_text(y + 2 + (int)i, x + 2, pw - 4, sel ? R_PANEL_SEL : R_PANEL, line, false);
+	}
+	paint_text(y + ph - 2, x + 2, pw - 4, R_DIM, "[x] all events  [~] some  Space/letter toggles", false);
+}
+
+void panels_draw(struct ui *u, int h, int w)
+{
+	if (u->mode == MODE_EVENTS)
+		events_draw(u, h, w);
+	else if (u->mode == MODE_EXCLUDE)
+		exclude_draw(u, h, w);
+}
+
+/* The help lines: every section of the key tables, in order; returns how
+ * many lines there are. */
+static size_t help_lines(int y0, int rows, int colw, int col, size_t skip, bool draw)
+{
+	struct ui_keyhelp k;
+	const char *title;
+	size_t line = 0;
+	int y = y0;
+
+	for (size_t s = 0; (title = keys_section(s)) != NULL; s++) {
+		for (size_t i = 0; i == 0 || keys_doc(s, i - 1, &k); i++, line++) {
+			if (!draw || line < skip)
+				continue;
+			if (y >= y0 + rows)
+				return line;
+			if (i == 0)
+				paint_text(y++, col, colw, R_LABEL, title, false);
+			else {
+				paint_text(y, col + 2, 14, R_VALUE, k.keys, false);
+				paint_text(y++, col + 17, colw - 17, R_NORMAL, k.what, false);
+			}
+		}
+		if (draw && line >= skip && y < y0 + rows)
+			y++;
+		line++;
+	}
+	return line;
+}
+
+void help_draw(struct ui *u, int h, int w)
+{
+	int rows = h - 3, cols = w >= 110 ? 2 : 1, colw = w / cols - 1;
+	size_t total = help_lines(0, 0, 0, 0, 0, false), per = (total + (size_t)cols - 1) / (size_t)cols;
+
+	erase();
+	paint_text(0, 0, w, R_HEAD, " perftop " PERFTOP_VERSION " keys  (the manual: man perftop)", false);
+	if (cols == 2 && per <= (size_t)rows) {
+		help_lines(2, (int)per, colw, 0, 0, true);
+		help_lines(2, rows, colw, colw + 1, per, true);
+		u->help_top = 0;
+		return;
+	}
+	if (u->help_top + (size_t)rows > total)
+		u->help_top = total > (size_t)rows ? total - (size_t)rows : 0;
+	help_lines(2, rows, w - 1, 0, u->help_top, true);
+}

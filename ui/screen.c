@@ -1,0 +1,65 @@
+/* screen: the state's defaults and the one place a whole frame is drawn. */
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "ui.h"
+
+void ui_init(struct ui *u, struct session *s, const struct options *o)
+{
+	struct utsname un;
+
+	memset(u, 0, sizeof(*u));
+	u->s = s;
+	u->o = o;
+	u->interval = o->interval;
+	u->freq = o->freq;
+	u->period = o->period;
+	u->sort_col[VIEW_TASKS] = 1; /* the first event's share */
+	if (gethostname(u->host, sizeof(u->host)) < 0)
+		strlcpy(u->host, "?", sizeof(u->host));
+	u->host[sizeof(u->host) - 1] = '\0';
+	if (uname(&un) == 0)
+		strlcpy(u->kernel, un.release, sizeof(u->kernel));
+}
+
+void ui_free(struct ui *u)
+{
+	frame_free(u);
+}
+
+void screen_draw(struct ui *u, unsigned what)
+{
+	int h = LINES, w = COLS, hh;
+
+	if (what & UI_CLEAR)
+		clearok(curscr, TRUE);
+	views_build(u); /* cheap, and rows then never outlive the frame */
+	erase();
+	if (w < UI_MIN_W || h < UI_MIN_H) {
+		char msg[64];
+
+		snprintf(msg, sizeof(msg), "terminal too small: %dx%d needed", UI_MIN_W, UI_MIN_H);
+		paint_text(0, 0, w, R_WARN, msg, false);
+		curs_set(0);
+		refresh();
+		return;
+	}
+	if (u->mode == MODE_HELP) {
+		help_draw(u, h, w);
+		footer_draw(u, h - 1, w);
+		curs_set(0);
+		refresh();
+		return;
+	}
+	hh = header_height(u, h, w);
+	header_draw(u, w, h);
+	views_draw(u, hh, h - hh - 2, w);
+	panels_draw(u, h, w);
+	message_draw(u, h - 2, w);
+	footer_draw(u, h - 1, w); /* last: the prompt leaves the cursor there */
+	curs_set(u->mode == MODE_PROMPT ? 1 : 0);
+	refresh();
+}

@@ -1,0 +1,155 @@
+/* ui: the live view's shared state. The model is a frame: copies of the
+ * aggregation's rows taken at each tick (so a paused screen stays still while
+ * sampling goes on); views filter and sort it through a column table; key
+ * actions change the state and return what must be redrawn; only the main
+ * loop (tui.c) draws. */
+#ifndef PERFTOP_UI_H
+#define PERFTOP_UI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "agg.h"
+#include "options.h"
+#include "session.h"
+
+enum ui_view { VIEW_SYMBOLS, VIEW_TASKS, VIEW_CPUS, VIEW_COUNT };
+enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT };
+enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ };
+
+/* What an action asks of the main loop. */
+enum {
+	UI_DRAW = 1u << 0,     /* repaint */
+	UI_RESORT = 1u << 1,   /* filter and sort the rows again, then repaint */
+	UI_CLEAR = 1u << 2,    /* forget what the terminal shows, then repaint */
+	UI_QUIT = 1u << 3,
+	UI_REOPEN = 1u << 4,   /* ui->reopen says what: the loop stops the engine for it */
+};
+
+/* Display roles; paint.c maps them to colours or to monochrome attributes. */
+enum ui_role {
+	R_NORMAL, R_LABEL, R_VALUE, R_HEAD, R_HEAD_SORT, R_SELECTED, R_KERNEL, R_DIM,
+	R_METER, R_WARN, R_ERROR, R_FKEY, R_FLABEL, R_PANEL, R_PANEL_SEL, R_OFF, R_ROLES
+};
+
+#define UI_DECAY_PCT 75
+#define UI_MIN_W 60
+#define UI_MIN_H 12
+
+/* Copies of the agg's rows at the last tick. Symbol rows keep pointers to
+ * the agg's strings: valid until agg_free, so the frame is dropped first. */
+struct ui_frame {
+	struct agg_sym *syms;
+	size_t nsyms, syms_cap;
+	struct agg_task *tasks;
+	size_t ntasks, tasks_cap;
+	struct agg_cpu *cpus;
+	double *cpu_rate;          /* samples/s, all events */
+	size_t ncpus, cpus_cap, rate_cap;
+	struct agg_event ev[AGG_MAX_EVENTS];
+	double ev_rate[AGG_MAX_EVENTS];
+	size_t nev;
+	double lap;                /* the interval really measured */
+};
+
+struct ui_reopen {
+	bool pending;
+	pid_t pid;                 /* focus on it; 0: back */
+	uint64_t freq;             /* non-zero: new rate, same target */
+};
+
+struct ui {
+	struct session *s;
+	const struct options *o;
+	struct ui_frame fr;
+	enum ui_view view;
+	enum ui_mode mode, prev_mode;
+	size_t sort_col[VIEW_COUNT];
+	bool sort_inv[VIEW_COUNT];
+	size_t sel[VIEW_COUNT], top[VIEW_COUNT];
+	uint64_t sel_key[VIEW_COUNT];
+	bool sel_valid[VIEW_COUNT];
+	const void **rows;         /* the current view's rows: filtered, sorted */
+	size_t nrows, rows_cap;
+	char filter[64];
+	/* sampling */
+	bool paused, cumulative, decay;
+	double interval;
+	uint64_t freq, period;
+	uint64_t prev_ev_total[AGG_MAX_EVENTS];
+	uint64_t *prev_cpu_total;
+	size_t prev_ncpus;
+	/* focus */
+	pid_t focus;               /* 0: the options' target */
+	bool left_start;           /* Esc took us off a -p/-t/-G target */
+	struct ui_reopen reopen;
+	/* panels and prompt */
+	size_t panel_sel, help_top;
+	enum ui_prompt prompt;
+	char input[64], input_saved[64];
+	/* message line */
+	char msg[256];
+	bool msg_error;
+	time_t msg_until;
+	/* screen */
+	int page;                  /* table rows on screen, for PgUp/PgDn */
+	bool color;
+	char host[64], kernel[80];
+	time_t fixed_time;         /* render test: a frozen clock, and uptime 0 */
+	int exit_code;
+	bool quit;
+	bool stdin_gone;
+};
+
+/* frame.c */
+void frame_take(struct ui *u, struct agg *a, double lap);
+void frame_clear(struct ui *u);
+void frame_free(struct ui *u);
+enum agg_scope ui_scope(const struct ui *u);
+size_t ui_primary(const struct ui *u);
+uint64_t ui_base(const struct ui *u, size_t ev);
+
+/* views.c */
+void views_build(struct ui *u);
+void views_draw(struct ui *u, int y, int h, int w);
+size_t views_ncols(const struct ui *u);
+const char *views_title(const struct ui *u, enum ui_view v);
+uint64_t views_row_key(const struct ui *u, const void *row);
+
+/* header.c */
+int header_height(const struct ui *u, int h, int w);
+void header_draw(struct ui *u, int w, int h);
+void footer_draw(struct ui *u, int y, int w);
+void message_draw(struct ui *u, int y, int w);
+void ui_message(struct ui *u, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* panels.c */
+void panels_draw(struct ui *u, int h, int w);
+void help_draw(struct ui *u, int h, int w);
+size_t panel_len(const struct ui *u);
+
+/* keys.c */
+unsigned keys_dispatch(struct ui *u, int key);
+/* The help, read from the key tables: section titles (NULL past the last)
+ * and their documented rows (false past the last). */
+struct ui_keyhelp { const char *keys, *what; };
+const char *keys_section(size_t s);
+bool keys_doc(size_t s, size_t i, struct ui_keyhelp *out);
+
+/* paint.c */
+void paint_init(struct ui *u);
+int paint_attr(enum ui_role r);
+void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right);
+void paint_foreign(int y, int x, int w, enum ui_role r, const char *s);
+void paint_fill(int y, int x, int w, enum ui_role r);
+void paint_box(int y, int x, int h, int w, const char *title);
+void fmt_count(char *buf, size_t len, double v);
+
+/* screen.c: the state's defaults, and one whole frame on the screen */
+void ui_init(struct ui *u, struct session *s, const struct options *o);
+void ui_free(struct ui *u);
+void screen_draw(struct ui *u, unsigned what);
+
+#endif

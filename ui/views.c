@@ -1,0 +1,605 @@
+/* views: the symbol, task and CPU tables, each one declarative column table
+ * (title, width, text, sort key). Per-event columns repeat once per event. */
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sanitize.h"
+#include "ui.h"
+
+struct column {
+	const char *title;          /* per-event columns: NULL, the event's name */
+	int width;                  /* 0: the rest of the line */
+	bool left;
+	bool per_event;
+	bool multi_only;            /* only when there is more than one event */
+	bool foreign;               /* another process's text: sanitised when drawn */
+	bool asc;                   /* numbers sort smallest first (ids) */
+	void (*text)(const struct ui *u, const void *row, size_t ev, char *buf, size_t len);
+	double (*num)(const struct ui *u, const void *row, size_t ev);
+	const char *(*str)(const void *row);
+};
+
+struct col_inst {
+	const struct column *c;
+	size_t ev;
+	int width;
+};
+
+struct view_def {
+	const char *name;
+	const struct column *cols;
+	size_t ncols;
+	const struct agg_counts *(*counts)(const void *row, enum agg_scope scope);
+	uint64_t (*key)(const void *row);
+	bool (*match)(const void *row, const char *pat);
+	enum ui_role (*role)(const void *row, const struct column *c);
+};
+
+#define MAX_INST (16 + 2 * AGG_MAX_EVENTS)
+
+/* --- symbols ----------------------------------------------------------- */
+
+static const struct agg_counts *sym_counts(const void *row, enum agg_scope sc)
+{
+	const struct agg_sym *r = row;
+
+	return sc == AGG_INTERVAL ? &r->iv : &r->total;
+}
+
+static uint64_t sum(const struct ui *u, const struct agg_counts *c)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < u->fr.nev; i++)
+		t += c->samples[i];
+	return t;
+}
+
+static double share(const struct ui *u, const struct agg_counts *c, size_t ev)
+{
+	uint64_t base = ui_base(u, ev);
+
+	return base ? 100.0 * (double)c->samples[ev] / (double)base : 0.0;
+}
+
+static const struct agg_counts *counts_of(const struct ui *u, const void *row);
+
+static double num_overhead(const struct ui *u, const void *row, size_t ev)
+{
+	return share(u, counts_of(u, row), ui_primary(u));
+}
+
+static void text_overhead(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.2f%%", num_overhead(u, row, ev));
+}
+
+static double num_samples(const struct ui *u, const void *row, size_t ev)
+{
+	return (double)sum(u, counts_of(u, row));
+}
+
+static void text_samples(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	fmt_count(buf, len, num_samples(u, row, ev));
+}
+
+static double num_ev_samples(const struct ui *u, const void *row, size_t ev)
+{
+	return (double)counts_of(u, row)->samples[ev];
+}
+
+static void text_ev_samples(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	fmt_count(buf, len, num_ev_samples(u, row, ev));
+}
+
+static double num_ev_share(const struct ui *u, const void *row, size_t ev)
+{
+	return share(u, counts_of(u, row), ev);
+}
+
+static void text_ev_share(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.2f%%", num_ev_share(u, row, ev));
+}
+
+static const char *str_dso(const void *row)
+{
+	const char *d = ((const struct agg_sym *)row)->dso, *slash;
+
+	if (d == NULL)
+		return "";
+	if (strcmp(d, "[kernel.kallsyms]") == 0)
+		return "[kernel]";
+	/* The file's name, as perf top shows it; the path is in the filter. */
+	slash = strrchr(d, '/');
+	return slash && slash[1] ? slash + 1 : d;
+}
+
+static void text_dso(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	strlcpy(buf, str_dso(row), len);
+}
+
+static void text_mode(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	strlcpy(buf, ((const struct agg_sym *)row)->kernel ? "[k]" : "[.]", len);
+}
+
+static const char *str_mode(const void *row)
+{
+	return ((const struct agg_sym *)row)->kernel ? "k" : ".";
+}
+
+static const char *str_sym(const void *row)
+{
+	const char *s = ((const struct agg_sym *)row)->sym;
+
+	return s ? s : "";
+}
+
+static void text_sym(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	strlcpy(buf, str_sym(row), len);
+}
+
+static uint64_t sym_key(const void *row)
+{
+	return ((const struct agg_sym *)row)->key;
+}
+
+static bool sym_match(const void *row, const char *pat)
+{
+	const struct agg_sym *r = row;
+
+	return (r->sym && strcasestr(r->sym, pat)) || (r->dso && strcasestr(r->dso, pat));
+}
+
+static enum ui_role sym_role(const void *row, const struct column *c)
+{
+	return ((const struct agg_sym *)row)->kernel && (c->text == text_mode || c->text == text_sym)
+	       ? R_KERNEL : R_NORMAL;
+}
+
+static const struct column sym_cols[] = {
+	{ "Overhead", 8, .text = text_overhead, .num = num_overhead },
+	{ "Samples", 8, .text = text_samples, .num = num_samples },
+	{ NULL, 10, .per_event = true, .multi_only = true, .text = text_ev_samples, .num = num_ev_samples },
+	{ "Shared Object", 18, .left = true, .foreign = true, .text = text_dso, .str = str_dso },
+	{ "", 3, .left = true, .text = text_mode, .str = str_mode },
+	{ "Symbol", 0, .left = true, .foreign = true, .text = text_sym, .str = str_sym },
+};
+
+/* --- tasks ------------------------------------------------------------- */
+
+static const struct agg_counts *task_counts(const void *row, enum agg_scope sc)
+{
+	const struct agg_task *r = row;
+
+	return sc == AGG_INTERVAL ? &r->iv : &r->total;
+}
+
+static double num_pid(const struct ui *u, const void *row, size_t ev)
+{
+	return (double)((const struct agg_task *)row)->pid;
+}
+
+static void text_pid(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d", (int)((const struct agg_task *)row)->pid);
+}
+
+static double num_threads(const struct ui *u, const void *row, size_t ev)
+{
+	return ((const struct agg_task *)row)->threads;
+}
+
+static void text_threads(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u", ((const struct agg_task *)row)->threads);
+}
+
+static const char *str_comm(const void *row)
+{
+	return ((const struct agg_task *)row)->comm;
+}
+
+static void text_comm(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	const struct agg_task *t = row;
+
+	snprintf(buf, len, "%s%s", t->comm, t->exited ? " (exited)" : "");
+}
+
+static uint64_t task_key(const void *row)
+{
+	return (uint64_t)((const struct agg_task *)row)->pid;
+}
+
+static bool task_match(const void *row, const char *pat)
+{
+	const struct agg_task *t = row;
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", (int)t->pid);
+	return strcasestr(t->comm, pat) || strcmp(pid, pat) == 0;
+}
+
+static enum ui_role task_role(const void *row, const struct column *c)
+{
+	return ((const struct agg_task *)row)->exited ? R_DIM : R_NORMAL;
+}
+
+static const struct column task_cols[] = {
+	{ "PID", 7, .asc = true, .text = text_pid, .num = num_pid },
+	{ NULL, 10, .per_event = true, .text = text_ev_share, .num = num_ev_share },
+	{ "Samples", 8, .text = text_samples, .num = num_samples },
+	{ "Thr", 4, .text = text_threads, .num = num_threads },
+	{ "COMM", 0, .left = true, .foreign = true, .text = text_comm, .str = str_comm },
+};
+
+/* --- CPUs -------------------------------------------------------------- */
+
+static const struct agg_counts *cpu_counts(const void *row, enum agg_scope sc)
+{
+	const struct agg_cpu *r = row;
+
+	return sc == AGG_INTERVAL ? &r->iv : &r->total;
+}
+
+static double num_cpu(const struct ui *u, const void *row, size_t ev)
+{
+	return ((const struct agg_cpu *)row)->cpu;
+}
+
+static void text_cpu(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d", ((const struct agg_cpu *)row)->cpu);
+}
+
+static double num_rate(const struct ui *u, const void *row, size_t ev)
+{
+	size_t i = (size_t)((const struct agg_cpu *)row - u->fr.cpus);
+
+	return i < u->fr.ncpus ? u->fr.cpu_rate[i] : 0.0;
+}
+
+static void text_rate(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	fmt_count(buf, len, num_rate(u, row, ev));
+}
+
+static double num_lost(const struct ui *u, const void *row, size_t ev)
+{
+	const struct agg_cpu *c = row;
+
+	return (double)(ui_scope(u) == AGG_INTERVAL ? c->lost_iv : c->lost_total);
+}
+
+static void text_lost(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	fmt_count(buf, len, num_lost(u, row, ev));
+}
+
+static double num_throttled(const struct ui *u, const void *row, size_t ev)
+{
+	const struct agg_cpu *c = row;
+
+	return (double)(ui_scope(u) == AGG_INTERVAL ? c->throttled_iv : c->throttled_total);
+}
+
+static void text_throttled(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	fmt_count(buf, len, num_throttled(u, row, ev));
+}
+
+static uint64_t cpu_key(const void *row)
+{
+	return (uint64_t)((const struct agg_cpu *)row)->cpu;
+}
+
+static bool cpu_match(const void *row, const char *pat)
+{
+	char cpu[16];
+
+	snprintf(cpu, sizeof(cpu), "%d", ((const struct agg_cpu *)row)->cpu);
+	return strcmp(cpu, pat) == 0;
+}
+
+static const struct column cpu_cols[] = {
+	{ "CPU", 5, .asc = true, .text = text_cpu, .num = num_cpu },
+	{ "Overhead", 8, .text = text_overhead, .num = num_overhead },
+	{ "Samples", 8, .text = text_samples, .num = num_samples },
+	{ NULL, 10, .per_event = true, .multi_only = true, .text = text_ev_samples, .num = num_ev_samples },
+	{ "Samples/s", 9, .text = text_rate, .num = num_rate },
+	{ "Lost", 7, .text = text_lost, .num = num_lost },
+	{ "Throttled", 9, .text = text_throttled, .num = num_throttled },
+};
+
+static const struct view_def views[VIEW_COUNT] = {
+	[VIEW_SYMBOLS] = { "Symbols", sym_cols, sizeof(sym_cols) / sizeof(sym_cols[0]), sym_counts,
+			   sym_key, sym_match, sym_role },
+	[VIEW_TASKS] = { "Tasks", task_cols, sizeof(task_cols) / sizeof(task_cols[0]), task_counts,
+			 task_key, task_match, task_role },
+	[VIEW_CPUS] = { "CPUs", cpu_cols, sizeof(cpu_cols) / sizeof(cpu_cols[0]), cpu_counts,
+			cpu_key, cpu_match, NULL },
+};
+
+static const struct agg_counts *counts_of(const struct ui *u, const void *row)
+{
+	return views[u->view].counts(row, ui_scope(u));
+}
+
+const char *views_title(const struct ui *u, enum ui_view v)
+{
+	return views[v].name;
+}
+
+uint64_t views_row_key(const struct ui *u, const void *row)
+{
+	return views[u->view].key(row);
+}
+
+/* Every column of the view, per-event ones expanded. */
+static size_t expand(const struct ui *u, struct col_inst *out)
+{
+	const struct view_def *v = &views[u->view];
+	size_t n = 0;
+
+	for (size_t i = 0; i < v->ncols; i++) {
+		const struct column *c = &v->cols[i];
+
+		if (!c->per_event) {
+			out[n++] = (struct col_inst){ c, 0, c->width };
+			continue;
+		}
+		if (c->multi_only && u->fr.nev < 2)
+			continue;
+		for (size_t e = 0; e < u->fr.nev && n < MAX_INST; e++)
+			out[n++] = (struct col_inst){ c, e, c->width };
+	}
+	return n;
+}
+
+size_t views_ncols(const struct ui *u)
+{
+	struct col_inst inst[MAX_INST];
+
+	return expand(u, inst);
+}
+
+struct sort_ctx {
+	const struct ui *u;
+	struct col_inst col;
+	bool inv;
+};
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_ctx *cx = arg;
+	const void *a = *(const void *const *)pa, *b = *(const void *const *)pb;
+	const struct column *c = cx->col.c;
+	int r;
+
+	if (c->str) {
+		r = strcmp(c->str(a), c->str(b));
+	} else {
+		double x = c->num(cx->u, a, cx->col.ev), y = c->num(cx->u, b, cx->col.ev);
+
+		r = c->asc ? (x > y) - (x < y) : (x < y) - (x > y); /* counts: biggest first */
+	}
+	if (cx->inv)
+		r = -r;
+	if (r == 0) { /* stable order between refreshes */
+		uint64_t ka = views[cx->u->view].key(a), kb = views[cx->u->view].key(b);
+
+		r = (ka > kb) - (ka < kb);
+	}
+	return r;
+}
+
+static bool grow_rows(struct ui *u, size_t n)
+{
+	const void **p;
+
+	if (n <= u->rows_cap)
+		return true;
+	p = reallocarray(u->rows, n, sizeof(*p));
+	if (p == NULL)
+		return false;
+	u->rows = p;
+	u->rows_cap = n;
+	return true;
+}
+
+static void add_rows(struct ui *u, const void *base, size_t n, size_t size)
+{
+	const struct view_def *v = &views[u->view];
+
+	for (size_t i = 0; i < n; i++) {
+		const void *row = (const char *)base + i * size;
+
+		/* Rows that took no samples in scope are history, not news. */
+		if (u->view != VIEW_CPUS && sum(u, v->counts(row, ui_scope(u))) == 0)
+			continue;
+		if (u->filter[0] && !v->match(row, u->filter))
+			continue;
+		u->rows[u->nrows++] = row;
+	}
+}
+
+/* Filters and sorts the frame into u->rows; the selection follows its row. */
+void views_build(struct ui *u)
+{
+	struct col_inst inst[MAX_INST];
+	size_t ncols = expand(u, inst), v = u->view, i;
+	struct sort_ctx cx = { .u = u };
+
+	u->nrows = 0;
+	switch (u->view) {
+	case VIEW_SYMBOLS:
+		if (grow_rows(u, u->fr.nsyms))
+			add_rows(u, u->fr.syms, u->fr.nsyms, sizeof(*u->fr.syms));
+		break;
+	case VIEW_TASKS:
+		if (grow_rows(u, u->fr.ntasks))
+			add_rows(u, u->fr.tasks, u->fr.ntasks, sizeof(*u->fr.tasks));
+		break;
+	default:
+		if (grow_rows(u, u->fr.ncpus))
+			add_rows(u, u->fr.cpus, u->fr.ncpus, sizeof(*u->fr.cpus));
+		break;
+	}
+	if (u->sort_col[v] >= ncols)
+		u->sort_col[v] = 0;
+	cx.col = inst[u->sort_col[v]];
+	cx.inv = u->sort_inv[v];
+	if (u->nrows > 1)
+		qsort_r(u->rows, u->nrows, sizeof(*u->rows), cmp_rows, &cx);
+	if (u->sel_valid[v])
+		for (i = 0; i < u->nrows; i++)
+			if (views[v].key(u->rows[i]) == u->sel_key[v]) {
+				u->sel[v] = i;
+				break;
+			}
+	if (u->sel[v] >= u->nrows)
+		u->sel[v] = u->nrows ? u->nrows - 1 : 0;
+}
+
+/* Widths for a screen w wide: the flexible column takes the rest; per-event
+ * columns go first when there is no room, then the DSO column shrinks. */
+static size_t layout(const struct ui *u, struct col_inst *inst, int w)
+{
+	size_t n = expand(u, inst);
+	int fixed;
+
+	for (;;) {
+		size_t last_ev = n;
+
+		fixed = 0;
+		for (size_t i = 0; i < n; i++) {
+			fixed += inst[i].width + 1;
+			if (inst[i].c->per_event && inst[i].ev > 0)
+				last_ev = i;
+		}
+		if (fixed + 12 <= w || last_ev == n)
+			break;
+		memmove(&inst[last_ev], &inst[last_ev + 1], (n - last_ev - 1) * sizeof(*inst));
+		n--;
+	}
+	for (size_t i = 0; i < n && fixed + 12 > w; i++)
+		if (inst[i].c->text == text_dso) {
+			fixed -= inst[i].width - 10;
+			inst[i].width = 10;
+		}
+	for (size_t i = 0; i < n; i++)
+		if (inst[i].width == 0)
+			inst[i].width = w - fixed > 1 ? w - fixed : 1;
+	return n;
+}
+
+static void column_title(const struct ui *u, const struct col_inst *ci, char *buf, size_t len)
+{
+	if (ci->c->title)
+		strlcpy(buf, ci->c->title, len);
+	else
+		strlcpy(buf, u->fr.ev[ci->ev].name, len);
+}
+
+static const char *mode_name(const struct ui *u)
+{
+	if (u->cumulative)
+		return "cumulative";
+	return u->decay ? "decaying" : "interval";
+}
+
+static void draw_tabs(struct ui *u, int y, int w)
+{
+	struct col_inst inst[MAX_INST];
+	size_t n = expand(u, inst), sc = u->sort_col[u->view];
+	char title[64], right[160];
+	int x = 0;
+
+	paint_fill(y, 0, w, R_NORMAL);
+	for (int v = 0; v < VIEW_COUNT && x < w; v++) {
+		snprintf(title, sizeof(title), " %s ", views[v].name);
+		paint_text(y, x, (int)strlen(title), v == (int)u->view ? R_HEAD_SORT : R_LABEL, title, false);
+		x += (int)strlen(title) + 1;
+	}
+	if (sc < n)
+		column_title(u, &inst[sc], title, sizeof(title));
+	else
+		title[0] = '\0';
+	snprintf(right, sizeof(right), "%s%s%s%s  sort: %s%s", u->filter[0] ? "filter: " : "",
+		 u->filter, u->filter[0] ? "  " : "", mode_name(u), title[0] ? title : "mode",
+		 u->sort_inv[u->view] ? " (inverted)" : "");
+	if (x + 2 < w) {
+		char safe[256];
+
+		/* The filter is the user's own typing, yet printable only. */
+		sanitize(safe, sizeof(safe), right);
+		paint_text(y, x + 1, w - x - 1, R_LABEL, safe, true);
+	}
+}
+
+void views_draw(struct ui *u, int y, int h, int w)
+{
+	struct col_inst inst[MAX_INST];
+	size_t n = layout(u, inst, w), v = u->view, all[MAX_INST], nall;
+	struct col_inst allinst[MAX_INST];
+	char buf[512];
+	int x, rows = h - 2;
+
+	if (h < 3)
+		return;
+	draw_tabs(u, y, w);
+	/* Which on-screen column is the sort column: match by identity. */
+	nall = expand(u, allinst);
+	for (size_t i = 0; i < n; i++) {
+		all[i] = SIZE_MAX;
+		for (size_t j = 0; j < nall; j++)
+			if (allinst[j].c == inst[i].c && allinst[j].ev == inst[i].ev)
+				all[i] = j;
+	}
+	paint_fill(y + 1, 0, w, R_HEAD);
+	for (size_t i = 0, xx = 0; i < n; xx += (size_t)inst[i].width + 1, i++) {
+		column_title(u, &inst[i], buf, sizeof(buf));
+		paint_text(y + 1, (int)xx, inst[i].width, all[i] == u->sort_col[v] ? R_HEAD_SORT : R_HEAD, buf,
+			   !inst[i].c->left);
+	}
+	u->page = rows;
+	if (u->sel[v] < u->top[v])
+		u->top[v] = u->sel[v];
+	if (u->sel[v] >= u->top[v] + (size_t)rows)
+		u->top[v] = u->sel[v] - (size_t)rows + 1;
+	if (u->top[v] + (size_t)rows > u->nrows)
+		u->top[v] = u->nrows > (size_t)rows ? u->nrows - (size_t)rows : 0;
+	if (u->nrows == 0) {
+		const char *why = u->filter[0] ? "no row matches the filter (/ to change it)"
+				  : u->paused ? "paused" : "no samples yet";
+
+		paint_text(y + 2 + rows / 2, 0, w, R_DIM, why, false);
+		return;
+	}
+	for (int r = 0; r < rows && u->top[v] + (size_t)r < u->nrows; r++) {
+		size_t idx = u->top[v] + (size_t)r;
+		const void *row = u->rows[idx];
+		bool sel = idx == u->sel[v];
+
+		paint_fill(y + 2 + r, 0, w, sel ? R_SELECTED : R_NORMAL);
+		x = 0;
+		for (size_t i = 0; i < n; x += inst[i].width + 1, i++) {
+			const struct column *c = inst[i].c;
+			enum ui_role role = sel ? R_SELECTED : views[v].role ? views[v].role(row, c) : R_NORMAL;
+
+			c->text(u, row, inst[i].ev, buf, sizeof(buf));
+			if (c->foreign)
+				paint_foreign(y + 2 + r, x, inst[i].width, role, buf);
+			else
+				paint_text(y + 2 + r, x, inst[i].width, role, buf, !c->left);
+		}
+	}
+}
