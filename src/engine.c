@@ -111,9 +111,10 @@ void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
 	attr->sample_id_all = 1;
 	attr->disabled = 1;
 	attr->inherit = inherit;
-	if (o->period) {
+	if (o->period || ev->attr.type == PERF_TYPE_TRACEPOINT) {
+		/* Tracepoints: every hit, as perf does, unless -c says otherwise. */
 		attr->freq = 0;
-		attr->sample_period = o->period;
+		attr->sample_period = o->period ? o->period : 1;
 	} else {
 		attr->freq = 1;
 		attr->sample_freq = o->freq;

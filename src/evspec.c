@@ -1,8 +1,16 @@
+/* evspec: perf's -e syntax to perf_event_attr. The names, aliases and modifier
+ * rules follow tools/perf (evsel.c, parse-events.c/.l) so that an event line
+ * copied from a perf command means the same thing here. Only PMU terms and
+ * tracepoints touch the filesystem, under roots that tests can move. */
 #include "evspec.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +18,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define SPEC_MAX 1024 /* longest event text taken; .name keeps what fits */
+#define DEVICES "bus/event_source/devices"
+
 static char sysfs_root[256] = "/sys";
-static char tracefs_root[256] = "";
+
+static char tracefs_root[256]; /* "" = the usual mount points */
+
+const char *evspec_sysfs_root(void)
+{
+	return sysfs_root;
+}
 
 void evspec_set_roots(const char *sysfs, const char *tracefs)
 {
@@ -19,338 +37,89 @@ void evspec_set_roots(const char *sysfs, const char *tracefs)
 	strlcpy(tracefs_root, tracefs ? tracefs : "", sizeof(tracefs_root));
 }
 
-struct named {
-	const char *name;
-	uint64_t config;
-};
-
-static const struct named hw_events[] = {
-	{ "cycles", PERF_COUNT_HW_CPU_CYCLES },
-	{ "cpu-cycles", PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_COUNT_HW_CACHE_MISSES },
-	{ "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles", PERF_COUNT_HW_BUS_CYCLES },
-	{ "stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
-	{ "idle-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
-	{ "stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
-	{ "idle-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
-	{ "ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES },
-};
-
-static const struct named sw_events[] = {
-	{ "cpu-clock", PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS },
-	{ "faults", PERF_COUNT_SW_PAGE_FAULTS },
-	{ "minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cs", PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "migrations", PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS },
-	{ "emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS },
-	{ "dummy", PERF_COUNT_SW_DUMMY },
-	{ "bpf-output", PERF_COUNT_SW_BPF_OUTPUT },
-};
-
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
-/* perf's hardware cache naming: CACHE-OP[-RESULT], e.g. L1-dcache-load-misses. */
-static const struct named cache_ids[] = {
-	{ "L1-dcache", PERF_COUNT_HW_CACHE_L1D }, { "L1-icache", PERF_COUNT_HW_CACHE_L1I },
-	{ "LLC", PERF_COUNT_HW_CACHE_LL }, { "dTLB", PERF_COUNT_HW_CACHE_DTLB },
-	{ "iTLB", PERF_COUNT_HW_CACHE_ITLB }, { "branch", PERF_COUNT_HW_CACHE_BPU },
-	{ "node", PERF_COUNT_HW_CACHE_NODE },
-};
-static const struct named cache_ops[] = {
-	{ "load", PERF_COUNT_HW_CACHE_OP_READ }, { "loads", PERF_COUNT_HW_CACHE_OP_READ },
-	{ "store", PERF_COUNT_HW_CACHE_OP_WRITE }, { "stores", PERF_COUNT_HW_CACHE_OP_WRITE },
-	{ "prefetch", PERF_COUNT_HW_CACHE_OP_PREFETCH }, { "prefetches", PERF_COUNT_HW_CACHE_OP_PREFETCH },
-};
-
-static const struct named *find_named(const struct named *tab, size_t n, const char *name, size_t len)
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strlen(tab[i].name) == len && strncmp(tab[i].name, name, len) == 0)
-			return &tab[i];
-	return NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
-static int parse_cache(const char *name, uint64_t *config)
+__attribute__((format(printf, 3, 4)))
+static int pathf(char *buf, size_t len, const char *fmt, ...)
 {
-	const struct named *id = NULL, *op;
-	size_t i, idlen = 0;
-	const char *rest;
-	uint64_t result;
+	va_list ap;
+	int n;
 
-	for (i = 0; i < NELEM(cache_ids); i++) {
-		size_t l = strlen(cache_ids[i].name);
-
-		if (strncmp(name, cache_ids[i].name, l) == 0 && name[l] == '-') {
-			id = &cache_ids[i];
-			idlen = l;
-			break;
-		}
-	}
-	if (id == NULL)
-		return -1;
-	rest = name + idlen + 1;
-	/* "loads"/"stores"/"prefetches" count accesses; "load-misses" misses. */
-	const char *dash = strchr(rest, '-');
-	if (dash == NULL) {
-		op = find_named(cache_ops, NELEM(cache_ops), rest, strlen(rest));
-		result = PERF_COUNT_HW_CACHE_RESULT_ACCESS;
-	} else {
-		op = find_named(cache_ops, NELEM(cache_ops), rest, (size_t)(dash - rest));
-		if (strcmp(dash + 1, "misses") == 0 || strcmp(dash + 1, "miss") == 0)
-			result = PERF_COUNT_HW_CACHE_RESULT_MISS;
-		else if (strcmp(dash + 1, "refs") == 0 || strcmp(dash + 1, "accesses") == 0 ||
-			 strcmp(dash + 1, "access") == 0)
-			result = PERF_COUNT_HW_CACHE_RESULT_ACCESS;
-		else
-			return -1;
-	}
-	if (op == NULL)
-		return -1;
-	*config = id->config | (op->config << 8) | (result << 16);
-	return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-static int read_small_file(const char *path, char *buf, size_t len)
+/* First bytes of a sysfs/tracefs file, trailing whitespace dropped. */
+int evspec_read_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "re");
-	size_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	ssize_t n;
 
-	if (f == NULL)
+	if (fd < 0)
 		return -errno;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
+	n = read(fd, buf, len - 1);
+	e = errno;
+	close(fd);
+	if (n < 0)
+		return -e;
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		n--;
 	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
 
-static int parse_u64_str(const char *s, uint64_t *v)
+/* perf's lexer: decimal or 0x hex, nothing else (no octal, sign or space).
+ * -2 means too wide for 64 bits. */
+static int parse_num(const char *s, uint64_t *v)
 {
+	int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 	char *end;
 
-	if (*s == '\0' || *s == '-')
+	if (hex)
+		s += 2;
+	if (!(hex ? isxdigit((unsigned char)*s) : isdigit((unsigned char)*s)))
 		return -1;
 	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || *end ? -1 : 0;
+	*v = strtoull(s, &end, hex ? 16 : 10);
+	if (*end)
+		return -1;
+	return errno ? -2 : 0;
 }
 
-/* Places value's bits into config/config1/config2 per a sysfs format spec
- * such as "config:0-7", "config1:0-31" or "config:0-7,32-35". */
-static int apply_format(struct perf_event_attr *attr, const char *spec, uint64_t value,
-			char *err, size_t errlen, const char *term)
+/* Names become path components under sysfs: nothing that could climb out. */
+static bool safe_name(const char *s)
 {
-	char buf[128], *ranges, *tok;
-	__u64 *field;
-	unsigned bit = 0;
-
-	strlcpy(buf, spec, sizeof(buf));
-	ranges = strchr(buf, ':');
-	if (ranges == NULL)
-		goto bad;
-	*ranges++ = '\0';
-	if (strcmp(buf, "config") == 0)
-		field = &attr->config;
-	else if (strcmp(buf, "config1") == 0)
-		field = &attr->config1;
-	else if (strcmp(buf, "config2") == 0)
-		field = &attr->config2;
-	else
-		goto bad;
-	while ((tok = strsep(&ranges, ",")) != NULL) {
-		unsigned lo, hi;
-
-		if (sscanf(tok, "%u-%u", &lo, &hi) != 2) {
-			if (sscanf(tok, "%u", &lo) != 1)
-				goto bad;
-			hi = lo;
-		}
-		if (hi < lo || hi > 63)
-			goto bad;
-		for (unsigned b = lo; b <= hi; b++, bit++) {
-			if (bit < 64 && (value >> bit) & 1)
-				*field |= 1ULL << b;
-		}
-	}
-	if (bit < 64 && (value >> bit) != 0) {
-		snprintf(err, errlen, "value 0x%llx does not fit term '%s' (%u bits)",
-			 (unsigned long long)value, term, bit);
-		return -1;
-	}
-	return 0;
-bad:
-	snprintf(err, errlen, "term '%s' has a format this version cannot read: %s", term, spec);
-	return -1;
+	if (*s == '\0' || *s == '.')
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_-.", *s))
+			return false;
+	return true;
 }
 
-static int pmu_terms(const char *pmu, char *terms, struct evspec *out, char *err, size_t errlen,
-		     int depth);
-
-static int pmu_term(const char *pmu, char *term, struct evspec *out, char *err, size_t errlen, int depth)
+/* perf's get_event_modifier(): the first of u/k/h excludes all three levels
+ * and each letter then readmits its own; G/H do the same for guest/host. :u
+ * and :p also drop the guest unless G/H spoke, because precise sampling and
+ * user-only counting do not follow into a guest. */
+static int apply_modifiers(const char *ev, const char *mods, struct evspec *out, char *err,
+			   size_t errlen)
 {
-	char path[512], spec[256], *eq = strchr(term, '=');
-	const char *val = eq ? eq + 1 : "1";
-	uint64_t v;
+	int eu = 0, ek = 0, eh = 0, eG = 0, eH = 0, exclude = 0, exclude_GH = 0;
+	int precise = 0, precise_max = 0, idle = 0;
 
-	if (eq)
-		*eq = '\0';
-	if (*term == '\0') {
-		snprintf(err, errlen, "empty term in %s/…/", pmu);
-		return -1;
-	}
-	if (strcmp(term, "name") == 0) {
-		if (!eq || !*val) {
-			snprintf(err, errlen, "name= wants a value");
-			return -1;
-		}
-		strlcpy(out->name, val, sizeof(out->name));
-		return 0;
-	}
-	if (!eq) {
-		/* A bare word is an alias from the PMU's events/ directory. */
-		snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/events/%s", sysfs_root, pmu, term);
-		if (depth == 0 && read_small_file(path, spec, sizeof(spec)) == 0)
-			return pmu_terms(pmu, spec, out, err, errlen, depth + 1);
-	}
-	if (parse_u64_str(val, &v)) {
-		snprintf(err, errlen, "term '%s' wants a number, not '%s'", term, val);
-		return -1;
-	}
-	if (strcmp(term, "config") == 0 || strcmp(term, "config1") == 0 || strcmp(term, "config2") == 0) {
-		__u64 *f = term[6] == '\0' ? &out->attr.config : term[6] == '1' ? &out->attr.config1
-			 : &out->attr.config2;
-		*f = v;
-		return 0;
-	}
-	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/format/%s", sysfs_root, pmu, term);
-	if (read_small_file(path, spec, sizeof(spec))) {
-		snprintf(err, errlen, "PMU %s has no term '%s' (see %s/bus/event_source/devices/%s/format)",
-			 pmu, term, sysfs_root, pmu);
-		return -1;
-	}
-	return apply_format(&out->attr, spec, v, err, errlen, term);
-}
-
-static int pmu_terms(const char *pmu, char *terms, struct evspec *out, char *err, size_t errlen, int depth)
-{
-	char *tok;
-
-	while ((tok = strsep(&terms, ",")) != NULL)
-		if (pmu_term(pmu, tok, out, err, errlen, depth))
-			return -1;
-	return 0;
-}
-
-static int parse_pmu(const char *str, size_t len, struct evspec *out, char *err, size_t errlen)
-{
-	char buf[EVSPEC_NAME_MAX * 2], pmu[64], path[512], type[32], *slash, *terms;
-	uint64_t t;
-
-	if (len >= sizeof(buf)) {
-		snprintf(err, errlen, "event %.40s…: too long", str);
-		return -1;
-	}
-	memcpy(buf, str, len);
-	buf[len] = '\0';
-	slash = strchr(buf, '/');
-	*slash = '\0';
-	terms = slash + 1;
-	if (len < 2 || buf[len - 1] != '/' || terms > buf + len - 1) {
-		snprintf(err, errlen, "event %s: a PMU event looks like pmu/term=value,…/", str);
-		return -1;
-	}
-	buf[len - 1] = '\0';
-	strlcpy(pmu, buf, sizeof(pmu));
-	if (pmu[0] == '\0' || strchr(pmu, '.') == pmu || strstr(pmu, "..")) {
-		snprintf(err, errlen, "event %s: no PMU name before '/'", str);
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/type", sysfs_root, pmu);
-	if (read_small_file(path, type, sizeof(type)) || parse_u64_str(type, &t) || t > UINT32_MAX) {
-		snprintf(err, errlen, "PMU '%s' not found in %s/bus/event_source/devices", pmu, sysfs_root);
-		return -1;
-	}
-	out->attr.type = (uint32_t)t;
-	if (*terms == '\0') {
-		snprintf(err, errlen, "event %s: no terms between the slashes", str);
-		return -1;
-	}
-	return pmu_terms(pmu, terms, out, err, errlen, 0);
-}
-
-static const char *tracefs_dir(void)
-{
-	static const char *const candidates[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	static char found[256];
-	char path[300];
-	struct stat st;
-
-	if (tracefs_root[0])
-		return tracefs_root;
-	for (size_t i = 0; i < NELEM(candidates); i++) {
-		snprintf(path, sizeof(path), "%s/events", candidates[i]);
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			strlcpy(found, candidates[i], sizeof(found));
-			return found;
-		}
-	}
-	return NULL;
-}
-
-static int parse_tracepoint(const char *sys, size_t syslen, const char *name, size_t namelen,
-			    struct evspec *out, char *err, size_t errlen)
-{
-	const char *root = tracefs_dir();
-	char path[600], id[32], events[300];
-	struct stat st;
-	uint64_t v;
-
-	for (size_t i = 0; i < syslen; i++)
-		if (!(isalnum((unsigned char)sys[i]) || sys[i] == '_' || sys[i] == '-'))
-			goto unknown;
-	for (size_t i = 0; i < namelen; i++)
-		if (!(isalnum((unsigned char)name[i]) || name[i] == '_' || name[i] == '-'))
-			goto unknown;
-	snprintf(events, sizeof(events), "%s/events", root ? root : "");
-	if (root == NULL || stat(events, &st) != 0) {
-		snprintf(err, errlen, "tracepoint %.*s:%.*s: tracefs is not mounted: "
-			 "mount -t tracefs nodev /sys/kernel/tracing", (int)syslen, sys, (int)namelen, name);
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/events/%.*s/%.*s/id", root, (int)syslen, sys, (int)namelen, name);
-	if (read_small_file(path, id, sizeof(id)) || parse_u64_str(id, &v)) {
-		snprintf(err, errlen, "tracepoint %.*s:%.*s not found in %s/events", (int)syslen, sys,
-			 (int)namelen, name, root);
-		return -1;
-	}
-	out->attr.type = PERF_TYPE_TRACEPOINT;
-	out->attr.config = v;
-	return 0;
-unknown:
-	snprintf(err, errlen, "event %.*s:%.*s: not a known event or tracepoint (see perftop --list-events)",
-		 (int)syslen, sys, (int)namelen, name);
-	return -1;
-}
-
-/* perf's get_event_modifier(): the first of u/k/h excludes the other two
- * privilege levels; G/H likewise for guest/host; u and p imply exclude_guest
- * unless G/H said otherwise. */
-static int apply_modifiers(const char *mods, const char *event, struct evspec *out, char *err, size_t errlen)
-{
-	int eu = 0, ek = 0, eh = 0, eG = 0, eH = 0, exclude = 0, exclude_GH = 0, precise = 0;
-	int precise_max = 0, idle = 0;
-
+	if (*mods == '\0')
+		return fail(err, errlen, "event %s: nothing after ':' (modifiers: u k h I G H p P)", ev);
 	for (const char *p = mods; *p; p++) {
 		switch (*p) {
 		case 'u':
@@ -392,199 +161,382 @@ static int apply_modifiers(const char *mods, const char *event, struct evspec *o
 			precise_max = 1;
 			break;
 		default:
-			snprintf(err, errlen, "event %s: unknown modifier '%c' (valid: u k h I G H p P)", event, *p);
-			return -1;
+			return fail(err, errlen, "event %s: unknown modifier '%c' (valid: u k h I G H p P)", ev,
+				    *p);
 		}
 	}
-	if (precise > 3) {
-		snprintf(err, errlen, "event %s: at most :ppp (precise level 3)", event);
-		return -1;
-	}
-	out->attr.exclude_user = (unsigned)eu;
-	out->attr.exclude_kernel = (unsigned)ek;
-	out->attr.exclude_hv = (unsigned)eh;
-	out->attr.exclude_guest = (unsigned)eG;
-	out->attr.exclude_host = (unsigned)eH;
-	out->attr.exclude_idle = (unsigned)idle;
-	out->attr.precise_ip = (unsigned)(precise_max ? 3 : precise);
+	if (precise > 3)
+		return fail(err, errlen, "event %s: precise level is at most 3 (:ppp)", ev);
+	out->attr.exclude_user = eu & 1;
+	out->attr.exclude_kernel = ek & 1;
+	out->attr.exclude_hv = eh & 1;
+	out->attr.exclude_guest = eG & 1;
+	out->attr.exclude_host = eH & 1;
+	out->attr.exclude_idle = idle & 1;
+	/* perf probes downwards from the highest level for :P; we ask for the
+	 * top and leave a retry on EOPNOTSUPP to whoever opens the event. */
+	out->attr.precise_ip = precise_max ? 3 : precise & 3;
 	out->has_modifiers = exclude || exclude_GH;
 	return 0;
 }
 
-/* Everything but pmu/…/ and tracepoints: a name from the tables or rHEX. */
-static int parse_plain(const char *name, size_t len, struct evspec *out)
+struct pmu_ctx {
+	const char *ev;     /* the event as typed, for messages */
+	const char *pmu;
+	const char *given;  /* the user's terms, untouched */
+	struct evspec *out;
+	char *err;
+	size_t errlen;
+};
+
+/* perf terms that steer perf itself (sampling, call graphs, …), not the
+ * counter: refused by name rather than reported as missing from format/. */
+static const char *const perf_only_terms[] = {
+	"period", "freq", "branch_type", "time", "call-graph", "stack-size", "inherit",
+	"no-inherit", "max-stack", "nr", "overwrite", "no-overwrite", "driver-config",
+	"percore", "aux-output", "aux-sample-size", "metric-id", "raw", "cpu",
+	"legacy-cache", "hardware",
+};
+
+static bool term_given(const char *list, const char *term)
 {
-	const struct named *n;
-	char buf[EVSPEC_NAME_MAX];
-	uint64_t config;
+	size_t l = strlen(term);
 
-	if ((n = find_named(hw_events, NELEM(hw_events), name, len)) != NULL) {
-		out->attr.type = PERF_TYPE_HARDWARE;
-		out->attr.config = n->config;
+	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, term, l) == 0 && p[l] == '=')
+			return true;
+	return false;
+}
+
+/* Places v into the attr field a sysfs format names ("config:0-7",
+ * "config1:0-31", "config:0-7,32-35", "config:21"). Like perf, the value's
+ * bits fill the format's bits lowest first, whatever order the ranges are
+ * listed in. Unlike perf (which ORs), a later term replaces an earlier one,
+ * so "cpu/alias,umask=1/" overrides the alias's umask. Returns 1 when the
+ * PMU has no such term. */
+static int pmu_format(struct pmu_ctx *c, const char *term, uint64_t v)
+{
+	char path[PATH_MAX], spec[256], *ranges, *tok;
+	struct perf_event_attr *a = &c->out->attr;
+	uint64_t mask = 0, max;
+	__u64 *field;
+	int bits;
+
+	if (!safe_name(term) ||
+	    pathf(path, sizeof(path), "%s/" DEVICES "/%s/format/%s", sysfs_root, c->pmu, term) ||
+	    evspec_read_line(path, spec, sizeof(spec)))
+		return 1;
+	ranges = strchr(spec, ':');
+	if (ranges == NULL)
+		goto bad;
+	*ranges++ = '\0';
+	if (strcmp(spec, "config") == 0)
+		field = &a->config;
+	else if (strcmp(spec, "config1") == 0)
+		field = &a->config1;
+	else if (strcmp(spec, "config2") == 0)
+		field = &a->config2;
+	else
+		goto bad;
+	while ((tok = strsep(&ranges, ",")) != NULL) {
+		char *dash = strchr(tok, '-');
+		const char *e1 = NULL, *e2 = NULL;
+		long long lo, hi;
+
+		if (dash)
+			*dash++ = '\0';
+		lo = strtonum(tok, 0, 63, &e1);
+		hi = dash ? strtonum(dash, 0, 63, &e2) : lo;
+		if (e1 || e2 || hi < lo)
+			goto bad;
+		for (long long b = lo; b <= hi; b++)
+			mask |= 1ULL << b;
+	}
+	bits = __builtin_popcountll(mask);
+	max = bits == 64 ? UINT64_MAX : (1ULL << bits) - 1;
+	if (v > max)
+		return fail(c->err, c->errlen, "event %s: value 0x%llx too wide for term '%s' (%d bits, max 0x%llx)",
+			    c->ev, (unsigned long long)v, term, bits, (unsigned long long)max);
+	*field &= ~mask;
+	for (int b = 0; b < 64; b++)
+		if (mask & (1ULL << b)) {
+			if (v & 1)
+				*field |= 1ULL << b;
+			v >>= 1;
+		}
+	return 0;
+bad:
+	return fail(c->err, c->errlen, "event %s: cannot read %s (want e.g. config:0-7)", c->ev, path);
+}
+
+static int pmu_terms(struct pmu_ctx *c, char *terms, int depth);
+
+static int pmu_term(struct pmu_ctx *c, char *term, int depth)
+{
+	char *eq = strchr(term, '='), path[PATH_MAX], alias[512];
+	const char *val = eq ? eq + 1 : NULL;
+	uint64_t v = 1; /* a bare format term, like perf's "inv", means 1 */
+	int rc;
+
+	if (eq)
+		*eq = '\0';
+	if (*term == '\0')
+		return fail(c->err, c->errlen, "event %s: empty term (want pmu/term=value,…/)", c->ev);
+	if (strcmp(term, "name") == 0) {
+		if (val == NULL || *val == '\0')
+			return fail(c->err, c->errlen, "event %s: name= wants a value", c->ev);
+		strlcpy(c->out->name, val, sizeof(c->out->name));
 		return 0;
 	}
-	if ((n = find_named(sw_events, NELEM(sw_events), name, len)) != NULL) {
-		out->attr.type = PERF_TYPE_SOFTWARE;
-		out->attr.config = n->config;
+	if (val && strcmp(val, "?") == 0) {
+		/* An alias leaves some terms for the user: "ldlat=?" */
+		if (depth > 0 && term_given(c->given, term))
+			return 0;
+		return fail(c->err, c->errlen, "event %s: term '%s' needs a value: add %s=N", c->ev, term,
+			    term);
+	}
+	if (val) {
+		rc = parse_num(val, &v);
+		if (rc == -2)
+			return fail(c->err, c->errlen, "event %s: value %s of term '%s' is wider than 64 bits",
+				    c->ev, val, term);
+		if (rc)
+			return fail(c->err, c->errlen,
+				    "event %s: term '%s' wants a number (decimal or 0x hex), not '%s'", c->ev,
+				    term, val);
+	} else if (depth == 0 && safe_name(term) &&
+		   !pathf(path, sizeof(path), "%s/" DEVICES "/%s/events/%s", sysfs_root, c->pmu, term) &&
+		   evspec_read_line(path, alias, sizeof(alias)) == 0) {
+		/* A bare word is first an alias from events/, itself a term list. */
+		return pmu_terms(c, alias, depth + 1);
+	}
+	if (strcmp(term, "config") == 0 || strcmp(term, "config1") == 0 || strcmp(term, "config2") == 0) {
+		*(term[6] == '\0' ? &c->out->attr.config
+		  : term[6] == '1' ? &c->out->attr.config1 : &c->out->attr.config2) = v;
 		return 0;
 	}
-	if (len >= sizeof(buf))
+	for (size_t i = 0; i < NELEM(perf_only_terms); i++)
+		if (strcmp(term, perf_only_terms[i]) == 0)
+			return fail(c->err, c->errlen, "event %s: perf's term '%s' is not supported by perftop",
+				    c->ev, term);
+	rc = pmu_format(c, term, v);
+	if (rc <= 0)
+		return rc;
+	if (val || depth > 0)
+		return fail(c->err, c->errlen, "PMU %s has no term '%s' (see %s/" DEVICES "/%s/format)",
+			    c->pmu, term, sysfs_root, c->pmu);
+	return fail(c->err, c->errlen, "PMU %s has no event or term '%s' (see %s/" DEVICES "/%s/events and format)",
+		    c->pmu, term, sysfs_root, c->pmu);
+}
+
+static int pmu_terms(struct pmu_ctx *c, char *terms, int depth)
+{
+	char *tok;
+
+	while ((tok = strsep(&terms, ",")) != NULL)
+		if (pmu_term(c, tok, depth))
+			return -1;
+	return 0;
+}
+
+/* pmu/term=value,…/ with modifiers after the slash, bare (perf) or after a colon. */
+static int parse_pmu(const char *ev, char *text, struct evspec *out, char *err, size_t errlen)
+{
+	char *open = strchr(text, '/'), *close = strrchr(text, '/'), path[PATH_MAX], type[32];
+	char given[SPEC_MAX];
+	struct pmu_ctx c = { ev, text, given, out, err, errlen };
+	const char *mods, *e = NULL;
+	long long t;
+
+	if (open == close)
+		return fail(err, errlen, "event %s: a PMU event looks like pmu/term=value,…/", ev);
+	*open = '\0';
+	*close = '\0';
+	mods = close + 1;
+	if (text[0] == '\0')
+		return fail(err, errlen, "event %s: no PMU name before '/' (want pmu/term=value,…/)", ev);
+	if (!safe_name(text) ||
+	    pathf(path, sizeof(path), "%s/" DEVICES "/%s/type", sysfs_root, text) ||
+	    evspec_read_line(path, type, sizeof(type)) ||
+	    (t = strtonum(type, 0, UINT32_MAX, &e), e != NULL))
+		return fail(err, errlen, "PMU '%s' not found in %s/" DEVICES " (see perftop --list-events)",
+			    text, sysfs_root);
+	out->attr.type = (uint32_t)t;
+	if (open[1] == '\0')
+		return fail(err, errlen, "event %s: no terms between the slashes", ev);
+	strlcpy(given, open + 1, sizeof(given));
+	if (pmu_terms(&c, open + 1, 0))
 		return -1;
-	memcpy(buf, name, len);
-	buf[len] = '\0';
-	if (parse_cache(buf, &config) == 0) {
-		out->attr.type = PERF_TYPE_HW_CACHE;
-		out->attr.config = config;
-		return 0;
-	}
-	if (buf[0] == 'r' && buf[1]) {
-		char *end;
+	if (*mods == ':' || *mods)
+		return apply_modifiers(ev, mods + (*mods == ':'), out, err, errlen);
+	return 0;
+}
 
-		for (size_t i = 1; buf[i]; i++)
-			if (!isxdigit((unsigned char)buf[i]))
-				return -2;
-		errno = 0;
-		config = strtoull(buf + 1, &end, 16);
-		if (errno || len > 17)
-			return -2;
-		out->attr.type = PERF_TYPE_RAW;
-		out->attr.config = config;
-		return 0;
+/* Where tracefs is; NULL with *eno when it is not there or not readable. */
+const char *evspec_tracefs_dir(int *eno)
+{
+	static const char *const usual[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[300];
+	struct stat st;
+
+	*eno = ENOENT;
+	for (size_t i = 0; i < NELEM(usual); i++) {
+		const char *root = tracefs_root[0] ? tracefs_root : usual[i];
+
+		if (pathf(path, sizeof(path), "%s/events", root) == 0 && stat(path, &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			return root;
+		if (errno == EACCES || errno == EPERM)
+			*eno = errno;
+		if (tracefs_root[0])
+			break;
 	}
-	return -1;
+	return NULL;
+}
+
+static int parse_tracepoint(const char *ev, const char *sys, const char *name, struct evspec *out,
+			    char *err, size_t errlen)
+{
+	char path[PATH_MAX], id[32];
+	const char *root, *e = NULL;
+	long long v;
+	int eno, rc;
+
+	if (strpbrk(sys, "*?[") || strpbrk(name, "*?["))
+		return fail(err, errlen, "event %s: tracepoint wildcards are not supported; name one", ev);
+	if (!safe_name(sys) || !safe_name(name) || strchr(sys, '.') || strchr(name, '.'))
+		return fail(err, errlen, "unknown event '%s' (see perftop --list-events)", ev);
+	root = evspec_tracefs_dir(&eno);
+	if (root == NULL && eno != ENOENT)
+		return fail(err, errlen, "tracepoint %s:%s: cannot read tracefs (%s): run as root", sys, name,
+			    strerror(eno));
+	if (root == NULL)
+		return fail(err, errlen, "tracepoint %s:%s: tracefs is not mounted: "
+			    "mount -t tracefs nodev /sys/kernel/tracing", sys, name);
+	rc = pathf(path, sizeof(path), "%s/events/%s/%s/id", root, sys, name);
+	if (rc == 0)
+		rc = evspec_read_line(path, id, sizeof(id));
+	if (rc == -EACCES || rc == -EPERM)
+		return fail(err, errlen, "tracepoint %s:%s: cannot read %s: run as root", sys, name, path);
+	if (rc || (v = strtonum(id, 0, LLONG_MAX, &e), e != NULL))
+		return fail(err, errlen, "tracepoint %s:%s not found in %s/events (see perftop --list-events)",
+			    sys, name, root);
+	out->attr.type = PERF_TYPE_TRACEPOINT;
+	out->attr.config = (uint64_t)v;
+	return 0;
+}
+
+static int parse_symbolic(const char *ev, struct evspec *out, char *err, size_t errlen)
+{
+	int rc = evspec_symbol(ev, &out->attr);
+	size_t alnum = strspn(ev + 1, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+
+	if (rc == 0)
+		return 0;
+	if (rc == -2)
+		return fail(err, errlen, "event %s: that cache has no such operation (see perftop --list-events)",
+			    ev);
+	/* "r12g" was meant as raw; "rxyz" or "r" maybe, so say both things. */
+	if (ev[0] == 'r' && ev[1 + alnum] == '\0' && isxdigit((unsigned char)ev[1]))
+		return fail(err, errlen, "event %s: bad hex in raw event (want r and 1-16 hex digits, e.g. r1a8)",
+			    ev);
+	if (ev[0] == 'r' && ev[1 + alnum] == '\0')
+		return fail(err, errlen, "unknown event '%s' (raw events are r and 1-16 hex digits, e.g. r1a8; "
+			    "see perftop --list-events)", ev);
+	return fail(err, errlen, "unknown event '%s' (see perftop --list-events)", ev);
 }
 
 int evspec_parse(const char *str, struct evspec *out, char *err, size_t errlen)
 {
+	char text[SPEC_MAX], *colon, *second;
 	size_t len = strlen(str);
-	const char *colon, *mods = NULL, *slash;
-	size_t namelen;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
 	out->attr.size = sizeof(out->attr);
-	if (len == 0) {
-		snprintf(err, errlen, "empty event name");
-		return -1;
-	}
-	if (len >= EVSPEC_NAME_MAX) {
-		snprintf(err, errlen, "event %.40s…: name too long", str);
-		return -1;
-	}
+	if (len == 0)
+		return fail(err, errlen, "empty event name (see perftop --list-events)");
+	if (len >= sizeof(text))
+		return fail(err, errlen, "event %.40s…: longer than %zu characters", str, sizeof(text) - 1);
+	memcpy(text, str, len + 1);
 	strlcpy(out->name, str, sizeof(out->name));
-
-	slash = strchr(str, '/');
-	if (slash) {
-		/* pmu/terms/ or pmu/terms/:mods */
-		const char *close = strrchr(str, '/');
-
-		if (close == slash) {
-			snprintf(err, errlen, "event %s: a PMU event looks like pmu/term=value,…/", str);
-			return -1;
-		}
-		if (close[1] == ':')
-			mods = close + 2;
-		else if (close[1] != '\0') {
-			snprintf(err, errlen, "event %s: unexpected text after the closing '/'", str);
-			return -1;
-		}
-		if (parse_pmu(str, (size_t)(close - str) + 1, out, err, errlen))
-			return -1;
-		return mods ? apply_modifiers(mods, str, out, err, errlen) : 0;
-	}
-
-	colon = strchr(str, ':');
-	namelen = colon ? (size_t)(colon - str) : len;
-	if (colon) {
-		const char *second = strchr(colon + 1, ':');
-
-		/* "name:mods" unless it is "sys:tracepoint[:mods]". */
-		if (second == NULL && parse_plain(str, namelen, out) == 0) {
-			mods = colon + 1;
-			if (*mods == '\0') {
-				snprintf(err, errlen, "event %s: empty modifier after ':'", str);
-				return -1;
-			}
-			return apply_modifiers(mods, str, out, err, errlen);
-		}
-		{
-			const char *name = colon + 1;
-			size_t nlen = second ? (size_t)(second - name) : strlen(name);
-
-			memset(&out->attr, 0, sizeof(out->attr));
-			out->attr.size = sizeof(out->attr);
-			if (namelen == 0 || nlen == 0) {
-				snprintf(err, errlen, "event %s: empty name around ':'", str);
-				return -1;
-			}
-			if (parse_tracepoint(str, namelen, name, nlen, out, err, errlen))
-				return -1;
-			return second ? apply_modifiers(second + 1, str, out, err, errlen) : 0;
-		}
-	}
-	rc = parse_plain(str, len, out);
-	if (rc == -2) {
-		snprintf(err, errlen, "event %s: a raw event is r followed by up to 16 hex digits", str);
+	if (strpbrk(text, "{}"))
+		return fail(err, errlen, "event %s: event groups {…} are not supported; "
+			    "separate events with commas", str);
+	if (strchr(text, '/'))
+		return parse_pmu(str, text, out, err, errlen);
+	colon = strchr(text, ':');
+	if (colon == NULL)
+		return parse_symbolic(str, out, err, errlen);
+	*colon = '\0';
+	second = strchr(colon + 1, ':');
+	/* cycles:u is an event and modifiers; sched:sched_switch[:u] a tracepoint.
+	 * A known name before the colon decides, so cycles:x is a bad modifier
+	 * and rcu:rcu_utilization is not a bad raw event. */
+	if (second == NULL && evspec_symbol(text, &out->attr) == 0)
+		return apply_modifiers(str, colon + 1, out, err, errlen);
+	if (second)
+		*second = '\0';
+	if (text[0] == '\0' || colon[1] == '\0')
+		return fail(err, errlen, "event %s: want subsys:name (a tracepoint) or event:modifiers", str);
+	if (parse_tracepoint(str, text, colon + 1, out, err, errlen))
 		return -1;
-	}
-	if (rc) {
-		snprintf(err, errlen, "unknown event '%s' (see perftop --list-events)", str);
-		return -1;
-	}
-	return 0;
+	return second ? apply_modifiers(str, second + 1, out, err, errlen) : 0;
 }
 
 int evspec_parse_list(const char *list, struct evspec **out, size_t *n, char *err, size_t errlen)
 {
-	struct evspec *arr = NULL;
-	size_t cnt = 0;
+	struct evspec *arr = NULL, *grown;
+	size_t cnt = 0, cap = 0;
 	const char *p = list;
+	char item[SPEC_MAX];
 
 	*out = NULL;
 	*n = 0;
+	if (*list == '\0')
+		return fail(err, errlen, "empty event list (see perftop --list-events)");
 	for (;;) {
 		const char *start = p;
-		int depth = 0;
-		char item[EVSPEC_NAME_MAX * 2];
-		struct evspec *grown;
+		bool in_pmu = false;
 
-		/* Commas inside pmu/…/ belong to the event. */
-		while (*p && (*p != ',' || depth)) {
+		/* Commas inside pmu/…/ separate terms, not events. */
+		for (; *p && (*p != ',' || in_pmu); p++)
 			if (*p == '/')
-				depth = !depth;
-			p++;
-		}
+				in_pmu = !in_pmu;
 		if (p == start) {
-			snprintf(err, errlen, "empty event in list '%s'", list);
-			goto fail;
+			fail(err, errlen, "empty event in list '%s' (two commas, or one at an end)", list);
+			goto out_free;
 		}
 		if ((size_t)(p - start) >= sizeof(item)) {
-			snprintf(err, errlen, "event %.40s…: name too long", start);
-			goto fail;
+			fail(err, errlen, "event %.40s…: longer than %zu characters", start, sizeof(item) - 1);
+			goto out_free;
 		}
 		memcpy(item, start, (size_t)(p - start));
 		item[p - start] = '\0';
-		grown = reallocarray(arr, cnt + 1, sizeof(*arr));
-		if (grown == NULL) {
-			snprintf(err, errlen, "out of memory");
-			goto fail;
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 4;
+			grown = reallocarray(arr, cap, sizeof(*arr));
+			if (grown == NULL) {
+				fail(err, errlen, "out of memory for %zu events", cap);
+				goto out_free;
+			}
+			arr = grown;
 		}
-		arr = grown;
 		if (evspec_parse(item, &arr[cnt], err, errlen))
-			goto fail;
+			goto out_free;
 		cnt++;
 		if (*p == '\0')
 			break;
-		p++; /* the comma */
+		p++;
 	}
 	*out = arr;
 	*n = cnt;
 	return 0;
-fail:
+out_free:
 	free(arr);
 	return -1;
 }
 
+/* In EXCL_* bit order. */
 static const char *const excl_words[] = { "user", "kernel", "hv", "idle", "host", "guest" };
 
 int exclude_parse(const char *list, unsigned *bits, char *err, size_t errlen)
@@ -592,10 +544,8 @@ int exclude_parse(const char *list, unsigned *bits, char *err, size_t errlen)
 	char buf[256], *p = buf, *tok;
 
 	*bits = 0;
-	if (strlcpy(buf, list, sizeof(buf)) >= sizeof(buf)) {
-		snprintf(err, errlen, "--exclude list too long");
-		return -1;
-	}
+	if (strlcpy(buf, list, sizeof(buf)) >= sizeof(buf))
+		return fail(err, errlen, "--exclude: list too long (valid: user,kernel,hv,idle,host,guest)");
 	if (buf[0] == '\0')
 		return 0;
 	while ((tok = strsep(&p, ",")) != NULL) {
@@ -605,8 +555,9 @@ int exclude_parse(const char *list, unsigned *bits, char *err, size_t errlen)
 			if (strcmp(tok, excl_words[i]) == 0)
 				break;
 		if (i == NELEM(excl_words)) {
-			snprintf(err, errlen, "--exclude: unknown word '%s' (valid: user,kernel,hv,idle,host,guest)", tok);
-			return -1;
+			*bits = 0;
+			return fail(err, errlen, "--exclude: unknown word '%s' (valid: user,kernel,hv,idle,host,guest)",
+				    tok);
 		}
 		*bits |= 1u << i;
 	}
@@ -615,14 +566,15 @@ int exclude_parse(const char *list, unsigned *bits, char *err, size_t errlen)
 
 void exclude_format(unsigned bits, char *buf, size_t len)
 {
-	size_t off = 0;
-
-	if (len)
-		buf[0] = '\0';
+	if (len == 0)
+		return;
+	buf[0] = '\0';
 	for (size_t i = 0; i < NELEM(excl_words); i++)
-		if (bits & (1u << i))
-			off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s", off ? "," : "",
-						excl_words[i]);
+		if (bits & (1u << i)) {
+			if (buf[0])
+				strlcat(buf, ",", len);
+			strlcat(buf, excl_words[i], len);
+		}
 }
 
 unsigned evspec_exclude_bits(const struct perf_event_attr *a)
@@ -640,103 +592,4 @@ void evspec_set_exclude(struct perf_event_attr *a, unsigned bits)
 	a->exclude_idle = !!(bits & EXCL_IDLE);
 	a->exclude_host = !!(bits & EXCL_HOST);
 	a->exclude_guest = !!(bits & EXCL_GUEST);
-}
-
-/* One real open on this process, any CPU: the honest answer to "supported?". */
-static int probe(const struct perf_event_attr *tmpl)
-{
-	struct perf_event_attr a = *tmpl;
-	int fd;
-
-	a.size = sizeof(a);
-	a.disabled = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-
-		/* Unprivileged users may still count their own user time. */
-		if (e == EACCES || e == EPERM) {
-			a.exclude_kernel = 1;
-			a.exclude_hv = 1;
-			fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-			if (fd < 0)
-				return -errno;
-			close(fd);
-			return 0;
-		}
-		return -e;
-	}
-	close(fd);
-	return 0;
-}
-
-static void list_one(FILE *out, const char *name, const char *kind, uint32_t type, uint64_t config)
-{
-	struct perf_event_attr a;
-	int rc;
-
-	memset(&a, 0, sizeof(a));
-	a.type = type;
-	a.config = config;
-	rc = probe(&a);
-	fprintf(out, "  %-32s [%s]  %s%s%s\n", name, kind, rc ? "not supported (" : "supported",
-		rc ? strerrorname_np(-rc) : "", rc ? ")" : "");
-}
-
-void evspec_list_print(FILE *out)
-{
-	static const char *const ops[] = { "loads", "load-misses", "stores", "store-misses",
-					   "prefetches", "prefetch-misses" };
-	const char *root = tracefs_dir();
-	char path[512];
-	DIR *d;
-	struct dirent *de;
-
-	fputs("Hardware events\n", out);
-	for (size_t i = 0; i < NELEM(hw_events); i++)
-		list_one(out, hw_events[i].name, "Hardware event", PERF_TYPE_HARDWARE, hw_events[i].config);
-	fputs("\nSoftware events\n", out);
-	for (size_t i = 0; i < NELEM(sw_events); i++)
-		list_one(out, sw_events[i].name, "Software event", PERF_TYPE_SOFTWARE, sw_events[i].config);
-	fputs("\nHardware cache events\n", out);
-	for (size_t i = 0; i < NELEM(cache_ids); i++)
-		for (size_t k = 0; k < NELEM(ops); k++) {
-			char name[64];
-			uint64_t config;
-
-			snprintf(name, sizeof(name), "%s-%s", cache_ids[i].name, ops[k]);
-			if (parse_cache(name, &config) == 0)
-				list_one(out, name, "Hardware cache event", PERF_TYPE_HW_CACHE, config);
-		}
-	fputs("\nRaw events\n  rNNNN                            [Raw hardware event descriptor]\n", out);
-	fputs("\nPMUs (use as pmu/term=value,…/; terms in .../format, aliases in .../events)\n", out);
-	snprintf(path, sizeof(path), "%s/bus/event_source/devices", sysfs_root);
-	if ((d = opendir(path)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			char tpath[1024], type[32];
-
-			if (de->d_name[0] == '.')
-				continue;
-			snprintf(tpath, sizeof(tpath), "%s/%s/type", path, de->d_name);
-			if (read_small_file(tpath, type, sizeof(type)) == 0)
-				fprintf(out, "  %-32s [type %s]\n", de->d_name, type);
-		}
-		closedir(d);
-	}
-	fputs("\nTracepoints\n", out);
-	snprintf(path, sizeof(path), "%s/events", root ? root : "");
-	if (root == NULL || (d = opendir(path)) == NULL) {
-		fputs("  tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing\n", out);
-		return;
-	}
-	{
-		size_t systems = 0;
-
-		while ((de = readdir(d)) != NULL)
-			if (de->d_name[0] != '.' && de->d_type == DT_DIR)
-				systems++;
-		closedir(d);
-		fprintf(out, "  %zu subsystems under %s/events: use subsys:name (e.g. sched:sched_switch)\n",
-			systems, root);
-	}
 }

@@ -92,11 +92,11 @@ const struct key_binding event_keys[] = {
 	{ KEY_DOWN, panel_move, { NULL, NULL } },
 	{ KEY_HOME, panel_move, { NULL, NULL } },
 	{ KEY_END, panel_move, { NULL, NULL } },
-	{ ' ', event_toggle, { "Space", "switch the event on or off (no re-open)" } },
-	{ 'u', event_flag, { "u k v", "its exclude user / kernel / hypervisor flag" } },
+	{ ' ', event_toggle, { "Space", "switch it on or off (no re-open)" } },
+	{ 'u', event_flag, { "u k v", "flip its user / kernel / hv exclude" } },
 	{ 'k', event_flag, { NULL, NULL } },
 	{ 'v', event_flag, { NULL, NULL } },
-	{ 'i', event_flag, { "i o g", "its exclude idle / host / guest flag" } },
+	{ 'i', event_flag, { "i o g", "flip its idle / host / guest exclude" } },
 	{ 'o', event_flag, { NULL, NULL } },
 	{ 'g', event_flag, { NULL, NULL } },
 	{ KEY_ESC, panel_close, { "Esc e Enter", "close the panel" } },
@@ -121,7 +121,7 @@ const struct key_binding exclude_keys[] = {
 	{ KEY_DOWN, panel_move, { NULL, NULL } },
 	{ KEY_HOME, panel_move, { NULL, NULL } },
 	{ KEY_END, panel_move, { NULL, NULL } },
-	{ ' ', exclude_flag, { "Space", "flip the selected flag on every event" } },
+	{ ' ', exclude_flag, { "Space", "flip the selected flag, all events" } },
 	{ 'u', exclude_flag, { "u", "exclude user" } },
 	{ 'k', exclude_flag, { "k", "exclude kernel" } },
 	{ 'v', exclude_flag, { "v", "exclude hypervisor (hv)" } },
@@ -172,8 +172,8 @@ unsigned help_key(struct ui *u, int key)
 
 const struct key_binding prompt_keys[] = {
 	{ 0, NULL, { "Enter", "apply" } },
-	{ 0, NULL, { "Esc", "cancel (the filter: back to the one before)" } },
-	{ 0, NULL, { "Backspace", "delete a character; Ctrl-U: the whole line" } },
+	{ 0, NULL, { "Esc", "cancel (a filter reverts)" } },
+	{ 0, NULL, { "Backspace", "delete a character; Ctrl-U: all" } },
 	{ 0, NULL, { NULL, NULL } },
 };
 

@@ -99,49 +99,65 @@ void panels_draw(struct ui *u, int h, int w)
 		exclude_draw(u, h, w);
 }
 
-/* The help lines: every section of the key tables, in order; returns how
- * many lines there are. */
-static size_t help_lines(int y0, int rows, int colw, int col, size_t skip, bool draw)
+static size_t section_len(size_t s)
 {
 	struct ui_keyhelp k;
-	const char *title;
+	size_t n = 0;
+
+	while (keys_doc(s, n, &k))
+		n++;
+	return n + 2; /* the title, a blank line after */
+}
+
+/* Draws sections [s0, s1) from line skip on, in rows lines at column col. */
+static void help_lines(size_t s0, size_t s1, int y0, int rows, int col, int colw, size_t skip)
+{
+	struct ui_keyhelp k;
 	size_t line = 0;
 	int y = y0;
 
-	for (size_t s = 0; (title = keys_section(s)) != NULL; s++) {
-		for (size_t i = 0; i == 0 || keys_doc(s, i - 1, &k); i++, line++) {
-			if (!draw || line < skip)
+	for (size_t s = s0; s < s1; s++) {
+		for (size_t i = 0; i < section_len(s) - 1; i++, line++) {
+			if (line < skip)
 				continue;
 			if (y >= y0 + rows)
-				return line;
-			if (i == 0)
-				paint_text(y++, col, colw, R_LABEL, title, false);
-			else {
-				paint_text(y, col + 2, 14, R_VALUE, k.keys, false);
-				paint_text(y++, col + 17, colw - 17, R_NORMAL, k.what, false);
+				return;
+			if (i == 0) {
+				paint_text(y++, col, colw, R_LABEL, keys_section(s), false);
+			} else if (keys_doc(s, i - 1, &k)) {
+				paint_text(y, col + 2, 13, R_VALUE, k.keys, false);
+				paint_text(y++, col + 16, colw - 16, R_NORMAL, k.what, false);
 			}
 		}
-		if (draw && line >= skip && y < y0 + rows)
+		if (line++ >= skip)
 			y++;
-		line++;
 	}
-	return line;
 }
 
+/* Two columns split between sections when the screen holds them; else one
+ * that scrolls. */
 void help_draw(struct ui *u, int h, int w)
 {
-	int rows = h - 3, cols = w >= 110 ? 2 : 1, colw = w / cols - 1;
-	size_t total = help_lines(0, 0, 0, 0, 0, false), per = (total + (size_t)cols - 1) / (size_t)cols;
+	size_t nsec = 0, total = 0, first = 0, split;
+	int rows = h - 3;
 
+	while (keys_section(nsec))
+		total += section_len(nsec++);
 	erase();
-	paint_text(0, 0, w, R_HEAD, " perftop " PERFTOP_VERSION " keys  (the manual: man perftop)", false);
-	if (cols == 2 && per <= (size_t)rows) {
-		help_lines(2, (int)per, colw, 0, 0, true);
-		help_lines(2, rows, colw, colw + 1, per, true);
+	paint_text(0, 0, w, R_HEAD, " perftop " PERFTOP_VERSION " keys  (more in man perftop)", false);
+	for (split = 0; split < nsec && first + section_len(split) <= total / 2; split++)
+		first += section_len(split);
+	if (w >= 110 && split < nsec && first + section_len(split) <= (size_t)rows &&
+	    total - first - section_len(split) <= (size_t)rows) {
+		first += section_len(split++); /* the longer half on the left */
+	}
+	if (w >= 110 && first <= (size_t)rows && total - first <= (size_t)rows) {
+		help_lines(0, split, 2, rows, 0, w / 2 - 1, 0);
+		help_lines(split, nsec, 2, rows, w / 2, w / 2 - 1, 0);
 		u->help_top = 0;
 		return;
 	}
 	if (u->help_top + (size_t)rows > total)
 		u->help_top = total > (size_t)rows ? total - (size_t)rows : 0;
-	help_lines(2, rows, w - 1, 0, u->help_top, true);
+	help_lines(0, nsec, 2, rows, 0, w - 1, u->help_top);
 }

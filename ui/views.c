@@ -358,8 +358,12 @@ static size_t expand(const struct ui *u, struct col_inst *out)
 		}
 		if (c->multi_only && u->fr.nev < 2)
 			continue;
-		for (size_t e = 0; e < u->fr.nev && n < MAX_INST; e++)
-			out[n++] = (struct col_inst){ c, e, c->width };
+		for (size_t e = 0; e < u->fr.nev && n < MAX_INST; e++) {
+			int nl = (int)strlen(u->fr.ev[e].name);
+
+			/* As wide as the event's name, within reason. */
+			out[n++] = (struct col_inst){ c, e, nl < c->width ? c->width : nl > 16 ? 16 : nl };
+		}
 	}
 	return n;
 }

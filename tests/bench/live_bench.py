@@ -111,6 +111,34 @@ def first_dump_ms(perftop, reps):
     return statistics.median(out) if out else None
 
 
+def perf_report_ns(workload, bench_replay, secs=3, reps=3):
+    """perf report's cost per sample on a recording of the same workload,
+    next to bench_replay's (our decode -> resolve -> aggregate)."""
+    data = "/tmp/perftop-bench-%d.data" % os.getpid()
+    load = start_load(workload, secs + 5)
+    try:
+        subprocess.run(["perf", "record", "-q", "-a", "-e", "cpu-clock", "-F", "20000", "-o", data,
+                        "sleep", str(secs)], check=True, capture_output=True)
+    finally:
+        stop_load(load)
+    n = int(subprocess.run("perf script -i %s -F ip | wc -l" % data, shell=True, capture_output=True,
+                           text=True).stdout.strip() or 0)
+    times = []
+    for _ in range(reps):
+        t0 = time.time()
+        subprocess.run(["perf", "report", "--stdio", "-i", data], capture_output=True)
+        times.append(time.time() - t0)
+    os.unlink(data)
+    theirs = statistics.median(times) * 1e9 / max(n, 1)
+    mine = None
+    if bench_replay:
+        out = subprocess.run([bench_replay, "20"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            if line.startswith("decode+resolve+agg"):
+                mine = float(line.split()[1])
+    return n, theirs, mine
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("perftop")
@@ -118,9 +146,15 @@ def main():
     ap.add_argument("--rates", default="4000,20000,50000")
     ap.add_argument("--secs", type=int, default=5)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--replay", help="bench_replay binary, to compare with perf report")
     a = ap.parse_args()
 
     have_perf = subprocess.run(["perf", "--version"], capture_output=True).returncode == 0
+    if have_perf:
+        n, theirs, mine = perf_report_ns(a.workload, a.replay)
+        print("perf report: %.0f ns/sample over %d samples (whole run, start-up included)" % (theirs, n))
+        if mine:
+            print("perftop replay: %.1f ns/sample -> ratio %.4f" % (mine, mine / theirs))
     print("first dump with symbols (-d 0.1): median %.0f ms" % (first_dump_ms(a.perftop, 5) or -1))
     print("%-7s %-8s %12s %10s %10s %s" % ("rate", "tool", "us/sample", "RSS MiB", "lost", "note"))
     for rate in [int(x) for x in a.rates.split(",")]:

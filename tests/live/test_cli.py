@@ -43,9 +43,11 @@ r = run("--help")
 ok(r.returncode == 0 and "--format" in r.stdout and "-p, --pid" in r.stdout, "--help exits 0 and lists options")
 
 # perftop -b | head exits quietly
-p = subprocess.Popen(f"{PERFTOP} -b -d 0.1 | head -2", shell=True, stderr=subprocess.PIPE, text=True)
+p = subprocess.Popen(f"{PERFTOP} -b -d 0.1 | head -2; exit ${{PIPESTATUS[0]}}", shell=True,
+                     executable="/bin/bash", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 out, err = p.communicate(timeout=20)
-ok(p.returncode == 0 and err.strip() == "", "perftop -b | head ends quietly (%r)" % err.strip())
+ok(p.returncode == 0 and err.strip() == "" and len(out.splitlines()) == 2,
+   "perftop -b | head ends quietly with exit 0 (rc %d, %r)" % (p.returncode, err.strip()))
 
 for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
     p = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-d", "10"], stdout=subprocess.PIPE,

@@ -104,6 +104,19 @@ def test_fallback():
            "without a PMU cycles falls back to cpu-clock and says so (%r)" % notices)
 
 
+def test_tracepoint():
+    if not os.path.isdir("/sys/kernel/tracing/events/syscalls") and \
+            not os.path.isdir("/sys/kernel/tracing/events/raw_syscalls"):
+        skip("tracepoint sampling", "tracefs not mounted: mount -t tracefs nodev /sys/kernel/tracing")
+        return
+    p, pid = start_workload(WORKLOAD, "syscalls", "2")
+    rc, recs, err = perftop_json(PERFTOP, "-e", "raw_syscalls:sys_enter", "-p", str(pid), "-d", "1", "-n", "1")
+    finish_workload(p)
+    ev = recs[0]["events"][0] if recs else {}
+    ok(rc == 0 and ev.get("name") == "raw_syscalls:sys_enter" and ev.get("samples", 0) > 1000,
+       "a tracepoint samples every syscall of a syscall-heavy workload (%r, %s)" % (ev.get("samples"), err.strip()))
+
+
 if not is_root():
     skip("live sampling", "needs root (perf_event_paranoid)")
     done()
@@ -112,4 +125,5 @@ test_system_wide()
 test_kernel_symbols()
 test_cpu_filter()
 test_fallback()
+test_tracepoint()
 done()

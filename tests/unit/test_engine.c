@@ -50,6 +50,11 @@ static void test_attr(void)
 	s.attr.type = PERF_TYPE_HW_CACHE;
 	engine_build_attr(&a, &s, &o, false);
 	CHECK(a.type == PERF_TYPE_HW_CACHE && a.config == 0x10000, "cache event config passed through");
+
+	s.attr.type = PERF_TYPE_TRACEPOINT;
+	o.period = 0;
+	engine_build_attr(&a, &s, &o, false);
+	CHECK(!a.freq && a.sample_period == 1, "tracepoints sample every hit by default");
 }
 
 static void test_pages(void)

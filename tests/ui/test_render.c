@@ -1,0 +1,263 @@
+/* Render test: one fixed aggregation snapshot (no sampling) drawn by the real
+ * ui code into a curses screen 100x30 (and a few other states and sizes),
+ * read back as text and compared with tests/ui/render_expected.txt.
+ * PERFTOP_UPDATE_EXPECTED=1 rewrites the expected file instead. */
+#include <curses.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "agg.h"
+#include "evspec.h"
+#include "ui.h"
+
+static int n_tests, n_failed;
+
+static void ok(int cond, const char *what)
+{
+	n_tests++;
+	if (!cond)
+		n_failed++;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", n_tests, what);
+}
+
+static const char *comm_of(void *arg, pid_t pid)
+{
+	switch (pid) {
+	case 0: return "swapper";
+	case 4242: return "workload";
+	case 777: return "evil\x1b]2;PWNED\x07";
+	default: return "sh";
+	}
+}
+
+static void feed(struct agg *a, size_t ev, int cpu, pid_t pid, const char *sym, const char *dso,
+		 uint64_t key, bool kernel, int n)
+{
+	struct sym_result r = { .sym = sym, .dso = dso, .key = key, .kernel = kernel };
+
+	for (int i = 0; i < n; i++)
+		agg_sample(a, ev, cpu, pid, pid, &r, 1000);
+}
+
+static struct agg *snapshot(void)
+{
+	static const int cpus[] = { 0, 1, 2, 3 };
+	struct agg *a = agg_new(2, cpus, 4);
+
+	agg_set_comm_source(a, comm_of, NULL);
+	strlcpy(agg_event(a, 0)->name, "cpu-clock", sizeof(agg_event(a, 0)->name));
+	strlcpy(agg_event(a, 1)->name, "page-faults", sizeof(agg_event(a, 1)->name));
+	agg_event(a, 1)->exclude = EXCL_KERNEL;
+	feed(a, 0, 0, 4242, "hot_a", "/usr/lib/perftop/workload", 1, false, 600);
+	feed(a, 0, 1, 4242, "hot_b", "/usr/lib/perftop/workload", 2, false, 300);
+	feed(a, 0, 1, 4242, "hot_c", "/usr/lib/perftop/workload", 3, false, 100);
+	feed(a, 0, 2, 0, "pvm_safe_halt_hc", "[kernel.kallsyms]", 4, true, 250);
+	feed(a, 0, 3, 777, "evil\x1b[2J\x9b" "31m", "/tmp/x\x1b]0;t\x07.so", 5, false, 40);
+	feed(a, 0, 3, 12, "ünïcödé_€", "/usr/lib/libç.so", 6, false, 10);
+	feed(a, 1, 0, 4242, "hot_a", "/usr/lib/perftop/workload", 1, false, 30);
+	feed(a, 1, 3, 12, "ünïcödé_€", "/usr/lib/libç.so", 6, false, 5);
+	agg_lost(a, 0, 2, 7);
+	agg_throttle(a, 0, 1);
+	agg_task_exit(a, 12);
+	return a;
+}
+
+/* Line-drawing characters (A_ALTCHARSET) as ASCII, so the file reads well. */
+static wchar_t plain(const cchar_t *c)
+{
+	wchar_t wc[CCHARW_MAX + 1];
+	attr_t attr;
+	short pair;
+
+	if (getcchar(c, wc, &attr, &pair, NULL) == ERR)
+		return L'?';
+	if (attr & A_ALTCHARSET)
+		return wc[0] == L'q' ? L'-' : wc[0] == L'x' ? L'|' : L'+';
+	return wc[0];
+}
+
+/* The screen as UTF-8 lines, trailing blanks cut. */
+static void dump_screen(FILE *out, const char *name)
+{
+	fprintf(out, "--- %s (%dx%d)\n", name, COLS, LINES);
+	for (int y = 0; y < LINES; y++) {
+		char line[4096];
+		size_t n = 0;
+
+		for (int x = 0; x < COLS && n + MB_LEN_MAX < sizeof(line); x++) {
+			cchar_t c;
+			wchar_t wc;
+			int k;
+
+			if (mvin_wch(y, x, &c) == ERR)
+				break;
+			wc = plain(&c);
+			if (wc == L'\0')
+				continue; /* the second cell of a wide character */
+			k = wctomb(line + n, wc);
+			n += k > 0 ? (size_t)k : 0;
+		}
+		line[n] = '\0';
+		while (n && line[n - 1] == ' ')
+			line[--n] = '\0';
+		fprintf(out, "%s\n", line);
+	}
+}
+
+static void frame(FILE *out, struct ui *u, const char *name, int h, int w)
+{
+	resizeterm(h, w);
+	screen_draw(u, UI_DRAW);
+	dump_screen(out, name);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+
+	*len = 0;
+	if (f == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0) {
+		long n = ftell(f);
+
+		rewind(f);
+		buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+		if (buf) {
+			*len = fread(buf, 1, (size_t)n, f);
+			buf[*len] = '\0';
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static void contains(const char *text, const char *needle, const char *what)
+{
+	ok(strstr(text, needle) != NULL, what);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .interval = 1.0, .freq = 4000, .no_color = true };
+	struct session s;
+	struct agg *a;
+	struct ui u;
+	FILE *in, *dev, *out;
+	SCREEN *scr;
+	char *got, *want;
+	size_t got_len, want_len;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s EXPECTED\n", argv[0]);
+		return 2;
+	}
+	if (setlocale(LC_ALL, "C.UTF-8") == NULL)
+		setlocale(LC_ALL, "");
+	memset(&s, 0, sizeof(s));
+	a = snapshot();
+	s.agg = a;
+	strlcpy(s.target, "system-wide (4 CPUs)", sizeof(s.target));
+	s.notices[s.nnotices++] = "cycles not supported here (ENOENT: no hardware PMU): sampling cpu-clock instead";
+	ui_init(&u, &s, &o);
+	strlcpy(u.host, "testhost", sizeof(u.host));
+	strlcpy(u.kernel, "6.1.0-test", sizeof(u.kernel));
+	u.fixed_time = 1700000000;
+	frame_take(&u, a, 1.0);
+
+	in = fopen("/dev/null", "re");
+	dev = fopen("/dev/null", "we");
+	out = tmpfile();
+	scr = in && dev && out ? newterm("xterm", dev, in) : NULL;
+	ok(scr != NULL, "a curses screen on /dev/null");
+	if (scr == NULL)
+		return 1;
+	paint_init(&u);
+	frame(out, &u, "symbols", 30, 100);
+	keys_dispatch(&u, '\t');
+	frame(out, &u, "tasks", 30, 100);
+	keys_dispatch(&u, '\t');
+	frame(out, &u, "cpus", 30, 100);
+	keys_dispatch(&u, '\t');
+	keys_dispatch(&u, 'e');
+	keys_dispatch(&u, KEY_DOWN);
+	frame(out, &u, "event panel", 30, 100);
+	keys_dispatch(&u, 27);
+	keys_dispatch(&u, 'x');
+	frame(out, &u, "exclude panel", 30, 100);
+	keys_dispatch(&u, 'x');
+	keys_dispatch(&u, 'c');
+	keys_dispatch(&u, '>');
+	keys_dispatch(&u, 'I');
+	frame(out, &u, "cumulative, sorted by samples, inverted", 24, 80);
+	keys_dispatch(&u, 'I');
+	keys_dispatch(&u, '<');
+	keys_dispatch(&u, '/');
+	keys_dispatch(&u, 'h');
+	keys_dispatch(&u, 'o');
+	keys_dispatch(&u, 't');
+	frame(out, &u, "typing a filter", 12, 60);
+	keys_dispatch(&u, '\r');
+	keys_dispatch(&u, ' ');
+	frame(out, &u, "filtered, paused", 12, 60);
+	frame(out, &u, "too small", 11, 59);
+	keys_dispatch(&u, 'h');
+	frame(out, &u, "help", 40, 120);
+	endwin();
+	delscreen(scr);
+	fclose(dev);
+	fclose(in);
+
+	fflush(out);
+	rewind(out);
+	got = malloc(1 << 20);
+	got_len = got ? fread(got, 1, (1 << 20) - 1, out) : 0;
+	if (got)
+		got[got_len] = '\0';
+	fclose(out);
+	if (getenv("PERFTOP_UPDATE_EXPECTED")) {
+		FILE *f = fopen(argv[1], "we");
+
+		ok(f && fwrite(got, 1, got_len, f) == got_len && fclose(f) == 0, "expected file rewritten");
+	} else {
+		want = slurp(argv[1], &want_len);
+		ok(want != NULL, "expected file read");
+		ok(want && got && want_len == got_len && memcmp(want, got, got_len) == 0,
+		   "every frame as expected (PERFTOP_UPDATE_EXPECTED=1 rewrites it; diff it then)");
+		if (want && got && (want_len != got_len || memcmp(want, got, got_len))) {
+			/* The first line that differs, for the log. */
+			const char *p = got, *q = want;
+			int line = 1;
+
+			while (*p && *p == *q) {
+				if (*p == '\n')
+					line++;
+				p++, q++;
+			}
+			printf("# first difference at line %d\n# got:  %.*s\n# want: %.*s\n", line,
+			       (int)strcspn(p, "\n"), p, (int)strcspn(q, "\n"), q);
+		}
+		free(want);
+	}
+	/* What must hold whatever the layout. */
+	contains(got, "hot_a", "the workload's symbol is drawn");
+	contains(got, "\\033[2J", "ESC in a symbol drawn as \\033");
+	contains(got, "\\23331m", "C1 CSI (a lone 0x9b) in a symbol drawn escaped");
+	contains(got, "\\033]2;PWNED\\a", "ESC and BEL in a comm drawn escaped");
+	ok(strchr(got, '\x1b') == NULL && strchr(got, '\x07') == NULL, "no raw control byte on the screen");
+	contains(got, "ünïcödé_€", "valid UTF-8 kept");
+	contains(got, "Exclude: none", "the header's exclude flags");
+	contains(got, "terminal too small", "below 60x12: the notice only");
+	contains(got, "PAUSED", "paused says so");
+	contains(got, "Esc Backspace", "help lists the keys");
+	free(got);
+	ui_free(&u);
+	agg_free(a);
+	printf("1..%d\n", n_tests);
+	return n_failed ? 1 : 0;
+}

@@ -1,0 +1,135 @@
+"""Driving the real perftop in a private tmux server: a shell in a pane, keys
+sent with send-keys, the screen read with capture-pane."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "live"))
+import tap  # noqa: E402
+
+PROMPT = "PROMPT$ "
+
+
+class Tmux:
+    def __init__(self, width=120, height=40):
+        self.sock = "perftop-ui-%d" % os.getpid()
+        self.tmp = "/tmp/perftop-ui-%d" % os.getpid()
+        os.makedirs(self.tmp, exist_ok=True)
+        self.tmux("kill-server")
+        r = self.tmux("new-session", "-d", "-x", str(width), "-y", str(height), "-s", "t",
+                      "env -u TMUX TERM=screen bash --norc --noprofile")
+        if r.returncode:
+            raise RuntimeError("tmux new-session: " + r.stderr)
+        self.tmux("set-option", "-g", "remain-on-exit", "on")
+        self.line("PS1='%s'; stty -g > %s/stty.before; clear" % (PROMPT, self.tmp))
+        self.wait(lambda s: s.rstrip().endswith(PROMPT.rstrip()), 10)
+
+    def tmux(self, *args):
+        return subprocess.run(["tmux", "-L", self.sock, "-f", "/dev/null", *args],
+                              capture_output=True, text=True)
+
+    def keys(self, *keys):
+        self.tmux("send-keys", "-t", "t", *keys)
+
+    def line(self, text):
+        self.tmux("send-keys", "-t", "t", "-l", text)
+        self.tmux("send-keys", "-t", "t", "Enter")
+
+    def screen(self, escapes=False):
+        args = ["capture-pane", "-p", "-t", "t"] + (["-e"] if escapes else [])
+        return self.tmux(*args).stdout
+
+    def fmt(self, f):
+        return self.tmux("display-message", "-p", "-t", "t", f).stdout.strip()
+
+    def wait(self, pred, secs=15):
+        """Polls the screen until pred(screen) holds; returns it, or None."""
+        end = time.time() + secs
+        while True:
+            s = self.screen()
+            if pred(s):
+                return s
+            if time.time() > end:
+                tap.diag("timed out; the screen was:\n" + s)
+                return None
+            time.sleep(0.2)
+
+    def wait_re(self, pattern, secs=15):
+        return self.wait(lambda s: re.search(pattern, s, re.M) is not None, secs)
+
+    def resize(self, w, h):
+        self.tmux("resize-window", "-t", "t", "-x", str(w), "-y", str(h))
+
+    def shell_pid(self):
+        return int(self.fmt("#{pane_pid}"))
+
+    def child_pid(self):
+        """perftop, the shell's child, once it runs."""
+        sp = self.shell_pid()
+        for _ in range(50):
+            try:
+                with open("/proc/%d/task/%d/children" % (sp, sp)) as f:
+                    kids = f.read().split()
+                if kids:
+                    return int(kids[0])
+            except OSError:
+                pass
+            time.sleep(0.1)
+        return None
+
+    def start(self, perftop, *args):
+        """Runs perftop in the pane; its exit code is printed after it."""
+        cmd = " ".join([perftop] + list(args))
+        self.line("%s; echo rc=$?" % cmd)
+        return self.child_pid()
+
+    def clean_exit(self, what):
+        """After perftop is gone: its rc, a prompt, the main screen, the tty modes."""
+        s = self.wait_re(r"^rc=\d+\s*\n" + re.escape(PROMPT.rstrip()), 15)
+        ok = tap.ok(s is not None, "%s: perftop left and the shell prompt is back" % what)
+        rc = re.search(r"^rc=(\d+)", s or "", re.M)
+        tap.ok(rc is not None and rc.group(1) == "0", "%s: exit code 0 (%s)" % (what, rc.group(1) if rc else "?"))
+        tap.ok(self.fmt("#{alternate_on}") == "0", "%s: no alternate screen left on" % what)
+        self.line("stty -g | cmp -s - %s/stty.before && echo STTY-SAME || echo STTY-CHANGED" % self.tmp)
+        s = self.wait_re(r"^STTY-(SAME|CHANGED)", 10)
+        tap.ok(s is not None and "STTY-SAME" in s, "%s: terminal modes as before" % what)
+        self.line("clear")
+        self.wait(lambda sc: sc.strip() == PROMPT.rstrip(), 5)
+        return ok
+
+    def close(self):
+        self.tmux("kill-server")
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def table_rows(screen):
+    """The table's rows: the lines after the column titles, up to the message line."""
+    lines = screen.splitlines()
+    for i, l in enumerate(lines):
+        if re.match(r"^\s*(Overhead|PID|CPU)\s", l):
+            return [x for x in lines[i + 1:-2] if x.strip()]
+    return []
+
+
+def column_titles(screen):
+    for l in screen.splitlines():
+        if re.match(r"^\s*(Overhead|PID|CPU)\s", l):
+            return l
+    return ""
+
+
+def can_run():
+    """Why the UI tests cannot run here, or None."""
+    if shutil.which("tmux") is None:
+        return "tmux is not installed"
+    try:
+        with open("/proc/sys/kernel/perf_event_paranoid") as f:
+            paranoid = int(f.read())
+    except (OSError, ValueError):
+        paranoid = 2
+    if os.geteuid() != 0 and paranoid > 0:
+        return "system-wide sampling needs root or perf_event_paranoid <= 0"
+    return None
