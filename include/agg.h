@@ -28,8 +28,9 @@ struct agg_sym {
 
 struct agg_task {
 	pid_t pid;
+	pid_t tid;              /* 0 on process rows; the thread on thread rows */
 	char comm[AGG_COMM_MAX];
-	unsigned threads;       /* distinct TIDs seen sampling */
+	unsigned threads;       /* distinct TIDs seen sampling (process rows) */
 	bool exited;
 	unsigned exited_ticks;  /* intervals since it exited */
 	struct agg_counts iv, total;
@@ -76,11 +77,16 @@ void agg_throttle(struct agg *a, size_t ev, int cpu);
 /* A task renamed (exec, prctl) or gone. */
 void agg_task_comm(struct agg *a, pid_t pid, const char *comm);
 void agg_task_exit(struct agg *a, pid_t pid);
+/* The same for one thread (its name may differ from its process's). */
+void agg_thread_comm(struct agg *a, pid_t tid, const char *comm);
+void agg_thread_exit(struct agg *a, pid_t tid);
 
 /* Rows sorted by the first event's samples in scope (then by all events'),
  * valid until the next agg_sample/agg_roll. */
 size_t agg_symbols(struct agg *a, enum agg_scope scope, const struct agg_sym ***rows);
 size_t agg_tasks(struct agg *a, enum agg_scope scope, const struct agg_task ***rows);
+/* One row per thread (tid set), same order rules. */
+size_t agg_threads(struct agg *a, enum agg_scope scope, const struct agg_task ***rows);
 size_t agg_cpus(struct agg *a, const struct agg_cpu ***rows);
 
 /* Ends an interval: interval counters are zeroed (decay_pct 0) or scaled by

@@ -28,7 +28,7 @@ struct agg {
 	size_t sorted_cap;
 	/* Last lookups: consecutive samples mostly hit the same symbol/task. */
 	struct agg_sym *last_sym;
-	struct agg_task *last_task;
+	struct agg_task *last_task, *last_thread;
 	pid_t last_tid;
 	agg_comm_fn comm_fn;
 	void *comm_arg;
@@ -161,6 +161,9 @@ void agg_free(struct agg *a)
 	if (a->tasks.tab)
 		for (size_t i = 0; i <= a->tasks.mask; i++)
 			free(a->tasks.tab[i].row);
+	if (a->tids.tab)
+		for (size_t i = 0; i <= a->tids.mask; i++)
+			free(a->tids.tab[i].row);
 	free(a->syms.tab);
 	free(a->tasks.tab);
 	free(a->tids.tab);
@@ -202,6 +205,29 @@ static struct agg_sym *sym_row(struct agg *a, const struct sym_result *sr)
 }
 
 /* pid 0 is the idle task on every CPU; keys are pid + 1 so 0 stays "empty". */
+/* A thread's row, made on its first sample; its process counts it. */
+static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t tid)
+{
+	struct agg_task *t = map_get(&a->tids, (uint64_t)tid + 1);
+
+	if (t && t->pid == proc->pid)
+		return t;
+	if (t) /* a reused tid from another process */
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return NULL;
+	t->pid = proc->pid;
+	t->tid = tid;
+	strlcpy(t->comm, proc->comm, sizeof(t->comm));
+	if (map_put(&a->tids, (uint64_t)tid + 1, t)) {
+		free(t);
+		return NULL;
+	}
+	proc->threads++;
+	return t;
+}
+
 void agg_set_comm_source(struct agg *a, agg_comm_fn fn, void *arg)
 {
 	a->comm_fn = fn;
@@ -229,10 +255,9 @@ static struct agg_task *task_row(struct agg *a, pid_t pid, pid_t tid)
 			return NULL;
 		}
 	}
-	if (map_get(&a->tids, (uint64_t)tid + 1) == NULL && map_put(&a->tids, (uint64_t)tid + 1, t) == 0)
-		t->threads++;
 	a->last_task = t;
 	a->last_tid = tid;
+	a->last_thread = thread_row(a, t, tid);
 	return t;
 }
 
@@ -266,8 +291,11 @@ void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 	a->ev[ev].period_total += period;
 	if ((s = sym_row(a, sr)) != NULL)
 		count(&s->iv, &s->total, ev, period);
-	if ((t = task_row(a, pid, tid)) != NULL)
+	if ((t = task_row(a, pid, tid)) != NULL) {
 		count(&t->iv, &t->total, ev, period);
+		if (a->last_thread)
+			count(&a->last_thread->iv, &a->last_thread->total, ev, period);
+	}
 	if ((c = cpu_row(a, cpu)) != NULL)
 		count(&c->iv, &c->total, ev, period);
 }
@@ -311,6 +339,23 @@ void agg_task_comm(struct agg *a, pid_t pid, const char *comm)
 void agg_task_exit(struct agg *a, pid_t pid)
 {
 	struct agg_task *t = map_get(&a->tasks, (uint64_t)pid + 1);
+
+	if (t)
+		t->exited = true;
+	agg_thread_exit(a, pid);
+}
+
+void agg_thread_comm(struct agg *a, pid_t tid, const char *comm)
+{
+	struct agg_task *t = map_get(&a->tids, (uint64_t)tid + 1);
+
+	if (t)
+		strlcpy(t->comm, comm, sizeof(t->comm));
+}
+
+void agg_thread_exit(struct agg *a, pid_t tid)
+{
+	struct agg_task *t = map_get(&a->tids, (uint64_t)tid + 1);
 
 	if (t)
 		t->exited = true;
@@ -382,6 +427,13 @@ size_t agg_tasks(struct agg *a, enum agg_scope scope, const struct agg_task ***r
 	return sorted_rows(a, &a->tasks, off, (void ***)rows);
 }
 
+size_t agg_threads(struct agg *a, enum agg_scope scope, const struct agg_task ***rows)
+{
+	size_t off = scope == AGG_INTERVAL ? offsetof(struct agg_task, iv) : offsetof(struct agg_task, total);
+
+	return sorted_rows(a, &a->tids, off, (void ***)rows);
+}
+
 size_t agg_cpus(struct agg *a, const struct agg_cpu ***rows)
 {
 	if (a->ncpus > a->sorted_cap) {
@@ -439,16 +491,25 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 		if (t->exited && ++t->exited_ticks > AGG_EXIT_GRACE)
 			reap = true;
 	}
+	for (size_t i = 0; i <= a->tids.mask; i++) {
+		struct agg_task *t = a->tids.tab[i].row;
+
+		if (t == NULL)
+			continue;
+		decay(&t->iv, decay_pct);
+		if (t->exited && ++t->exited_ticks > AGG_EXIT_GRACE)
+			reap = true;
+	}
 	for (size_t i = 0; i < a->ncpus; i++) {
 		decay(&a->cpus[i].iv, decay_pct);
 		a->cpus[i].lost_iv = 0;
 		a->cpus[i].throttled_iv = 0;
 	}
 	if (reap) {
-		/* tids point at their task: filter them before the tasks go. */
-		map_filter(&a->tids, task_keep, NULL, NULL);
+		map_filter(&a->tids, task_keep, free, NULL);
 		map_filter(&a->tasks, task_keep, free, NULL);
 		a->last_task = NULL;
+		a->last_thread = NULL;
 	}
 }
 

@@ -166,6 +166,44 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 			json_counter_row(&j, m->cnt, counters_process(m->cnt, tasks[i]->pid));
 		json_obj_end(&j);
 	}
+	if (m->threads) {
+		const struct agg_task **th;
+		const struct counter_row *crow = NULL;
+		size_t nt = agg_threads(a, AGG_INTERVAL, &th), k;
+		size_t nc = m->cnt ? counters_threads(m->cnt, &crow) : 0;
+
+		for (k = 0; k < nt && k < rows && has_samples(a, &th[k]->iv); k++) {
+			json_obj_begin(&j, NULL);
+			json_i64(&j, "pid", th[k]->pid);
+			json_i64(&j, "tid", th[k]->tid);
+			json_str(&j, "comm", th[k]->comm);
+			json_u64(&j, "samples", th[k]->iv.samples[0]);
+			json_double(&j, "share", agg_share(a, &th[k]->iv, AGG_INTERVAL), 2);
+			json_bool(&j, "exited", th[k]->exited);
+			json_counts(&j, a, &th[k]->iv);
+			for (size_t c = 0; c < nc; c++)
+				if (crow[c].tid == th[k]->tid)
+					json_counter_row(&j, m->cnt, &crow[c]);
+			json_obj_end(&j);
+		}
+		/* Counted threads that took no sample this interval. */
+		for (size_t c = 0; c < nc; c++) {
+			bool seen = false;
+
+			for (size_t t = 0; t < k && !seen; t++)
+				seen = th[t]->tid == crow[c].tid;
+			if (seen)
+				continue;
+			json_obj_begin(&j, NULL);
+			json_i64(&j, "pid", crow[c].pid);
+			json_i64(&j, "tid", crow[c].tid);
+			json_str(&j, "comm", m->comm_of ? m->comm_of(m->comm_arg, crow[c].pid) : NULL);
+			json_u64(&j, "samples", 0);
+			json_double(&j, "share", 0, 2);
+			json_counter_row(&j, m->cnt, &crow[c]);
+			json_obj_end(&j);
+		}
+	}
 	if (m->cnt) {
 		const struct counter_row *crow;
 		size_t nr = counters_processes(m->cnt, &crow);
@@ -179,15 +217,6 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 			json_str(&j, "comm", m->comm_of ? m->comm_of(m->comm_arg, crow[k].pid) : NULL);
 			json_u64(&j, "samples", 0);
 			json_double(&j, "share", 0, 2);
-			json_counter_row(&j, m->cnt, &crow[k]);
-			json_obj_end(&j);
-		}
-		nr = m->threads ? counters_threads(m->cnt, &crow) : 0;
-		for (size_t k = 0; k < nr; k++) {
-			json_obj_begin(&j, NULL);
-			json_i64(&j, "pid", crow[k].pid);
-			json_i64(&j, "tid", crow[k].tid);
-			json_str(&j, "comm", m->comm_of ? m->comm_of(m->comm_arg, crow[k].pid) : NULL);
 			json_counter_row(&j, m->cnt, &crow[k]);
 			json_obj_end(&j);
 		}

@@ -5,7 +5,6 @@
 #include "evspec.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -23,7 +21,6 @@
 #define DEVICES "bus/event_source/devices"
 
 static char sysfs_root[256] = "/sys";
-
 static char tracefs_root[256]; /* "" = the usual mount points */
 
 const char *evspec_sysfs_root(void)
@@ -77,6 +74,19 @@ int evspec_read_line(const char *path, char *buf, size_t len)
 		n--;
 	buf[n] = '\0';
 	return 0;
+}
+
+/* A sysfs/tracefs file holding one number in [0, max]: 0 or -errno. */
+static int read_number(const char *path, long long max, long long *v)
+{
+	char buf[32];
+	const char *e = NULL;
+	int rc = evspec_read_line(path, buf, sizeof(buf));
+
+	if (rc)
+		return rc;
+	*v = strtonum(buf, 0, max, &e);
+	return e ? -EINVAL : 0;
 }
 
 /* perf's lexer: decimal or 0x hex, nothing else (no octal, sign or space).
@@ -198,14 +208,17 @@ static const char *const perf_only_terms[] = {
 	"legacy-cache", "hardware",
 };
 
+/* Whether the user's own list sets term=…, wherever it sits in it. */
 static bool term_given(const char *list, const char *term)
 {
 	size_t l = strlen(term);
 
-	for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+	for (const char *p = list;; p++) {
 		if (strncmp(p, term, l) == 0 && p[l] == '=')
 			return true;
-	return false;
+		if ((p = strchr(p, ',')) == NULL)
+			return false;
+	}
 }
 
 /* Places v into the attr field a sysfs format names ("config:0-7",
@@ -255,7 +268,8 @@ static int pmu_format(struct pmu_ctx *c, const char *term, uint64_t v)
 	bits = __builtin_popcountll(mask);
 	max = bits == 64 ? UINT64_MAX : (1ULL << bits) - 1;
 	if (v > max)
-		return fail(c->err, c->errlen, "event %s: value 0x%llx too wide for term '%s' (%d bits, max 0x%llx)",
+		return fail(c->err, c->errlen,
+			    "event %s: value 0x%llx too wide for term '%s' (%d bits, max 0x%llx)",
 			    c->ev, (unsigned long long)v, term, bits, (unsigned long long)max);
 	*field &= ~mask;
 	for (int b = 0; b < 64; b++)
@@ -339,14 +353,14 @@ static int pmu_terms(struct pmu_ctx *c, char *terms, int depth)
 	return 0;
 }
 
-/* pmu/term=value,…/ with modifiers after the slash, bare (perf) or after a colon. */
+/* pmu/term=value,…/ with any modifiers straight after the slash, as perf wants. */
 static int parse_pmu(const char *ev, char *text, struct evspec *out, char *err, size_t errlen)
 {
-	char *open = strchr(text, '/'), *close = strrchr(text, '/'), path[PATH_MAX], type[32];
+	char *open = strchr(text, '/'), *close = strrchr(text, '/'), path[PATH_MAX];
 	char given[SPEC_MAX];
 	struct pmu_ctx c = { ev, text, given, out, err, errlen };
-	const char *mods, *e = NULL;
-	long long t;
+	const char *mods;
+	long long t = 0;
 
 	if (open == close)
 		return fail(err, errlen, "event %s: a PMU event looks like pmu/term=value,…/", ev);
@@ -357,8 +371,7 @@ static int parse_pmu(const char *ev, char *text, struct evspec *out, char *err, 
 		return fail(err, errlen, "event %s: no PMU name before '/' (want pmu/term=value,…/)", ev);
 	if (!safe_name(text) ||
 	    pathf(path, sizeof(path), "%s/" DEVICES "/%s/type", sysfs_root, text) ||
-	    evspec_read_line(path, type, sizeof(type)) ||
-	    (t = strtonum(type, 0, UINT32_MAX, &e), e != NULL))
+	    read_number(path, UINT32_MAX, &t))
 		return fail(err, errlen, "PMU '%s' not found in %s/" DEVICES " (see perftop --list-events)",
 			    text, sysfs_root);
 	out->attr.type = (uint32_t)t;
@@ -367,9 +380,10 @@ static int parse_pmu(const char *ev, char *text, struct evspec *out, char *err, 
 	strlcpy(given, open + 1, sizeof(given));
 	if (pmu_terms(&c, open + 1, 0))
 		return -1;
-	if (*mods == ':' || *mods)
-		return apply_modifiers(ev, mods + (*mods == ':'), out, err, errlen);
-	return 0;
+	if (*mods == ':')
+		return fail(err, errlen, "event %s: modifiers follow the closing '/' directly, as in %s/…/%s",
+			    ev, text, mods + 1);
+	return *mods ? apply_modifiers(ev, mods, out, err, errlen) : 0;
 }
 
 /* Where tracefs is; NULL with *eno when it is not there or not readable. */
@@ -397,9 +411,9 @@ const char *evspec_tracefs_dir(int *eno)
 static int parse_tracepoint(const char *ev, const char *sys, const char *name, struct evspec *out,
 			    char *err, size_t errlen)
 {
-	char path[PATH_MAX], id[32];
-	const char *root, *e = NULL;
-	long long v;
+	char path[PATH_MAX];
+	const char *root;
+	long long v = 0;
 	int eno, rc;
 
 	if (strpbrk(sys, "*?[") || strpbrk(name, "*?["))
@@ -415,10 +429,10 @@ static int parse_tracepoint(const char *ev, const char *sys, const char *name, s
 			    "mount -t tracefs nodev /sys/kernel/tracing", sys, name);
 	rc = pathf(path, sizeof(path), "%s/events/%s/%s/id", root, sys, name);
 	if (rc == 0)
-		rc = evspec_read_line(path, id, sizeof(id));
+		rc = read_number(path, LLONG_MAX, &v);
 	if (rc == -EACCES || rc == -EPERM)
 		return fail(err, errlen, "tracepoint %s:%s: cannot read %s: run as root", sys, name, path);
-	if (rc || (v = strtonum(id, 0, LLONG_MAX, &e), e != NULL))
+	if (rc)
 		return fail(err, errlen, "tracepoint %s:%s not found in %s/events (see perftop --list-events)",
 			    sys, name, root);
 	out->attr.type = PERF_TYPE_TRACEPOINT;
@@ -556,8 +570,8 @@ int exclude_parse(const char *list, unsigned *bits, char *err, size_t errlen)
 				break;
 		if (i == NELEM(excl_words)) {
 			*bits = 0;
-			return fail(err, errlen, "--exclude: unknown word '%s' (valid: user,kernel,hv,idle,host,guest)",
-				    tok);
+			return fail(err, errlen,
+				    "--exclude: unknown word '%s' (valid: user,kernel,hv,idle,host,guest)", tok);
 		}
 		*bits |= 1u << i;
 	}

@@ -61,14 +61,16 @@ static const struct {
 	{ sw_syms, NELEM(sw_syms), PERF_TYPE_SOFTWARE, "Software event" },
 };
 
-/* perf's evsel__hw_cache* tables; the first spelling is the one perf list shows. */
+/* perf's evsel__hw_cache* tables; the first spelling is the one perf list
+ * shows. perf's table also has "branches" for the branch unit, but its lexer
+ * gives that word to the hardware event, so "branches-loads" is an error. */
 static const char *const cache_types[PERF_COUNT_HW_CACHE_MAX][5] = {
 	{ "L1-dcache", "l1-d", "l1d", "L1-data" },
 	{ "L1-icache", "l1-i", "l1i", "L1-instruction" },
 	{ "LLC", "L2" },
 	{ "dTLB", "d-tlb", "Data-TLB" },
 	{ "iTLB", "i-tlb", "Instruction-TLB" },
-	{ "branch", "branches", "bpu", "btb", "bpc" },
+	{ "branch", "bpu", "btb", "bpc" },
 	{ "node" },
 };
 static const char *const cache_ops[PERF_COUNT_HW_CACHE_OP_MAX][5] = {
@@ -222,7 +224,7 @@ static void list_one(FILE *out, const char *name, const char *kind, uint32_t typ
 		e = errno;
 		note = " (user space only)";
 	}
-	fprintf(out, "  %-42s [%s]  ", name, kind);
+	fprintf(out, "  %-48s [%s]  ", name, kind);
 	if (fd >= 0) {
 		close(fd);
 		fprintf(out, "supported%s\n", note);
@@ -232,16 +234,22 @@ static void list_one(FILE *out, const char *name, const char *kind, uint32_t typ
 	}
 }
 
-static int visible(const struct dirent *de)
+static int not_hidden(const struct dirent *de)
+{
+	return de->d_name[0] != '.';
+}
+
+/* events/ also holds .scale, .unit, .per-pkg files beside each alias. */
+static int not_sidecar(const struct dirent *de)
 {
 	return de->d_name[0] != '.' && strchr(de->d_name, '.') == NULL;
 }
 
-/* Sorted entries of dir joined with ',' into buf (truncated to fit). */
+/* Sorted entries of dir joined with ',' into buf (cut to fit); their count. */
 static int dir_join(const char *dir, char *buf, size_t len)
 {
 	struct dirent **ents;
-	int n = scandir(dir, &ents, visible, alphasort);
+	int n = scandir(dir, &ents, not_sidecar, alphasort);
 
 	buf[0] = '\0';
 	for (int i = 0; i < n; i++) {
@@ -255,29 +263,37 @@ static int dir_join(const char *dir, char *buf, size_t len)
 	return n < 0 ? 0 : n;
 }
 
+/* One line per PMU with a type: what pmu/…/ can name and with which terms. */
+static void list_pmu(FILE *out, const char *dir, const char *pmu)
+{
+	char path[PATH_MAX], type[32], names[160];
+	int aliases;
+
+	if (snprintf_ok(path, sizeof(path), "%s/%s/type", dir, pmu) ||
+	    evspec_read_line(path, type, sizeof(type)))
+		return;
+	aliases = snprintf_ok(path, sizeof(path), "%s/%s/events", dir, pmu) ? 0 :
+		  dir_join(path, names, sizeof(names));
+	if (snprintf_ok(path, sizeof(path), "%s/%s/format", dir, pmu) || dir_join(path, names, sizeof(names)) == 0)
+		strlcpy(names, "-", sizeof(names));
+	fprintf(out, "  %-24s type %-4s %3d event aliases  terms: %s\n", pmu, type, aliases, names);
+}
+
 static void list_pmus(FILE *out)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 300], type[32], terms[160];
-	struct dirent **ents;
-	int n;
+	char dir[PATH_MAX];
+	struct dirent **ents = NULL;
+	int n = -1;
 
 	fprintf(out, "\nPMUs (pmu/term=value,…/ or pmu/event-alias/)\n");
-	if (snprintf_ok(dir, sizeof(dir), "%s/" DEVICES, evspec_sysfs_root()) || (n = scandir(dir, &ents, visible, alphasort)) < 0) {
+	if (snprintf_ok(dir, sizeof(dir), "%s/" DEVICES, evspec_sysfs_root()) == 0)
+		n = scandir(dir, &ents, not_hidden, alphasort);
+	if (n < 0) {
 		fprintf(out, "  none: %s/" DEVICES " is not readable\n", evspec_sysfs_root());
 		return;
 	}
 	for (int i = 0; i < n; i++) {
-		int nev;
-
-		if (snprintf_ok(path, sizeof(path), "%s/%s/type", dir, ents[i]->d_name) == 0 &&
-		    evspec_read_line(path, type, sizeof(type)) == 0) {
-			snprintf(path, sizeof(path), "%s/%s/events", dir, ents[i]->d_name);
-			nev = dir_join(path, terms, sizeof(terms));
-			snprintf(path, sizeof(path), "%s/%s/format", dir, ents[i]->d_name);
-			dir_join(path, terms, sizeof(terms));
-			fprintf(out, "  %-24s type %-4s %3d event aliases  terms: %s\n", ents[i]->d_name, type, nev,
-				terms[0] ? terms : "-");
-		}
+		list_pmu(out, dir, ents[i]->d_name);
 		free(ents[i]);
 	}
 	free(ents);
@@ -340,17 +356,18 @@ void evspec_list_print(FILE *out)
 	/* perf list's spelling: CACHE-loads for accesses, CACHE-load-misses. */
 	fprintf(out, "\nHardware cache events\n");
 	for (size_t t = 0; t < NELEM(cache_types); t++)
-		for (size_t op = 0; op < NELEM(cache_ops); op++)
-			for (size_t res = 0; res < NELEM(cache_results) && (cache_op_ok[t] & (1u << op)); res++) {
-				if (res == PERF_COUNT_HW_CACHE_RESULT_ACCESS)
-					snprintf(name, sizeof(name), "%s-%s", cache_types[t][0], cache_ops[op][1]);
-				else
-					snprintf(name, sizeof(name), "%s-%s-%s", cache_types[t][0], cache_ops[op][0],
-						 cache_results[res][0]);
-				if (cache_decode(name, &config) == 0)
-					list_one(out, name, "Hardware cache event", PERF_TYPE_HW_CACHE, config);
-			}
-	fprintf(out, "\nRaw events\n  %-42s [Raw hardware event descriptor]\n", "rNNNN (1-16 hex digits)");
+		for (size_t op = 0; op < NELEM(cache_ops); op++) {
+			if (!(cache_op_ok[t] & (1u << op)))
+				continue;
+			snprintf(name, sizeof(name), "%s-%s", cache_types[t][0], cache_ops[op][1]);
+			if (cache_decode(name, &config) == 0)
+				list_one(out, name, "Hardware cache event", PERF_TYPE_HW_CACHE, config);
+			snprintf(name, sizeof(name), "%s-%s-%s", cache_types[t][0], cache_ops[op][0],
+				 cache_results[PERF_COUNT_HW_CACHE_RESULT_MISS][0]);
+			if (cache_decode(name, &config) == 0)
+				list_one(out, name, "Hardware cache event", PERF_TYPE_HW_CACHE, config);
+		}
+	fprintf(out, "\nRaw events\n  %-48s [Raw hardware event descriptor]\n", "rNNNN (1-16 hex digits)");
 	list_pmus(out);
 	list_tracepoints(out);
 }

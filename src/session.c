@@ -154,6 +154,7 @@ void session_record(void *arg, int ev, const struct record *r)
 			     r->misc & PERF_RECORD_MISC_COMM_EXEC);
 		if (r->comm.pid == r->comm.tid)
 			agg_task_comm(s->agg, (pid_t)r->comm.pid, r->comm.comm);
+		agg_thread_comm(s->agg, (pid_t)r->comm.tid, r->comm.comm);
 		break;
 	case PERF_RECORD_FORK:
 		symbols_fork(s->syms, (pid_t)r->task.pid, (pid_t)r->task.ppid, (pid_t)r->task.tid,
@@ -163,6 +164,8 @@ void session_record(void *arg, int ev, const struct record *r)
 		symbols_exit(s->syms, (pid_t)r->task.pid, (pid_t)r->task.tid);
 		if (r->task.pid == r->task.tid)
 			agg_task_exit(s->agg, (pid_t)r->task.pid);
+		else
+			agg_thread_exit(s->agg, (pid_t)r->task.tid);
 		break;
 	case PERF_RECORD_LOST:
 		if (ev < 0)

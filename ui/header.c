@@ -356,6 +356,6 @@ void footer_draw(struct ui *u, int y, int w)
 		x += kw;
 		if (x < w)
 			paint_text(y, x, lw < w - x ? lw : w - x, R_FLABEL, label, false);
-		x += lw + 1;
+		x += lw;
 	}
 }

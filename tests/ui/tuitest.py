@@ -86,12 +86,14 @@ class Tmux:
         self.line("%s; echo rc=$?" % cmd)
         return self.child_pid()
 
-    def clean_exit(self, what):
+    def clean_exit(self, what, want_rc=0):
         """After perftop is gone: its rc, a prompt, the main screen, the tty modes."""
         s = self.wait_re(r"^rc=\d+\s*\n" + re.escape(PROMPT.rstrip()), 15)
         ok = tap.ok(s is not None, "%s: perftop left and the shell prompt is back" % what)
         rc = re.search(r"^rc=(\d+)", s or "", re.M)
-        tap.ok(rc is not None and rc.group(1) == "0", "%s: exit code 0 (%s)" % (what, rc.group(1) if rc else "?"))
+        want = want_rc if isinstance(want_rc, (tuple, list)) else (want_rc,)
+        tap.ok(rc is not None and int(rc.group(1)) in want,
+               "%s: exit code %s (%s)" % (what, " or ".join(map(str, want)), rc.group(1) if rc else "?"))
         tap.ok(self.fmt("#{alternate_on}") == "0", "%s: no alternate screen left on" % what)
         self.line("stty -g | cmp -s - %s/stty.before && echo STTY-SAME || echo STTY-CHANGED" % self.tmp)
         s = self.wait_re(r"^STTY-(SAME|CHANGED)", 10)

@@ -54,6 +54,13 @@ int main(void)
 	CHECK_STR(trows[0]->comm, "alpha", "comm from the comm source");
 	CHECK(trows[0]->threads == 2 && trows[1]->threads == 1, "distinct threads counted");
 
+	n = agg_threads(a, AGG_INTERVAL, &trows);
+	CHECK(n == 3 && trows[0]->tid == 100 && trows[0]->pid == 100 && trows[0]->iv.samples[0] == 60 &&
+	      trows[1]->tid == 101 && trows[1]->pid == 100 && trows[1]->iv.samples[0] == 30,
+	      "thread rows: tid, pid and their own counts");
+	agg_thread_comm(a, 101, "worker");
+	CHECK_STR(trows[1]->comm, "worker", "a thread keeps its own name");
+
 	n = agg_cpus(a, &crows);
 	CHECK(n == 2 && crows[0]->cpu == 0 && crows[0]->iv.samples[0] == 60 && crows[1]->cpu == 3 &&
 	      crows[1]->iv.samples[0] == 40, "per-CPU samples");
@@ -87,6 +94,8 @@ int main(void)
 	}
 	n = agg_tasks(a, AGG_TOTAL, &trows);
 	CHECK(n == 1 && trows[0]->pid == 100, "exited task reaped after the grace period");
+	n = agg_threads(a, AGG_TOTAL, &trows);
+	CHECK(n == 2, "its thread row reaped with it (%zu left)", n);
 	agg_sample(a, 0, 0, 200, 200, &k, 1);
 	n = agg_tasks(a, AGG_TOTAL, &trows);
 	CHECK(n == 2, "a reused pid gets a fresh row");

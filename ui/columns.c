@@ -1,0 +1,300 @@
+/* columns: what each view's columns show and sort by. Rows are the frame's
+ * copies of agg rows; text from other processes is marked foreign and
+ * sanitised when drawn. */
+#include <stdio.h>
+#include <string.h>
+
+#include "columns.h"
+
+/* --- symbols ----------------------------------------------------------- */
+
+static const struct agg_counts *sym_counts(const void *row, enum agg_scope sc)
+{
+	const struct agg_sym *r = row;
+
+	return sc == AGG_INTERVAL ? &r->iv : &r->total;
+}
+
+uint64_t counts_sum(const struct ui *u, const struct agg_counts *c)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < u->fr.nev; i++)
+		t += c->samples[i];
+	return t;
+}
+
+static double share(const struct ui *u, const struct agg_counts *c, size_t ev)
+{
+	uint64_t base = ui_base(u, ev);
+
+	return base ? 100.0 * (double)c->samples[ev] / (double)base : 0.0;
+}
+
+static double num_overhead(const struct ui *u, const void *row, size_t ev)
+{
+	return share(u, counts_of(u, row), ui_primary(u));
+}
+
+static void text_overhead(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.2f%%", num_overhead(u, row, ev));
+}
+
+static double num_samples(const struct ui *u, const void *row, size_t ev)
+{
+	return (double)counts_sum(u, counts_of(u, row));
+}
+
+static void text_samples(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	fmt_count(buf, len, num_samples(u, row, ev));
+}
+
+static double num_ev_samples(const struct ui *u, const void *row, size_t ev)
+{
+	return (double)counts_of(u, row)->samples[ev];
+}
+
+static void text_ev_samples(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	fmt_count(buf, len, num_ev_samples(u, row, ev));
+}
+
+static double num_ev_share(const struct ui *u, const void *row, size_t ev)
+{
+	return share(u, counts_of(u, row), ev);
+}
+
+static void text_ev_share(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.2f%%", num_ev_share(u, row, ev));
+}
+
+static const char *str_dso(const void *row)
+{
+	const char *d = ((const struct agg_sym *)row)->dso, *slash;
+
+	if (d == NULL)
+		return "";
+	if (strcmp(d, "[kernel.kallsyms]") == 0)
+		return "[kernel]";
+	/* The file's name, as perf top shows it; the path is in the filter. */
+	slash = strrchr(d, '/');
+	return slash && slash[1] ? slash + 1 : d;
+}
+
+static void text_dso(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	strlcpy(buf, str_dso(row), len);
+}
+
+static void text_mode(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	strlcpy(buf, ((const struct agg_sym *)row)->kernel ? "[k]" : "[.]", len);
+}
+
+static const char *str_mode(const void *row)
+{
+	return ((const struct agg_sym *)row)->kernel ? "k" : ".";
+}
+
+static const char *str_sym(const void *row)
+{
+	const char *s = ((const struct agg_sym *)row)->sym;
+
+	return s ? s : "";
+}
+
+static void text_sym(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	strlcpy(buf, str_sym(row), len);
+}
+
+static uint64_t sym_key(const void *row)
+{
+	return ((const struct agg_sym *)row)->key;
+}
+
+static bool sym_match(const void *row, const char *pat)
+{
+	const struct agg_sym *r = row;
+
+	return (r->sym && strcasestr(r->sym, pat)) || (r->dso && strcasestr(r->dso, pat));
+}
+
+static enum ui_role sym_role(const void *row, const struct column *c)
+{
+	return ((const struct agg_sym *)row)->kernel && (c->text == text_mode || c->text == text_sym)
+	       ? R_KERNEL : R_NORMAL;
+}
+
+static const struct column sym_cols[] = {
+	{ "Overhead", 8, .text = text_overhead, .num = num_overhead },
+	{ "Samples", 8, .text = text_samples, .num = num_samples },
+	{ NULL, 10, .per_event = true, .multi_only = true, .text = text_ev_samples, .num = num_ev_samples },
+	{ "Shared Object", 18, .left = true, .foreign = true, .shrinks = true, .text = text_dso, .str = str_dso },
+	{ "", 3, .left = true, .text = text_mode, .str = str_mode },
+	{ "Symbol", 0, .left = true, .foreign = true, .text = text_sym, .str = str_sym },
+};
+
+/* --- tasks ------------------------------------------------------------- */
+
+static const struct agg_counts *task_counts(const void *row, enum agg_scope sc)
+{
+	const struct agg_task *r = row;
+
+	return sc == AGG_INTERVAL ? &r->iv : &r->total;
+}
+
+static double num_pid(const struct ui *u, const void *row, size_t ev)
+{
+	return (double)((const struct agg_task *)row)->pid;
+}
+
+static void text_pid(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d", (int)((const struct agg_task *)row)->pid);
+}
+
+static double num_threads(const struct ui *u, const void *row, size_t ev)
+{
+	return ((const struct agg_task *)row)->threads;
+}
+
+static void text_threads(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u", ((const struct agg_task *)row)->threads);
+}
+
+static const char *str_comm(const void *row)
+{
+	return ((const struct agg_task *)row)->comm;
+}
+
+static void text_comm(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	const struct agg_task *t = row;
+
+	snprintf(buf, len, "%s%s", t->comm, t->exited ? " (exited)" : "");
+}
+
+static uint64_t task_key(const void *row)
+{
+	return (uint64_t)((const struct agg_task *)row)->pid;
+}
+
+static bool task_match(const void *row, const char *pat)
+{
+	const struct agg_task *t = row;
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", (int)t->pid);
+	return strcasestr(t->comm, pat) || strcmp(pid, pat) == 0;
+}
+
+static enum ui_role task_role(const void *row, const struct column *c)
+{
+	return ((const struct agg_task *)row)->exited ? R_DIM : R_NORMAL;
+}
+
+static const struct column task_cols[] = {
+	{ "PID", 7, .asc = true, .text = text_pid, .num = num_pid },
+	{ NULL, 10, .per_event = true, .text = text_ev_share, .num = num_ev_share },
+	{ "Samples", 8, .text = text_samples, .num = num_samples },
+	{ "Thr", 4, .text = text_threads, .num = num_threads },
+	{ "COMM", 0, .left = true, .foreign = true, .text = text_comm, .str = str_comm },
+};
+
+/* --- CPUs -------------------------------------------------------------- */
+
+static const struct agg_counts *cpu_counts(const void *row, enum agg_scope sc)
+{
+	const struct agg_cpu *r = row;
+
+	return sc == AGG_INTERVAL ? &r->iv : &r->total;
+}
+
+static double num_cpu(const struct ui *u, const void *row, size_t ev)
+{
+	return ((const struct agg_cpu *)row)->cpu;
+}
+
+static void text_cpu(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d", ((const struct agg_cpu *)row)->cpu);
+}
+
+static double num_rate(const struct ui *u, const void *row, size_t ev)
+{
+	size_t i = (size_t)((const struct agg_cpu *)row - u->fr.cpus);
+
+	return i < u->fr.ncpus ? u->fr.cpu_rate[i] : 0.0;
+}
+
+static void text_rate(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	fmt_count(buf, len, num_rate(u, row, ev));
+}
+
+static double num_lost(const struct ui *u, const void *row, size_t ev)
+{
+	const struct agg_cpu *c = row;
+
+	return (double)(ui_scope(u) == AGG_INTERVAL ? c->lost_iv : c->lost_total);
+}
+
+static void text_lost(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	fmt_count(buf, len, num_lost(u, row, ev));
+}
+
+static double num_throttled(const struct ui *u, const void *row, size_t ev)
+{
+	const struct agg_cpu *c = row;
+
+	return (double)(ui_scope(u) == AGG_INTERVAL ? c->throttled_iv : c->throttled_total);
+}
+
+static void text_throttled(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	fmt_count(buf, len, num_throttled(u, row, ev));
+}
+
+static uint64_t cpu_key(const void *row)
+{
+	return (uint64_t)((const struct agg_cpu *)row)->cpu;
+}
+
+static bool cpu_match(const void *row, const char *pat)
+{
+	char cpu[16];
+
+	snprintf(cpu, sizeof(cpu), "%d", ((const struct agg_cpu *)row)->cpu);
+	return strcmp(cpu, pat) == 0;
+}
+
+static const struct column cpu_cols[] = {
+	{ "CPU", 5, .asc = true, .text = text_cpu, .num = num_cpu },
+	{ "Overhead", 8, .text = text_overhead, .num = num_overhead },
+	{ "Samples", 8, .text = text_samples, .num = num_samples },
+	{ NULL, 10, .per_event = true, .multi_only = true, .text = text_ev_samples, .num = num_ev_samples },
+	{ "Samples/s", 9, .text = text_rate, .num = num_rate },
+	{ "Lost", 7, .text = text_lost, .num = num_lost },
+	{ "Throttled", 9, .text = text_throttled, .num = num_throttled },
+};
+
+const struct view_def views[VIEW_COUNT] = {
+	[VIEW_SYMBOLS] = { "Symbols", sym_cols, sizeof(sym_cols) / sizeof(sym_cols[0]), sym_counts,
+			   sym_key, sym_match, sym_role },
+	[VIEW_TASKS] = { "Tasks", task_cols, sizeof(task_cols) / sizeof(task_cols[0]), task_counts,
+			 task_key, task_match, task_role },
+	[VIEW_CPUS] = { "CPUs", cpu_cols, sizeof(cpu_cols) / sizeof(cpu_cols[0]), cpu_counts,
+			cpu_key, cpu_match, NULL },
+};
+
+const struct agg_counts *counts_of(const struct ui *u, const void *row)
+{
+	return views[u->view].counts(row, ui_scope(u));
+}
+

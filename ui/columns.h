@@ -1,0 +1,38 @@
+/* columns: the column table of each view (title, width, text, sort key),
+ * read by views.c to filter, sort, lay out and draw the rows. */
+#ifndef PERFTOP_UI_COLUMNS_H
+#define PERFTOP_UI_COLUMNS_H
+
+#include "ui.h"
+
+struct column {
+	const char *title;          /* per-event columns: NULL, the event's name */
+	int width;                  /* 0: the rest of the line */
+	bool left;
+	bool per_event;
+	bool multi_only;            /* only when there is more than one event */
+	bool foreign;               /* another process's text: sanitised when drawn */
+	bool asc;                   /* numbers sort smallest first (ids) */
+	bool shrinks;               /* gives up width first when the screen is narrow */
+	void (*text)(const struct ui *u, const void *row, size_t ev, char *buf, size_t len);
+	double (*num)(const struct ui *u, const void *row, size_t ev);
+	const char *(*str)(const void *row);
+};
+
+struct view_def {
+	const char *name;
+	const struct column *cols;
+	size_t ncols;
+	const struct agg_counts *(*counts)(const void *row, enum agg_scope scope);
+	uint64_t (*key)(const void *row);
+	bool (*match)(const void *row, const char *pat);
+	enum ui_role (*role)(const void *row, const struct column *c);
+};
+
+extern const struct view_def views[VIEW_COUNT];
+
+/* The row's counts in the scope shown. */
+const struct agg_counts *counts_of(const struct ui *u, const void *row);
+uint64_t counts_sum(const struct ui *u, const struct agg_counts *c);
+
+#endif
