@@ -1,6 +1,6 @@
-/* elfsym: the function symbols of one ELF file (libelf), and its loadable
- * segments, so a runtime address can be turned into a symbol whatever the
- * load bias (PIE, shared object or fixed executable). */
+/* elfsym: the function symbols of one ELF file (libelf) and its loadable
+ * segments, so that a runtime address turns into a symbol whatever the load
+ * bias: PIE, shared object or fixed-address executable. */
 #ifndef PERFTOP_ELFSYM_H
 #define PERFTOP_ELFSYM_H
 
@@ -8,44 +8,58 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ELFSYM_MAX_SEGS 16
+#define ELFSYM_MAX_LOADS 16
+#define ELFSYM_BUILD_ID_MAX 32
 
-struct esym {
-	uint64_t addr, size;
-	uint32_t name;          /* offset into strings */
+/* 16 bytes so that a binary search touches as few cache lines as it can. */
+struct elfsym_sym {
+	uint64_t addr;  /* ELF virtual address (st_value) */
+	uint32_t size;  /* st_size, or up to the next symbol when that was 0 */
+	uint32_t name;  /* offset into elfsym.names */
 };
 
-struct eseg {
-	uint64_t vaddr, offset, filesz;
+struct elfsym_load {
+	uint64_t vaddr, offset, filesz, memsz;
+	uint32_t flags; /* PF_X | PF_W | PF_R */
 };
 
 struct elfsym {
-	struct esym *syms;
-	size_t n;
-	char *strings;
-	size_t strings_len;
-	struct eseg segs[ELFSYM_MAX_SEGS];
-	size_t nsegs;
-	bool from_dynsym;       /* no .symtab: exported functions only */
+	struct elfsym_sym *syms;
+	size_t nsyms;
+	char *names;    /* arena of NUL-terminated strings */
+	size_t names_len;
+	struct elfsym_load loads[ELFSYM_MAX_LOADS];
+	size_t nloads;
+	uint16_t type;  /* ET_EXEC or ET_DYN */
+	bool from_dynsym; /* no .symtab: only exported functions are known */
+	uint8_t build_id[ELFSYM_BUILD_ID_MAX];
+	size_t build_id_len;
 };
 
-/* 0, or -errno (-ENOEXEC for what is not a usable ELF). A table with no
- * symbols is still a success: its addresses group as [unknown] by DSO. */
-int elfsym_load_fd(struct elfsym *t, int fd);
-int elfsym_load_mem(struct elfsym *t, const void *buf, size_t len);
+/* Load a new table. 0, or -errno: -ENOEXEC for what is not a usable ELF
+ * executable or shared object (truncated, lying headers, relocatable...).
+ * A file without symbols (stripped) succeeds with nsyms == 0. */
+int elfsym_load(struct elfsym **out, const char *path);
+int elfsym_load_fd(struct elfsym **out, int fd);
+int elfsym_load_buf(struct elfsym **out, const void *buf, size_t len);
+/* This process's own vDSO, the same code as every 64-bit process's. */
+int elfsym_load_vdso(struct elfsym **out);
 void elfsym_free(struct elfsym *t);
 
-/* The ELF virtual address of a file offset, via the PT_LOAD that maps it. */
+/* The ELF virtual address of a file offset, through the PT_LOAD that maps
+ * it. For a mapping [start, end) of pgoff, an ip is at file offset
+ * ip - start + pgoff. */
 bool elfsym_offset_to_vaddr(const struct elfsym *t, uint64_t off, uint64_t *vaddr);
 
 /* The function containing vaddr, or NULL. */
-const struct esym *elfsym_find(const struct elfsym *t, uint64_t vaddr);
+const struct elfsym_sym *elfsym_find(const struct elfsym *t, uint64_t vaddr);
 
-static inline const char *elfsym_name(const struct elfsym *t, const struct esym *s)
+static inline const char *elfsym_name(const struct elfsym *t, const struct elfsym_sym *sym)
 {
-	return t->strings + s->name;
+	return t->names + sym->name;
 }
 
+/* Bytes held, for statistics. */
 size_t elfsym_bytes(const struct elfsym *t);
 
 #endif

@@ -35,6 +35,8 @@ struct engine_handlers {
 	void (*record)(void *record_arg, int ev, const struct record *rec);
 	void *record_arg;
 	void *arg; /* for the handlers below */
+	/* Sampling has just begun (the interval clock starts now). */
+	void (*start)(void *arg);
 	/* Every interval, after all rings were drained. */
 	void (*tick)(void *arg);
 	/* SIGINT/SIGTERM/SIGHUP: return true to stop the loop. */

@@ -7,31 +7,58 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ksym {
+/* A symbol covers [addr, next symbol's addr) when the next one is at most
+ * KALLSYMS_MAX_SPAN away. The last symbol, and one followed by a larger hole
+ * (between the core kernel and modules, or a module's last function), covers
+ * only KALLSYMS_TAIL_SPAN: better [unknown] than blaming a far-away function. */
+#define KALLSYMS_MAX_SPAN (1u << 20)
+#define KALLSYMS_TAIL_SPAN (1u << 16)
+
+/* Longest name the kernel writes (KSYM_NAME_LEN) minus the NUL. */
+#define KALLSYMS_NAME_MAX 511
+
+struct kallsyms_sym {
 	uint64_t addr;
-	uint32_t name;   /* offset into strings */
-	uint32_t module; /* offset of "[modname]" into strings, 0 = core kernel */
+	uint32_t name;   /* offset into kallsyms.names */
+	uint16_t module; /* index into kallsyms.modules, 0 = core kernel */
+	uint8_t type;    /* 't', 'T', 'w' or 'W' */
+	uint8_t pad;
 };
 
 struct kallsyms {
-	struct ksym *syms;
-	size_t n;
-	char *strings;   /* arena; offset 0 is the empty string */
-	size_t strings_len;
-	bool restricted; /* every address read as 0: kptr_restrict or not root */
+	struct kallsyms_sym *syms;
+	size_t nsyms, syms_cap;
+	char *names;       /* arena of NUL-terminated strings */
+	size_t names_len, names_cap;
+	uint32_t *modules; /* arena offsets of "[modname]"; modules[0] unused */
+	size_t nmodules, modules_cap;
+	size_t lines;      /* well-formed lines seen, whatever their type */
+	size_t skipped;    /* lines that did not parse */
+	bool restricted;   /* every address read as 0: kptr_restrict or not root */
 };
 
-/* 0 or -errno. A restricted text loads with restricted set and n == 0. */
-int kallsyms_load_path(struct kallsyms *k, const char *path);
-int kallsyms_load_buf(struct kallsyms *k, const char *buf, size_t len);
-void kallsyms_free(struct kallsyms *k);
+/* Parse kallsyms text into a new table. 0 or -errno (-ENOMEM, or why the file
+ * could not be read); a restricted text succeeds with restricted set and no
+ * symbols. */
+int kallsyms_load(struct kallsyms **out, const char *path);
+int kallsyms_load_buf(struct kallsyms **out, const char *buf, size_t len);
+void kallsyms_free(struct kallsyms *ks);
 
 /* The symbol containing addr, or NULL. */
-const struct ksym *kallsyms_find(const struct kallsyms *k, uint64_t addr);
+const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t addr);
 
-static inline const char *kallsyms_str(const struct kallsyms *k, uint32_t off)
+static inline const char *kallsyms_name(const struct kallsyms *ks, const struct kallsyms_sym *sym)
 {
-	return k->strings + off;
+	return ks->names + sym->name;
 }
+
+/* "[modname]" for a module symbol, NULL for the core kernel. */
+static inline const char *kallsyms_module(const struct kallsyms *ks, const struct kallsyms_sym *sym)
+{
+	return sym->module ? ks->names + ks->modules[sym->module] : NULL;
+}
+
+/* Bytes held, for statistics. */
+size_t kallsyms_bytes(const struct kallsyms *ks);
 
 #endif

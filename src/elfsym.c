@@ -1,73 +1,172 @@
 #include "elfsym.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Longer C++ names exist, but a name this long is a lying string table. */
+#define NAME_MAX_LEN 65536
+
+/* A symbol while loading: its binding decides between aliases. */
+struct raw_sym {
+	uint64_t addr, size;
+	uint32_t name;
+	uint32_t rank;
+};
+
+struct builder {
+	struct elfsym *t;
+	struct raw_sym *raw;
+	size_t nraw, raw_cap, names_cap;
+};
 
 static bool libelf_ready(void)
 {
-	static int state; /* 0 unknown, 1 ok, -1 failed */
+	static int state; /* 0 unknown, 1 ok, -1 unusable */
 
 	if (state == 0)
 		state = elf_version(EV_CURRENT) == EV_NONE ? -1 : 1;
 	return state > 0;
 }
 
-static int cmp_esym(const void *a, const void *b)
+/* off + len within a file of size, without overflow. */
+static bool in_file(uint64_t off, uint64_t len, uint64_t size)
 {
-	const struct esym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return (x->addr > y->addr) - (x->addr < y->addr);
-	/* Prefer the sized one of aliases so it survives de-duplication. */
-	return (x->size < y->size) - (x->size > y->size);
+	return off <= size && len <= size - off;
 }
 
-static int load_segments(struct elfsym *t, Elf *e)
+static int load_segments(struct elfsym *t, Elf *e, const GElf_Ehdr *eh, uint64_t fsize)
 {
-	size_t phnum;
+	size_t phnum, i;
 
 	if (elf_getphdrnum(e, &phnum) != 0)
 		return -ENOEXEC;
-	for (size_t i = 0; i < phnum && t->nsegs < ELFSYM_MAX_SEGS; i++) {
+	if (phnum && !in_file(eh->e_phoff, (uint64_t)phnum * eh->e_phentsize, fsize))
+		return -ENOEXEC;
+	for (i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 
-		if (gelf_getphdr(e, (int)i, &ph) == NULL || ph.p_type != PT_LOAD)
+		if (gelf_getphdr(e, (int)i, &ph) == NULL)
+			return -ENOEXEC;
+		if (ph.p_type != PT_LOAD)
 			continue;
-		t->segs[t->nsegs++] = (struct eseg){ ph.p_vaddr, ph.p_offset, ph.p_filesz };
+		/* A segment the file does not hold is a truncated file. */
+		if (!in_file(ph.p_offset, ph.p_filesz, fsize) || ph.p_vaddr + ph.p_memsz < ph.p_vaddr)
+			return -ENOEXEC;
+		if (t->nloads == ELFSYM_MAX_LOADS)
+			continue;
+		t->loads[t->nloads++] = (struct elfsym_load){
+			.vaddr = ph.p_vaddr, .offset = ph.p_offset, .filesz = ph.p_filesz,
+			.memsz = ph.p_memsz, .flags = ph.p_flags,
+		};
 	}
 	return 0;
 }
 
-static Elf_Scn *find_symtab(Elf *e, Elf64_Word type)
+static void load_build_id(struct elfsym *t, Elf *e, uint64_t fsize)
 {
 	Elf_Scn *scn = NULL;
 
 	while ((scn = elf_nextscn(e, scn)) != NULL) {
 		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *d;
+		size_t off = 0, noff, doff;
 
-		if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == type)
-			return scn;
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_NOTE ||
+		    !in_file(sh.sh_offset, sh.sh_size, fsize) || (d = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp((char *)d->d_buf + noff, "GNU", 4) == 0 &&
+			    nh.n_descsz > 0 && nh.n_descsz <= ELFSYM_BUILD_ID_MAX) {
+				memcpy(t->build_id, (char *)d->d_buf + doff, nh.n_descsz);
+				t->build_id_len = nh.n_descsz;
+				return;
+			}
+		}
+	}
+}
+
+/* A symbol table we can trust as far as the file goes: inside the file,
+ * entries of the right size, names in a string table also inside it. */
+static Elf_Scn *find_symtab(Elf *e, uint32_t type, uint64_t fsize, size_t *strndx)
+{
+	size_t entsize = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+	Elf_Scn *scn = NULL, *str;
+
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh, ssh;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != type)
+			continue;
+		if (entsize == 0 || sh.sh_entsize != entsize || !in_file(sh.sh_offset, sh.sh_size, fsize))
+			return NULL;
+		str = elf_getscn(e, sh.sh_link);
+		if (str == NULL || gelf_getshdr(str, &ssh) == NULL || ssh.sh_type != SHT_STRTAB ||
+		    !in_file(ssh.sh_offset, ssh.sh_size, fsize))
+			return NULL;
+		*strndx = sh.sh_link;
+		return scn;
 	}
 	return NULL;
 }
 
-static int load_symbols(struct elfsym *t, Elf *e, Elf_Scn *scn)
+static int names_put(struct builder *b, const char *s, size_t len, uint32_t *off)
 {
-	GElf_Shdr sh;
-	Elf_Data *data;
-	size_t count, cap = 0, scap = 0;
+	struct elfsym *t = b->t;
+	size_t need = t->names_len + len + 1;
 
-	if (gelf_getshdr(scn, &sh) == NULL || sh.sh_entsize == 0)
+	if (need > UINT32_MAX)
+		return -E2BIG;
+	if (need > b->names_cap) {
+		size_t cap = b->names_cap ? b->names_cap : 4096;
+		char *p;
+
+		while (cap < need)
+			cap *= 2;
+		p = realloc(t->names, cap);
+		if (p == NULL)
+			return -ENOMEM;
+		t->names = p;
+		b->names_cap = cap;
+	}
+	memcpy(t->names + t->names_len, s, len);
+	t->names[t->names_len + len] = '\0';
+	*off = (uint32_t)t->names_len;
+	t->names_len = need;
+	return 0;
+}
+
+/* Lower is better among aliases: global, weak, local; then a name without
+ * leading underscores (malloc over __libc_malloc). */
+static uint32_t sym_rank(const GElf_Sym *sym, const char *name)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+	uint32_t r = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+
+	while (*name == '_' && r < 64)
+		name++, r += 4;
+	return r;
+}
+
+static int load_symbols(struct builder *b, Elf *e, Elf_Scn *scn, size_t strndx)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t entsize = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT), count, i;
+	int rc;
+
+	if (data == NULL || data->d_buf == NULL || entsize == 0)
 		return 0;
-	data = elf_getdata(scn, NULL);
-	if (data == NULL || data->d_size < sh.sh_entsize)
-		return 0;
-	/* Trust the data libelf gave us, not the header's size. */
-	count = data->d_size / sh.sh_entsize;
-	for (size_t i = 0; i < count; i++) {
+	count = data->d_size / entsize;
+	for (i = 0; i < count && i <= INT32_MAX; i++) {
 		GElf_Sym sym;
 		const char *name;
 		size_t len;
@@ -78,143 +177,258 @@ static int load_symbols(struct elfsym *t, Elf *e, Elf_Scn *scn)
 		type = GELF_ST_TYPE(sym.st_info);
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
 			continue;
-		name = elf_strptr(e, sh.sh_link, sym.st_name);
+		name = elf_strptr(e, strndx, sym.st_name);
 		if (name == NULL || *name == '\0')
 			continue;
-		len = strnlen(name, 4096);
-		if (t->n == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			struct esym *n = reallocarray(t->syms, ncap, sizeof(*n));
+		len = strnlen(name, NAME_MAX_LEN);
+		if (len == NAME_MAX_LEN)
+			continue;
+		if (b->nraw == b->raw_cap) {
+			size_t cap = b->raw_cap ? b->raw_cap * 2 : 256;
+			struct raw_sym *n = reallocarray(b->raw, cap, sizeof(*n));
 
 			if (n == NULL)
 				return -ENOMEM;
-			t->syms = n;
-			cap = ncap;
+			b->raw = n;
+			b->raw_cap = cap;
 		}
-		if (t->strings_len + len + 1 > scap) {
-			size_t ncap = scap ? scap * 2 : 4096;
-			char *p;
-
-			while (ncap < t->strings_len + len + 1)
-				ncap *= 2;
-			if (ncap > UINT32_MAX)
-				return -E2BIG;
-			p = realloc(t->strings, ncap);
-			if (p == NULL)
-				return -ENOMEM;
-			t->strings = p;
-			scap = ncap;
-		}
-		memcpy(t->strings + t->strings_len, name, len);
-		t->strings[t->strings_len + len] = '\0';
-		t->syms[t->n++] = (struct esym){ sym.st_value, sym.st_size, (uint32_t)t->strings_len };
-		t->strings_len += len + 1;
+		b->raw[b->nraw].addr = sym.st_value;
+		b->raw[b->nraw].size = sym.st_size;
+		b->raw[b->nraw].rank = sym_rank(&sym, name);
+		if ((rc = names_put(b, name, len, &b->raw[b->nraw].name)) != 0)
+			return rc;
+		b->nraw++;
 	}
 	return 0;
 }
 
-/* Sorts, drops duplicate addresses, and gives size-less symbols the room up
- * to the next one (hand-written assembly often has st_size 0). */
-static void finish(struct elfsym *t)
+static int raw_cmp(const void *a, const void *b)
 {
-	size_t j = 0;
+	const struct raw_sym *x = a, *y = b;
 
-	if (t->n > 1)
-		qsort(t->syms, t->n, sizeof(*t->syms), cmp_esym);
-	for (size_t i = 0; i < t->n; i++)
-		if (j == 0 || t->syms[i].addr != t->syms[j - 1].addr)
-			t->syms[j++] = t->syms[i];
-	t->n = j;
-	for (size_t i = 0; i < t->n; i++)
-		if (t->syms[i].size == 0)
-			t->syms[i].size = i + 1 < t->n ? t->syms[i + 1].addr - t->syms[i].addr : 4096;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-static int load(struct elfsym *t, Elf *e)
+/* End of the executable segment holding vaddr: where a size-less symbol at
+ * the end of the code must stop. */
+static uint64_t text_end(const struct elfsym *t, uint64_t vaddr)
 {
-	Elf_Scn *scn;
-	int rc;
+	for (size_t i = 0; i < t->nloads; i++) {
+		const struct elfsym_load *l = &t->loads[i];
 
+		if (vaddr >= l->vaddr && vaddr - l->vaddr < l->memsz)
+			return l->vaddr + l->memsz;
+	}
+	return vaddr;
+}
+
+/* Sort, keep the best-ranked alias per address, and size the size-less
+ * (hand-written assembly, PLT stubs) up to the next symbol. */
+static int finish(struct builder *b)
+{
+	struct elfsym *t = b->t;
+	size_t i, j, n = 0;
+
+	if (b->nraw > 1)
+		qsort(b->raw, b->nraw, sizeof(*b->raw), raw_cmp);
+	for (i = 0; i < b->nraw; i = j) {
+		uint64_t size = b->raw[i].size;
+
+		for (j = i + 1; j < b->nraw && b->raw[j].addr == b->raw[i].addr; j++)
+			if (size == 0)
+				size = b->raw[j].size;
+		b->raw[n] = b->raw[i];
+		b->raw[n++].size = size;
+	}
+	if (n == 0)
+		return 0;
+	t->syms = reallocarray(NULL, n, sizeof(*t->syms));
+	if (t->syms == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		uint64_t size = b->raw[i].size;
+
+		if (size == 0) {
+			uint64_t end = text_end(t, b->raw[i].addr);
+
+			if (i + 1 < n && b->raw[i + 1].addr < end)
+				end = b->raw[i + 1].addr;
+			size = end - b->raw[i].addr;
+		}
+		t->syms[i].addr = b->raw[i].addr;
+		t->syms[i].size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+		t->syms[i].name = b->raw[i].name;
+	}
+	t->nsyms = n;
+	return 0;
+}
+
+static int load(struct elfsym **out, Elf *e, uint64_t fsize)
+{
+	struct builder b = { 0 };
+	GElf_Ehdr eh;
+	Elf_Scn *scn;
+	size_t strndx = 0;
+	int rc = -ENOEXEC;
+
+	*out = NULL;
 	if (e == NULL)
 		return -ENOEXEC;
-	if (elf_kind(e) != ELF_K_ELF) {
-		elf_end(e);
-		return -ENOEXEC;
+	if (elf_kind(e) != ELF_K_ELF || gelf_getehdr(e, &eh) == NULL ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+		goto out_end;
+	b.t = calloc(1, sizeof(*b.t));
+	if (b.t == NULL) {
+		rc = -ENOMEM;
+		goto out_end;
 	}
-	rc = load_segments(t, e);
-	if (rc == 0) {
-		scn = find_symtab(e, SHT_SYMTAB);
-		if (scn == NULL) {
-			scn = find_symtab(e, SHT_DYNSYM);
-			t->from_dynsym = true;
-		}
-		if (scn)
-			rc = load_symbols(t, e, scn);
+	b.t->type = eh.e_type;
+	if ((rc = load_segments(b.t, e, &eh, fsize)) != 0)
+		goto out_free;
+	load_build_id(b.t, e, fsize);
+	scn = find_symtab(e, SHT_SYMTAB, fsize, &strndx);
+	if (scn == NULL) {
+		scn = find_symtab(e, SHT_DYNSYM, fsize, &strndx);
+		b.t->from_dynsym = true;
 	}
+	if (scn && (rc = load_symbols(&b, e, scn, strndx)) != 0)
+		goto out_free;
+	if ((rc = finish(&b)) != 0)
+		goto out_free;
+	if (b.t->names_len && b.t->names_len < b.names_cap) {
+		char *names = realloc(b.t->names, b.t->names_len);
+
+		if (names)
+			b.t->names = names;
+	}
+	free(b.raw);
 	elf_end(e);
-	if (rc) {
-		elfsym_free(t);
-		return rc;
-	}
-	finish(t);
+	*out = b.t;
 	return 0;
+out_free:
+	free(b.raw);
+	elfsym_free(b.t);
+out_end:
+	elf_end(e);
+	return rc;
 }
 
-int elfsym_load_fd(struct elfsym *t, int fd)
+int elfsym_load_fd(struct elfsym **out, int fd)
 {
-	memset(t, 0, sizeof(*t));
+	struct stat st;
+
+	*out = NULL;
 	if (!libelf_ready())
 		return -ENOSYS;
-	return load(t, elf_begin(fd, ELF_C_READ_MMAP, NULL));
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -ENOEXEC;
+	return load(out, elf_begin(fd, ELF_C_READ_MMAP, NULL), (uint64_t)st.st_size);
 }
 
-int elfsym_load_mem(struct elfsym *t, const void *buf, size_t len)
+int elfsym_load(struct elfsym **out, const char *path)
 {
-	memset(t, 0, sizeof(*t));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc;
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	rc = elfsym_load_fd(out, fd);
+	close(fd);
+	return rc;
+}
+
+/* libelf may convert a memory image in place; never the caller's. */
+int elfsym_load_buf(struct elfsym **out, const void *buf, size_t len)
+{
+	char *copy;
+	int rc;
+
+	*out = NULL;
 	if (!libelf_ready())
 		return -ENOSYS;
-	/* libelf wants a writable image for ELF_C_READ_MMAP-like access. */
-	return load(t, elf_memory((char *)(uintptr_t)buf, len));
+	copy = malloc(len ? len : 1);
+	if (copy == NULL)
+		return -ENOMEM;
+	memcpy(copy, buf, len);
+	rc = load(out, elf_memory(copy, len), len);
+	free(copy);
+	return rc;
+}
+
+/* The vDSO is one image for every 64-bit process of this kernel: read ours,
+ * whose extent /proc/self/maps gives. */
+int elfsym_load_vdso(struct elfsym **out)
+{
+	char line[256];
+	uint64_t start, end;
+	FILE *f = fopen("/proc/self/maps", "re");
+	int rc = -ENOENT;
+
+	*out = NULL;
+	if (f == NULL)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "[vdso]") && sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) == 2 &&
+		    end > start) {
+			rc = elfsym_load_buf(out, (const void *)(uintptr_t)start, (size_t)(end - start));
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
 }
 
 void elfsym_free(struct elfsym *t)
 {
+	if (t == NULL)
+		return;
 	free(t->syms);
-	free(t->strings);
-	memset(t, 0, sizeof(*t));
+	free(t->names);
+	free(t);
 }
 
 bool elfsym_offset_to_vaddr(const struct elfsym *t, uint64_t off, uint64_t *vaddr)
 {
-	for (size_t i = 0; i < t->nsegs; i++) {
-		const struct eseg *s = &t->segs[i];
+	for (size_t i = 0; i < t->nloads; i++) {
+		const struct elfsym_load *l = &t->loads[i];
 
-		if (off >= s->offset && off - s->offset < s->filesz) {
-			*vaddr = off - s->offset + s->vaddr;
+		if (off >= l->offset && off - l->offset < l->filesz) {
+			*vaddr = off - l->offset + l->vaddr;
 			return true;
 		}
 	}
 	return false;
 }
 
-const struct esym *elfsym_find(const struct elfsym *t, uint64_t vaddr)
+const struct elfsym_sym *elfsym_find(const struct elfsym *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->n;
+	const struct elfsym_sym *base = t->syms;
+	size_t n = t->nsyms;
 
-	if (t->n == 0 || vaddr < t->syms[0].addr)
+	if (n == 0 || vaddr < base[0].addr)
 		return NULL;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
+	while (n > 1) {
+		size_t half = n / 2;
 
-		if (t->syms[mid].addr <= vaddr)
-			lo = mid;
-		else
-			hi = mid;
+		/* Both possible next probes: the misses of a big table overlap. */
+		__builtin_prefetch(&base[half / 2]);
+		__builtin_prefetch(&base[half + half / 2]);
+		base = base[half].addr <= vaddr ? base + half : base;
+		n -= half;
 	}
-	return vaddr - t->syms[lo].addr < t->syms[lo].size ? &t->syms[lo] : NULL;
+	return vaddr - base->addr < base->size ? base : NULL;
 }
 
 size_t elfsym_bytes(const struct elfsym *t)
 {
-	return t->n * sizeof(*t->syms) + t->strings_len + sizeof(*t);
+	if (t == NULL)
+		return 0;
+	return sizeof(*t) + t->nsyms * sizeof(*t->syms) + t->names_len;
 }

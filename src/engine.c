@@ -487,8 +487,8 @@ static int setup_loop(struct engine *e, char *err, size_t errlen)
 	e->signal_src = (struct src){ SRC_SIGNAL, 0 };
 	if ((rc = epoll_add(e, e->tfd, &e->timer_src)) || (rc = epoll_add(e, e->sfd, &e->signal_src)))
 		return rc;
-	if ((rc = engine_set_interval(e, e->o.interval)) != 0)
-		return rc;
+	/* The timer is armed by engine_run: reading /proc and kallsyms between
+	 * open and run must not count as the first interval. */
 
 	if (e->o.pids && !e->o.pids_are_tids) {
 		e->pidfds = malloc(e->o.npids * sizeof(*e->pidfds));
@@ -673,6 +673,10 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 	for (ev = 0; ev < e->o.nevents; ev++)
 		if (e->enabled[ev])
 			engine_enable_event(e, ev, true);
+	if (engine_set_interval(e, e->o.interval) != 0)
+		return -EINVAL;
+	if (h->start)
+		h->start(h->arg);
 
 	while (!e->stop) {
 		int n = epoll_wait(e->epfd, evs, 16, -1);
@@ -748,6 +752,10 @@ int engine_set_interval(struct engine *e, double seconds)
 
 	if (!(seconds >= 0.001 && seconds <= 3600))
 		return -EINVAL;
+	if (e->h == NULL) { /* not running yet: engine_run arms it */
+		e->o.interval = seconds;
+		return 0;
+	}
 	ns = (long)(seconds * 1e9);
 	its.it_interval.tv_sec = ns / 1000000000L;
 	its.it_interval.tv_nsec = ns % 1000000000L;

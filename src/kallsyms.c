@@ -5,204 +5,326 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A symbol covers up to the next one; past this much we say "not found"
- * rather than blame a far-away symbol. */
-#define MAX_SYMBOL_SPAN (1u << 20)
-#define LAST_SYMBOL_SPAN 4096
+/* "[name]" as the kernel prints it; MODULE_NAME_LEN is 56 with the brackets
+ * well inside this. */
+#define MODULE_MAX 64
 
-struct builder {
-	struct kallsyms *k;
-	size_t cap, scap;
-	bool any_nonzero;
-};
-
-static int put_string(struct builder *b, const char *s, size_t len, uint32_t *off)
+static bool is_space(char c)
 {
-	struct kallsyms *k = b->k;
+	return c == ' ' || c == '\t' || c == '\r';
+}
 
-	if (k->strings_len + len + 1 > UINT32_MAX)
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static int names_put(struct kallsyms *ks, const char *s, size_t len, uint32_t *off)
+{
+	size_t need = ks->names_len + len + 1;
+
+	/* Offsets are 32 bits to keep a symbol at 16 bytes. */
+	if (need > UINT32_MAX)
 		return -E2BIG;
-	if (k->strings_len + len + 1 > b->scap) {
-		size_t ncap = b->scap ? b->scap * 2 : 1 << 16;
+	if (need > ks->names_cap) {
+		size_t cap = ks->names_cap ? ks->names_cap : 1 << 16;
 		char *p;
 
-		while (ncap < k->strings_len + len + 1)
-			ncap *= 2;
-		p = realloc(k->strings, ncap);
+		while (cap < need)
+			cap *= 2;
+		p = realloc(ks->names, cap);
 		if (p == NULL)
 			return -ENOMEM;
-		k->strings = p;
-		b->scap = ncap;
+		ks->names = p;
+		ks->names_cap = cap;
 	}
-	memcpy(k->strings + k->strings_len, s, len);
-	k->strings[k->strings_len + len] = '\0';
-	*off = (uint32_t)k->strings_len;
-	k->strings_len += len + 1;
+	memcpy(ks->names + ks->names_len, s, len);
+	ks->names[ks->names_len + len] = '\0';
+	*off = (uint32_t)ks->names_len;
+	ks->names_len = need;
 	return 0;
 }
 
-/* One line: "ffffffff81000000 T _stext" or "... t foo\t[mod]". */
-static int add_line(struct builder *b, const char *line, size_t len)
+static bool module_is(const struct kallsyms *ks, size_t i, const char *m, size_t len)
 {
-	const char *p = line, *end = line + len, *name, *mod = NULL;
-	size_t namelen, modlen = 0;
-	uint64_t addr = 0;
-	struct ksym *s;
-	char type;
+	const char *have = ks->names + ks->modules[i];
+
+	return strncmp(have, m, len) == 0 && have[len] == '\0';
+}
+
+/* Lines of one module come together, so the newest module is nearly always
+ * the one asked for and the full search runs about once per module. */
+static int module_index(struct kallsyms *ks, const char *m, size_t len, uint16_t *idx)
+{
+	size_t i;
+	uint32_t off;
 	int rc;
 
-	while (p < end && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F'))) {
-		if (addr >> 60)
-			return 0; /* more than 16 hex digits: not a line we understand */
-		addr = addr << 4 | (uint64_t)(*p <= '9' ? *p - '0' : (*p | 0x20) - 'a' + 10);
+	for (i = ks->nmodules; i-- > 1;) {
+		if (module_is(ks, i, m, len)) {
+			*idx = (uint16_t)i;
+			return 0;
+		}
+	}
+	if (ks->nmodules == 0)
+		ks->nmodules = 1; /* index 0 means "core kernel" */
+	if (ks->nmodules > UINT16_MAX)
+		return -E2BIG;
+	if (ks->nmodules >= ks->modules_cap) {
+		size_t cap = ks->modules_cap ? ks->modules_cap * 2 : 64;
+		uint32_t *p = reallocarray(ks->modules, cap, sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		ks->modules = p;
+		ks->modules_cap = cap;
+	}
+	if ((rc = names_put(ks, m, len, &off)) != 0)
+		return rc;
+	ks->modules[ks->nmodules] = off;
+	*idx = (uint16_t)ks->nmodules++;
+	return 0;
+}
+
+/* Padding and CFI stubs sit just before their function and are never where
+ * a sample lands; dropping them halves the table on recent kernels. */
+static bool ignored_name(const char *name, size_t len)
+{
+	return (len > 6 && memcmp(name, "__pfx_", 6) == 0) || (len > 6 && memcmp(name, "__cfi_", 6) == 0);
+}
+
+/* One line: "ffffffff81000000 T _stext" or "ffffffffc0a01000 t foo\t[mod]".
+ * Returns 0 whether or not the line was kept; -errno only when out of memory. */
+static int add_line(struct kallsyms *ks, const char *p, size_t len, bool *nonzero)
+{
+	const char *end = p + len, *name, *mod = NULL;
+	size_t ndigits = 0, namelen = 0, modlen = 0;
+	struct kallsyms_sym *sym;
+	uint64_t addr = 0;
+	uint16_t midx = 0;
+	char type;
+	int d, rc;
+
+	while (p < end && (d = hex_digit(*p)) >= 0) {
+		if (++ndigits > 16)
+			goto garbage;
+		addr = addr << 4 | (uint64_t)d;
 		p++;
 	}
-	if (p == line || p + 3 > end || p[0] != ' ' || p[2] != ' ')
-		return 0;
+	if (ndigits == 0 || end - p < 3 || p[0] != ' ' || is_space(p[1]) || p[2] != ' ')
+		goto garbage;
 	type = p[1];
-	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-		return 0;
 	name = p + 3;
-	namelen = 0;
-	while (name + namelen < end && name[namelen] != '\t' && name[namelen] != ' ')
+	while (name + namelen < end && !is_space(name[namelen]))
 		namelen++;
-	if (namelen == 0)
-		return 0;
-	if (name + namelen < end) {
-		mod = name + namelen;
-		while (mod < end && (*mod == '\t' || *mod == ' '))
-			mod++;
-		modlen = (size_t)(end - mod);
-		if (modlen < 3 || mod[0] != '[' || mod[modlen - 1] != ']')
-			mod = NULL;
+	if (namelen == 0 || namelen > KALLSYMS_NAME_MAX || memchr(name, '\0', (size_t)(end - name)))
+		goto garbage;
+	for (p = name + namelen; p < end && is_space(*p); p++)
+		;
+	if (p < end) {
+		mod = p;
+		while (p < end && !is_space(*p))
+			p++;
+		modlen = (size_t)(p - mod);
+		while (p < end && is_space(*p))
+			p++;
+		if (p != end || modlen < 3 || modlen > MODULE_MAX || mod[0] != '[' || mod[modlen - 1] != ']')
+			goto garbage;
 	}
-	if (b->k->n == b->cap) {
-		size_t ncap = b->cap ? b->cap * 2 : 4096;
-		struct ksym *n = reallocarray(b->k->syms, ncap, sizeof(*n));
+	ks->lines++;
+	if (addr)
+		*nonzero = true;
+	if ((type != 't' && type != 'T' && type != 'w' && type != 'W') || ignored_name(name, namelen))
+		return 0;
+	if (mod && (rc = module_index(ks, mod, modlen, &midx)) != 0)
+		return rc;
+	if (ks->nsyms == ks->syms_cap) {
+		size_t cap = ks->syms_cap ? ks->syms_cap * 2 : 4096;
+		struct kallsyms_sym *n = reallocarray(ks->syms, cap, sizeof(*n));
 
 		if (n == NULL)
 			return -ENOMEM;
-		b->k->syms = n;
-		b->cap = ncap;
+		ks->syms = n;
+		ks->syms_cap = cap;
 	}
-	s = &b->k->syms[b->k->n];
-	s->addr = addr;
-	s->module = 0;
-	if ((rc = put_string(b, name, namelen, &s->name)) != 0)
+	sym = &ks->syms[ks->nsyms];
+	if ((rc = names_put(ks, name, namelen, &sym->name)) != 0)
 		return rc;
-	if (mod && (rc = put_string(b, mod, modlen, &s->module)) != 0)
-		return rc;
-	if (addr)
-		b->any_nonzero = true;
-	b->k->n++;
+	sym->addr = addr;
+	sym->module = midx;
+	sym->type = (uint8_t)type;
+	sym->pad = 0;
+	ks->nsyms++;
+	return 0;
+garbage:
+	ks->skipped++;
 	return 0;
 }
 
-static int cmp_ksym(const void *a, const void *b)
+/* Name offsets grow with input order, so ties sort as the text had them. */
+static int sym_cmp(const void *a, const void *b)
 {
-	const struct ksym *x = a, *y = b;
+	const struct kallsyms_sym *x = a, *y = b;
 
-	return (x->addr > y->addr) - (x->addr < y->addr);
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-int kallsyms_load_buf(struct kallsyms *k, const char *buf, size_t len)
+/* Of aliases at one address, the name a user knows: global before weak
+ * before local, then the fewest leading underscores. */
+static int sym_rank(const struct kallsyms *ks, const struct kallsyms_sym *s)
 {
-	struct builder b = { .k = k };
+	const char *n = kallsyms_name(ks, s);
+	int r = s->type == 'T' ? 0 : s->type == 'W' ? 1 : s->type == 't' ? 2 : 3;
+
+	while (*n == '_' && r < 64)
+		n++, r += 4;
+	return r;
+}
+
+static void finish(struct kallsyms *ks, bool nonzero)
+{
+	size_t i, j;
+
+	if (ks->lines && !nonzero) {
+		ks->restricted = true;
+		ks->nsyms = 0;
+		return;
+	}
+	if (ks->nsyms > 1)
+		qsort(ks->syms, ks->nsyms, sizeof(*ks->syms), sym_cmp);
+	for (i = 0, j = 0; i < ks->nsyms; i++) {
+		if (j && ks->syms[j - 1].addr == ks->syms[i].addr) {
+			if (sym_rank(ks, &ks->syms[i]) < sym_rank(ks, &ks->syms[j - 1]))
+				ks->syms[j - 1] = ks->syms[i];
+			continue;
+		}
+		ks->syms[j++] = ks->syms[i];
+	}
+	ks->nsyms = j;
+	if (ks->nsyms && ks->nsyms < ks->syms_cap) {
+		struct kallsyms_sym *n = reallocarray(ks->syms, ks->nsyms, sizeof(*n));
+
+		if (n) {
+			ks->syms = n;
+			ks->syms_cap = ks->nsyms;
+		}
+	}
+}
+
+int kallsyms_load_buf(struct kallsyms **out, const char *buf, size_t len)
+{
+	struct kallsyms *ks = calloc(1, sizeof(*ks));
 	const char *p = buf, *end = buf + len;
-	uint32_t empty;
+	bool nonzero = false;
 	int rc;
 
-	memset(k, 0, sizeof(*k));
-	if ((rc = put_string(&b, "", 0, &empty)) != 0)
-		return rc;
+	*out = NULL;
+	if (ks == NULL)
+		return -ENOMEM;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
-		if ((rc = add_line(&b, p, l)) != 0) {
-			kallsyms_free(k);
-			return rc;
-		}
+		if ((rc = add_line(ks, p, l, &nonzero)) != 0)
+			goto out_free;
 		p += l + 1;
 	}
-	if (k->n && !b.any_nonzero) {
-		k->restricted = true;
-		k->n = 0;
-	}
-	if (k->n > 1)
-		qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	finish(ks, nonzero);
+	*out = ks;
 	return 0;
-}
-
-int kallsyms_load_path(struct kallsyms *k, const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	int rc;
-
-	memset(k, 0, sizeof(*k));
-	if (f == NULL)
-		return -errno;
-	/* /proc files report size 0: read until EOF. */
-	for (;;) {
-		if (cap - len < 65536) {
-			char *p = realloc(buf, cap ? cap * 2 : 1 << 20);
-
-			if (p == NULL) {
-				free(buf);
-				fclose(f);
-				return -ENOMEM;
-			}
-			buf = p;
-			cap = cap ? cap * 2 : 1 << 20;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	rc = ferror(f) ? -EIO : 0;
-	fclose(f);
-	if (rc == 0)
-		rc = kallsyms_load_buf(k, buf, len);
-	free(buf);
+out_free:
+	kallsyms_free(ks);
 	return rc;
 }
 
-void kallsyms_free(struct kallsyms *k)
+/* Line by line: /proc/kallsyms is megabytes of text we need not hold. */
+int kallsyms_load(struct kallsyms **out, const char *path)
 {
-	free(k->syms);
-	free(k->strings);
-	memset(k, 0, sizeof(*k));
+	struct kallsyms *ks;
+	bool nonzero = false;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+	int rc = 0;
+
+	*out = NULL;
+	f = fopen(path, "re");
+	if (f == NULL)
+		return -errno;
+	ks = calloc(1, sizeof(*ks));
+	if (ks == NULL) {
+		rc = -ENOMEM;
+		goto out_close;
+	}
+	errno = 0;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (line[n - 1] == '\n')
+			n--;
+		if ((rc = add_line(ks, line, (size_t)n, &nonzero)) != 0)
+			goto out_free;
+	}
+	if (ferror(f)) {
+		rc = errno ? -errno : -EIO;
+		goto out_free;
+	}
+	finish(ks, nonzero);
+	*out = ks;
+	goto out_close;
+out_free:
+	kallsyms_free(ks);
+out_close:
+	free(line);
+	fclose(f);
+	return rc;
 }
 
-const struct ksym *kallsyms_find(const struct kallsyms *k, uint64_t addr)
+void kallsyms_free(struct kallsyms *ks)
 {
-	size_t lo = 0, hi = k->n;
+	if (ks == NULL)
+		return;
+	free(ks->syms);
+	free(ks->names);
+	free(ks->modules);
+	free(ks);
+}
 
-	if (k->n == 0 || addr < k->syms[0].addr)
+const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t addr)
+{
+	const struct kallsyms_sym *base = ks->syms;
+	size_t n = ks->nsyms, i;
+	uint64_t span;
+
+	if (n == 0 || addr < base[0].addr)
 		return NULL;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
+	/* Branch-free: the compiler turns the choice into a cmov. */
+	while (n > 1) {
+		size_t half = n / 2;
 
-		if (k->syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
+		/* Both possible next probes: the misses of a big table overlap. */
+		__builtin_prefetch(&base[half / 2]);
+		__builtin_prefetch(&base[half + half / 2]);
+		base = base[half].addr <= addr ? base + half : base;
+		n -= half;
 	}
-	/* Aliases share an address: report the first name of the run. */
-	while (lo > 0 && k->syms[lo - 1].addr == k->syms[lo].addr)
-		lo--;
-	{
-		size_t next = lo + 1;
+	i = (size_t)(base - ks->syms);
+	span = KALLSYMS_TAIL_SPAN;
+	if (i + 1 < ks->nsyms && ks->syms[i + 1].addr - base->addr <= KALLSYMS_MAX_SPAN)
+		span = ks->syms[i + 1].addr - base->addr;
+	return addr - base->addr < span ? base : NULL;
+}
 
-		while (next < k->n && k->syms[next].addr == k->syms[lo].addr)
-			next++;
-		if (next == k->n)
-			return addr - k->syms[lo].addr < LAST_SYMBOL_SPAN ? &k->syms[lo] : NULL;
-		if (k->syms[next].addr - k->syms[lo].addr > MAX_SYMBOL_SPAN)
-			return addr - k->syms[lo].addr < LAST_SYMBOL_SPAN ? &k->syms[lo] : NULL;
-	}
-	return &k->syms[lo];
+size_t kallsyms_bytes(const struct kallsyms *ks)
+{
+	if (ks == NULL)
+		return 0;
+	return sizeof(*ks) + ks->syms_cap * sizeof(*ks->syms) + ks->names_cap +
+	       ks->modules_cap * sizeof(*ks->modules);
 }

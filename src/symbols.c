@@ -1,33 +1,42 @@
 #include "symbols.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/queue.h>
+#include <sys/stat.h>
 #include <sys/tree.h>
 #include <unistd.h>
 
 #include "elfsym.h"
 #include "kallsyms.h"
 
-#define CACHE_BITS 14
-#define COMM_MAX 64
+#define CACHE_BITS 12
+#define PIDGEN_SIZE 1024    /* per-pid-slot generations, a power of two */
+#define KERNEL_TAG 0x80000000u
+#define EXITED_MAX 512      /* exited processes kept when nobody reaps */
+#define COMM_LEN 32
 
-/* One file (or pseudo-file) that code is mapped from. Shared by every
- * process mapping it; its table loads on the first sample that hits it. */
+enum dso_kind { DSO_FILE, DSO_VDSO, DSO_NONE };
+
+/* A file (or pseudo-file) that code is mapped from, shared by every process
+ * mapping it. Never freed before symbols_free: its path and its table's
+ * names are handed out, and the addresses of its symbols are keys. */
 struct dso {
-	char *path;
+	RB_ENTRY(dso) node;
+	uint64_t ino;       /* 0: keyed by path */
 	uint32_t maj, min;
-	uint64_t ino;
+	char *path;
+	pid_t pid;          /* a process mapping it: its /proc/PID/root opens it */
+	struct elfsym *tab; /* NULL until loaded, or when there is nothing to read */
+	uint8_t kind;
 	bool loaded;
-	bool special;         /* [vdso], //anon…: nothing to read on disk */
-	struct elfsym tab;
-	struct dso *next;     /* all DSOs, for lookup and freeing */
 };
 
 struct map {
@@ -37,49 +46,82 @@ struct map {
 
 struct proc {
 	RB_ENTRY(proc) node;
+	TAILQ_ENTRY(proc) exited_link;
 	pid_t pid;
-	char comm[COMM_MAX];
-	struct map *maps;     /* sorted by start, non-overlapping */
-	size_t nmaps, cap;
 	bool exited;
-	unsigned exit_gen;
+	bool complete;      /* maps came from /proc or an exec: no lazy re-read */
+	unsigned exit_epoch;
+	char comm[COMM_LEN];
+	struct map *maps;   /* sorted by start, non-overlapping */
+	size_t nmaps, cap;
+};
+
+/* kernel entries have pid -1 and KERNEL_TAG | kgen; user entries the
+ * generation of their pid's slot, which every map change bumps. */
+struct cache_entry {
+	uint64_t ip;
+	int32_t pid;
+	uint32_t tag;
+	const char *sym, *dso;
+	uint64_t key;
 };
 
 RB_HEAD(proc_tree, proc);
+RB_HEAD(dso_tree, dso);
+TAILQ_HEAD(proc_list, proc);
+
+struct symbols {
+	char *proc_root, *kallsyms_path;
+	struct kallsyms *ks;
+	struct kallsyms **retired; /* replaced tables: their keys stay unique */
+	size_t nretired;
+	uint32_t kgen;
+	struct proc_tree procs;
+	struct dso_tree dsos;
+	struct proc_list exited;
+	size_t nexited, nprocs, ndsos, ntables, nsyms, table_bytes, other_bytes;
+	unsigned epoch;
+	uint32_t pidgen[PIDGEN_SIZE];
+	struct cache_entry *cache;
+	char notice[256];
+	/* Their addresses are the keys of the unresolved. */
+	char unknown_all, unknown_kernel;
+};
+
+static const char UNKNOWN[] = "[unknown]";
+static const char KERNEL_DSO[] = "[kernel.kallsyms]";
+static const char ANON[] = "//anon";
 
 static int proc_cmp(const struct proc *a, const struct proc *b)
 {
 	return (a->pid > b->pid) - (a->pid < b->pid);
 }
 
+static int dso_cmp(const struct dso *a, const struct dso *b)
+{
+	if ((a->ino != 0) != (b->ino != 0))
+		return a->ino ? 1 : -1;
+	if (a->ino == 0)
+		return strcmp(a->path, b->path);
+	if (a->ino != b->ino)
+		return a->ino < b->ino ? -1 : 1;
+	if (a->maj != b->maj)
+		return a->maj < b->maj ? -1 : 1;
+	return (a->min > b->min) - (a->min < b->min);
+}
+
 /* libbsd's RB_GENERATE_STATIC relies on a __unused its cdefs.h leaves out. */
 RB_GENERATE_INTERNAL(proc_tree, proc, node, proc_cmp, __attribute__((unused)) static)
+RB_GENERATE_INTERNAL(dso_tree, dso, node, dso_cmp, __attribute__((unused)) static)
 
-struct cache_entry {
-	uint64_t ip;
-	pid_t pid;
-	unsigned gen;
-	bool kernel;
-	struct sym_result r;
-};
+static void pid_changed(struct symbols *s, pid_t pid)
+{
+	uint32_t *g = &s->pidgen[(uint32_t)pid & (PIDGEN_SIZE - 1)];
 
-struct symbols {
-	char proc_root[256];
-	char kallsyms_path[256];
-	struct kallsyms k;
-	bool kernel_loaded;
-	char notice[512];
-	struct proc_tree procs;
-	struct dso *dsos;
-	unsigned gen;         /* bumped whenever a mapping changes */
-	unsigned reap_gen;
-	struct cache_entry *cache;
-	/* Stable addresses whose values serve as keys for the unknowns. */
-	char unknown_kernel, unknown_proc;
-};
-
-static const char UNKNOWN[] = "[unknown]";
-static const char KERNEL_DSO[] = "[kernel.kallsyms]";
+	*g = (*g + 1) & ~KERNEL_TAG;
+	if (*g == 0)
+		*g = 1; /* 0 is what an empty cache entry holds */
+}
 
 struct symbols *symbols_new(const struct symbols_opts *opts)
 {
@@ -87,60 +129,92 @@ struct symbols *symbols_new(const struct symbols_opts *opts)
 
 	if (s == NULL)
 		return NULL;
-	s->cache = calloc(1u << CACHE_BITS, sizeof(*s->cache));
-	if (s->cache == NULL) {
-		free(s);
-		return NULL;
-	}
-	strlcpy(s->proc_root, opts && opts->proc_root ? opts->proc_root : "/proc", sizeof(s->proc_root));
-	strlcpy(s->kallsyms_path, opts && opts->kallsyms_path ? opts->kallsyms_path : "/proc/kallsyms",
-		sizeof(s->kallsyms_path));
+	s->proc_root = strdup(opts && opts->proc_root ? opts->proc_root : "/proc");
+	s->kallsyms_path = strdup(opts && opts->kallsyms_path ? opts->kallsyms_path : "/proc/kallsyms");
+	s->cache = calloc((size_t)1 << CACHE_BITS, sizeof(*s->cache));
+	if (s->proc_root == NULL || s->kallsyms_path == NULL || s->cache == NULL)
+		goto out_free;
 	RB_INIT(&s->procs);
-	s->gen = 1;
+	RB_INIT(&s->dsos);
+	TAILQ_INIT(&s->exited);
+	for (size_t i = 0; i < PIDGEN_SIZE; i++)
+		s->pidgen[i] = 1;
 	return s;
+out_free:
+	free(s->cache);
+	free(s->kallsyms_path);
+	free(s->proc_root);
+	free(s);
+	return NULL;
 }
 
-static void proc_free(struct proc *p)
+static void proc_drop(struct symbols *s, struct proc *p)
 {
+	RB_REMOVE(proc_tree, &s->procs, p);
+	if (p->exited) {
+		TAILQ_REMOVE(&s->exited, p, exited_link);
+		s->nexited--;
+	}
+	pid_changed(s, p->pid);
+	s->nprocs--;
+	s->other_bytes -= sizeof(*p) + p->cap * sizeof(*p->maps);
 	free(p->maps);
 	free(p);
 }
 
 void symbols_free(struct symbols *s)
 {
-	struct proc *p, *tmp;
+	struct proc *p, *pn;
 	struct dso *d, *dn;
 
 	if (s == NULL)
 		return;
-	RB_FOREACH_SAFE(p, proc_tree, &s->procs, tmp) {
-		RB_REMOVE(proc_tree, &s->procs, p);
-		proc_free(p);
-	}
-	for (d = s->dsos; d; d = dn) {
-		dn = d->next;
-		elfsym_free(&d->tab);
+	RB_FOREACH_SAFE(p, proc_tree, &s->procs, pn)
+		proc_drop(s, p);
+	RB_FOREACH_SAFE(d, dso_tree, &s->dsos, dn) {
+		RB_REMOVE(dso_tree, &s->dsos, d);
+		elfsym_free(d->tab);
 		free(d->path);
 		free(d);
 	}
-	kallsyms_free(&s->k);
+	for (size_t i = 0; i < s->nretired; i++)
+		kallsyms_free(s->retired[i]);
+	free(s->retired);
+	kallsyms_free(s->ks);
 	free(s->cache);
+	free(s->kallsyms_path);
+	free(s->proc_root);
 	free(s);
 }
 
 int symbols_load_kernel(struct symbols *s)
 {
-	int rc = kallsyms_load_path(&s->k, s->kallsyms_path);
+	struct kallsyms *ks, **r;
+	int rc = kallsyms_load(&ks, s->kallsyms_path);
 
 	if (rc) {
 		snprintf(s->notice, sizeof(s->notice), "cannot read %s (%s): kernel samples show as [unknown]",
 			 s->kallsyms_path, strerror(-rc));
 		return rc;
 	}
-	if (s->k.restricted)
+	if (s->ks) {
+		r = reallocarray(s->retired, s->nretired + 1, sizeof(*r));
+		if (r == NULL) {
+			kallsyms_free(ks);
+			return -ENOMEM;
+		}
+		s->retired = r;
+		s->retired[s->nretired++] = s->ks;
+	}
+	s->ks = ks;
+	s->kgen = (s->kgen + 1) & ~KERNEL_TAG;
+	if (ks->restricted)
 		snprintf(s->notice, sizeof(s->notice), "kernel addresses are hidden (kernel.kptr_restrict): "
-			 "run as root or set sysctl kernel.kptr_restrict=0 to see kernel symbols");
-	s->kernel_loaded = true;
+			 "kernel samples show as [unknown]; run as root with kptr_restrict=0");
+	else if (ks->nsyms == 0)
+		snprintf(s->notice, sizeof(s->notice), "no kernel text symbols in %s", s->kallsyms_path);
+	else
+		s->notice[0] = '\0';
 	return 0;
 }
 
@@ -156,147 +230,296 @@ static struct proc *proc_find(struct symbols *s, pid_t pid)
 	return RB_FIND(proc_tree, &s->procs, &key);
 }
 
-static struct proc *proc_get(struct symbols *s, pid_t pid)
+/* The process a record speaks of, created if new. An exited one getting
+ * records again is a new process under a reused pid: start it afresh. */
+static struct proc *proc_live(struct symbols *s, pid_t pid)
 {
 	struct proc *p = proc_find(s, pid);
 
-	if (p) {
+	if (p && p->exited) {
+		TAILQ_REMOVE(&s->exited, p, exited_link);
+		s->nexited--;
 		p->exited = false;
-		return p;
+		p->complete = false;
+		p->nmaps = 0;
+		p->comm[0] = '\0';
+		pid_changed(s, pid);
 	}
+	if (p)
+		return p;
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return NULL;
 	p->pid = pid;
 	RB_INSERT(proc_tree, &s->procs, p);
+	s->nprocs++;
+	s->other_bytes += sizeof(*p);
+	pid_changed(s, pid);
 	return p;
 }
 
-static bool special_path(const char *path)
+static void proc_mark_exited(struct symbols *s, struct proc *p)
 {
-	return path[0] == '[' || strncmp(path, "//anon", 6) == 0 || strncmp(path, "/dev/zero", 9) == 0 ||
-	       strncmp(path, "/memfd:", 7) == 0 || strncmp(path, "anon_inode:", 11) == 0;
+	struct proc *old;
+
+	if (p->exited)
+		return;
+	p->exited = true;
+	p->exit_epoch = s->epoch;
+	TAILQ_INSERT_TAIL(&s->exited, p, exited_link);
+	/* Bounded even when nobody calls symbols_reap. */
+	if (++s->nexited > EXITED_MAX && (old = TAILQ_FIRST(&s->exited)) != NULL)
+		proc_drop(s, old);
 }
 
-static struct dso *dso_get(struct symbols *s, const char *path, uint32_t maj, uint32_t min, uint64_t ino)
+static bool maps_reserve(struct symbols *s, struct proc *p, size_t extra)
 {
-	struct dso *d;
+	size_t cap = p->cap ? p->cap : 8;
+	struct map *m;
 
-	for (d = s->dsos; d; d = d->next) {
-		if (ino && d->ino == ino && d->maj == maj && d->min == min)
-			return d;
-		if (!ino && !d->ino && strcmp(d->path, path) == 0)
-			return d;
+	if (p->nmaps + extra <= p->cap)
+		return true;
+	while (cap < p->nmaps + extra)
+		cap *= 2;
+	m = reallocarray(p->maps, cap, sizeof(*m));
+	if (m == NULL)
+		return false;
+	s->other_bytes += (cap - p->cap) * sizeof(*m);
+	p->maps = m;
+	p->cap = cap;
+	return true;
+}
+
+/* Index of the first map ending after addr. */
+static size_t maps_after(const struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nmaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	d = calloc(1, sizeof(*d));
+	return lo;
+}
+
+/* Removes [start, end) from the maps, keeping the parts of partly covered
+ * ones (a new mapping over an old range means the old code is gone there).
+ * Needs room for one more map; returns where a map of that range goes. */
+static size_t maps_punch(struct proc *p, uint64_t start, uint64_t end)
+{
+	size_t i = maps_after(p, start), j = i, keep;
+	struct map head, tail;
+	bool keep_head, keep_tail;
+
+	while (j < p->nmaps && p->maps[j].start < end)
+		j++;
+	if (i == j)
+		return i;
+	head = p->maps[i];
+	tail = p->maps[j - 1];
+	keep_head = head.start < start;
+	keep_tail = tail.end > end;
+	head.end = start;
+	tail.pgoff += end - tail.start;
+	tail.start = end;
+	keep = (size_t)keep_head + (size_t)keep_tail;
+	memmove(&p->maps[i + keep], &p->maps[j], (p->nmaps - j) * sizeof(*p->maps));
+	p->nmaps = p->nmaps - (j - i) + keep;
+	if (keep_head)
+		p->maps[i++] = head;
+	if (keep_tail)
+		p->maps[i] = tail;
+	return i;
+}
+
+static void maps_insert(struct symbols *s, struct proc *p, uint64_t start, uint64_t end,
+			uint64_t pgoff, struct dso *d)
+{
+	size_t i;
+
+	if (!maps_reserve(s, p, 2))
+		return; /* out of memory: this mapping's samples stay [unknown] */
+	i = maps_punch(p, start, end);
+	if (d == NULL)
+		return;
+	memmove(&p->maps[i + 1], &p->maps[i], (p->nmaps - i) * sizeof(*p->maps));
+	p->maps[i] = (struct map){ .start = start, .end = end, .pgoff = pgoff, .dso = d };
+	p->nmaps++;
+}
+
+static const struct map *maps_find(const struct proc *p, uint64_t ip)
+{
+	size_t i = maps_after(p, ip);
+
+	return i < p->nmaps && p->maps[i].start <= ip ? &p->maps[i] : NULL;
+}
+
+/* Files we can read symbols from start with '/'; the rest ([heap], //anon,
+ * anon_inode:..., /memfd:, shared memory) has none. */
+static enum dso_kind dso_kind_of(const char *path)
+{
+	if (strcmp(path, "[vdso]") == 0)
+		return DSO_VDSO;
+	if (path[0] != '/' || strncmp(path, ANON, 6) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
+	    strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/SYSV", 5) == 0)
+		return DSO_NONE;
+	return DSO_FILE;
+}
+
+static struct dso *dso_get(struct symbols *s, const char *path, uint32_t maj, uint32_t min,
+			   uint64_t ino, pid_t pid)
+{
+	struct dso key = { 0 }, *d;
+
+	if (path == NULL || path[0] == '\0')
+		path = ANON;
+	key.kind = (uint8_t)dso_kind_of(path);
+	/* Pseudo-files are one DSO whatever their inode says. */
+	if (key.kind == DSO_FILE) {
+		key.ino = ino;
+		key.maj = maj;
+		key.min = min;
+	}
+	key.path = (char *)(uintptr_t)path;
+	d = RB_FIND(dso_tree, &s->dsos, &key);
+	if (d)
+		return d;
+	d = malloc(sizeof(*d));
 	if (d == NULL)
 		return NULL;
+	*d = key;
+	d->pid = pid;
 	d->path = strdup(path);
 	if (d->path == NULL) {
 		free(d);
 		return NULL;
 	}
-	d->maj = maj;
-	d->min = min;
-	d->ino = ino;
-	d->special = special_path(path);
-	d->next = s->dsos;
-	s->dsos = d;
+	RB_INSERT(dso_tree, &s->dsos, d);
+	s->ndsos++;
+	s->other_bytes += sizeof(*d) + strlen(d->path) + 1;
 	return d;
 }
 
-/* Inserts [start, end) replacing whatever it overlaps: a new mapping over
- * an old range means the old code is gone there. */
-static int proc_map(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff, struct dso *d)
+/* Opens d as its process sees it (through /proc/PID/root, for containers),
+ * else by path; prefers whichever is the inode that was mapped. */
+static int dso_open(struct symbols *s, const struct dso *d)
 {
-	size_t i = 0, j;
+	char path[PATH_MAX];
+	int fds[2] = { -1, -1 }, fd = -1, n = 0;
+	struct stat st;
 
-	while (i < p->nmaps && p->maps[i].end <= start)
-		i++;
-	for (j = i; j < p->nmaps && p->maps[j].start < end; j++)
-		;
-	/* maps[i, j) overlap: keep the parts outside the new range. */
-	if (j > i) {
-		struct map head = p->maps[i], tail = p->maps[j - 1];
-		bool keep_head = head.start < start, keep_tail = tail.end > end;
-		size_t keep = (size_t)keep_head + (size_t)keep_tail;
-
-		if (keep_tail)
-			tail.pgoff += end - tail.start, tail.start = end;
-		if (keep_head)
-			head.end = start;
-		memmove(&p->maps[i + keep], &p->maps[j], (p->nmaps - j) * sizeof(*p->maps));
-		p->nmaps -= j - i - keep;
-		if (keep_head)
-			p->maps[i++] = head;
-		if (keep_tail)
-			p->maps[i] = tail;
-	}
-	if (p->nmaps == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 16;
-		struct map *n = reallocarray(p->maps, ncap, sizeof(*n));
-
-		if (n == NULL)
-			return -ENOMEM;
-		p->maps = n;
-		p->cap = ncap;
-	}
-	memmove(&p->maps[i + 1], &p->maps[i], (p->nmaps - i) * sizeof(*p->maps));
-	p->maps[i] = (struct map){ start, end, pgoff, d };
-	p->nmaps++;
-	return 0;
+	if (d->pid > 0 && (size_t)snprintf(path, sizeof(path), "%s/%d/root%s", s->proc_root, (int)d->pid,
+					   d->path) < sizeof(path))
+		fds[n++] = open(path, O_RDONLY | O_CLOEXEC);
+	fds[n++] = open(d->path, O_RDONLY | O_CLOEXEC);
+	for (int i = 0; i < n && fd < 0; i++)
+		if (fds[i] >= 0 && (d->ino == 0 || (fstat(fds[i], &st) == 0 && st.st_ino == d->ino)))
+			fd = fds[i];
+	for (int i = 0; i < n && fd < 0; i++)
+		fd = fds[i]; /* overlayfs and btrfs may show other inode numbers */
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0 && fds[i] != fd)
+			close(fds[i]);
+	return fd;
 }
 
-static void read_comm(struct symbols *s, struct proc *p)
+static void dso_load(struct symbols *s, struct dso *d)
 {
-	char path[300];
+	int fd;
+
+	d->loaded = true;
+	if (d->kind == DSO_VDSO) {
+		elfsym_load_vdso(&d->tab);
+	} else if (d->kind == DSO_FILE && (fd = dso_open(s, d)) >= 0) {
+		elfsym_load_fd(&d->tab, fd);
+		close(fd);
+	}
+	if (d->tab) {
+		s->ntables++;
+		s->nsyms += d->tab->nsyms;
+		s->table_bytes += elfsym_bytes(d->tab);
+	}
+}
+
+static bool read_comm(struct symbols *s, pid_t pid, char *comm, size_t len)
+{
+	char path[PATH_MAX];
+	bool ok = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%d/comm", s->proc_root, (int)p->pid);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%d/comm", s->proc_root, (int)pid) >= sizeof(path))
+		return false;
 	f = fopen(path, "re");
 	if (f == NULL)
-		return;
-	if (fgets(p->comm, sizeof(p->comm), f))
-		p->comm[strcspn(p->comm, "\n")] = '\0';
+		return false;
+	if (fgets(comm, (int)len, f)) {
+		comm[strcspn(comm, "\n")] = '\0';
+		ok = true;
+	}
 	fclose(f);
+	return ok;
 }
 
-/* "start-end perms offset maj:min inode   path" */
-static int synthesize_one(struct symbols *s, pid_t pid)
+/* One line of /proc/PID/maps: "start-end perms offset maj:min inode   path".
+ * Only executable mappings matter for samples. */
+static void synth_line(struct symbols *s, struct proc *p, char *line)
 {
-	char path[300], line[4096 + 128];
-	struct proc *p;
-	FILE *f;
+	uint64_t start, end, off, ino;
+	unsigned maj, min;
+	char perms[8];
+	int at = 0;
+	struct dso *d;
 
-	snprintf(path, sizeof(path), "%s/%d/maps", s->proc_root, (int)pid);
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n", &start, &end, perms,
+		   &off, &maj, &min, &ino, &at) < 7 || at == 0 || strchr(perms, 'x') == NULL || end <= start)
+		return;
+	line += at;
+	line[strcspn(line, "\n")] = '\0';
+	d = dso_get(s, line, maj, min, ino, p->pid);
+	if (d)
+		maps_insert(s, p, start, end, off, d);
+}
+
+/* replace: /proc is the whole truth (synthesize); else it fills in what
+ * records did not tell (a process first seen through a late MMAP). */
+static int synth_one(struct symbols *s, pid_t pid, bool replace)
+{
+	char path[PATH_MAX], comm[COMM_LEN], *line = NULL;
+	size_t cap = 0;
+	struct proc *p;
+	bool have_comm;
+	FILE *f;
+	int err;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%d/maps", s->proc_root, (int)pid) >= sizeof(path))
+		return -ENAMETOOLONG;
 	f = fopen(path, "re");
-	if (f == NULL)
-		return -errno;
-	p = proc_get(s, pid);
+	err = errno;
+	have_comm = read_comm(s, pid, comm, sizeof(comm));
+	/* Maps we may not read (ptrace rules) still leave a name to show. */
+	if (f == NULL && !have_comm)
+		return -err;
+	p = proc_live(s, pid);
 	if (p == NULL) {
-		fclose(f);
+		if (f)
+			fclose(f);
 		return -ENOMEM;
 	}
-	read_comm(s, p);
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off, ino;
-		unsigned maj, min;
-		char perms[8];
-		int name_at = 0;
-		char *name;
-		struct dso *d;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min, &ino,
-			   &name_at) < 7 || strchr(perms, 'x') == NULL || name_at == 0)
-			continue;
-		name = line + name_at;
-		name[strcspn(name, "\n")] = '\0';
-		d = dso_get(s, *name ? name : "//anon", maj, min, ino);
-		if (d)
-			proc_map(p, start, end, off, d);
-	}
-	fclose(f);
-	s->gen++;
+	if (replace)
+		p->nmaps = 0;
+	while (f && getline(&line, &cap, f) > 0)
+		synth_line(s, p, line);
+	free(line);
+	if (f)
+		fclose(f);
+	if (have_comm && (p->comm[0] == '\0' || replace))
+		strlcpy(p->comm, comm, sizeof(p->comm));
+	p->complete = true;
+	pid_changed(s, pid);
 	return 0;
 }
 
@@ -306,50 +529,69 @@ int symbols_synthesize(struct symbols *s, pid_t pid)
 	DIR *dir;
 
 	if (pid >= 0)
-		return synthesize_one(s, pid);
+		return synth_one(s, pid, true);
 	dir = opendir(s->proc_root);
 	if (dir == NULL)
 		return -errno;
 	while ((de = readdir(dir)) != NULL) {
-		char *end;
-		long v;
+		long long v = strtonum(de->d_name, 1, INT_MAX, NULL);
 
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		v = strtol(de->d_name, &end, 10);
-		if (*end == '\0' && v > 0)
-			synthesize_one(s, (pid_t)v); /* gone meanwhile: skipped */
+		if (v > 0)
+			synth_one(s, (pid_t)v, true); /* gone meanwhile: skipped */
 	}
 	closedir(dir);
 	return 0;
+}
+
+/* A pid that never came through FORK or /proc: read it once. One that is
+ * gone stays as an exited placeholder, so we do not try on every sample. */
+static struct proc *proc_lazy(struct symbols *s, pid_t pid)
+{
+	struct proc *p;
+
+	if (pid <= 0)
+		return NULL;
+	if (synth_one(s, pid, true) == 0)
+		return proc_find(s, pid);
+	p = proc_live(s, pid);
+	if (p) {
+		p->complete = true;
+		proc_mark_exited(s, p);
+	}
+	return p;
 }
 
 void symbols_mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		  uint32_t maj, uint32_t min, uint64_t ino, uint32_t prot, const char *filename)
 {
 	struct proc *p;
-	struct dso *d;
 
-	if (!(prot & PROT_EXEC) || len == 0 || start + len < start)
+	if (len == 0 || start + len < start)
 		return;
-	p = proc_get(s, pid);
-	d = p ? dso_get(s, filename, maj, min, ino) : NULL;
-	if (d && proc_map(p, start, start + len, pgoff, d) == 0)
-		s->gen++;
+	p = proc_live(s, pid);
+	if (p == NULL)
+		return;
+	/* Data mapped over code still removes the code. */
+	maps_insert(s, p, start, start + len, pgoff,
+		    prot & PROT_EXEC ? dso_get(s, filename, maj, min, ino, pid) : NULL);
+	pid_changed(s, pid);
 }
 
 void symbols_comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, bool exec)
 {
-	struct proc *p = proc_get(s, pid);
+	struct proc *p;
 
+	if (pid != tid && !exec)
+		return; /* a thread's name is not the process's */
+	p = proc_live(s, pid);
 	if (p == NULL)
 		return;
-	if (pid == tid)
-		strlcpy(p->comm, comm, sizeof(p->comm));
+	strlcpy(p->comm, comm ? comm : "", sizeof(p->comm));
 	if (exec) {
 		/* The old image is gone; the kernel sends the new one's MMAP2s. */
 		p->nmaps = 0;
-		s->gen++;
+		p->complete = true;
+		pid_changed(s, pid);
 	}
 }
 
@@ -357,192 +599,145 @@ void symbols_fork(struct symbols *s, pid_t pid, pid_t ppid, pid_t tid, pid_t pti
 {
 	struct proc *parent, *child;
 
+	(void)tid;
+	(void)ptid;
 	if (pid == ppid)
 		return; /* a new thread shares its process's maps */
 	parent = proc_find(s, ppid);
-	child = proc_get(s, pid);
-	if (child == NULL || parent == NULL)
+	child = proc_live(s, pid);
+	if (child == NULL)
 		return;
-	strlcpy(child->comm, parent->comm, sizeof(child->comm));
-	if (parent->nmaps) {
-		struct map *m = reallocarray(NULL, parent->nmaps, sizeof(*m));
-
-		if (m == NULL)
-			return;
-		memcpy(m, parent->maps, parent->nmaps * sizeof(*m));
-		free(child->maps);
-		child->maps = m;
-		child->nmaps = child->cap = parent->nmaps;
+	child->nmaps = 0;
+	child->complete = false;
+	if (parent && maps_reserve(s, child, parent->nmaps)) {
+		if (parent->nmaps)
+			memcpy(child->maps, parent->maps, parent->nmaps * sizeof(*parent->maps));
+		child->nmaps = parent->nmaps;
+		child->complete = parent->complete;
+		strlcpy(child->comm, parent->comm, sizeof(child->comm));
 	}
-	s->gen++;
+	pid_changed(s, pid);
 }
 
 void symbols_exit(struct symbols *s, pid_t pid, pid_t tid)
 {
 	struct proc *p;
 
-	if (pid != tid || (p = proc_find(s, pid)) == NULL)
-		return;
-	p->exited = true;
-	p->exit_gen = s->reap_gen;
+	if (pid == tid && (p = proc_find(s, pid)) != NULL)
+		proc_mark_exited(s, p);
 }
 
 void symbols_reap(struct symbols *s)
 {
-	struct proc *p, *tmp;
-	bool any = false;
+	struct proc *p;
 
-	RB_FOREACH_SAFE(p, proc_tree, &s->procs, tmp) {
-		if (p->exited && p->exit_gen < s->reap_gen) {
-			RB_REMOVE(proc_tree, &s->procs, p);
-			proc_free(p);
-			any = true;
-		}
-	}
-	s->reap_gen++;
-	if (any)
-		s->gen++;
-}
-
-/* Opens a mapped file as the process sees it: through /proc/PID/root for
- * processes in other mount namespaces, else by its path. */
-static int open_dso(struct symbols *s, const struct dso *d, pid_t pid)
-{
-	char path[4400];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%d/root%s", s->proc_root, (int)pid, d->path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fd = open(d->path, O_RDONLY | O_CLOEXEC);
-	return fd;
-}
-
-static void dso_load(struct symbols *s, struct dso *d, pid_t pid)
-{
-	int fd;
-
-	d->loaded = true;
-	if (d->special)
-		return;
-	fd = open_dso(s, d, pid);
-	if (fd < 0)
-		return;
-	elfsym_load_fd(&d->tab, fd);
-	close(fd);
-}
-
-static const struct map *proc_lookup(const struct proc *p, uint64_t ip)
-{
-	size_t lo = 0, hi = p->nmaps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].end <= ip)
-			lo = mid + 1;
-		else if (p->maps[mid].start > ip)
-			hi = mid;
-		else
-			return &p->maps[mid];
-	}
-	return NULL;
+	while ((p = TAILQ_FIRST(&s->exited)) != NULL && p->exit_epoch < s->epoch)
+		proc_drop(s, p);
+	s->epoch++;
 }
 
 static void resolve_kernel(struct symbols *s, uint64_t ip, struct sym_result *out)
 {
-	const struct ksym *k = s->kernel_loaded ? kallsyms_find(&s->k, ip) : NULL;
+	const struct kallsyms_sym *k = s->ks ? kallsyms_find(s->ks, ip) : NULL;
+	const char *mod;
 
-	out->kernel = true;
 	if (k == NULL) {
 		out->sym = UNKNOWN;
 		out->dso = KERNEL_DSO;
 		out->key = (uint64_t)(uintptr_t)&s->unknown_kernel;
 		return;
 	}
-	out->sym = kallsyms_str(&s->k, k->name);
-	out->dso = k->module ? kallsyms_str(&s->k, k->module) : KERNEL_DSO;
+	mod = kallsyms_module(s->ks, k);
+	out->sym = kallsyms_name(s->ks, k);
+	out->dso = mod ? mod : KERNEL_DSO;
 	out->key = (uint64_t)(uintptr_t)k;
 }
 
 static void resolve_user(struct symbols *s, pid_t pid, uint64_t ip, struct sym_result *out)
 {
 	struct proc *p = proc_find(s, pid);
-	const struct map *m;
-	const struct esym *e;
+	const struct elfsym_sym *sym = NULL;
+	const struct map *m = NULL;
 	uint64_t vaddr;
+	struct dso *d;
 
-	out->kernel = false;
-	if (p == NULL && synthesize_one(s, pid) == 0)
-		p = proc_find(s, pid); /* a process that began before we saw its FORK */
-	m = p ? proc_lookup(p, ip) : NULL;
+	if (p == NULL)
+		p = proc_lazy(s, pid);
+	if (p)
+		m = maps_find(p, ip);
+	if (m == NULL && p && !p->complete && !p->exited) {
+		p->complete = true; /* one try, even when /proc has no such pid */
+		if (synth_one(s, pid, false) == 0)
+			m = maps_find(p, ip);
+	}
 	if (m == NULL) {
 		out->sym = UNKNOWN;
 		out->dso = UNKNOWN;
-		out->key = (uint64_t)(uintptr_t)&s->unknown_proc;
+		out->key = (uint64_t)(uintptr_t)&s->unknown_all;
 		return;
 	}
-	if (!m->dso->loaded)
-		dso_load(s, m->dso, pid);
-	out->dso = m->dso->path;
-	e = elfsym_offset_to_vaddr(&m->dso->tab, ip - m->start + m->pgoff, &vaddr)
-	    ? elfsym_find(&m->dso->tab, vaddr) : NULL;
-	if (e == NULL) {
+	d = m->dso;
+	if (!d->loaded)
+		dso_load(s, d);
+	if (d->tab && elfsym_offset_to_vaddr(d->tab, ip - m->start + m->pgoff, &vaddr))
+		sym = elfsym_find(d->tab, vaddr);
+	out->dso = d->path;
+	if (sym) {
+		out->sym = elfsym_name(d->tab, sym);
+		out->key = (uint64_t)(uintptr_t)sym;
+	} else {
 		out->sym = UNKNOWN;
-		out->key = (uint64_t)(uintptr_t)m->dso | 1;
-		return;
+		out->key = (uint64_t)(uintptr_t)d | 1;
 	}
-	out->sym = elfsym_name(&m->dso->tab, e);
-	out->key = (uint64_t)(uintptr_t)e;
+}
+
+static inline size_t cache_slot(int32_t pid, uint64_t ip)
+{
+	uint64_t h = ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)pid * 0xc2b2ae3d27d4eb4full;
+
+	return (size_t)(h >> (64 - CACHE_BITS));
 }
 
 void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel, struct sym_result *out)
 {
-	uint64_t h = (ip ^ ((uint64_t)(uint32_t)pid << 32)) * 0x9e3779b97f4a7c15ULL;
-	struct cache_entry *c = &s->cache[h >> (64 - CACHE_BITS)];
+	int32_t cpid = kernel ? -1 : pid;
+	uint32_t *gen = &s->pidgen[(uint32_t)pid & (PIDGEN_SIZE - 1)];
+	uint32_t tag = kernel ? KERNEL_TAG | s->kgen : *gen;
+	struct cache_entry *e = &s->cache[cache_slot(cpid, ip)];
 
-	if (c->gen == s->gen && c->ip == ip && c->kernel == kernel && (kernel || c->pid == pid)) {
-		*out = c->r;
+	out->kernel = kernel;
+	if (e->ip == ip && e->pid == cpid && e->tag == tag) {
+		out->sym = e->sym;
+		out->dso = e->dso;
+		out->key = e->key;
 		return;
 	}
 	if (kernel)
 		resolve_kernel(s, ip, out);
 	else
 		resolve_user(s, pid, ip, out);
-	/* resolve_user may have synthesized a process and bumped gen. */
-	c->gen = s->gen;
-	c->ip = ip;
-	c->pid = pid;
-	c->kernel = kernel;
-	c->r = *out;
+	/* Resolving may have read /proc and moved the generation on. */
+	*e = (struct cache_entry){ .ip = ip, .pid = cpid, .tag = kernel ? tag : *gen,
+				   .sym = out->sym, .dso = out->dso, .key = out->key };
 }
 
 const char *symbols_comm_of(struct symbols *s, pid_t pid)
 {
 	struct proc *p = proc_find(s, pid);
 
+	if (p == NULL)
+		p = proc_lazy(s, pid);
 	return p && p->comm[0] ? p->comm : NULL;
 }
 
 void symbols_stats(const struct symbols *s, struct symbols_stats *st)
 {
-	struct proc_tree *procs = (struct proc_tree *)&s->procs; /* RB_FOREACH is not const */
-	struct proc *p;
-	const struct dso *d;
-
-	memset(st, 0, sizeof(*st));
-	RB_FOREACH(p, proc_tree, procs) {
-		st->processes++;
-		st->bytes += sizeof(*p) + p->cap * sizeof(*p->maps);
-	}
-	for (d = s->dsos; d; d = d->next) {
-		st->dsos++;
-		if (d->tab.n) {
-			st->tables++;
-			st->symbols += d->tab.n;
-			st->bytes += elfsym_bytes(&d->tab);
-		}
-	}
-	st->symbols += s->k.n;
-	st->bytes += s->k.n * sizeof(*s->k.syms) + s->k.strings_len + (1u << CACHE_BITS) * sizeof(*s->cache);
+	st->processes = s->nprocs;
+	st->dsos = s->ndsos;
+	st->tables = s->ntables + (s->ks != NULL);
+	st->symbols = s->nsyms + (s->ks ? s->ks->nsyms : 0);
+	st->bytes = sizeof(*s) + ((size_t)1 << CACHE_BITS) * sizeof(*s->cache) + s->table_bytes +
+		    s->other_bytes + kallsyms_bytes(s->ks);
+	for (size_t i = 0; i < s->nretired; i++)
+		st->bytes += kallsyms_bytes(s->retired[i]);
 }

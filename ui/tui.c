@@ -104,7 +104,7 @@ static void on_tick(void *arg)
 	struct session *s = u->s;
 
 	frame_take(u, s->agg, session_lap(s));
-	agg_roll(s->agg, u->decay ? UI_DECAY_PCT : 0);
+	session_roll(s, u->decay ? UI_DECAY_PCT : 0);
 	screen_draw(u, UI_DRAW);
 }
 
@@ -160,7 +160,9 @@ static void on_stdin(void *arg)
 			what |= UI_DRAW;
 		else
 			what |= keys_dispatch(u, key);
-		if (what & (UI_QUIT | UI_REOPEN))
+		/* Keys after a focus or rate change still apply (to the state the
+		 * re-open copies); ncurses may hold them already read. */
+		if (what & UI_QUIT)
 			break;
 	}
 	if (keys == 0 && stdin_gone()) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """perftop's live view in tmux: header and table with the workload's symbol,
-K hides kernel rows and says so, help, pause, resize to 40x10 and back, q."""
+K hides kernel rows and says so, help, pause, resize to 40x10 and back, q;
+monochrome with NO_COLOR."""
 import os
 import re
 import sys
@@ -85,8 +86,18 @@ def main():
             alive = False
         tap.ok(alive, "perftop survived the resizes")
 
+        colour = re.compile(r"\x1b\[[0-9;]*(3[0-7]|4[0-7])m")
+        tap.ok(colour.search(t.screen(escapes=True)) is not None, "colours by default")
         t.keys("q")
         t.clean_exit("q")
+
+        # NO_COLOR (and --no-color): attributes only.
+        t.start("NO_COLOR=1", perftop, "-d", "0.5")
+        s = t.wait_re(r"^Target: ", 10)
+        raw = t.screen(escapes=True)
+        tap.ok(s is not None and colour.search(raw) is None, "NO_COLOR: no colour on the screen")
+        t.keys("F10")
+        t.clean_exit("NO_COLOR run")
     finally:
         t.close()
         wl.kill()

@@ -1,13 +1,17 @@
-/* Symbol resolution on real processes: the fixture programs (PIE, non-PIE,
- * stripped) print their functions' runtime addresses; we read their maps as
- * perftop does and resolve those addresses.
+/* Symbol resolution: ELF tables of the fixture binaries, live fixture
+ * processes read through /proc as perftop reads them, the record-driven
+ * flows (mmap, fork, comm, exit), and the kernel's kallsyms.
  *
- * usage: test_symbols FIXTURE_PIE FIXTURE_NOPIE FIXTURE_STRIPPED */
+ * usage: test_symbols PIE NOPIE STRIPPED LIB STRIPPED_LIB FIXTURES_DIR */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,30 +19,176 @@
 #include "elfsym.h"
 #include "symbols.h"
 
+enum { A_PIE, A_NOPIE, A_STRIPPED, A_LIB, A_LIB_STRIPPED, A_DIR, A_N };
+
+static const char *const fn_names[] = {
+	"fixture_alpha", "fixture_beta", "fixture_static", "fixture_lib_function", "fixture_lib_hidden",
+};
+#define NFN (sizeof(fn_names) / sizeof(fn_names[0]))
+
+/* pids above pid_max: never in /proc, so only records speak of them. */
+#define FAKE_PID 0x7ffff000
+
+static char abs_path[A_N][PATH_MAX];
+
 struct child {
 	pid_t pid;
 	FILE *out;
 	int in;
-	uint64_t addr[3];
+	uint64_t addr[NFN];
 };
 
-static const char *const fn_names[] = { "fixture_alpha", "fixture_beta", "fixture_lib_function" };
+static const struct elfsym_sym *sym_named(const struct elfsym *t, const char *name)
+{
+	for (size_t i = 0; t && i < t->nsyms; i++)
+		if (strcmp(elfsym_name(t, &t->syms[i]), name) == 0)
+			return &t->syms[i];
+	return NULL;
+}
+
+/* Inverse of elfsym_offset_to_vaddr, for building mappings by hand. */
+static bool vaddr_to_offset(const struct elfsym *t, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < t->nloads; i++)
+		if (vaddr >= t->loads[i].vaddr && vaddr - t->loads[i].vaddr < t->loads[i].filesz) {
+			*off = vaddr - t->loads[i].vaddr + t->loads[i].offset;
+			return true;
+		}
+	return false;
+}
+
+static void test_elfsym(char **argv)
+{
+	struct elfsym *pie = NULL, *nopie = NULL, *lib = NULL, *t = NULL;
+	const struct elfsym_sym *a, *b;
+	int rc;
+
+	rc = elfsym_load(&pie, argv[A_PIE]);
+	CHECK(rc == 0 && pie && pie->type == ET_DYN && !pie->from_dynsym, "PIE loads from .symtab, ET_DYN (%d)", rc);
+	rc = elfsym_load(&nopie, argv[A_NOPIE]);
+	CHECK(rc == 0 && nopie && nopie->type == ET_EXEC, "non-PIE loads, ET_EXEC (%d)", rc);
+	rc = elfsym_load(&lib, argv[A_LIB]);
+	CHECK(rc == 0 && lib && lib->type == ET_DYN, "library loads (%d)", rc);
+	if (!pie || !nopie || !lib)
+		goto out;
+	CHECK(pie->nloads >= 2 && pie->build_id_len == 20, "PT_LOADs and the build id recorded");
+	a = sym_named(pie, "fixture_alpha");
+	b = sym_named(pie, "fixture_static");
+	CHECK(a && b && a->size > 0, "global and static functions present");
+	if (a) {
+		CHECK(elfsym_find(pie, a->addr) == a, "start of fixture_alpha");
+		CHECK(elfsym_find(pie, a->addr + a->size - 1) == a, "last byte of fixture_alpha");
+		CHECK(elfsym_find(pie, a->addr - 1) != a, "byte before is not fixture_alpha");
+	}
+	a = sym_named(nopie, "fixture_beta");
+	CHECK(a && a->addr >= 0x400000 && elfsym_find(nopie, a->addr + 2) == a, "non-PIE: absolute addresses");
+	a = sym_named(lib, "fixture_lib_function");
+	CHECK(a && sym_named(lib, "fixture_lib_function_local") == NULL, "global name wins over its local alias");
+	CHECK(sym_named(lib, "fixture_lib_hidden") != NULL, "hidden function in .symtab");
+	CHECK(elfsym_find(lib, 0) == NULL && elfsym_find(lib, UINT64_MAX) == NULL, "outside: nothing");
+
+	rc = elfsym_load(&t, argv[A_STRIPPED]);
+	CHECK(rc == 0 && t && sym_named(t, "fixture_alpha") == NULL, "stripped program: loads, no own symbols");
+	elfsym_free(t);
+	rc = elfsym_load(&t, argv[A_LIB_STRIPPED]);
+	CHECK(rc == 0 && t && t->from_dynsym && sym_named(t, "fixture_lib_function") &&
+	      !sym_named(t, "fixture_lib_hidden"), "stripped library: exported functions from .dynsym");
+	elfsym_free(t);
+	CHECK(elfsym_load(&t, "/nonexistent") == -ENOENT && t == NULL, "missing file: -ENOENT");
+	CHECK(elfsym_load(&t, argv[A_DIR]) == -ENOEXEC && t == NULL, "a directory: -ENOEXEC");
+	CHECK(elfsym_load_buf(&t, "hello", 5) == -ENOEXEC && t == NULL, "not ELF: -ENOEXEC");
+out:
+	elfsym_free(pie);
+	elfsym_free(nopie);
+	elfsym_free(lib);
+}
+
+static unsigned char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf = NULL;
+	long n;
+
+	if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = malloc((size_t)n)) != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (f)
+		fclose(f);
+	*len = buf ? (size_t)n : 0;
+	return buf;
+}
+
+/* Truncated and corrupted copies: "no symbols" or an error, never a crash. */
+static void test_elf_damage(const char *lib_path)
+{
+	char tmpl[] = "/tmp/perftop-trunc-XXXXXX";
+	size_t len, bad = 0, rounds = 0;
+	unsigned char *img = read_all(lib_path, &len), *copy;
+	uint64_t x = 88172645463325252ull;
+	struct elfsym *t;
+	int fd, rc;
+
+	if (img == NULL || len < 4096) {
+		CHECK_SKIP("cannot read the library");
+		free(img);
+		return;
+	}
+	fd = mkstemp(tmpl);
+	if (fd >= 0 && write(fd, img, 200) == 200) {
+		rc = elfsym_load(&t, tmpl);
+		CHECK(rc < 0 && t == NULL, "first 200 bytes in a file: error, no symbols (%d)", rc);
+	} else {
+		CHECK_SKIP("cannot write a temporary file");
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmpl);
+	}
+	for (size_t cut = 0; cut < len; cut += 61) {
+		rc = elfsym_load_buf(&t, img, cut);
+		bad += rc == 0 && t->nsyms > 0 && cut < 64;
+		elfsym_free(t);
+		rounds++;
+	}
+	CHECK(bad == 0, "%zu truncations: nothing from a header-less image", rounds);
+	copy = malloc(len);
+	for (int r = 0; copy && r < 2000; r++) {
+		memcpy(copy, img, len);
+		for (int k = 0; k < 8; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* Mostly the headers, where lies do harm. */
+			copy[(x >> 8) % (k < 6 ? 1024 : len)] = (unsigned char)x;
+		}
+		if (elfsym_load_buf(&t, copy, len) == 0) {
+			for (int q = 0; q < 8; q++)
+				(void)elfsym_find(t, x + (uint64_t)q * 16);
+			elfsym_free(t);
+		}
+	}
+	CHECK(copy != NULL, "2000 corrupted images: no crash");
+	free(copy);
+	free(img);
+}
 
 static int spawn(const char *path, struct child *c)
 {
 	int to[2], from[2];
-	char line[256];
+	char line[256], name[64];
+	size_t got = 0;
+	uint64_t addr;
 
-	if (pipe(to) || pipe(from))
-		return -1;
+	memset(c, 0, sizeof(*c));
+	c->in = -1;
+	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC))
+		return -errno;
 	c->pid = fork();
 	if (c->pid < 0)
-		return -1;
+		return -errno;
 	if (c->pid == 0) {
 		dup2(to[0], 0);
 		dup2(from[1], 1);
-		close(to[1]);
-		close(from[0]);
 		execl(path, path, (char *)NULL);
 		_exit(127);
 	}
@@ -46,169 +196,318 @@ static int spawn(const char *path, struct child *c)
 	close(from[1]);
 	c->in = to[1];
 	c->out = fdopen(from[0], "r");
-	for (int i = 0; i < 3; i++) {
-		char name[64];
-		unsigned long long a;
-
-		if (!fgets(line, sizeof(line), c->out) || sscanf(line, "%63s %llx", name, &a) != 2)
-			return -1;
-		c->addr[i] = a;
-	}
-	return fgets(line, sizeof(line), c->out) && strncmp(line, "ready", 5) == 0 ? 0 : -1;
+	while (c->out && fgets(line, sizeof(line), c->out) && strncmp(line, "ready", 5) != 0)
+		for (size_t i = 0; i < NFN; i++)
+			if (sscanf(line, "%63s %" SCNx64, name, &addr) == 2 && strcmp(name, fn_names[i]) == 0) {
+				c->addr[i] = addr;
+				got++;
+			}
+	return got == NFN ? 0 : -EIO;
 }
 
-static void reap(struct child *c)
+static void reap_child(struct child *c)
 {
-	if (write(c->in, "x\n", 2) < 0)
+	if (c->in >= 0)
+		close(c->in); /* EOF on its stdin: it exits */
+	if (c->out)
+		fclose(c->out);
+	if (c->pid > 0 && waitpid(c->pid, NULL, 0) < 0)
 		kill(c->pid, SIGKILL);
-	close(c->in);
-	fclose(c->out);
-	waitpid(c->pid, NULL, 0);
 }
 
-static void test_binary(const char *path, const char *label, bool stripped)
+static void check_child(struct symbols *s, const struct child *c, const char *exe, const char *lib,
+			bool stripped, const char *what)
+{
+	struct sym_result r, r2;
+
+	for (size_t i = 0; i < NFN; i++) {
+		bool in_lib = i >= 3;
+		const char *want = stripped && !in_lib ? "[unknown]" : fn_names[i];
+
+		symbols_resolve(s, c->pid, c->addr[i], false, &r);
+		CHECK(r.sym && strcmp(r.sym, want) == 0 && strcmp(r.dso, in_lib ? lib : exe) == 0 && !r.kernel,
+		      "%s: %s -> %s in %s", what, fn_names[i], r.sym, r.dso);
+		symbols_resolve(s, c->pid, c->addr[i] + 4, false, &r2);
+		CHECK(r2.key == r.key && strcmp(r2.sym, r.sym) == 0, "%s: inside %s, same key", what, fn_names[i]);
+	}
+	symbols_resolve(s, c->pid, c->addr[0], false, &r);
+	symbols_resolve(s, c->pid, c->addr[1], false, &r2);
+	CHECK(stripped ? r.key == r2.key : r.key != r2.key,
+	      "%s: alpha and beta keys %s", what, stripped ? "equal (one unknown per DSO)" : "differ");
+	symbols_resolve(s, c->pid, 0x1000, false, &r);
+	CHECK(strcmp(r.sym, "[unknown]") == 0 && strcmp(r.dso, "[unknown]") == 0, "%s: unmapped address", what);
+}
+
+static void test_live(char **argv)
+{
+	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
+	struct symbols *s;
+	struct child c;
+	struct sym_result r;
+	static const int which[] = { A_PIE, A_NOPIE, A_STRIPPED };
+
+	for (size_t k = 0; k < sizeof(which) / sizeof(which[0]); k++) {
+		int w = which[k];
+
+		if (spawn(argv[w], &c) != 0) {
+			CHECK(0, "cannot run %s", argv[w]);
+			reap_child(&c);
+			continue;
+		}
+		s = symbols_new(&o);
+		/* Half the time through an explicit synthesize, half lazily. */
+		if (k != 1)
+			CHECK(symbols_synthesize(s, c.pid) == 0, "synthesize %s", argv[w]);
+		check_child(s, &c, argv[w], argv[A_LIB], w == A_STRIPPED, strrchr(argv[w], '/') ? strrchr(argv[w], '/') + 1 : argv[w]);
+		CHECK(symbols_comm_of(s, c.pid) && strncmp(symbols_comm_of(s, c.pid), "fixture_", 8) == 0,
+		      "comm from /proc");
+		if (k == 0) {
+			struct symbols_stats st;
+
+			symbols_stats(s, &st);
+			CHECK(st.processes >= 1 && st.dsos >= 2 && st.tables >= 2 && st.symbols >= 5 &&
+			      st.bytes > 4096, "stats: %zu procs %zu dsos %zu tables %zu syms %zu bytes",
+			      st.processes, st.dsos, st.tables, st.symbols, st.bytes);
+		}
+		reap_child(&c);
+		/* Late samples of an exited process resolve until reaped twice. */
+		symbols_exit(s, c.pid, c.pid);
+		symbols_reap(s);
+		symbols_resolve(s, c.pid, c.addr[3], false, &r);
+		CHECK(strcmp(r.sym, "fixture_lib_function") == 0, "exited, reaped once: still resolves");
+		symbols_reap(s);
+		symbols_resolve(s, c.pid, c.addr[3], false, &r);
+		CHECK(strcmp(r.sym, "[unknown]") == 0, "reaped twice: gone (%s)", r.sym);
+		symbols_free(s);
+	}
+}
+
+/* The vDSO: the same image in every process, ours gives the offsets. */
+static void test_vdso(const char *exe)
+{
+	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
+	char path[64], line[512];
+	uint64_t start = 0, end = 0, mine = 0, mend = 0, off = 0;
+	const struct elfsym_sym *cg;
+	struct elfsym *t = NULL;
+	struct sym_result r;
+	struct symbols *s;
+	struct child c;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/maps", "r")) != NULL) {
+		while (fgets(line, sizeof(line), f))
+			if (strstr(line, "[vdso]"))
+				sscanf(line, "%" SCNx64 "-%" SCNx64, &mine, &mend);
+		fclose(f);
+	}
+	if (mine == 0 || elfsym_load_buf(&t, (void *)(uintptr_t)mine, (size_t)(mend - mine)) != 0 ||
+	    ((cg = sym_named(t, "clock_gettime")) == NULL && (cg = sym_named(t, "__vdso_clock_gettime")) == NULL) ||
+	    !vaddr_to_offset(t, cg->addr, &off)) {
+		CHECK_SKIP("no vDSO with __vdso_clock_gettime here");
+		elfsym_free(t);
+		return;
+	}
+	elfsym_free(t);
+	if (spawn(exe, &c) != 0) {
+		CHECK(0, "cannot run %s", exe);
+		reap_child(&c);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)c.pid);
+	if ((f = fopen(path, "r")) != NULL) {
+		while (fgets(line, sizeof(line), f))
+			if (strstr(line, "[vdso]"))
+				sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end);
+		fclose(f);
+	}
+	s = symbols_new(&o);
+	symbols_synthesize(s, c.pid);
+	symbols_resolve(s, c.pid, start + off + 1, false, &r);
+	CHECK(start && strstr(r.sym, "clock_gettime") && strcmp(r.dso, "[vdso]") == 0, "vDSO: %s in %s", r.sym,
+	      r.dso);
+	symbols_free(s);
+	reap_child(&c);
+}
+
+/* Records alone (no /proc): a fake pid maps the PIE fixture by hand. */
+static void test_records(char **argv)
 {
 	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
 	struct symbols *s = symbols_new(&o);
+	const uint64_t base = 0x10000000, len = 0x100000;
+	const pid_t p1 = FAKE_PID, p2 = FAKE_PID + 1, p3 = FAKE_PID + 2;
+	uint64_t ip, off_a, off_b;
+	struct elfsym *t = NULL;
+	const struct elfsym_sym *a, *b;
+	struct sym_result r;
+
+	if (s == NULL || elfsym_load(&t, argv[A_PIE]) != 0 || (a = sym_named(t, "fixture_alpha")) == NULL ||
+	    (b = sym_named(t, "fixture_beta")) == NULL || !vaddr_to_offset(t, a->addr, &off_a) ||
+	    !vaddr_to_offset(t, b->addr, &off_b) || off_a < 0x1000) {
+		CHECK(0, "cannot prepare the record tests");
+		symbols_free(s);
+		elfsym_free(t);
+		return;
+	}
+	ip = base + off_a + 1;
+	symbols_comm(s, p1, p1, "parent", false);
+	symbols_mmap(s, p1, base, len, 0, 0, 0, 0, PROT_READ | PROT_EXEC, argv[A_PIE]);
+	symbols_resolve(s, p1, ip, false, &r);
+	CHECK_STR(r.sym, "fixture_alpha", "mmap record: PIE at a chosen base");
+	CHECK_STR(r.dso, argv[A_PIE], "dso is the mapped file");
+	CHECK_STR(symbols_comm_of(s, p1), "parent", "comm record");
+	symbols_comm(s, p1, p1 + 5, "a-thread", false);
+	CHECK_STR(symbols_comm_of(s, p1), "parent", "a thread's name is not the process's");
+
+	/* Only the page before alpha replaced: the tail keeps its offsets. */
+	symbols_mmap(s, p1, base + (off_a & ~0xfffull) - 0x1000, 0x1000, 0, 0, 0, 0, PROT_EXEC, "//anon");
+	symbols_resolve(s, p1, ip, false, &r);
+	CHECK_STR(r.sym, "fixture_alpha", "partial overlap: the rest of the mapping stays right");
+	symbols_resolve(s, p1, base + (off_a & ~0xfffull) - 0x800, false, &r);
+	CHECK(strcmp(r.sym, "[unknown]") == 0 && strcmp(r.dso, "//anon") == 0, "anonymous code: [unknown] in //anon");
+
+	symbols_fork(s, p2, p1, p2, p1);
+	symbols_resolve(s, p2, base + off_b, false, &r);
+	CHECK_STR(r.sym, "fixture_beta", "fork: the child has the parent's maps");
+	CHECK_STR(symbols_comm_of(s, p2), "parent", "fork: and its comm");
+	symbols_fork(s, p1, p1, p1 + 7, p1);
+	CHECK_STR(symbols_comm_of(s, p1), "parent", "a new thread changes nothing");
+
+	/* Cached, then a new file over the same range: the cache must see it. */
+	symbols_resolve(s, p1, ip, false, &r);
+	symbols_mmap(s, p1, base, len, 0, 0, 0, 0, PROT_EXEC, argv[A_NOPIE]);
+	symbols_resolve(s, p1, ip, false, &r);
+	CHECK_STR(r.dso, argv[A_NOPIE], "mmap over a cached range: the new file");
+	symbols_mmap(s, p1, base, len, 0, 0, 0, 0, PROT_READ, "/data");
+	symbols_resolve(s, p1, ip, false, &r);
+	CHECK_STR(r.dso, "[unknown]", "data mapped over code removes it");
+	symbols_resolve(s, p2, base + off_b, false, &r);
+	CHECK_STR(r.sym, "fixture_beta", "the child's maps are its own");
+
+	symbols_comm(s, p2, p2, "newimage", true);
+	CHECK_STR(symbols_comm_of(s, p2), "newimage", "exec: new comm");
+	symbols_resolve(s, p2, base + off_b, false, &r);
+	CHECK_STR(r.sym, "[unknown]", "exec: old maps gone");
+	/* Same file under two pids: one DSO, one key. */
+	symbols_mmap(s, p2, base, len, 0, 8, 1, 4242, PROT_EXEC, argv[A_PIE]);
+	symbols_mmap(s, p3, base + 0x200000, len, 0, 8, 1, 4242, PROT_EXEC, argv[A_PIE]);
+	{
+		struct sym_result r3;
+
+		symbols_resolve(s, p2, base + off_a, false, &r);
+		symbols_resolve(s, p3, base + 0x200000 + off_a, false, &r3);
+		CHECK(strcmp(r.sym, "fixture_alpha") == 0 && r.key == r3.key && r.dso == r3.dso,
+		      "one file in two processes: one DSO, one key");
+	}
+	symbols_exit(s, p2, p2 + 1);
+	symbols_reap(s);
+	symbols_reap(s);
+	symbols_resolve(s, p2, base + off_a, false, &r);
+	CHECK_STR(r.sym, "fixture_alpha", "a thread's exit leaves the process");
+	symbols_exit(s, p2, p2);
+	symbols_mmap(s, p2, base, len, 0, 0, 0, 0, PROT_EXEC, argv[A_NOPIE]);
+	symbols_resolve(s, p2, base + off_a, false, &r);
+	CHECK_STR(r.dso, argv[A_NOPIE], "records after exit: a new process under the old pid");
+	symbols_resolve(s, FAKE_PID + 99, base, false, &r);
+	CHECK(strcmp(r.sym, "[unknown]") == 0 && strcmp(r.dso, "[unknown]") == 0, "unknown pid: [unknown]");
+	CHECK(symbols_synthesize(s, FAKE_PID + 99) < 0, "synthesize a missing pid: error");
+	symbols_free(s);
+	elfsym_free(t);
+}
+
+static void test_kernel(const char *dir)
+{
+	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
+	struct symbols *s;
 	struct sym_result r, r2;
-	struct child c;
+	char path[PATH_MAX], line[512], name[256], mod[128], type;
+	uint64_t sched = 0, maddr = 0, a;
+	FILE *f;
 
-	if (spawn(path, &c)) {
-		CHECK(0, "%s: fixture started", label);
-		return;
-	}
-	CHECK(symbols_synthesize(s, c.pid) == 0, "%s: maps read", label);
-	CHECK_STR(symbols_comm_of(s, c.pid), stripped ? "fixture_strippe" : strrchr(path, '/') + 1, "comm from /proc");
-	for (int i = 0; i < 3; i++) {
-		symbols_resolve(s, c.pid, c.addr[i] + 2, false, &r);
-		if (stripped && i < 2) {
-			CHECK_STR(r.sym, "[unknown]", "stripped: no name");
-			CHECK(strstr(r.dso, "fixture_stripped") != NULL, "%s: grouped by its DSO (%s)", label, r.dso);
-			continue;
-		}
-		CHECK_STR(r.sym, fn_names[i], label);
-		CHECK(!r.kernel && strstr(r.dso, i == 2 ? "libfixture.so" : strrchr(path, '/') + 1) != NULL,
-		      "%s: %s in %s", label, fn_names[i], r.dso);
-		symbols_resolve(s, c.pid, c.addr[i], false, &r2);
-		CHECK(r2.key == r.key && r2.sym == r.sym, "%s: same key for two addresses of %s", label, fn_names[i]);
-	}
-	symbols_resolve(s, c.pid, c.addr[0], false, &r);
-	symbols_resolve(s, c.pid, c.addr[1], false, &r2);
-	CHECK(stripped ? r.key == r2.key : r.key != r2.key,
-	      stripped ? "%s: one [unknown] row per DSO" : "%s: different functions, different keys", label);
-	symbols_resolve(s, c.pid, 0x10, false, &r);
-	CHECK_STR(r.dso, "[unknown]", "unmapped address: unknown DSO");
-	reap(&c);
+	snprintf(path, sizeof(path), "%s/kallsyms-restricted.txt", dir);
+	o.kallsyms_path = path;
+	s = symbols_new(&o);
+	CHECK(symbols_load_kernel(s) == 0 && symbols_notice(s) != NULL, "restricted kallsyms: 0 and a notice");
+	symbols_resolve(s, 1, 0xffffffff81000000, true, &r);
+	CHECK(strcmp(r.sym, "[unknown]") == 0 && strcmp(r.dso, "[kernel.kallsyms]") == 0 && r.kernel,
+	      "restricted: kernel samples are [unknown] in [kernel.kallsyms]");
 	symbols_free(s);
-}
-
-static void test_records(const char *pie)
-{
-	struct symbols *s = symbols_new(NULL);
-	struct sym_result r;
-	struct child c;
-	struct symbols_stats st;
-
-	if (spawn(pie, &c)) {
-		CHECK(0, "fixture started");
-		return;
-	}
-	symbols_synthesize(s, c.pid);
-	symbols_resolve(s, c.pid, c.addr[0], false, &r);
-	CHECK_STR(r.sym, "fixture_alpha", "before fork");
-	/* A forked child gets its parent's maps and comm. */
-	symbols_fork(s, 999999, c.pid, 999999, c.pid);
-	symbols_resolve(s, 999999, c.addr[0], false, &r);
-	CHECK_STR(r.sym, "fixture_alpha", "fork copies the maps");
-	CHECK_STR(symbols_comm_of(s, 999999), "fixture_pie", "fork copies the comm");
-	/* A new mapping over the function replaces it (and the cache knows). */
-	symbols_mmap(s, 999999, c.addr[0] & ~0xfffULL, 0x1000, 0, 0, 0, 0, PROT_EXEC | PROT_READ, "//anon");
-	symbols_resolve(s, 999999, c.addr[0], false, &r);
-	CHECK_STR(r.dso, "//anon", "mmap over a range replaces it, cache invalidated");
-	symbols_mmap(s, 999999, 0x7000000, 0x1000, 0, 0, 0, 0, PROT_READ, "/data");
-	symbols_resolve(s, 999999, 0x7000010, false, &r);
-	CHECK_STR(r.dso, "[unknown]", "non-exec mappings ignored");
-	symbols_resolve(s, c.pid, c.addr[0], false, &r);
-	CHECK_STR(r.sym, "fixture_alpha", "the parent keeps its own maps");
-	/* exec: the old image is gone */
-	symbols_comm(s, 999999, 999999, "newprog", true);
-	CHECK_STR(symbols_comm_of(s, 999999), "newprog", "comm renamed");
-	symbols_resolve(s, 999999, c.addr[1], false, &r);
-	CHECK_STR(r.dso, "[unknown]", "exec drops the old maps");
-	/* exit: still resolvable until reaped at the next interval */
-	symbols_mmap(s, 999999, 0x400000, 0x1000, 0, 0, 0, 0, PROT_EXEC, "//anon");
-	symbols_exit(s, 999999, 999999);
-	symbols_resolve(s, 999999, 0x400010, false, &r);
-	CHECK_STR(r.dso, "//anon", "an exited process resolves in its last interval");
-	symbols_reap(s);
-	symbols_reap(s);
-	CHECK(symbols_comm_of(s, 999999) == NULL, "reaped after the next interval");
-	symbols_stats(s, &st);
-	CHECK(st.processes == 1 && st.tables >= 1 && st.symbols > 0 && st.bytes > 0, "stats count processes and tables");
-	reap(&c);
+	o.kallsyms_path = "/nonexistent/kallsyms";
+	s = symbols_new(&o);
+	CHECK(symbols_load_kernel(s) == -ENOENT && symbols_notice(s) != NULL, "missing kallsyms: -ENOENT, notice");
 	symbols_free(s);
-}
 
-static void test_kernel(void)
-{
-	struct symbols *s = symbols_new(NULL);
-	char line[512];
-	unsigned long long addr = 0;
-	struct sym_result r;
-	FILE *f = fopen("/proc/kallsyms", "re");
-
+	f = fopen("/proc/kallsyms", "r");
 	while (f && fgets(line, sizeof(line), f)) {
-		char t, name[256];
+		int n = sscanf(line, "%" SCNx64 " %c %255s %127s", &a, &type, name, mod);
 
-		if (sscanf(line, "%llx %c %255s", &addr, &t, name) == 3 && strcmp(name, "schedule") == 0)
-			break;
-		addr = 0;
+		if (n >= 3 && strcmp(name, "schedule") == 0)
+			sched = a;
+		if (n == 4 && maddr == 0 && (type == 't' || type == 'T') && strncmp(name, "__pfx_", 6) != 0)
+			maddr = a;
 	}
 	if (f)
 		fclose(f);
-	if (addr == 0 || symbols_load_kernel(s) != 0 || symbols_notice(s)) {
-		CHECK_SKIP("kernel symbols hidden here (not root or kptr_restrict)");
-		symbols_free(s);
+	if (sched == 0) {
+		CHECK_SKIP("/proc/kallsyms unreadable or restricted (not root, kptr_restrict)");
 		return;
 	}
-	symbols_resolve(s, 1, addr + 1, true, &r);
-	CHECK_STR(r.sym, "schedule", "kernel address resolves through kallsyms");
-	CHECK(r.kernel && strcmp(r.dso, "[kernel.kallsyms]") == 0, "kernel DSO");
-	symbols_resolve(s, 1, 0x1000, true, &r);
-	CHECK_STR(r.sym, "[unknown]", "a kernel address below the text is unknown");
+	o.kallsyms_path = "/proc/kallsyms";
+	s = symbols_new(&o);
+	CHECK(symbols_load_kernel(s) == 0 && symbols_notice(s) == NULL, "/proc/kallsyms loads");
+	symbols_resolve(s, 1234, sched, true, &r);
+	symbols_resolve(s, 4321, sched + 1, true, &r2);
+	CHECK(strcmp(r.sym, "schedule") == 0 && strcmp(r.dso, "[kernel.kallsyms]") == 0 && r.kernel,
+	      "schedule at %#" PRIx64 ": %s in %s", sched, r.sym, r.dso);
+	CHECK(r2.key == r.key && strcmp(r2.sym, "schedule") == 0, "inside schedule, any pid: same key");
+	if (maddr) {
+		symbols_resolve(s, 1, maddr, true, &r);
+		CHECK(r.dso[0] == '[' && strcmp(r.dso, "[kernel.kallsyms]") != 0, "module symbol %s in %s", r.sym,
+		      r.dso);
+	} else {
+		CHECK_SKIP("no modules loaded");
+	}
+	symbols_resolve(s, 1, 16, true, &r);
+	CHECK(strcmp(r.sym, "[unknown]") == 0 && strcmp(r.dso, "[kernel.kallsyms]") == 0,
+	      "kernel address below all symbols: [unknown]");
 	symbols_free(s);
 }
 
-static void test_bad_elf(const char *pie)
+/* Every process of the system, ourselves among them. */
+static void test_all_processes(void)
 {
-	char tmp[] = "/tmp/perftop-truncXXXXXX";
-	unsigned char buf[200];
-	struct elfsym t;
-	int in = open(pie, O_RDONLY), out = mkstemp(tmp);
-	ssize_t n = in >= 0 ? read(in, buf, sizeof(buf)) : -1;
+	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
+	struct symbols *s = symbols_new(&o);
+	struct symbols_stats st;
+	struct sym_result r;
 
-	CHECK(n == (ssize_t)sizeof(buf) && out >= 0 && write(out, buf, sizeof(buf)) == (ssize_t)sizeof(buf),
-	      "truncated copy written");
-	lseek(out, 0, SEEK_SET);
-	CHECK(elfsym_load_fd(&t, out) <= 0 && t.n == 0, "a truncated ELF gives no symbols, no crash");
-	elfsym_free(&t);
-	CHECK(elfsym_load_mem(&t, "not an elf at all", 17) == -ENOEXEC, "not ELF: -ENOEXEC");
-	close(in);
-	close(out);
-	unlink(tmp);
+	CHECK(s && symbols_synthesize(s, -1) == 0, "synthesize all of /proc");
+	symbols_stats(s, &st);
+	CHECK(st.processes > 1 && st.dsos > 1, "%zu processes, %zu DSOs", st.processes, st.dsos);
+	symbols_resolve(s, getpid(), (uint64_t)(uintptr_t)test_all_processes, false, &r);
+	CHECK_STR(r.sym, "test_all_processes", "this very function, in this very process");
+	CHECK(symbols_comm_of(s, 1) != NULL, "pid 1 has a comm");
+	symbols_free(s);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 4) {
-		CHECK_SKIP("fixture binaries not given");
-		return check_done();
+	if (argc != A_N + 1) {
+		fprintf(stderr, "usage: %s PIE NOPIE STRIPPED LIB STRIPPED_LIB FIXTURES_DIR\n", argv[0]);
+		return 2;
 	}
-	test_binary(argv[1], "PIE", false);
-	test_binary(argv[2], "non-PIE", false);
-	test_binary(argv[3], "stripped", true);
-	test_records(argv[1]);
-	test_kernel();
-	test_bad_elf(argv[1]);
+	argv++;
+	/* Records and /proc speak of absolute paths. */
+	for (int i = 0; i < A_N; i++)
+		if (realpath(argv[i], abs_path[i]))
+			argv[i] = abs_path[i];
+	test_elfsym(argv);
+	test_elf_damage(argv[A_LIB]);
+	test_live(argv);
+	test_vdso(argv[A_PIE]);
+	test_records(argv);
+	test_kernel(argv[A_DIR]);
+	test_all_processes();
 	return check_done();
 }
