@@ -68,6 +68,8 @@ struct engine {
 	size_t pages;
 };
 
+static int set_event_state(struct engine *e, size_t ev, bool on);
+
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 			       int group, unsigned long flags)
 {
@@ -672,7 +674,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 	e->stop = false;
 	for (ev = 0; ev < e->o.nevents; ev++)
 		if (e->enabled[ev])
-			engine_enable_event(e, ev, true);
+			set_event_state(e, ev, true);
 	if (engine_set_interval(e, e->o.interval) != 0)
 		return -EINVAL;
 	if (h->start)
@@ -722,8 +724,9 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 			}
 		}
 	}
+	/* Off, but remembered as they were: a later run turns the same ones on. */
 	for (ev = 0; ev < e->o.nevents; ev++)
-		engine_enable_event(e, ev, false);
+		set_event_state(e, ev, false);
 	drain_all(e);
 	return 0;
 }
@@ -766,12 +769,11 @@ int engine_set_interval(struct engine *e, double seconds)
 	return 0;
 }
 
-int engine_enable_event(struct engine *e, size_t ev, bool on)
+/* The ioctls alone; the wish (enabled[]) is the caller's business. */
+static int set_event_state(struct engine *e, size_t ev, bool on)
 {
 	int rc = 0;
 
-	if (ev >= e->o.nevents)
-		return -EINVAL;
 	for (size_t c = 0; c < e->ncpus; c++)
 		for (size_t t = 0; t < e->ntids; t++) {
 			int fd = *fd_at(e, ev, c, t);
@@ -779,8 +781,15 @@ int engine_enable_event(struct engine *e, size_t ev, bool on)
 			if (fd >= 0 && ioctl(fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
 				rc = -errno;
 		}
-	e->enabled[ev] = on;
 	return rc;
+}
+
+int engine_enable_event(struct engine *e, size_t ev, bool on)
+{
+	if (ev >= e->o.nevents)
+		return -EINVAL;
+	e->enabled[ev] = on;
+	return set_event_state(e, ev, on);
 }
 
 int engine_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, size_t errlen)
@@ -816,7 +825,7 @@ int engine_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, si
 		/* Samples still queued from the old fds keep their old ids: the
 		 * map keeps those entries, so they are counted, not dropped. */
 		if (e->enabled[ev])
-			engine_enable_event(e, ev, true);
+			set_event_state(e, ev, true);
 	}
 	free(saved);
 	return rc;

@@ -264,11 +264,20 @@ static int reopen(struct ui *u, char *fatal, size_t fatal_len)
 	return 0;
 }
 
+/* Sampling (re)started: the first interval's rates count from now. */
+static void on_start(void *arg)
+{
+	struct ui *u = arg;
+
+	session_lap(u->s);
+}
+
 int tui_run(struct session *s, const struct options *o)
 {
 	struct engine_handlers h = {
 		.record = session_record, .record_arg = s,
-		.arg = NULL, .tick = on_tick, .signal = on_signal, .pid_exit = on_pid_exit,
+		.arg = NULL, .start = on_start, .tick = on_tick, .signal = on_signal,
+		.pid_exit = on_pid_exit,
 	};
 	struct engine *watched = NULL;
 	char fatal[1024] = "";
@@ -293,8 +302,8 @@ int tui_run(struct session *s, const struct options *o)
 			}
 			watched = s->eng;
 		}
-		/* A stopped run leaves every event off; engine_run turns on those
-		 * marked so, which is the user's choice kept in the agg. */
+		/* A re-opened engine starts with every event on: carry over the
+		 * user's choice, kept in the agg. */
 		for (size_t i = 0; i < agg_nevents(s->agg); i++)
 			engine_enable_event(s->eng, i, agg_event(s->agg, i)->enabled);
 		rc = engine_run(s->eng, &h);
