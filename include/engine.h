@@ -54,6 +54,11 @@ struct engine_stats {
 int engine_open(struct engine **out, const struct engine_opts *opts, char *err, size_t errlen);
 void engine_close(struct engine *e);
 
+/* Turns the events on and starts the interval clock now, before the loop
+ * runs: samples wait in the rings while the caller reads /proc and
+ * kallsyms. Optional; engine_run does it otherwise (then calling start). */
+int engine_start(struct engine *e);
+
 /* Runs until a handler asks to stop or engine_stop() is called. -errno. */
 int engine_run(struct engine *e, const struct engine_handlers *h);
 void engine_stop(struct engine *e);

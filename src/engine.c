@@ -63,6 +63,7 @@ struct engine {
 	sigset_t sigs;
 	const struct engine_handlers *h;
 	bool stop;
+	bool started;         /* events on and timer armed (engine_start) */
 	char notice[256];
 	struct engine_stats st;
 	size_t pages;
@@ -665,20 +666,40 @@ static void handle_signal(struct engine *e)
 	}
 }
 
+static int arm_timer(struct engine *e, double seconds)
+{
+	struct itimerspec its;
+	long ns = (long)(seconds * 1e9);
+
+	its.it_interval.tv_sec = ns / 1000000000L;
+	its.it_interval.tv_nsec = ns % 1000000000L;
+	its.it_value = its.it_interval;
+	return timerfd_settime(e->tfd, 0, &its, NULL) < 0 ? -errno : 0;
+}
+
+int engine_start(struct engine *e)
+{
+	for (size_t ev = 0; ev < e->o.nevents; ev++)
+		if (e->enabled[ev])
+			set_event_state(e, ev, true);
+	e->started = true;
+	return arm_timer(e, e->o.interval);
+}
+
 int engine_run(struct engine *e, const struct engine_handlers *h)
 {
 	struct epoll_event evs[16];
 	size_t ev;
+	int rc;
 
 	e->h = h;
 	e->stop = false;
-	for (ev = 0; ev < e->o.nevents; ev++)
-		if (e->enabled[ev])
-			set_event_state(e, ev, true);
-	if (engine_set_interval(e, e->o.interval) != 0)
-		return -EINVAL;
-	if (h->start)
-		h->start(h->arg);
+	if (!e->started) {
+		if ((rc = engine_start(e)) != 0)
+			return rc;
+		if (h->start)
+			h->start(h->arg);
+	}
 
 	while (!e->stop) {
 		int n = epoll_wait(e->epfd, evs, 16, -1);
@@ -727,6 +748,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 	/* Off, but remembered as they were: a later run turns the same ones on. */
 	for (ev = 0; ev < e->o.nevents; ev++)
 		set_event_state(e, ev, false);
+	e->started = false;
 	drain_all(e);
 	return 0;
 }
@@ -750,22 +772,13 @@ int engine_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg)
 
 int engine_set_interval(struct engine *e, double seconds)
 {
-	struct itimerspec its;
-	long ns;
+	int rc;
 
 	if (!(seconds >= 0.001 && seconds <= 3600))
 		return -EINVAL;
-	if (e->h == NULL) { /* not running yet: engine_run arms it */
-		e->o.interval = seconds;
-		return 0;
-	}
-	ns = (long)(seconds * 1e9);
-	its.it_interval.tv_sec = ns / 1000000000L;
-	its.it_interval.tv_nsec = ns % 1000000000L;
-	its.it_value = its.it_interval;
-	if (timerfd_settime(e->tfd, 0, &its, NULL) < 0)
-		return -errno;
-	e->o.interval = seconds;
+	if (e->started && (rc = arm_timer(e, seconds)) != 0)
+		return rc;
+	e->o.interval = seconds; /* not started: engine_start arms it */
 	return 0;
 }
 

@@ -69,13 +69,6 @@ static bool batch_write(struct batch *b, const char *final)
 	return true;
 }
 
-static void batch_start(void *arg)
-{
-	struct batch *b = arg;
-
-	session_lap(b->s);
-}
-
 static void batch_tick(void *arg)
 {
 	struct batch *b = arg;
@@ -113,7 +106,7 @@ static int run_batch(struct session *s, const struct options *o)
 	struct batch b = { .s = s, .o = o, .out = stdout };
 	struct engine_handlers h = {
 		.record = session_record, .record_arg = s,
-		.arg = &b, .start = batch_start, .tick = batch_tick, .signal = batch_signal,
+		.arg = &b, .tick = batch_tick, .signal = batch_signal,
 		.pid_exit = batch_pid_exit,
 	};
 	int rc;

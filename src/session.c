@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +16,12 @@ const char *session_comm(void *arg, pid_t pid)
 	struct session *s = arg;
 
 	return comm_source(s->syms, pid);
+}
+
+static void *load_kernel(void *syms)
+{
+	symbols_load_kernel(syms);
+	return NULL;
 }
 
 static void add_notice(struct session *s, const char *n)
@@ -34,6 +41,8 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	};
 	struct symbols_opts so = { .proc_root = "/proc", .kallsyms_path = "/proc/kallsyms" };
 	int cpus[CPUMAP_MAX];
+	pthread_t kthread;
+	bool kthread_ok;
 	size_t n, i;
 	int rc;
 
@@ -49,7 +58,16 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	rc = engine_open(&s->eng, &eo, err, errlen);
 	if (rc)
 		return rc;
-	symbols_load_kernel(s->syms);
+	/* Sampling starts now; the samples wait in the rings while kallsyms
+	 * (slow: the kernel formats every symbol) loads beside /proc. */
+	if ((rc = engine_start(s->eng)) != 0) {
+		snprintf(err, errlen, "cannot start the events: %s", strerror(-rc));
+		return rc;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &s->started);
+	kthread_ok = pthread_create(&kthread, NULL, load_kernel, s->syms) == 0;
+	if (!kthread_ok)
+		symbols_load_kernel(s->syms);
 	if (o->pids && !o->tids) {
 		for (i = 0; i < o->npids; i++)
 			symbols_synthesize(s->syms, o->pids[i]);
@@ -57,6 +75,8 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	} else {
 		symbols_synthesize(s->syms, -1);
 	}
+	if (kthread_ok)
+		pthread_join(kthread, NULL);
 	n = engine_ncpus(s->eng);
 	if (n > CPUMAP_MAX)
 		n = CPUMAP_MAX;
@@ -90,7 +110,6 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	add_notice(s, engine_notice(s->eng));
 	add_notice(s, symbols_notice(s->syms));
 	options_target(o, n, s->target, sizeof(s->target));
-	clock_gettime(CLOCK_MONOTONIC, &s->started);
 	s->last_tick = s->started;
 	return 0;
 }

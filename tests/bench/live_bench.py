@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Live benchmark: perftop -b against `perf top` on the same workload.
 
-For each rate, alternately runs each tool for SECS seconds while the workload
-keeps both CPUs busy, and reports medians over REPS runs of each tool's own
-CPU time per sample, peak RSS and lost samples. perf top needs a tty, so it
-runs inside tmux. Both sample cpu-clock system-wide: samples = rate x CPUs x
-time for perf top (it does not print a count we can read reliably); perftop's
-count is its own.
+For each rate, alternately runs each tool while the workload keeps every CPU
+busy, and reports medians over REPS runs of each tool's own CPU time (from
+/proc/PID/stat) per sample, in steady state (a window after a warm-up) and
+over the whole run (start-up included), peak RSS, and perftop's own sample
+and lost counts. perf top needs a tty, so it runs inside tmux. Both sample
+cpu-clock system-wide on busy CPUs, so both are charged per expected sample
+(rate x CPUs x time): perf top prints no count we can read reliably.
+Also: time to the first dump with symbols, and perf report's cost per sample
+on a recording of the same workload next to bench_replay's.
 
 usage: live_bench.py PERFTOP WORKLOAD [--rates 4000,20000,50000] [--secs 5] [--reps 3]
 """
@@ -49,50 +52,51 @@ def stop_load(procs):
         p.wait()
 
 
-def perftop_with_rusage(perftop, rate, secs):
-    """Runs perftop and returns (cpu seconds, samples, lost, max rss KiB)."""
-    r = subprocess.Popen([perftop, "-b", "--format", "json", "-e", "cpu-clock", "-F", str(rate),
-                          "-d", "1", "-n", str(secs), "-E", "5"],
+WARMUP = 1.0
+
+
+def perftop_run(perftop, rate, secs):
+    """perftop -b for WARMUP + secs: (steady cpu s, whole-run cpu s, its samples, lost, max rss KiB)."""
+    p = subprocess.Popen([perftop, "-b", "--format", "json", "-e", "cpu-clock", "-F", str(rate),
+                          "-d", "1", "-E", "5"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    out = r.stdout.read()
-    _, status, ru = os.wait4(r.pid, 0)
-    r.returncode = status
+    time.sleep(WARMUP)
+    c0 = proc_cpu(p.pid)
+    time.sleep(secs)
+    c1 = proc_cpu(p.pid)
+    p.send_signal(2)
+    out = p.stdout.read()
+    _, _, ru = os.wait4(p.pid, 0)
+    p.returncode = 0
     recs = [json.loads(x) for x in out.splitlines() if x.strip()]
     samples = sum(x["events"][0]["samples"] for x in recs)
     lost = sum(x["events"][0]["lost"] for x in recs)
-    return ru.ru_utime + ru.ru_stime, samples, lost, ru.ru_maxrss
+    return c1 - c0, ru.ru_utime + ru.ru_stime, samples, lost, ru.ru_maxrss
 
 
 def perf_top(rate, secs):
-    """Runs perf top in tmux; returns (cpu seconds, expected samples, max rss KiB, lost or None)."""
+    """perf top in tmux for WARMUP + secs: (steady cpu s, whole-run cpu s, max rss KiB)."""
     name = "bench-perftop-%d" % os.getpid()
     subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50",
                     "perf top -e cpu-clock -F %d 2>/dev/null" % rate], check=True)
     pid = None
-    for _ in range(100):
+    for _ in range(200):
         r = subprocess.run(["pgrep", "-n", "-x", "perf"], capture_output=True, text=True)
         if r.stdout.strip():
             pid = int(r.stdout.split()[0])
             break
-        time.sleep(0.02)
+        time.sleep(0.01)
     if pid is None:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
         raise RuntimeError("perf top did not start")
+    time.sleep(WARMUP)
     c0 = proc_cpu(pid)
-    t0 = time.time()
     time.sleep(secs)
-    cpu = proc_cpu(pid) - c0
-    elapsed = time.time() - t0
+    c1 = proc_cpu(pid)
     hwm = proc_hwm_kib(pid)
-    screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True,
-                            text=True).stdout
     subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
-    lost = None
-    for line in screen.splitlines():
-        if "LOST" in line.upper():
-            lost = line.strip()
-    return cpu, rate * os.cpu_count() * elapsed, hwm, lost
+    return c1 - c0, c1, hwm
 
 
 def first_dump_ms(perftop, reps):
@@ -156,28 +160,36 @@ def main():
         if mine:
             print("perftop replay: %.1f ns/sample -> ratio %.4f" % (mine, mine / theirs))
     print("first dump with symbols (-d 0.1): median %.0f ms" % (first_dump_ms(a.perftop, 5) or -1))
-    print("%-7s %-8s %12s %10s %10s %s" % ("rate", "tool", "us/sample", "RSS MiB", "lost", "note"))
+    ncpu = os.cpu_count()
+    print("steady state: CPU over %ds after a %.0fs warm-up, per expected sample (rate x %d CPUs x time);"
+          % (a.secs, WARMUP, ncpu))
+    print("whole run: CPU from start (start-up included) per expected sample. Medians of %d runs." % a.reps)
+    print("%-6s %-9s %11s %11s %8s %9s %9s" % ("rate", "tool", "steady us", "whole us", "RSS MiB",
+                                              "samples", "lost"))
     for rate in [int(x) for x in a.rates.split(",")]:
         mine, theirs = [], []
+        expected = rate * ncpu * a.secs
         for _ in range(a.reps):
-            load = start_load(a.workload, a.secs * 3 + 5)
+            load = start_load(a.workload, 3 * (a.secs + 2) + 5)
             try:
-                cpu, samples, lost, rss = perftop_with_rusage(a.perftop, rate, a.secs)
-                mine.append((cpu / max(samples, 1) * 1e6, rss / 1024, lost, samples))
+                steady, whole, samples, lost, rss = perftop_run(a.perftop, rate, a.secs)
+                mine.append((steady / expected * 1e6, whole / (expected * (a.secs + WARMUP) / a.secs) * 1e6,
+                             rss / 1024, samples, lost))
                 if have_perf:
-                    pcpu, psamples, prss, plost = perf_top(rate, a.secs)
-                    theirs.append((pcpu / max(psamples, 1) * 1e6, prss / 1024, plost))
+                    psteady, pwhole, prss = perf_top(rate, a.secs)
+                    theirs.append((psteady / expected * 1e6,
+                                   pwhole / (expected * (a.secs + WARMUP) / a.secs) * 1e6, prss / 1024))
             finally:
                 stop_load(load)
-        m = statistics.median(x[0] for x in mine)
-        print("%-7d %-8s %12.3f %10.1f %10d samples %d" % (
-            rate, "perftop", m, statistics.median(x[1] for x in mine),
-            max(x[2] for x in mine), statistics.median(x[3] for x in mine)))
+        med = [statistics.median(x[i] for x in mine) for i in range(3)]
+        print("%-6d %-9s %11.3f %11.3f %8.1f %9d %9d" % (rate, "perftop", med[0], med[1], med[2],
+              statistics.median(x[3] for x in mine), max(x[4] for x in mine)))
         if theirs:
-            t = statistics.median(x[0] for x in theirs)
-            print("%-7d %-8s %12.3f %10.1f %10s %s" % (
-                rate, "perf top", t, statistics.median(x[1] for x in theirs), "-",
-                "ratio perftop/perf top = %.3f" % (m / t if t else float("nan"))))
+            tmed = [statistics.median(x[i] for x in theirs) for i in range(3)]
+            print("%-6d %-9s %11.3f %11.3f %8.1f %9s %9s" % (rate, "perf top", tmed[0], tmed[1], tmed[2],
+                                                              "-", "-"))
+            print("%-6d %-9s %11.3f %11.3f %8.2f" % (rate, "ratio", med[0] / tmed[0], med[1] / tmed[1],
+                                                       med[2] / tmed[2]))
 
 
 if __name__ == "__main__":
