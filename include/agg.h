@@ -87,6 +87,12 @@ size_t agg_symbols(struct agg *a, enum agg_scope scope, const struct agg_sym ***
 size_t agg_tasks(struct agg *a, enum agg_scope scope, const struct agg_task ***rows);
 /* One row per thread (tid set), same order rules. */
 size_t agg_threads(struct agg *a, enum agg_scope scope, const struct agg_task ***rows);
+
+/* The first `limit` rows only, in the same order, without sorting the rest
+ * (the dump shows -E rows of thousands). */
+size_t agg_symbols_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_sym ***rows);
+size_t agg_tasks_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_task ***rows);
+size_t agg_threads_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_task ***rows);
 size_t agg_cpus(struct agg *a, const struct agg_cpu ***rows);
 
 /* Ends an interval: interval counters are zeroed (decay_pct 0) or scaled by

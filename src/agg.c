@@ -389,7 +389,28 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 	return (x < y) - (x > y);
 }
 
-static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, void ***out)
+/* Sift-down in a heap whose root is the row that sorts LAST, so the root
+ * is the one to evict when a better row comes. */
+static void heap_down(void **h, size_t n, size_t i, struct sort_ctx *ctx)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		void *t;
+
+		if (l < n && cmp_rows(&h[l], &h[m], ctx) > 0)
+			m = l;
+		if (r < n && cmp_rows(&h[r], &h[m], ctx) > 0)
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, size_t limit, void ***out)
 {
 	struct sort_ctx ctx = { a->nevents, offset };
 	size_t n = 0;
@@ -404,34 +425,69 @@ static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, void ***o
 		a->sorted = p;
 		a->sorted_cap = m->used;
 	}
-	for (size_t i = 0; i <= m->mask; i++)
-		if (m->tab[i].row)
-			a->sorted[n++] = m->tab[i].row;
+	*out = a->sorted;
+	if (limit == 0)
+		return 0;
+	if (limit >= m->used) {
+		for (size_t i = 0; i <= m->mask; i++)
+			if (m->tab[i].row)
+				a->sorted[n++] = m->tab[i].row;
+		if (n > 1)
+			qsort_r(a->sorted, n, sizeof(*a->sorted), cmp_rows, &ctx);
+		return n;
+	}
+	/* Top `limit`: a bounded heap, O(rows log limit), then sort those. */
+	for (size_t i = 0; i <= m->mask; i++) {
+		void *row = m->tab[i].row;
+
+		if (row == NULL)
+			continue;
+		if (n < limit) {
+			a->sorted[n++] = row;
+			if (n == limit)
+				for (size_t k = n / 2; k-- > 0;)
+					heap_down(a->sorted, n, k, &ctx);
+		} else if (cmp_rows(&row, &a->sorted[0], &ctx) < 0) {
+			a->sorted[0] = row;
+			heap_down(a->sorted, n, 0, &ctx);
+		}
+	}
 	if (n > 1)
 		qsort_r(a->sorted, n, sizeof(*a->sorted), cmp_rows, &ctx);
-	*out = a->sorted;
 	return n;
+}
+
+#define SCOPE_OFF(type, scope) \
+	((scope) == AGG_INTERVAL ? offsetof(type, iv) : offsetof(type, total))
+
+size_t agg_symbols_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_sym ***rows)
+{
+	return sorted_rows(a, &a->syms, SCOPE_OFF(struct agg_sym, scope), limit, (void ***)rows);
+}
+
+size_t agg_tasks_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_task ***rows)
+{
+	return sorted_rows(a, &a->tasks, SCOPE_OFF(struct agg_task, scope), limit, (void ***)rows);
+}
+
+size_t agg_threads_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_task ***rows)
+{
+	return sorted_rows(a, &a->tids, SCOPE_OFF(struct agg_task, scope), limit, (void ***)rows);
 }
 
 size_t agg_symbols(struct agg *a, enum agg_scope scope, const struct agg_sym ***rows)
 {
-	size_t off = scope == AGG_INTERVAL ? offsetof(struct agg_sym, iv) : offsetof(struct agg_sym, total);
-
-	return sorted_rows(a, &a->syms, off, (void ***)rows);
+	return agg_symbols_top(a, scope, SIZE_MAX, rows);
 }
 
 size_t agg_tasks(struct agg *a, enum agg_scope scope, const struct agg_task ***rows)
 {
-	size_t off = scope == AGG_INTERVAL ? offsetof(struct agg_task, iv) : offsetof(struct agg_task, total);
-
-	return sorted_rows(a, &a->tasks, off, (void ***)rows);
+	return agg_tasks_top(a, scope, SIZE_MAX, rows);
 }
 
 size_t agg_threads(struct agg *a, enum agg_scope scope, const struct agg_task ***rows)
 {
-	size_t off = scope == AGG_INTERVAL ? offsetof(struct agg_task, iv) : offsetof(struct agg_task, total);
-
-	return sorted_rows(a, &a->tids, off, (void ***)rows);
+	return agg_threads_top(a, scope, SIZE_MAX, rows);
 }
 
 size_t agg_cpus(struct agg *a, const struct agg_cpu ***rows)

@@ -135,7 +135,7 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 	}
 	json_arr_end(&j);
 
-	n = agg_symbols(a, AGG_INTERVAL, &syms);
+	n = agg_symbols_top(a, AGG_INTERVAL, rows, &syms);
 	json_arr_begin(&j, "symbols");
 	for (i = 0; i < n && i < rows && has_samples(a, &syms[i]->iv); i++) {
 		json_obj_begin(&j, NULL);
@@ -149,7 +149,7 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 	}
 	json_arr_end(&j);
 
-	n = agg_tasks(a, AGG_INTERVAL, &tasks);
+	n = agg_tasks_top(a, AGG_INTERVAL, rows, &tasks);
 	json_arr_begin(&j, "tasks");
 	for (i = 0; i < n && i < rows; i++) {
 		if (!has_samples(a, &tasks[i]->iv))
@@ -169,7 +169,7 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 	if (m->threads) {
 		const struct agg_task **th;
 		const struct counter_row *crow = NULL;
-		size_t nt = agg_threads(a, AGG_INTERVAL, &th), k;
+		size_t nt = agg_threads_top(a, AGG_INTERVAL, rows, &th), k;
 		size_t nc = m->cnt ? counters_threads(m->cnt, &crow) : 0;
 
 		for (k = 0; k < nt && k < rows && has_samples(a, &th[k]->iv); k++) {
@@ -320,12 +320,12 @@ static void dump_csv(FILE *f, struct agg *a, const struct dump_meta *m, size_t r
 		csv_row(f, m, "event", i + 1, e->name, NULL, -1, -1, e->samples_iv, 0, e->lost_iv,
 			e->throttled_iv, a, &c);
 	}
-	n = agg_symbols(a, AGG_INTERVAL, &syms);
+	n = agg_symbols_top(a, AGG_INTERVAL, rows, &syms);
 	for (i = 0; i < n && i < rows && has_samples(a, &syms[i]->iv); i++)
 		csv_row(f, m, "symbol", i + 1, syms[i]->sym, syms[i]->dso, syms[i]->kernel, -1,
 			syms[i]->iv.samples[0], agg_share(a, &syms[i]->iv, AGG_INTERVAL), 0, 0, a,
 			&syms[i]->iv);
-	n = agg_tasks(a, AGG_INTERVAL, &tasks);
+	n = agg_tasks_top(a, AGG_INTERVAL, rows, &tasks);
 	for (i = 0; i < n && i < rows && has_samples(a, &tasks[i]->iv); i++)
 		csv_row(f, m, "task", i + 1, tasks[i]->comm, NULL, -1, tasks[i]->pid,
 			tasks[i]->iv.samples[0], agg_share(a, &tasks[i]->iv, AGG_INTERVAL), 0, 0, a,
@@ -414,7 +414,7 @@ static void dump_text(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 			m->sst.processes, m->sst.dsos, m->sst.tables, m->sst.symbols, m->sst.bytes / 1024);
 
 	fprintf(f, "\n  Overhead   Samples  %-28s     Symbol\n", "Shared Object");
-	n = agg_symbols(a, AGG_INTERVAL, &syms);
+	n = agg_symbols_top(a, AGG_INTERVAL, rows, &syms);
 	for (i = 0; i < n && i < rows && has_samples(a, &syms[i]->iv); i++) {
 		sanitize(sym, sizeof(sym), syms[i]->sym);
 		sanitize(dso, sizeof(dso), syms[i]->dso);
@@ -423,7 +423,7 @@ static void dump_text(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 			syms[i]->kernel ? "[k]" : "[.]", sym);
 	}
 	fprintf(f, "\n      PID  COMM                 Share   Samples  Threads\n");
-	n = agg_tasks(a, AGG_INTERVAL, &tasks);
+	n = agg_tasks_top(a, AGG_INTERVAL, rows, &tasks);
 	for (i = 0; i < n && i < rows && has_samples(a, &tasks[i]->iv); i++) {
 		sanitize(sym, sizeof(sym), tasks[i]->comm);
 		fprintf(f, "  %7d  %-18.18s %6.2f%%  %8" PRIu64 "  %7u%s\n", (int)tasks[i]->pid, sym,

@@ -89,10 +89,12 @@ static inline int *track_at(struct engine *e, size_t c, size_t t)
 
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size)
 {
-	/* Room for a quarter second of samples at the full rate: the ring is
-	 * drained at the watermark (a quarter of it), so this leaves three
-	 * quarters of slack for a slow wakeup. */
-	uint64_t bytes = freq * (nevents ? nevents : 1) * 56 / 4;
+	/* About a second of samples at the full rate, woken at half: wakeups
+	 * (context switches, dear in a VM) stay near one or two a second per
+	 * CPU whatever the rate, and the other half is slack for a slow
+	 * wakeup. The interval tick drains the rings too, so the screen is
+	 * never staler than the interval. */
+	uint64_t bytes = freq * (nevents ? nevents : 1) * 56;
 	size_t pages = 16;
 
 	while ((uint64_t)pages * page_size < bytes && pages < 1024)
@@ -102,7 +104,7 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size)
 
 static uint32_t watermark_bytes(size_t pages, size_t page_size)
 {
-	return (uint32_t)(pages * page_size / 4);
+	return (uint32_t)(pages * page_size / 2);
 }
 
 void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,

@@ -108,6 +108,26 @@ int main(void)
 	}
 	n = agg_symbols(a, AGG_TOTAL, &srows);
 	CHECK(n == 3 + 4990, "all rows after growth (%zu)", n);
+	{
+		/* Uneven counts so the order is strict; top-k must equal the head. */
+		const struct agg_sym *full[64], **top;
+		size_t got;
+		bool same = true;
+
+		for (uint64_t key = 10; key < 5000; key += 7) {
+			struct sym_result r = sym("many", key, false);
+
+			for (uint64_t j = 0; j < key % 97; j++)
+				agg_sample(a, 0, 0, 1, 1, &r, 1);
+		}
+		n = agg_symbols(a, AGG_TOTAL, &srows);
+		memcpy(full, srows, sizeof(full));
+		got = agg_symbols_top(a, AGG_TOTAL, 64, &top);
+		for (size_t i = 0; i < 64; i++)
+			same &= top[i]->total.samples[0] == full[i]->total.samples[0];
+		CHECK(got == 64 && same, "top 64 of %zu rows equals the head of the full sort", n);
+		CHECK(agg_symbols_top(a, AGG_TOTAL, 0, &top) == 0, "top 0 is empty");
+	}
 	agg_free(a);
 	return check_done();
 }

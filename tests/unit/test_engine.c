@@ -59,8 +59,9 @@ static void test_attr(void)
 
 static void test_pages(void)
 {
-	CHECK(engine_default_pages(4000, 1, 4096) == 16, "4 kHz, one event: 16 pages");
-	CHECK(engine_default_pages(50000, 1, 4096) == 256, "50 kHz: 256 pages");
+	CHECK(engine_default_pages(100, 1, 4096) == 16, "at least 16 pages");
+	CHECK(engine_default_pages(4000, 1, 4096) == 64, "4 kHz, one event: a second is 224 KB -> 64 pages");
+	CHECK(engine_default_pages(50000, 1, 4096) == 1024, "50 kHz: 2.8 MB -> 1024 pages");
 	CHECK(engine_default_pages(10000000, 16, 4096) == 1024, "capped at 1024 pages");
 	for (uint64_t f = 1; f < 200000; f = f * 3 + 1) {
 		size_t p = engine_default_pages(f, 2, 4096);
