@@ -50,6 +50,7 @@ struct agg_event {
 	uint64_t period_iv, period_total;
 	uint64_t lost_iv, lost_total;
 	uint64_t throttled_iv, throttled_total;
+	int running_pct;        /* of the last interval, on the PMU; -1 unknown */
 };
 
 enum agg_scope { AGG_INTERVAL, AGG_TOTAL };

@@ -77,6 +77,11 @@ int engine_enable_event(struct engine *e, size_t ev, bool on);
  * event stays open and err says why. */
 int engine_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, size_t errlen);
 
+/* Percent of the time since the previous call that the event was really on
+ * the PMU (below 100 when multiplexed), from its fds' enabled/running times;
+ * -1 when nothing was enabled meanwhile. */
+int engine_running_pct(struct engine *e, size_t ev);
+
 /* What was actually opened (after any fallback). */
 const struct evspec *engine_event(const struct engine *e, size_t ev);
 size_t engine_nevents(const struct engine *e);

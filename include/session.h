@@ -38,6 +38,10 @@ void session_close(struct session *s);
 /* The engine's record handler: resolve and aggregate. */
 void session_record(void *arg, int ev, const struct record *rec);
 
+/* Reads what the engine alone knows at an interval's end (multiplexing)
+ * into the agg; call before showing the interval. */
+void session_sample(struct session *s);
+
 /* Ends an interval: agg_roll (decay_pct as there) and forgetting processes
  * that exited before it. */
 void session_roll(struct session *s, unsigned decay_pct);

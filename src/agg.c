@@ -118,8 +118,10 @@ struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus)
 	if (a == NULL)
 		return NULL;
 	a->nevents = nevents;
-	for (size_t i = 0; i < nevents; i++)
+	for (size_t i = 0; i < nevents; i++) {
 		a->ev[i].enabled = true;
+		a->ev[i].running_pct = -1;
+	}
 	a->max_cpu = -1;
 	for (size_t i = 0; i < ncpus; i++)
 		if (cpus[i] > a->max_cpu)

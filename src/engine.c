@@ -42,6 +42,7 @@ struct engine {
 	struct engine_opts o;
 	struct evspec *events;
 	bool *enabled;
+	uint64_t *prev_enabled, *prev_running; /* [ev], for engine_running_pct */
 	int *cpus;
 	size_t ncpus;
 	pid_t *tids;          /* one entry of -1 when system-wide */
@@ -125,6 +126,8 @@ void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
 		attr->sample_freq = o->freq;
 	}
 	attr->watermark = 1;
+	/* read() then tells how long the event really ran: multiplexing. */
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 }
 
 static void tracking_attr(struct perf_event_attr *attr, bool inherit)
@@ -528,7 +531,9 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	e->last_id = UINT64_MAX;
 	e->events = calloc(o->nevents, sizeof(*e->events));
 	e->enabled = calloc(o->nevents, sizeof(*e->enabled));
-	if (e->events == NULL || e->enabled == NULL)
+	e->prev_enabled = calloc(o->nevents, sizeof(*e->prev_enabled));
+	e->prev_running = calloc(o->nevents, sizeof(*e->prev_running));
+	if (e->events == NULL || e->enabled == NULL || e->prev_enabled == NULL || e->prev_running == NULL)
 		goto nomem;
 	memcpy(e->events, o->events, o->nevents * sizeof(*e->events));
 	for (ev = 0; ev < o->nevents; ev++)
@@ -610,6 +615,8 @@ void engine_close(struct engine *e)
 	free(e->tids);
 	free(e->cpus);
 	free(e->enabled);
+	free(e->prev_enabled);
+	free(e->prev_running);
 	free(e->events);
 	free(e);
 }
@@ -844,6 +851,32 @@ int engine_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, si
 	}
 	free(saved);
 	return rc;
+}
+
+int engine_running_pct(struct engine *e, size_t ev)
+{
+	uint64_t en = 0, run = 0, d_en, d_run;
+
+	if (ev >= e->o.nevents)
+		return -1;
+	for (size_t c = 0; c < e->ncpus; c++)
+		for (size_t t = 0; t < e->ntids; t++) {
+			uint64_t v[3];
+			int fd = *fd_at(e, ev, c, t);
+
+			if (fd >= 0 && read(fd, v, sizeof(v)) == (ssize_t)sizeof(v)) {
+				en += v[1];
+				run += v[2];
+			}
+		}
+	/* A re-open restarts the fds' times: then the whole reading is new. */
+	d_en = en >= e->prev_enabled[ev] ? en - e->prev_enabled[ev] : en;
+	d_run = run >= e->prev_running[ev] ? run - e->prev_running[ev] : run;
+	e->prev_enabled[ev] = en;
+	e->prev_running[ev] = run;
+	if (d_en == 0)
+		return -1;
+	return d_run >= d_en ? 100 : (int)(100 * d_run / d_en);
 }
 
 const struct evspec *engine_event(const struct engine *e, size_t ev)

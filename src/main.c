@@ -53,6 +53,7 @@ static bool batch_write(struct batch *b, const char *final)
 
 	if (b->s->cnt)
 		counters_read(b->s->cnt);
+	session_sample(b->s);
 	engine_get_stats(b->s->eng, &m.est);
 	symbols_stats(b->s->syms, &m.sst);
 	rc = dump_interval(b->out, b->o->format, b->s->agg, &m, b->o->rows);

@@ -123,6 +123,12 @@ void session_close(struct session *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void session_sample(struct session *s)
+{
+	for (size_t i = 0; i < agg_nevents(s->agg); i++)
+		agg_event(s->agg, i)->running_pct = engine_running_pct(s->eng, i);
+}
+
 void session_roll(struct session *s, unsigned decay_pct)
 {
 	agg_roll(s->agg, decay_pct);
