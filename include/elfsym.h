@@ -34,6 +34,8 @@ struct elfsym {
 	bool from_dynsym; /* no .symtab: only exported functions are known */
 	uint8_t build_id[ELFSYM_BUILD_ID_MAX];
 	size_t build_id_len;
+	char *debuglink;  /* .gnu_debuglink's file name (no '/'), or NULL */
+	size_t nsynth;    /* of syms, named LABEL+0xVADDR from .eh_frame_hdr */
 };
 
 /* Load a new table. 0, or -errno: -ENOEXEC for what is not a usable ELF
@@ -45,6 +47,17 @@ int elfsym_load_buf(struct elfsym **out, const void *buf, size_t len);
 /* This process's own vDSO, the same code as every 64-bit process's. */
 int elfsym_load_vdso(struct elfsym **out);
 void elfsym_free(struct elfsym *t);
+
+/* As elfsym_load_fd; when the file has no .symtab, the function starts its
+ * .eh_frame_hdr lists that no .dynsym symbol covers become symbols named
+ * "LABEL+0xVADDR" (label NULL: none), so that a stripped binary's samples
+ * still split by function. */
+int elfsym_load_fd_label(struct elfsym **out, int fd, const char *label);
+/* A separate debug file (objcopy --only-keep-debug): its segments' bytes
+ * are not in it, only its symbols and notes count. */
+int elfsym_load_debug_fd(struct elfsym **out, int fd);
+/* t takes dbg's symbols (dbg is freed); t keeps its segments. */
+void elfsym_adopt_symbols(struct elfsym *t, struct elfsym *dbg);
 
 /* The ELF virtual address of a file offset, through the PT_LOAD that maps
  * it. For a mapping [start, end) of pgoff, an ip is at file offset

@@ -67,4 +67,12 @@ struct symbols_stats {
 };
 void symbols_stats(const struct symbols *s, struct symbols_stats *st);
 
+/* Where separate debug files live ("/usr/lib/debug"): build-id paths
+ * (DIR/.build-id/xx/yyyy.debug) and debuglink mirrors (DIR/usr/bin/foo.debug).
+ * 0 or -ENOMEM. Before the first resolve. */
+int symbols_set_debug_root(struct symbols *s, const char *debug_root);
+
+/* Where JITs write perf-PID.map ("/tmp"); tests point it elsewhere. */
+int symbols_set_jit_dir(struct symbols *s, const char *dir);
+
 #endif

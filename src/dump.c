@@ -7,6 +7,7 @@
 
 #include "evspec.h"
 #include "json.h"
+#include "ratios.h"
 #include "sanitize.h"
 
 #define NAME_MAX_OUT 1024
@@ -83,6 +84,41 @@ static void json_counter_row(struct json *j, const struct counters *cnt, const s
 	json_obj_end(j);
 }
 
+/* "ratios":{"ipc":{"value":1.23,"estimate":true},…}: only the valid ones. */
+static void json_ratios(struct json *j, const struct ratio r[RATIO_COUNT])
+{
+	if (!ratios_any(r))
+		return;
+	json_obj_begin(j, "ratios");
+	for (size_t k = 0; k < RATIO_COUNT; k++) {
+		if (!r[k].valid)
+			continue;
+		json_obj_begin(j, ratio_key((enum ratio_kind)k));
+		json_double(j, "value", r[k].value, k == RATIO_IPC ? 3 : 2);
+		json_bool(j, "estimate", r[k].estimate);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+}
+
+/* Exact counters win over samples when the row has them. */
+static void task_ratios(struct agg *a, const struct agg_counts *c, const struct counters *cnt,
+			const struct counter_row *cr, struct ratio r[RATIO_COUNT])
+{
+	struct ratio exact[RATIO_COUNT];
+
+	if (c)
+		ratios_from_samples(a, c, r);
+	else
+		memset(r, 0, sizeof(*r) * RATIO_COUNT);
+	if (!cnt || !cr)
+		return;
+	ratios_from_counters(cnt, cr, false, exact);
+	for (size_t k = 0; k < RATIO_COUNT; k++)
+		if (exact[k].valid)
+			r[k] = exact[k];
+}
+
 static bool task_listed(const struct agg_task **tasks, size_t n, pid_t pid)
 {
 	for (size_t i = 0; i < n; i++)
@@ -96,6 +132,8 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 	const struct agg_sym **syms;
 	const struct agg_task **tasks;
 	const struct agg_cpu **cpus;
+	const struct counter_row *cr;
+	struct ratio r[RATIO_COUNT];
 	struct json j;
 	size_t n, i;
 
@@ -162,8 +200,11 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 		json_u64(&j, "threads", tasks[i]->threads);
 		json_bool(&j, "exited", tasks[i]->exited);
 		json_counts(&j, a, &tasks[i]->iv);
-		if (m->cnt && counters_process(m->cnt, tasks[i]->pid))
-			json_counter_row(&j, m->cnt, counters_process(m->cnt, tasks[i]->pid));
+		cr = m->cnt ? counters_process(m->cnt, tasks[i]->pid) : NULL;
+		if (cr)
+			json_counter_row(&j, m->cnt, cr);
+		task_ratios(a, &tasks[i]->iv, m->cnt, cr, r);
+		json_ratios(&j, r);
 		json_obj_end(&j);
 	}
 	if (m->threads) {
@@ -181,9 +222,14 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 			json_double(&j, "share", agg_share(a, &th[k]->iv, AGG_INTERVAL), 2);
 			json_bool(&j, "exited", th[k]->exited);
 			json_counts(&j, a, &th[k]->iv);
+			cr = NULL;
 			for (size_t c = 0; c < nc; c++)
 				if (crow[c].tid == th[k]->tid)
-					json_counter_row(&j, m->cnt, &crow[c]);
+					cr = &crow[c];
+			if (cr)
+				json_counter_row(&j, m->cnt, cr);
+			task_ratios(a, &th[k]->iv, m->cnt, cr, r);
+			json_ratios(&j, r);
 			json_obj_end(&j);
 		}
 		/* Counted threads that took no sample this interval. */
@@ -201,6 +247,8 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 			json_u64(&j, "samples", 0);
 			json_double(&j, "share", 0, 2);
 			json_counter_row(&j, m->cnt, &crow[c]);
+			task_ratios(a, NULL, m->cnt, &crow[c], r);
+			json_ratios(&j, r);
 			json_obj_end(&j);
 		}
 	}
@@ -218,6 +266,8 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 			json_u64(&j, "samples", 0);
 			json_double(&j, "share", 0, 2);
 			json_counter_row(&j, m->cnt, &crow[k]);
+			task_ratios(a, NULL, m->cnt, &crow[k], r);
+			json_ratios(&j, r);
 			json_obj_end(&j);
 		}
 	}
@@ -359,10 +409,24 @@ static void text_counter_value(FILE *f, const struct counter_value *v)
 	fputc('\n', f);
 }
 
+/* "  IPC ~1.23  Miss% 4.5%": the valid ratios, "~" on estimates. */
+static void text_ratios(FILE *f, const struct ratio r[RATIO_COUNT])
+{
+	char buf[32];
+
+	for (size_t k = 0; k < RATIO_COUNT; k++) {
+		if (!r[k].valid)
+			continue;
+		ratio_format(&r[k], (enum ratio_kind)k, buf, sizeof(buf));
+		fprintf(f, "  %s %s", ratio_title((enum ratio_kind)k), buf);
+	}
+}
+
 static void text_counters(FILE *f, const struct dump_meta *m)
 {
 	const struct counter_row *rows;
 	char comm[NAME_MAX_OUT];
+	struct ratio r[RATIO_COUNT];
 	size_t n = counters_processes(m->cnt, &rows);
 
 	for (size_t k = 0; k < n; k++) {
@@ -373,6 +437,12 @@ static void text_counters(FILE *f, const struct dump_meta *m)
 		for (size_t e = 0; e < counters_nevents(m->cnt); e++) {
 			fprintf(f, "  %-24s", counters_event(m->cnt, e)->name);
 			text_counter_value(f, &rows[k].v[e]);
+		}
+		ratios_from_counters(m->cnt, &rows[k], false, r);
+		if (ratios_any(r)) {
+			fputs("  Ratios", f);
+			text_ratios(f, r);
+			fputc('\n', f);
 		}
 	}
 }
@@ -425,10 +495,16 @@ static void dump_text(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 	fprintf(f, "\n      PID  COMM                 Share   Samples  Threads\n");
 	n = agg_tasks_top(a, AGG_INTERVAL, rows, &tasks);
 	for (i = 0; i < n && i < rows && has_samples(a, &tasks[i]->iv); i++) {
+		struct ratio r[RATIO_COUNT];
+
 		sanitize(sym, sizeof(sym), tasks[i]->comm);
-		fprintf(f, "  %7d  %-18.18s %6.2f%%  %8" PRIu64 "  %7u%s\n", (int)tasks[i]->pid, sym,
+		fprintf(f, "  %7d  %-18.18s %6.2f%%  %8" PRIu64 "  %7u%s", (int)tasks[i]->pid, sym,
 			agg_share(a, &tasks[i]->iv, AGG_INTERVAL), tasks[i]->iv.samples[0],
 			tasks[i]->threads, tasks[i]->exited ? "  exited" : "");
+		task_ratios(a, &tasks[i]->iv, m->cnt,
+			    m->cnt ? counters_process(m->cnt, tasks[i]->pid) : NULL, r);
+		text_ratios(f, r);
+		fputc('\n', f);
 	}
 	if (m->cnt)
 		text_counters(f, m);

@@ -27,6 +27,11 @@ struct builder {
 	size_t nraw, raw_cap, names_cap;
 };
 
+static int names_put(struct builder *b, const char *s, size_t len, uint32_t *off);
+
+/* Rank of the function starts taken from .eh_frame_hdr: below every symbol. */
+#define RANK_SYNTH UINT32_MAX
+
 static bool libelf_ready(void)
 {
 	static int state; /* 0 unknown, 1 ok, -1 unusable */
@@ -42,7 +47,7 @@ static bool in_file(uint64_t off, uint64_t len, uint64_t size)
 	return off <= size && len <= size - off;
 }
 
-static int load_segments(struct elfsym *t, Elf *e, const GElf_Ehdr *eh, uint64_t fsize)
+static int load_segments(struct elfsym *t, Elf *e, const GElf_Ehdr *eh, uint64_t fsize, bool debug)
 {
 	size_t phnum, i;
 
@@ -58,7 +63,7 @@ static int load_segments(struct elfsym *t, Elf *e, const GElf_Ehdr *eh, uint64_t
 		if (ph.p_type != PT_LOAD)
 			continue;
 		/* A segment the file does not hold is a truncated file. */
-		if (!in_file(ph.p_offset, ph.p_filesz, fsize) || ph.p_vaddr + ph.p_memsz < ph.p_vaddr)
+		if ((!debug && !in_file(ph.p_offset, ph.p_filesz, fsize)) || ph.p_vaddr + ph.p_memsz < ph.p_vaddr)
 			return -ENOEXEC;
 		if (t->nloads == ELFSYM_MAX_LOADS)
 			continue;
@@ -93,6 +98,111 @@ static void load_build_id(struct elfsym *t, Elf *e, uint64_t fsize)
 			}
 		}
 	}
+}
+
+/* The section called name, its header in *sh, when the file holds it. */
+static Elf_Scn *find_section(Elf *e, const char *name, uint64_t fsize, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *n;
+
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		if (gelf_getshdr(scn, sh) == NULL || sh->sh_type == SHT_NOBITS ||
+		    (n = elf_strptr(e, shstrndx, sh->sh_name)) == NULL || strcmp(n, name) != 0)
+			continue;
+		return in_file(sh->sh_offset, sh->sh_size, fsize) ? scn : NULL;
+	}
+	return NULL;
+}
+
+/* .gnu_debuglink: a file name, NUL, padding, CRC32. A name with a '/'
+ * could point anywhere: ignored. */
+static int load_debuglink(struct elfsym *t, Elf *e, uint64_t fsize)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(e, ".gnu_debuglink", fsize, &sh);
+	Elf_Data *d;
+	size_t len;
+
+	if (scn == NULL || (d = elf_getdata(scn, NULL)) == NULL || d->d_buf == NULL || d->d_size < 2)
+		return 0;
+	len = strnlen(d->d_buf, d->d_size);
+	if (len == 0 || len == d->d_size || len > 255 || memchr(d->d_buf, '/', len) ||
+	    strcmp(d->d_buf, ".") == 0 || strcmp(d->d_buf, "..") == 0)
+		return 0;
+	t->debuglink = strndup(d->d_buf, len);
+	return t->debuglink ? 0 : -ENOMEM;
+}
+
+static int raw_push(struct builder *b, uint64_t addr, uint64_t size, uint32_t rank,
+		    const char *name, size_t len)
+{
+	if (b->nraw == b->raw_cap) {
+		size_t cap = b->raw_cap ? b->raw_cap * 2 : 256;
+		struct raw_sym *n = reallocarray(b->raw, cap, sizeof(*n));
+
+		if (n == NULL)
+			return -ENOMEM;
+		b->raw = n;
+		b->raw_cap = cap;
+	}
+	b->raw[b->nraw].addr = addr;
+	b->raw[b->nraw].size = size;
+	b->raw[b->nraw].rank = rank;
+	if (names_put(b, name, len, &b->raw[b->nraw].name) != 0)
+		return -ENOMEM;
+	b->nraw++;
+	return 0;
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Function starts from .eh_frame_hdr's binary search table, in the layout
+ * every GNU toolchain writes (little-endian, datarel sdata4 entries);
+ * anything else is left alone. */
+static int load_eh_frame(struct builder *b, Elf *e, const GElf_Ehdr *eh, uint64_t fsize,
+			 const char *label)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(e, ".eh_frame_hdr", fsize, &sh);
+	const unsigned char *p;
+	Elf_Data *d;
+	size_t off = 4, n, ptr_len;
+	char name[512];
+	int rc;
+
+	if (scn == NULL || eh->e_ident[EI_DATA] != ELFDATA2LSB || (d = elf_rawdata(scn, NULL)) == NULL ||
+	    d->d_buf == NULL || d->d_size < 12)
+		return 0;
+	p = d->d_buf;
+	ptr_len = (p[1] & 0x0f) == 0x03 || (p[1] & 0x0f) == 0x0b ? 4 : (p[1] & 0x0f) == 0x04 ? 8 : 0;
+	if (p[0] != 1 || ptr_len == 0 || ((p[2] & 0x0f) != 0x03 && (p[2] & 0x0f) != 0x0b) || p[3] != 0x3b ||
+	    d->d_size < off + ptr_len + 4)
+		return 0;
+	off += ptr_len;
+	n = get_u32(p + off);
+	off += 4;
+	if (n > (d->d_size - off) / 8)
+		n = (d->d_size - off) / 8; /* a count the section cannot hold */
+	for (size_t i = 0; i < n; i++, off += 8) {
+		uint64_t addr = sh.sh_addr + (uint64_t)(int64_t)(int32_t)get_u32(p + off);
+		int len = snprintf(name, sizeof(name), "%s+0x%" PRIx64, label, addr);
+
+		if (addr == 0 || len <= 0 || (size_t)len >= sizeof(name))
+			continue;
+		if ((rc = raw_push(b, addr, 0, RANK_SYNTH, name, (size_t)len)) != 0)
+			return rc;
+	}
+	return 0;
 }
 
 /* A symbol table we can trust as far as the file goes: inside the file,
@@ -183,21 +293,8 @@ static int load_symbols(struct builder *b, Elf *e, Elf_Scn *scn, size_t strndx)
 		len = strnlen(name, NAME_MAX_LEN);
 		if (len == NAME_MAX_LEN)
 			continue;
-		if (b->nraw == b->raw_cap) {
-			size_t cap = b->raw_cap ? b->raw_cap * 2 : 256;
-			struct raw_sym *n = reallocarray(b->raw, cap, sizeof(*n));
-
-			if (n == NULL)
-				return -ENOMEM;
-			b->raw = n;
-			b->raw_cap = cap;
-		}
-		b->raw[b->nraw].addr = sym.st_value;
-		b->raw[b->nraw].size = sym.st_size;
-		b->raw[b->nraw].rank = sym_rank(&sym, name);
-		if ((rc = names_put(b, name, len, &b->raw[b->nraw].name)) != 0)
+		if ((rc = raw_push(b, sym.st_value, sym.st_size, sym_rank(&sym, name), name, len)) != 0)
 			return rc;
-		b->nraw++;
 	}
 	return 0;
 }
@@ -232,6 +329,7 @@ static int finish(struct builder *b)
 {
 	struct elfsym *t = b->t;
 	size_t i, j, n = 0;
+	uint64_t real_end = 0;
 
 	if (b->nraw > 1)
 		qsort(b->raw, b->nraw, sizeof(*b->raw), raw_cmp);
@@ -241,6 +339,12 @@ static int finish(struct builder *b)
 		for (j = i + 1; j < b->nraw && b->raw[j].addr == b->raw[i].addr; j++)
 			if (size == 0)
 				size = b->raw[j].size;
+		/* A cold part or a nested start inside a known function is that
+		 * function's. */
+		if (b->raw[i].rank == RANK_SYNTH && b->raw[i].addr < real_end)
+			continue;
+		if (b->raw[i].rank != RANK_SYNTH && size && b->raw[i].addr + size > real_end)
+			real_end = b->raw[i].addr + size;
 		b->raw[n] = b->raw[i];
 		b->raw[n++].size = size;
 	}
@@ -262,12 +366,13 @@ static int finish(struct builder *b)
 		t->syms[i].addr = b->raw[i].addr;
 		t->syms[i].size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
 		t->syms[i].name = b->raw[i].name;
+		t->nsynth += b->raw[i].rank == RANK_SYNTH;
 	}
 	t->nsyms = n;
 	return 0;
 }
 
-static int load(struct elfsym **out, Elf *e, uint64_t fsize)
+static int load(struct elfsym **out, Elf *e, uint64_t fsize, bool debug, const char *label)
 {
 	struct builder b = { 0 };
 	GElf_Ehdr eh;
@@ -287,15 +392,19 @@ static int load(struct elfsym **out, Elf *e, uint64_t fsize)
 		goto out_end;
 	}
 	b.t->type = eh.e_type;
-	if ((rc = load_segments(b.t, e, &eh, fsize)) != 0)
+	if ((rc = load_segments(b.t, e, &eh, fsize, debug)) != 0)
 		goto out_free;
 	load_build_id(b.t, e, fsize);
+	if ((rc = load_debuglink(b.t, e, fsize)) != 0)
+		goto out_free;
 	scn = find_symtab(e, SHT_SYMTAB, fsize, &strndx);
 	if (scn == NULL) {
 		scn = find_symtab(e, SHT_DYNSYM, fsize, &strndx);
 		b.t->from_dynsym = true;
 	}
 	if (scn && (rc = load_symbols(&b, e, scn, strndx)) != 0)
+		goto out_free;
+	if (b.t->from_dynsym && label && (rc = load_eh_frame(&b, e, &eh, fsize, label)) != 0)
 		goto out_free;
 	if ((rc = finish(&b)) != 0)
 		goto out_free;
@@ -317,7 +426,7 @@ out_end:
 	return rc;
 }
 
-int elfsym_load_fd(struct elfsym **out, int fd)
+static int load_fd(struct elfsym **out, int fd, bool debug, const char *label)
 {
 	struct stat st;
 
@@ -328,7 +437,37 @@ int elfsym_load_fd(struct elfsym **out, int fd)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -ENOEXEC;
-	return load(out, elf_begin(fd, ELF_C_READ_MMAP, NULL), (uint64_t)st.st_size);
+	return load(out, elf_begin(fd, ELF_C_READ_MMAP, NULL), (uint64_t)st.st_size, debug, label);
+}
+
+int elfsym_load_fd(struct elfsym **out, int fd)
+{
+	return load_fd(out, fd, false, NULL);
+}
+
+int elfsym_load_fd_label(struct elfsym **out, int fd, const char *label)
+{
+	return load_fd(out, fd, false, label);
+}
+
+int elfsym_load_debug_fd(struct elfsym **out, int fd)
+{
+	return load_fd(out, fd, true, NULL);
+}
+
+void elfsym_adopt_symbols(struct elfsym *t, struct elfsym *dbg)
+{
+	free(t->syms);
+	free(t->names);
+	t->syms = dbg->syms;
+	t->nsyms = dbg->nsyms;
+	t->names = dbg->names;
+	t->names_len = dbg->names_len;
+	t->from_dynsym = dbg->from_dynsym;
+	t->nsynth = dbg->nsynth;
+	dbg->syms = NULL;
+	dbg->names = NULL;
+	elfsym_free(dbg);
 }
 
 int elfsym_load(struct elfsym **out, const char *path)
@@ -357,7 +496,7 @@ int elfsym_load_buf(struct elfsym **out, const void *buf, size_t len)
 	if (copy == NULL)
 		return -ENOMEM;
 	memcpy(copy, buf, len);
-	rc = load(out, elf_memory(copy, len), len);
+	rc = load(out, elf_memory(copy, len), len, false, NULL);
 	free(copy);
 	return rc;
 }
@@ -391,6 +530,7 @@ void elfsym_free(struct elfsym *t)
 		return;
 	free(t->syms);
 	free(t->names);
+	free(t->debuglink);
 	free(t);
 }
 
@@ -430,5 +570,6 @@ size_t elfsym_bytes(const struct elfsym *t)
 {
 	if (t == NULL)
 		return 0;
-	return sizeof(*t) + t->nsyms * sizeof(*t->syms) + t->names_len;
+	return sizeof(*t) + t->nsyms * sizeof(*t->syms) + t->names_len +
+	       (t->debuglink ? strlen(t->debuglink) + 1 : 0);
 }

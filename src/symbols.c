@@ -14,30 +14,16 @@
 #include <sys/tree.h>
 #include <unistd.h>
 
+#include "dso.h"
 #include "elfsym.h"
 #include "kallsyms.h"
+#include "perfmap.h"
 
 #define CACHE_BITS 12
 #define PIDGEN_SIZE 1024    /* per-pid-slot generations, a power of two */
 #define KERNEL_TAG 0x80000000u
 #define EXITED_MAX 512      /* exited processes kept when nobody reaps */
 #define COMM_LEN 32
-
-enum dso_kind { DSO_FILE, DSO_VDSO, DSO_NONE };
-
-/* A file (or pseudo-file) that code is mapped from, shared by every process
- * mapping it. Never freed before symbols_free: its path and its table's
- * names are handed out, and the addresses of its symbols are keys. */
-struct dso {
-	RB_ENTRY(dso) node;
-	uint64_t ino;       /* 0: keyed by path */
-	uint32_t maj, min;
-	char *path;
-	pid_t pid;          /* a process mapping it: its /proc/PID/root opens it */
-	struct elfsym *tab; /* NULL until loaded, or when there is nothing to read */
-	uint8_t kind;
-	bool loaded;
-};
 
 struct map {
 	uint64_t start, end, pgoff;
@@ -54,6 +40,16 @@ struct proc {
 	char comm[COMM_LEN];
 	struct map *maps;   /* sorted by start, non-overlapping */
 	size_t nmaps, cap;
+	struct jit *jit;    /* its /tmp/perf-PID.map, once one was found */
+	unsigned jit_checked; /* epoch + 1 of the last look for it: once per interval */
+};
+
+/* A JIT's symbols. Retired, not freed, with its process: its names are
+ * handed out and are keys. */
+struct jit {
+	struct perfmap pm;
+	size_t bytes;
+	char dso[32];       /* "perf-PID.map", as perf report shows it */
 };
 
 /* kernel entries have pid -1 and KERNEL_TAG | kgen; user entries the
@@ -67,7 +63,6 @@ struct cache_entry {
 };
 
 RB_HEAD(proc_tree, proc);
-RB_HEAD(dso_tree, dso);
 TAILQ_HEAD(proc_list, proc);
 
 struct symbols {
@@ -75,11 +70,15 @@ struct symbols {
 	struct kallsyms *ks;
 	struct kallsyms **retired; /* replaced tables: their keys stay unique */
 	size_t nretired;
+	struct jit **jit_retired;
+	size_t njit_retired, jit_bytes;
+	char *jit_dir;             /* "/tmp" */
+	bool nocache;              /* the result just resolved must not be cached */
 	uint32_t kgen;
 	struct proc_tree procs;
-	struct dso_tree dsos;
+	struct dso_set dsos;
 	struct proc_list exited;
-	size_t nexited, nprocs, ndsos, ntables, nsyms, table_bytes, other_bytes;
+	size_t nexited, nprocs, other_bytes;
 	unsigned epoch;
 	uint32_t pidgen[PIDGEN_SIZE];
 	struct cache_entry *cache;
@@ -90,29 +89,14 @@ struct symbols {
 
 static const char UNKNOWN[] = "[unknown]";
 static const char KERNEL_DSO[] = "[kernel.kallsyms]";
-static const char ANON[] = "//anon";
 
 static int proc_cmp(const struct proc *a, const struct proc *b)
 {
 	return (a->pid > b->pid) - (a->pid < b->pid);
 }
 
-static int dso_cmp(const struct dso *a, const struct dso *b)
-{
-	if ((a->ino != 0) != (b->ino != 0))
-		return a->ino ? 1 : -1;
-	if (a->ino == 0)
-		return strcmp(a->path, b->path);
-	if (a->ino != b->ino)
-		return a->ino < b->ino ? -1 : 1;
-	if (a->maj != b->maj)
-		return a->maj < b->maj ? -1 : 1;
-	return (a->min > b->min) - (a->min < b->min);
-}
-
 /* libbsd's RB_GENERATE_STATIC relies on a __unused its cdefs.h leaves out. */
 RB_GENERATE_INTERNAL(proc_tree, proc, node, proc_cmp, __attribute__((unused)) static)
-RB_GENERATE_INTERNAL(dso_tree, dso, node, dso_cmp, __attribute__((unused)) static)
 
 static void pid_changed(struct symbols *s, pid_t pid)
 {
@@ -132,20 +116,38 @@ struct symbols *symbols_new(const struct symbols_opts *opts)
 	s->proc_root = strdup(opts && opts->proc_root ? opts->proc_root : "/proc");
 	s->kallsyms_path = strdup(opts && opts->kallsyms_path ? opts->kallsyms_path : "/proc/kallsyms");
 	s->cache = calloc((size_t)1 << CACHE_BITS, sizeof(*s->cache));
-	if (s->proc_root == NULL || s->kallsyms_path == NULL || s->cache == NULL)
+	s->jit_dir = strdup("/tmp");
+	if (s->proc_root == NULL || s->kallsyms_path == NULL || s->cache == NULL || s->jit_dir == NULL ||
+	    dso_set_init(&s->dsos, s->proc_root, "/usr/lib/debug") != 0)
 		goto out_free;
 	RB_INIT(&s->procs);
-	RB_INIT(&s->dsos);
 	TAILQ_INIT(&s->exited);
 	for (size_t i = 0; i < PIDGEN_SIZE; i++)
 		s->pidgen[i] = 1;
 	return s;
 out_free:
+	free(s->jit_dir);
 	free(s->cache);
 	free(s->kallsyms_path);
 	free(s->proc_root);
 	free(s);
 	return NULL;
+}
+
+/* The JIT map of a process that is gone or became another program. */
+static void jit_retire(struct symbols *s, struct proc *p)
+{
+	struct jit **r;
+
+	if (p->jit == NULL)
+		return;
+	r = reallocarray(s->jit_retired, s->njit_retired + 1, sizeof(*r));
+	if (r == NULL)
+		return; /* kept by the process: a later retire may succeed */
+	s->jit_retired = r;
+	s->jit_retired[s->njit_retired++] = p->jit;
+	p->jit = NULL;
+	p->jit_checked = 0;
 }
 
 static void proc_drop(struct symbols *s, struct proc *p)
@@ -158,6 +160,11 @@ static void proc_drop(struct symbols *s, struct proc *p)
 	pid_changed(s, p->pid);
 	s->nprocs--;
 	s->other_bytes -= sizeof(*p) + p->cap * sizeof(*p->maps);
+	jit_retire(s, p);
+	if (p->jit) {
+		perfmap_free(&p->jit->pm);
+		free(p->jit);
+	}
 	free(p->maps);
 	free(p);
 }
@@ -165,18 +172,18 @@ static void proc_drop(struct symbols *s, struct proc *p)
 void symbols_free(struct symbols *s)
 {
 	struct proc *p, *pn;
-	struct dso *d, *dn;
 
 	if (s == NULL)
 		return;
 	RB_FOREACH_SAFE(p, proc_tree, &s->procs, pn)
 		proc_drop(s, p);
-	RB_FOREACH_SAFE(d, dso_tree, &s->dsos, dn) {
-		RB_REMOVE(dso_tree, &s->dsos, d);
-		elfsym_free(d->tab);
-		free(d->path);
-		free(d);
+	dso_set_free(&s->dsos);
+	for (size_t i = 0; i < s->njit_retired; i++) {
+		perfmap_free(&s->jit_retired[i]->pm);
+		free(s->jit_retired[i]);
 	}
+	free(s->jit_retired);
+	free(s->jit_dir);
 	for (size_t i = 0; i < s->nretired; i++)
 		kallsyms_free(s->retired[i]);
 	free(s->retired);
@@ -243,6 +250,7 @@ static struct proc *proc_live(struct symbols *s, pid_t pid)
 		p->complete = false;
 		p->nmaps = 0;
 		p->comm[0] = '\0';
+		jit_retire(s, p);
 		pid_changed(s, pid);
 	}
 	if (p)
@@ -358,93 +366,6 @@ static const struct map *maps_find(const struct proc *p, uint64_t ip)
 	return i < p->nmaps && p->maps[i].start <= ip ? &p->maps[i] : NULL;
 }
 
-/* Files we can read symbols from start with '/'; the rest ([heap], //anon,
- * anon_inode:..., /memfd:, shared memory) has none. */
-static enum dso_kind dso_kind_of(const char *path)
-{
-	if (strcmp(path, "[vdso]") == 0)
-		return DSO_VDSO;
-	if (path[0] != '/' || strncmp(path, ANON, 6) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
-	    strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/SYSV", 5) == 0)
-		return DSO_NONE;
-	return DSO_FILE;
-}
-
-static struct dso *dso_get(struct symbols *s, const char *path, uint32_t maj, uint32_t min,
-			   uint64_t ino, pid_t pid)
-{
-	struct dso key = { 0 }, *d;
-
-	if (path == NULL || path[0] == '\0')
-		path = ANON;
-	key.kind = (uint8_t)dso_kind_of(path);
-	/* Pseudo-files are one DSO whatever their inode says. */
-	if (key.kind == DSO_FILE) {
-		key.ino = ino;
-		key.maj = maj;
-		key.min = min;
-	}
-	key.path = (char *)(uintptr_t)path;
-	d = RB_FIND(dso_tree, &s->dsos, &key);
-	if (d)
-		return d;
-	d = malloc(sizeof(*d));
-	if (d == NULL)
-		return NULL;
-	*d = key;
-	d->pid = pid;
-	d->path = strdup(path);
-	if (d->path == NULL) {
-		free(d);
-		return NULL;
-	}
-	RB_INSERT(dso_tree, &s->dsos, d);
-	s->ndsos++;
-	s->other_bytes += sizeof(*d) + strlen(d->path) + 1;
-	return d;
-}
-
-/* Opens d as its process sees it (through /proc/PID/root, for containers),
- * else by path; prefers whichever is the inode that was mapped. */
-static int dso_open(struct symbols *s, const struct dso *d)
-{
-	char path[PATH_MAX];
-	int fds[2] = { -1, -1 }, fd = -1, n = 0;
-	struct stat st;
-
-	if (d->pid > 0 && (size_t)snprintf(path, sizeof(path), "%s/%d/root%s", s->proc_root, (int)d->pid,
-					   d->path) < sizeof(path))
-		fds[n++] = open(path, O_RDONLY | O_CLOEXEC);
-	fds[n++] = open(d->path, O_RDONLY | O_CLOEXEC);
-	for (int i = 0; i < n && fd < 0; i++)
-		if (fds[i] >= 0 && (d->ino == 0 || (fstat(fds[i], &st) == 0 && st.st_ino == d->ino)))
-			fd = fds[i];
-	for (int i = 0; i < n && fd < 0; i++)
-		fd = fds[i]; /* overlayfs and btrfs may show other inode numbers */
-	for (int i = 0; i < n; i++)
-		if (fds[i] >= 0 && fds[i] != fd)
-			close(fds[i]);
-	return fd;
-}
-
-static void dso_load(struct symbols *s, struct dso *d)
-{
-	int fd;
-
-	d->loaded = true;
-	if (d->kind == DSO_VDSO) {
-		elfsym_load_vdso(&d->tab);
-	} else if (d->kind == DSO_FILE && (fd = dso_open(s, d)) >= 0) {
-		elfsym_load_fd(&d->tab, fd);
-		close(fd);
-	}
-	if (d->tab) {
-		s->ntables++;
-		s->nsyms += d->tab->nsyms;
-		s->table_bytes += elfsym_bytes(d->tab);
-	}
-}
-
 static bool read_comm(struct symbols *s, pid_t pid, char *comm, size_t len)
 {
 	char path[PATH_MAX];
@@ -479,7 +400,7 @@ static void synth_line(struct symbols *s, struct proc *p, char *line)
 		return;
 	line += at;
 	line[strcspn(line, "\n")] = '\0';
-	d = dso_get(s, line, maj, min, ino, p->pid);
+	d = dso_get(&s->dsos, line, maj, min, ino, p->pid);
 	if (d)
 		maps_insert(s, p, start, end, off, d);
 }
@@ -573,7 +494,7 @@ void symbols_mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, ui
 		return;
 	/* Data mapped over code still removes the code. */
 	maps_insert(s, p, start, start + len, pgoff,
-		    prot & PROT_EXEC ? dso_get(s, filename, maj, min, ino, pid) : NULL);
+		    prot & PROT_EXEC ? dso_get(&s->dsos, filename, maj, min, ino, pid) : NULL);
 	pid_changed(s, pid);
 }
 
@@ -590,6 +511,7 @@ void symbols_comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, boo
 	if (exec) {
 		/* The old image is gone; the kernel sends the new one's MMAP2s. */
 		p->nmaps = 0;
+		jit_retire(s, p);
 		p->complete = true;
 		pid_changed(s, pid);
 	}
@@ -653,10 +575,43 @@ static void resolve_kernel(struct symbols *s, uint64_t ip, struct sym_result *ou
 	out->key = (uint64_t)(uintptr_t)k;
 }
 
+/* Code in no file: a JIT's, if it wrote /tmp/perf-PID.map. Looked for (and
+ * re-read, as it grows) at most once per interval per process, and only on
+ * a miss, so unresolved samples cost no system call each. */
+static const struct perfmap_sym *jit_find(struct symbols *s, struct proc *p, uint64_t ip)
+{
+	const struct perfmap_sym *sym = p->jit ? perfmap_find(&p->jit->pm, ip) : NULL;
+	char path[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	if (sym || p->jit_checked == s->epoch + 1 || p->exited)
+		return sym;
+	p->jit_checked = s->epoch + 1;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%d", s->proc_root, (int)p->pid) >= sizeof(path) ||
+	    stat(path, &st) != 0)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/perf-%d.map", s->jit_dir, (int)p->pid);
+	if (p->jit == NULL) {
+		if (access(path, F_OK) != 0 || (p->jit = calloc(1, sizeof(*p->jit))) == NULL)
+			return NULL;
+		snprintf(p->jit->dso, sizeof(p->jit->dso), "perf-%d.map", (int)p->pid);
+	}
+	/* Owned by the process's user (its /proc entry's) or root. */
+	rc = perfmap_refresh(&p->jit->pm, path, st.st_uid);
+	s->jit_bytes -= p->jit->bytes;
+	p->jit->bytes = perfmap_bytes(&p->jit->pm);
+	s->jit_bytes += p->jit->bytes;
+	if (rc > 0)
+		pid_changed(s, p->pid); /* cached misses may now resolve */
+	return perfmap_find(&p->jit->pm, ip);
+}
+
 static void resolve_user(struct symbols *s, pid_t pid, uint64_t ip, struct sym_result *out)
 {
 	struct proc *p = proc_find(s, pid);
 	const struct elfsym_sym *sym = NULL;
+	const struct perfmap_sym *jsym;
 	const struct map *m = NULL;
 	uint64_t vaddr;
 	struct dso *d;
@@ -670,6 +625,17 @@ static void resolve_user(struct symbols *s, pid_t pid, uint64_t ip, struct sym_r
 		if (synth_one(s, pid, false) == 0)
 			m = maps_find(p, ip);
 	}
+	/* A miss in code of no file is not cached: the JIT map may name it
+	 * by the next interval (jit_find keeps that cheap). */
+	if (p && (m == NULL || m->dso->kind == DSO_NONE)) {
+		if ((jsym = jit_find(s, p, ip)) != NULL) {
+			out->sym = jsym->name;
+			out->dso = p->jit->dso;
+			out->key = (uint64_t)(uintptr_t)jsym->name;
+			return;
+		}
+		s->nocache = true;
+	}
 	if (m == NULL) {
 		out->sym = UNKNOWN;
 		out->dso = UNKNOWN;
@@ -678,7 +644,7 @@ static void resolve_user(struct symbols *s, pid_t pid, uint64_t ip, struct sym_r
 	}
 	d = m->dso;
 	if (!d->loaded)
-		dso_load(s, d);
+		dso_load(&s->dsos, d);
 	if (d->tab && elfsym_offset_to_vaddr(d->tab, ip - m->start + m->pgoff, &vaddr))
 		sym = elfsym_find(d->tab, vaddr);
 	out->dso = d->path;
@@ -716,9 +682,29 @@ void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel, str
 		resolve_kernel(s, ip, out);
 	else
 		resolve_user(s, pid, ip, out);
+	if (s->nocache) {
+		s->nocache = false;
+		return;
+	}
 	/* Resolving may have read /proc and moved the generation on. */
 	*e = (struct cache_entry){ .ip = ip, .pid = cpid, .tag = kernel ? tag : *gen,
 				   .sym = out->sym, .dso = out->dso, .key = out->key };
+}
+
+int symbols_set_jit_dir(struct symbols *s, const char *dir)
+{
+	char *d = strdup(dir);
+
+	if (d == NULL)
+		return -ENOMEM;
+	free(s->jit_dir);
+	s->jit_dir = d;
+	return 0;
+}
+
+int symbols_set_debug_root(struct symbols *s, const char *debug_root)
+{
+	return dso_set_debug_root(&s->dsos, debug_root);
 }
 
 const char *symbols_comm_of(struct symbols *s, pid_t pid)
@@ -733,11 +719,11 @@ const char *symbols_comm_of(struct symbols *s, pid_t pid)
 void symbols_stats(const struct symbols *s, struct symbols_stats *st)
 {
 	st->processes = s->nprocs;
-	st->dsos = s->ndsos;
-	st->tables = s->ntables + (s->ks != NULL);
-	st->symbols = s->nsyms + (s->ks ? s->ks->nsyms : 0);
-	st->bytes = sizeof(*s) + ((size_t)1 << CACHE_BITS) * sizeof(*s->cache) + s->table_bytes +
-		    s->other_bytes + kallsyms_bytes(s->ks);
+	st->dsos = s->dsos.ndsos;
+	st->tables = s->dsos.ntables + (s->ks != NULL);
+	st->symbols = s->dsos.nsyms + (s->ks ? s->ks->nsyms : 0);
+	st->bytes = sizeof(*s) + ((size_t)1 << CACHE_BITS) * sizeof(*s->cache) + s->dsos.table_bytes +
+		    s->dsos.other_bytes + s->other_bytes + s->jit_bytes + kallsyms_bytes(s->ks);
 	for (size_t i = 0; i < s->nretired; i++)
 		st->bytes += kallsyms_bytes(s->retired[i]);
 }

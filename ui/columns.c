@@ -157,6 +157,19 @@ static void text_pid(const struct ui *u, const void *row, size_t ev, char *buf, 
 	snprintf(buf, len, "%d", (int)((const struct agg_task *)row)->pid);
 }
 
+/* Thread rows (H) show their TID here; process rows their PID again. */
+static double num_tid(const struct ui *u, const void *row, size_t ev)
+{
+	const struct agg_task *t = row;
+
+	return (double)(t->tid ? t->tid : t->pid);
+}
+
+static void text_tid(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d", (int)num_tid(u, row, ev));
+}
+
 static double num_threads(const struct ui *u, const void *row, size_t ev)
 {
 	return ((const struct agg_task *)row)->threads;
@@ -164,7 +177,29 @@ static double num_threads(const struct ui *u, const void *row, size_t ev)
 
 static void text_threads(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
-	snprintf(buf, len, "%u", ((const struct agg_task *)row)->threads);
+	const struct agg_task *t = row;
+
+	if (t->tid)
+		strlcpy(buf, "-", len);
+	else
+		snprintf(buf, len, "%u", t->threads);
+}
+
+/* Ratio columns: ev is the ratio kind. Rows without one sort last. */
+static double num_ratio(const struct ui *u, const void *row, size_t ev)
+{
+	struct ratio r[RATIO_COUNT];
+
+	ui_task_ratios(u, row, r);
+	return r[ev].valid ? r[ev].value : -1.0;
+}
+
+static void text_ratio(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	struct ratio r[RATIO_COUNT];
+
+	ui_task_ratios(u, row, r);
+	ratio_format(&r[ev], (enum ratio_kind)ev, buf, len);
 }
 
 static const char *str_comm(const void *row)
@@ -181,7 +216,9 @@ static void text_comm(const struct ui *u, const void *row, size_t ev, char *buf,
 
 static uint64_t task_key(const void *row)
 {
-	return (uint64_t)((const struct agg_task *)row)->pid;
+	const struct agg_task *t = row;
+
+	return (uint64_t)(t->tid ? t->tid : t->pid);
 }
 
 static bool task_match(const void *row, const char *pat)
@@ -190,7 +227,10 @@ static bool task_match(const void *row, const char *pat)
 	char pid[16];
 
 	snprintf(pid, sizeof(pid), "%d", (int)t->pid);
-	return strcasestr(t->comm, pat) || strcmp(pid, pat) == 0;
+	if (strcasestr(t->comm, pat) || strcmp(pid, pat) == 0)
+		return true;
+	snprintf(pid, sizeof(pid), "%d", (int)t->tid);
+	return t->tid && strcmp(pid, pat) == 0;
 }
 
 static enum ui_role task_role(const void *row, const struct column *c)
@@ -202,7 +242,11 @@ static const struct column task_cols[] = {
 	{ "PID", 7, .asc = true, .text = text_pid, .num = num_pid },
 	{ NULL, 10, .per_event = true, .text = text_ev_share, .num = num_ev_share },
 	{ "Samples", 8, .text = text_samples, .num = num_samples },
+	{ "TID", 7, .asc = true, .threads_only = true, .text = text_tid, .num = num_tid },
 	{ "Thr", 4, .text = text_threads, .num = num_threads },
+	{ "IPC", 6, .ratio = 1 + RATIO_IPC, .text = text_ratio, .num = num_ratio },
+	{ "Miss%", 7, .ratio = 1 + RATIO_CACHE_MISS, .text = text_ratio, .num = num_ratio },
+	{ "BrMiss%", 7, .ratio = 1 + RATIO_BRANCH_MISS, .text = text_ratio, .num = num_ratio },
 	{ "COMM", 0, .left = true, .foreign = true, .text = text_comm, .str = str_comm },
 };
 

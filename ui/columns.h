@@ -14,6 +14,8 @@ struct column {
 	bool foreign;               /* another process's text: sanitised when drawn */
 	bool asc;                   /* numbers sort smallest first (ids) */
 	bool shrinks;               /* gives up width first when the screen is narrow */
+	bool threads_only;          /* only with thread rows (H) */
+	int ratio;                  /* 1 + enum ratio_kind: shown only when some row has it */
 	void (*text)(const struct ui *u, const void *row, size_t ev, char *buf, size_t len);
 	double (*num)(const struct ui *u, const void *row, size_t ev);
 	const char *(*str)(const void *row);

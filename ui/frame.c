@@ -47,6 +47,32 @@ static double rate(uint64_t now, uint64_t *prev, double lap)
 	return lap > 0 ? (double)d / lap : 0.0;
 }
 
+/* Focus mode: the counters as the engine's last read left them. */
+static void counters_take(struct ui *u)
+{
+	struct ui_frame *f = &u->fr;
+	const struct counters *c = u->s->cnt;
+	const struct counter_row *rows;
+	size_t n;
+
+	f->ncnt = f->ncprocs = f->ncthreads = 0;
+	if (c == NULL)
+		return;
+	f->ncnt = counters_nevents(c) < COUNTERS_MAX ? counters_nevents(c) : COUNTERS_MAX;
+	for (size_t i = 0; i < f->ncnt; i++)
+		strlcpy(f->cnt_name[i], counters_event(c, i)->name, sizeof(f->cnt_name[i]));
+	n = counters_processes(c, &rows);
+	if (n && grow((void **)&f->cprocs, &f->cprocs_cap, n, sizeof(*rows))) {
+		memcpy(f->cprocs, rows, n * sizeof(*rows));
+		f->ncprocs = n;
+	}
+	n = counters_threads(c, &rows);
+	if (n && grow((void **)&f->cthreads, &f->cthreads_cap, n, sizeof(*rows))) {
+		memcpy(f->cthreads, rows, n * sizeof(*rows));
+		f->ncthreads = n;
+	}
+}
+
 /* Rates come from the running totals (the interval counts may be decayed
  * history); they are kept up while paused so that resuming shows a true
  * rate. Rows are copied only when not paused. */
@@ -103,6 +129,13 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	for (i = 0; i < n; i++)
 		f->tasks[i] = *trows[i];
 	f->ntasks = n;
+	/* Both sets, so that H shows this same interval at once. */
+	n = agg_threads(a, ui_scope(u), &trows);
+	if (!grow((void **)&f->threads, &f->threads_cap, n, sizeof(*f->threads)))
+		n = 0;
+	for (i = 0; i < n; i++)
+		f->threads[i] = *trows[i];
+	f->nthreads = n;
 
 	for (i = 0; i < nev; i++) {
 		f->ev[i] = *agg_event(a, i);
@@ -110,12 +143,71 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	}
 	f->nev = nev;
 	f->lap = lap;
+	counters_take(u);
+	for (i = 0; i < RATIO_COUNT; i++)
+		f->ratio_avail[i] = false;
+	for (i = 0; i < f->ntasks + f->nthreads; i++) {
+		struct ratio r[RATIO_COUNT];
+
+		ui_task_ratios(u, i < f->ntasks ? &f->tasks[i] : &f->threads[i - f->ntasks], r);
+		for (size_t k = 0; k < RATIO_COUNT; k++)
+			f->ratio_avail[k] = f->ratio_avail[k] || r[k].valid;
+	}
+}
+
+const struct counter_row *ui_counter_row(const struct ui *u, pid_t pid, pid_t tid)
+{
+	const struct ui_frame *f = &u->fr;
+
+	if (tid) {
+		for (size_t i = 0; i < f->ncthreads; i++)
+			if (f->cthreads[i].tid == tid)
+				return &f->cthreads[i];
+		return NULL;
+	}
+	for (size_t i = 0; i < f->ncprocs; i++)
+		if (f->cprocs[i].pid == pid)
+			return &f->cprocs[i];
+	return NULL;
+}
+
+void ui_counter_ratios(const struct ui *u, const struct counter_row *r, struct ratio out[RATIO_COUNT])
+{
+	struct ratio_part parts[COUNTERS_MAX];
+	size_t n = u->fr.ncnt;
+	bool total = ui_scope(u) == AGG_TOTAL;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct counter_value *v = &r->v[i];
+
+		parts[i] = (struct ratio_part){
+			.name = u->fr.cnt_name[i], .count = total ? v->total : v->value,
+			.usable = v->state == COUNTER_OK || v->state == COUNTER_SCALED,
+			.estimate = v->state == COUNTER_SCALED,
+		};
+	}
+	ratios_compute(parts, n, out);
+}
+
+void ui_task_ratios(const struct ui *u, const struct agg_task *t, struct ratio out[RATIO_COUNT])
+{
+	const struct counter_row *cr = ui_counter_row(u, t->pid, t->tid);
+	struct ratio exact[RATIO_COUNT];
+
+	ratios_from_sample_events(u->fr.ev, u->fr.nev, ui_scope(u) == AGG_TOTAL ? &t->total : &t->iv, out);
+	if (cr == NULL)
+		return;
+	ui_counter_ratios(u, cr, exact);
+	for (size_t k = 0; k < RATIO_COUNT; k++)
+		if (exact[k].valid)
+			out[k] = exact[k];
 }
 
 /* Before the agg goes (focus, back): nothing may point into it. */
 void frame_clear(struct ui *u)
 {
-	u->fr.nsyms = u->fr.ntasks = 0;
+	u->fr.nsyms = u->fr.ntasks = u->fr.nthreads = 0;
+	u->fr.ncnt = u->fr.ncprocs = u->fr.ncthreads = 0;
 	u->nrows = 0;
 	memset(u->prev_ev_total, 0, sizeof(u->prev_ev_total));
 	if (u->prev_cpu_total)
@@ -126,8 +218,11 @@ void frame_free(struct ui *u)
 {
 	free(u->fr.syms);
 	free(u->fr.tasks);
+	free(u->fr.threads);
 	free(u->fr.cpus);
 	free(u->fr.cpu_rate);
+	free(u->fr.cprocs);
+	free(u->fr.cthreads);
 	free(u->prev_cpu_total);
 	free(u->rows);
 	memset(&u->fr, 0, sizeof(u->fr));

@@ -286,6 +286,12 @@ void message_draw(struct ui *u, int y, int w)
 		paint_foreign(y, 0, w, u->msg_error ? R_ERROR : R_WARN, u->msg);
 		return;
 	}
+	if (u->ended) {
+		snprintf(line, sizeof(line), "PID %d exited: final figures kept (Esc: back, q: quit)",
+			 (int)u->ended_pid);
+		paint_text(y, 0, w, R_WARN, line, false);
+		return;
+	}
 	for (size_t i = 0; i < u->s->nnotices; i++) {
 		if (i)
 			strlcat(line, " | ", sizeof(line));

@@ -203,6 +203,16 @@ static unsigned act_back(struct ui *u, int key)
 
 /* --- how it is shown ----------------------------------------------------- */
 
+static unsigned act_threads(struct ui *u, int key)
+{
+	u->threads = !u->threads;
+	u->sel_valid[VIEW_TASKS] = false;
+	if (u->view != VIEW_TASKS)
+		u->view = VIEW_TASKS;
+	ui_message(u, false, u->threads ? "one row per thread (H: per process)" : "one row per process");
+	return UI_RESORT;
+}
+
 static unsigned start_prompt(struct ui *u, enum ui_prompt p, const char *text)
 {
 	u->prompt = p;
@@ -317,6 +327,7 @@ static const struct key_binding main_keys[] = {
 	{ '<', act_sort, { "< >", "sort by the column left / right" } },
 	{ '>', act_sort, { NULL, NULL } },
 	{ 'I', act_invert, { "I", "invert the sort order" } },
+	{ 'H', act_threads, { "H", "tasks: one row per thread / per process" } },
 	{ 'e', act_events, { "e", "event panel: on/off, per-event excludes" } },
 	{ 'U', act_exclude_user, { "U", "exclude user samples (again: include)" } },
 	{ 'K', act_exclude_kernel, { "K", "exclude kernel samples (again: include)" } },

@@ -161,3 +161,114 @@ void help_draw(struct ui *u, int h, int w)
 		u->help_top = total > (size_t)rows ? total - (size_t)rows : 0;
 	help_lines(0, nsec, 2, rows, 0, w - 1, u->help_top);
 }
+
+/* --- focus mode's counters ---------------------------------------------- */
+
+#define CELL_W 50         /* name 16, interval 9, total 9, mark 12, gaps */
+#define COUNTERS_MIN_TABLE 6
+
+/* The row the section shows: the selected task's when it is counted, else
+ * the first focused process. */
+static const struct counter_row *shown_row(const struct ui *u)
+{
+	if (u->view == VIEW_TASKS && u->nrows && u->sel[VIEW_TASKS] < u->nrows) {
+		const struct agg_task *t = u->rows[u->sel[VIEW_TASKS]];
+		const struct counter_row *r = ui_counter_row(u, t->pid, t->tid);
+
+		if (r)
+			return r;
+	}
+	return u->fr.ncprocs ? &u->fr.cprocs[0] : NULL;
+}
+
+static int cells_per_line(int w)
+{
+	return w / CELL_W > 1 ? w / CELL_W : 1;
+}
+
+int counters_height(const struct ui *u, int avail, int w)
+{
+	int want, per = cells_per_line(w);
+
+	if (u->fr.ncnt == 0 || shown_row(u) == NULL)
+		return 0;
+	want = 1 + ((int)u->fr.ncnt + per - 1) / per;
+	avail -= COUNTERS_MIN_TABLE;
+	return want < avail ? want : avail > 1 ? avail : 0;
+}
+
+/* "n/a" unsupported here, "-" never scheduled, "(scaled 45%)" multiplexed. */
+static void counter_cell(const struct ui *u, const struct counter_value *v, char *val, char *tot,
+			 char *mark, size_t len)
+{
+	bool cum = ui_scope(u) == AGG_TOTAL;
+
+	mark[0] = '\0';
+	switch (v->state) {
+	case COUNTER_UNSUPPORTED:
+		strlcpy(val, "n/a", len);
+		strlcpy(tot, "n/a", len);
+		return;
+	case COUNTER_NOT_RUN:
+		strlcpy(val, "-", len);
+		strlcpy(tot, "-", len);
+		return;
+	case COUNTER_SCALED:
+		snprintf(mark, len, "(scaled %.0f%%)",
+			 v->enabled_ns ? 100.0 * (double)v->running_ns / (double)v->enabled_ns : 0.0);
+		break;
+	default:
+		break;
+	}
+	fmt_count(val, len, (double)(cum ? v->total : v->value));
+	fmt_count(tot, len, (double)v->total);
+}
+
+void counters_draw(struct ui *u, int y, int lines, int w)
+{
+	const struct counter_row *r = shown_row(u);
+	struct ratio rt[RATIO_COUNT];
+	char line[256], val[32], tot[32], mark[32];
+	int per = cells_per_line(w), x;
+
+	if (lines <= 0 || r == NULL)
+		return;
+	paint_fill(y, 0, w, R_HEAD);
+	if (r->tid)
+		snprintf(line, sizeof(line), " Counters TID %d%s", (int)r->tid, r->exited ? " (exited)" : "");
+	else
+		snprintf(line, sizeof(line), " Counters PID %d%s", (int)r->pid, r->exited ? " (exited)" : "");
+	paint_text(y, 0, w, R_HEAD, line, false);
+	x = (int)strlen(line) + 2;
+	snprintf(line, sizeof(line), "%s  total", ui_scope(u) == AGG_TOTAL ? "cumulative" : "interval");
+	paint_text(y, x, w - x > 0 ? w - x : 0, R_HEAD, line, false);
+	x += (int)strlen(line) + 3;
+	ui_counter_ratios(u, r, rt);
+	for (size_t k = 0; k < RATIO_COUNT && x < w; k++) {
+		char v[32];
+
+		ratio_format(&rt[k], (enum ratio_kind)k, v, sizeof(v));
+		snprintf(line, sizeof(line), "%s %s", ratio_title((enum ratio_kind)k), v);
+		paint_text(y, x, w - x, R_HEAD_SORT, line, false);
+		x += (int)strlen(line) + 2;
+	}
+	for (size_t i = 0; i < u->fr.ncnt; i++) {
+		int l = 1 + (int)i / per, cx = (int)(i % (size_t)per) * CELL_W;
+		const struct counter_value *v = &r->v[i];
+
+		if (l >= lines)
+			break;
+		if (cx == 0)
+			paint_fill(y + l, 0, w, R_NORMAL);
+		counter_cell(u, v, val, tot, mark, sizeof(val));
+		paint_foreign(y + l, cx + 1, 16, R_LABEL, u->fr.cnt_name[i]);
+		snprintf(line, sizeof(line), "%9s %9s %s", val, tot, mark);
+		paint_text(y + l, cx + 17, CELL_W - 18 < w - cx - 17 ? CELL_W - 18 : w - cx - 17,
+			   v->state == COUNTER_UNSUPPORTED || v->state == COUNTER_NOT_RUN ? R_DIM
+			   : v->state == COUNTER_SCALED ? R_WARN : R_VALUE, line, false);
+	}
+	if (lines < 1 + ((int)u->fr.ncnt + per - 1) / per) {
+		snprintf(line, sizeof(line), " +%zu more", u->fr.ncnt - (size_t)((lines - 1) * per));
+		paint_text(y + lines - 1, w - (int)strlen(line), (int)strlen(line), R_WARN, line, false);
+	}
+}

@@ -32,7 +32,7 @@ void ui_free(struct ui *u)
 
 void screen_draw(struct ui *u, unsigned what)
 {
-	int h = LINES, w = COLS, hh;
+	int h = LINES, w = COLS, hh, ch;
 
 	if (what & UI_CLEAR)
 		clearok(curscr, TRUE);
@@ -56,7 +56,9 @@ void screen_draw(struct ui *u, unsigned what)
 	}
 	hh = header_height(u, h, w);
 	header_draw(u, w, h);
-	views_draw(u, hh, h - hh - 2, w);
+	ch = counters_height(u, h - hh - 2, w);
+	counters_draw(u, hh, ch, w);
+	views_draw(u, hh + ch, h - hh - ch - 2, w);
 	panels_draw(u, h, w);
 	message_draw(u, h - 2, w);
 	footer_draw(u, h - 1, w); /* last: the prompt leaves the cursor there */

@@ -103,7 +103,17 @@ static void on_tick(void *arg)
 	struct ui *u = arg;
 	struct session *s = u->s;
 
+	/* After the focused processes exited the frame holds their last
+	 * interval: it stays on screen (only the clock moves). */
+	if (u->final_taken) {
+		screen_draw(u, UI_DRAW);
+		return;
+	}
+	if (s->cnt)
+		counters_read(s->cnt);
 	frame_take(u, s->agg, session_lap(s));
+	if (u->ended && !u->paused)
+		u->final_taken = true;
 	session_roll(s, u->decay ? UI_DECAY_PCT : 0);
 	screen_draw(u, UI_DRAW);
 }
@@ -130,7 +140,13 @@ static void on_pid_exit(void *arg, pid_t pid)
 
 	if (u->s->focus_left)
 		u->s->focus_left--;
-	ui_message(u, false, "PID %d exited%s", (int)pid, u->focus == pid ? ": Esc goes back" : "");
+	/* The last focused process: its final figures stay, and say so. */
+	if (u->s->focus_left == 0) {
+		u->ended = true;
+		u->ended_pid = pid;
+	}
+	ui_message(u, false, "PID %d exited%s", (int)pid,
+		   u->ended ? ": final figures kept, Esc goes back, q quits" : "");
 	screen_draw(u, UI_DRAW);
 }
 
@@ -246,6 +262,8 @@ static int reopen(struct ui *u, char *fatal, size_t fatal_len)
 	}
 	u->focus = new_focus;
 	u->left_start = left_start;
+	if (!t.keep_agg)
+		u->ended = u->final_taken = false;
 	if (r.freq) {
 		u->freq = r.freq;
 		u->period = 0;

@@ -12,7 +12,9 @@
 #include <time.h>
 
 #include "agg.h"
+#include "counters.h"
 #include "options.h"
+#include "ratios.h"
 #include "session.h"
 
 enum ui_view { VIEW_SYMBOLS, VIEW_TASKS, VIEW_CPUS, VIEW_COUNT };
@@ -45,6 +47,8 @@ struct ui_frame {
 	size_t nsyms, syms_cap;
 	struct agg_task *tasks;
 	size_t ntasks, tasks_cap;
+	struct agg_task *threads;  /* thread rows, for H */
+	size_t nthreads, threads_cap;
 	struct agg_cpu *cpus;
 	double *cpu_rate;          /* samples/s, all events */
 	size_t ncpus, cpus_cap, rate_cap;
@@ -52,6 +56,12 @@ struct ui_frame {
 	double ev_rate[AGG_MAX_EVENTS];
 	size_t nev;
 	double lap;                /* the interval really measured */
+	/* focus mode's exact counters (none elsewhere) */
+	size_t ncnt;
+	char cnt_name[COUNTERS_MAX][EVSPEC_NAME_MAX];
+	struct counter_row *cprocs, *cthreads;
+	size_t ncprocs, ncthreads, cprocs_cap, cthreads_cap;
+	bool ratio_avail[RATIO_COUNT]; /* some task row has it: its column shows */
 };
 
 struct ui_reopen {
@@ -84,6 +94,10 @@ struct ui {
 	/* focus */
 	pid_t focus;               /* 0: the options' target */
 	bool left_start;           /* Esc took us off a -p/-t/-G target */
+	bool ended;                /* every focused process exited: figures kept */
+	bool final_taken;          /* …and the last interval is in the frame */
+	pid_t ended_pid;
+	bool threads;              /* H: thread rows in the tasks view */
 	struct ui_reopen reopen;
 	/* panels and prompt */
 	size_t panel_sel, help_top;
@@ -110,6 +124,12 @@ void frame_free(struct ui *u);
 enum agg_scope ui_scope(const struct ui *u);
 size_t ui_primary(const struct ui *u);
 uint64_t ui_base(const struct ui *u, size_t ev);
+/* The frame's counter row of a task (tid 0: its process), or NULL. */
+const struct counter_row *ui_counter_row(const struct ui *u, pid_t pid, pid_t tid);
+/* A task row's ratios: exact from its counters, else estimated from samples. */
+void ui_task_ratios(const struct ui *u, const struct agg_task *t, struct ratio out[RATIO_COUNT]);
+/* The same from a counter row alone. */
+void ui_counter_ratios(const struct ui *u, const struct counter_row *r, struct ratio out[RATIO_COUNT]);
 
 /* views.c */
 void views_build(struct ui *u);
@@ -129,6 +149,9 @@ void ui_message(struct ui *u, bool error, const char *fmt, ...) __attribute__((f
 void panels_draw(struct ui *u, int h, int w);
 void help_draw(struct ui *u, int h, int w);
 size_t panel_len(const struct ui *u);
+/* Focus mode's counters section, between the header and the table. */
+int counters_height(const struct ui *u, int avail, int w);
+void counters_draw(struct ui *u, int y, int lines, int w);
 
 /* keys.c */
 unsigned keys_dispatch(struct ui *u, int key);

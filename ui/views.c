@@ -36,6 +36,13 @@ static size_t expand(const struct ui *u, struct col_inst *out)
 	for (size_t i = 0; i < v->ncols; i++) {
 		const struct column *c = &v->cols[i];
 
+		if (c->threads_only && !u->threads)
+			continue;
+		if (c->ratio) {
+			if (u->fr.ratio_avail[c->ratio - 1])
+				out[n++] = (struct col_inst){ c, (size_t)(c->ratio - 1), c->width };
+			continue;
+		}
 		if (!c->per_event) {
 			out[n++] = (struct col_inst){ c, 0, c->width };
 			continue;
@@ -133,7 +140,9 @@ void views_build(struct ui *u)
 			add_rows(u, u->fr.syms, u->fr.nsyms, sizeof(*u->fr.syms));
 		break;
 	case VIEW_TASKS:
-		if (grow_rows(u, u->fr.ntasks))
+		if (u->threads && grow_rows(u, u->fr.nthreads))
+			add_rows(u, u->fr.threads, u->fr.nthreads, sizeof(*u->fr.threads));
+		else if (!u->threads && grow_rows(u, u->fr.ntasks))
 			add_rows(u, u->fr.tasks, u->fr.ntasks, sizeof(*u->fr.tasks));
 		break;
 	default:

@@ -11,6 +11,7 @@
 #include <wchar.h>
 
 #include "agg.h"
+#include "counters.h"
 #include "evspec.h"
 #include "ui.h"
 
@@ -64,6 +65,57 @@ static struct agg *snapshot(void)
 	agg_throttle(a, 0, 1);
 	agg_task_exit(a, 12);
 	return a;
+}
+
+/* Focus mode: sampled cycles and instructions for two threads of one
+ * process (so the tasks view has estimated IPC), exact counters set below. */
+static struct agg *focus_snapshot(void)
+{
+	static const int cpus[] = { 0, 1 };
+	struct agg *a = agg_new(2, cpus, 2);
+	struct sym_result r = { .sym = "hot_a", .dso = "/usr/lib/perftop/workload", .key = 1 };
+
+	agg_set_comm_source(a, comm_of, NULL);
+	strlcpy(agg_event(a, 0)->name, "cycles", sizeof(agg_event(a, 0)->name));
+	strlcpy(agg_event(a, 1)->name, "instructions", sizeof(agg_event(a, 1)->name));
+	for (int i = 0; i < 100; i++) {
+		agg_sample(a, 0, 0, 4242, 4242, &r, 20000);
+		agg_sample(a, 1, 0, 4242, 4242, &r, 30000);
+		agg_sample(a, 0, 1, 4242, 4243, &r, 10000);
+		agg_sample(a, 1, 1, 4242, 4243, &r, 5000);
+	}
+	return a;
+}
+
+static struct counter_value cv(enum counter_state st, uint64_t value, uint64_t total, uint64_t run)
+{
+	return (struct counter_value){ .value = value, .total = total, .raw = total, .enabled_ns = 1000,
+				       .running_ns = run, .state = st };
+}
+
+/* What counters_take would copy from a live counters object. */
+static void focus_counters(struct ui *u)
+{
+	static const char *const names[] = { "task-clock", "page-faults", "cycles", "instructions",
+					     "cache-references", "cache-misses" };
+	static struct counter_row procs[1], threads[1];
+
+	u->fr.ncnt = 6;
+	for (size_t i = 0; i < 6; i++)
+		strlcpy(u->fr.cnt_name[i], names[i], sizeof(u->fr.cnt_name[i]));
+	procs[0] = (struct counter_row){ .pid = 4242, .v = {
+		cv(COUNTER_OK, 1000000000, 5000000000, 1000), cv(COUNTER_NOT_RUN, 0, 0, 0),
+		cv(COUNTER_SCALED, 2000000000, 8000000000, 450), cv(COUNTER_SCALED, 2460000000, 9000000000, 450),
+		cv(COUNTER_UNSUPPORTED, 0, 0, 0), cv(COUNTER_UNSUPPORTED, 0, 0, 0) } };
+	/* Thread 4242 has no counter row here: its ratios stay sampled. */
+	threads[0] = (struct counter_row){ .pid = 4242, .tid = 4243, .v = {
+		cv(COUNTER_OK, 500000000, 700000000, 1000), cv(COUNTER_OK, 12, 40, 1000),
+		cv(COUNTER_OK, 1000, 4000, 1000), cv(COUNTER_OK, 500, 2000, 1000),
+		cv(COUNTER_UNSUPPORTED, 0, 0, 0), cv(COUNTER_UNSUPPORTED, 0, 0, 0) } };
+	u->fr.cprocs = procs;
+	u->fr.cthreads = threads;
+	u->fr.ncprocs = 1;
+	u->fr.ncthreads = 1;
 }
 
 /* Line-drawing characters (A_ALTCHARSET) as ASCII, so the file reads well. */
@@ -146,7 +198,7 @@ int main(int argc, char **argv)
 {
 	struct options o = { .interval = 1.0, .freq = 4000, .no_color = true };
 	struct session s;
-	struct agg *a;
+	struct agg *a, *fa;
 	struct ui u;
 	FILE *in, *dev, *out;
 	SCREEN *scr;
@@ -208,6 +260,30 @@ int main(int argc, char **argv)
 	frame(out, &u, "too small", 11, 59);
 	keys_dispatch(&u, 'h');
 	frame(out, &u, "help", 40, 120);
+
+	/* Focus mode on PID 4242: counters section, ratio columns, H. */
+	keys_dispatch(&u, 27);
+	frame_clear(&u);
+	fa = focus_snapshot();
+	s.agg = fa;
+	strlcpy(s.target, "PID 4242", sizeof(s.target));
+	s.nnotices = 0;
+	u.focus = 4242;
+	u.filter[0] = '\0';
+	u.paused = u.cumulative = false;
+	u.view = VIEW_TASKS;
+	frame_take(&u, fa, 1.0);
+	focus_counters(&u);
+	frame(out, &u, "focus: counters and ratios", 30, 100);
+	keys_dispatch(&u, 'H');
+	frame(out, &u, "focus: thread rows (H)", 30, 100);
+	keys_dispatch(&u, KEY_DOWN);
+	frame(out, &u, "focus: a thread's counters, 80x24", 24, 80);
+	u.ended = true;
+	u.ended_pid = 4242;
+	keys_dispatch(&u, 'H');
+	u.msg[0] = '\0';
+	frame(out, &u, "focus: the process exited", 24, 80);
 	endwin();
 	delscreen(scr);
 	fclose(dev);
@@ -255,9 +331,19 @@ int main(int argc, char **argv)
 	contains(got, "terminal too small", "below 60x12: the notice only");
 	contains(got, "PAUSED", "paused says so");
 	contains(got, "Esc Backspace", "help lists the keys");
+	contains(got, "Counters PID 4242", "focus mode: the counters section");
+	contains(got, "(scaled 45%)", "a multiplexed counter says how long it ran");
+	contains(got, "n/a", "an unsupported counter is n/a");
+	contains(got, "IPC ~1.23", "ratios from scaled counters are marked");
+	contains(got, "IPC 0.50", "exact ratios from the counters' interval values");
+	contains(got, "~1.50", "sampled ratios are marked as estimates");
+	contains(got, "Counters TID 4243", "a thread row selected: its counters");
+	contains(got, "PID 4242 exited", "the focused process exited: said and kept");
 	free(got);
+	u.fr.cprocs = u.fr.cthreads = NULL; /* static: not the frame's to free */
 	ui_free(&u);
 	agg_free(a);
+	agg_free(fa);
 	printf("1..%d\n", n_tests);
 	return n_failed ? 1 : 0;
 }

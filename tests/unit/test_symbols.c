@@ -2,7 +2,10 @@
  * processes read through /proc as perftop reads them, the record-driven
  * flows (mmap, fork, comm, exit), and the kernel's kallsyms.
  *
- * usage: test_symbols PIE NOPIE STRIPPED LIB STRIPPED_LIB FIXTURES_DIR */
+ * usage: test_symbols PIE NOPIE STRIPPED LIB STRIPPED_LIB FIXTURES_DIR DEBUGLINK DEBUG_ROOT
+ *
+ * DEBUGLINK is the PIE stripped with a .gnu_debuglink to its debug file;
+ * DEBUG_ROOT holds the PIE's debug file by build-id (STRIPPED has the same). */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +22,7 @@
 #include "elfsym.h"
 #include "symbols.h"
 
-enum { A_PIE, A_NOPIE, A_STRIPPED, A_LIB, A_LIB_STRIPPED, A_DIR, A_N };
+enum { A_PIE, A_NOPIE, A_STRIPPED, A_LIB, A_LIB_STRIPPED, A_DIR, A_DEBUGLINK, A_DEBUG_ROOT, A_N };
 
 static const char *const fn_names[] = {
 	"fixture_alpha", "fixture_beta", "fixture_static", "fixture_lib_function", "fixture_lib_hidden",
@@ -55,6 +58,74 @@ static bool vaddr_to_offset(const struct elfsym *t, uint64_t vaddr, uint64_t *of
 			return true;
 		}
 	return false;
+}
+
+static struct elfsym *load_with(const char *path, int (*fn)(struct elfsym **, int, const char *),
+				 const char *label)
+{
+	struct elfsym *t = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fn ? fn(&t, fd, label) : elfsym_load_debug_fd(&t, fd);
+		close(fd);
+	}
+	return t;
+}
+
+/* Stripped binaries: function starts from .eh_frame_hdr, named LABEL+0xVADDR
+ * at the addresses the symbols had; separate debug files. */
+static void test_stripped(char **argv, const struct elfsym *pie, const struct elfsym *lib)
+{
+	const struct elfsym_sym *a = sym_named(pie, "fixture_alpha"), *st = sym_named(pie, "fixture_static");
+	const struct elfsym_sym *h = sym_named(lib, "fixture_lib_hidden"), *f;
+	struct elfsym *t, *dbg;
+	char want[64];
+
+	t = load_with(argv[A_STRIPPED], elfsym_load_fd_label, "prog");
+	CHECK(t && t->from_dynsym && t->nsynth > 0 && t->nsynth == t->nsyms, "stripped: %zu starts from .eh_frame_hdr",
+	      t ? t->nsynth : 0);
+	if (t && a && st) {
+		snprintf(want, sizeof(want), "prog+0x%" PRIx64, a->addr);
+		f = elfsym_find(t, a->addr + 1);
+		CHECK(f && strcmp(elfsym_name(t, f), want) == 0, "stripped: %s at fixture_alpha", f ? elfsym_name(t, f) : "-");
+		snprintf(want, sizeof(want), "prog+0x%" PRIx64, st->addr);
+		f = elfsym_find(t, st->addr);
+		CHECK(f && strcmp(elfsym_name(t, f), want) == 0, "stripped: static function has its own start");
+	}
+	elfsym_free(t);
+	t = load_with(argv[A_LIB_STRIPPED], elfsym_load_fd_label, "lib");
+	f = t ? sym_named(t, "fixture_lib_function") : NULL;
+	CHECK(f && elfsym_find(t, f->addr) == f, "stripped library: .dynsym names win over starts");
+	if (t && h) {
+		snprintf(want, sizeof(want), "lib+0x%" PRIx64, h->addr);
+		f = elfsym_find(t, h->addr);
+		CHECK(f && strcmp(elfsym_name(t, f), want) == 0, "stripped library: hidden function by its start");
+	}
+	elfsym_free(t);
+
+	t = load_with(argv[A_DEBUGLINK], elfsym_load_fd_label, "x");
+	CHECK(t && t->debuglink && strcmp(t->debuglink, "fixture_debuglink.debug") == 0, "debuglink read: %s",
+	      t && t->debuglink ? t->debuglink : "-");
+	dbg = load_with("", NULL, NULL);
+	CHECK(dbg == NULL, "no debug file: nothing");
+	{
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s.debug", argv[A_DEBUGLINK]);
+		dbg = load_with(path, NULL, NULL);
+	}
+	CHECK(dbg && !dbg->from_dynsym && sym_named(dbg, "fixture_static") && dbg->build_id_len == 20,
+	      "debug file: .symtab and build-id, no segment bytes needed");
+	if (t && dbg) {
+		elfsym_adopt_symbols(t, dbg);
+		f = sym_named(t, "fixture_alpha");
+		CHECK(f && a && f->addr == a->addr && f->size == a->size && !t->from_dynsym && t->nsynth == 0,
+		      "adopted: the debug file's symbols");
+	} else {
+		elfsym_free(dbg);
+	}
+	elfsym_free(t);
 }
 
 static void test_elfsym(char **argv)
@@ -94,6 +165,7 @@ static void test_elfsym(char **argv)
 	CHECK(rc == 0 && t && t->from_dynsym && sym_named(t, "fixture_lib_function") &&
 	      !sym_named(t, "fixture_lib_hidden"), "stripped library: exported functions from .dynsym");
 	elfsym_free(t);
+	test_stripped(argv, pie, lib);
 	CHECK(elfsym_load(&t, "/nonexistent") == -ENOENT && t == NULL, "missing file: -ENOENT");
 	CHECK(elfsym_load(&t, argv[A_DIR]) == -ENOEXEC && t == NULL, "a directory: -ENOEXEC");
 	CHECK(elfsym_load_buf(&t, "hello", 5) == -ENOEXEC && t == NULL, "not ELF: -ENOEXEC");
@@ -220,20 +292,24 @@ static void check_child(struct symbols *s, const struct child *c, const char *ex
 {
 	struct sym_result r, r2;
 
+	char synth[PATH_MAX];
+
+	snprintf(synth, sizeof(synth), "%s+0x", what);
 	for (size_t i = 0; i < NFN; i++) {
 		bool in_lib = i >= 3;
-		const char *want = stripped && !in_lib ? "[unknown]" : fn_names[i];
+		bool ok;
 
 		symbols_resolve(s, c->pid, c->addr[i], false, &r);
-		CHECK(r.sym && strcmp(r.sym, want) == 0 && strcmp(r.dso, in_lib ? lib : exe) == 0 && !r.kernel,
+		/* Stripped: named by .eh_frame_hdr's function start. */
+		ok = stripped && !in_lib ? strncmp(r.sym, synth, strlen(synth)) == 0 : strcmp(r.sym, fn_names[i]) == 0;
+		CHECK(ok && strcmp(r.dso, in_lib ? lib : exe) == 0 && !r.kernel,
 		      "%s: %s -> %s in %s", what, fn_names[i], r.sym, r.dso);
 		symbols_resolve(s, c->pid, c->addr[i] + 4, false, &r2);
 		CHECK(r2.key == r.key && strcmp(r2.sym, r.sym) == 0, "%s: inside %s, same key", what, fn_names[i]);
 	}
 	symbols_resolve(s, c->pid, c->addr[0], false, &r);
 	symbols_resolve(s, c->pid, c->addr[1], false, &r2);
-	CHECK(stripped ? r.key == r2.key : r.key != r2.key,
-	      "%s: alpha and beta keys %s", what, stripped ? "equal (one unknown per DSO)" : "differ");
+	CHECK(r.key != r2.key, "%s: alpha and beta keys differ", what);
 	symbols_resolve(s, c->pid, 0x1000, false, &r);
 	CHECK(strcmp(r.sym, "[unknown]") == 0 && strcmp(r.dso, "[unknown]") == 0, "%s: unmapped address", what);
 }
@@ -244,10 +320,13 @@ static void test_live(char **argv)
 	struct symbols *s;
 	struct child c;
 	struct sym_result r;
-	static const int which[] = { A_PIE, A_NOPIE, A_STRIPPED };
+	/* The last: STRIPPED again, with the debug root holding its debug file. */
+	static const int which[] = { A_PIE, A_NOPIE, A_STRIPPED, A_DEBUGLINK, A_STRIPPED };
+	const size_t n = sizeof(which) / sizeof(which[0]);
 
-	for (size_t k = 0; k < sizeof(which) / sizeof(which[0]); k++) {
+	for (size_t k = 0; k < n; k++) {
 		int w = which[k];
+		bool synth = w == A_STRIPPED && k != n - 1;
 
 		if (spawn(argv[w], &c) != 0) {
 			CHECK(0, "cannot run %s", argv[w]);
@@ -255,10 +334,12 @@ static void test_live(char **argv)
 			continue;
 		}
 		s = symbols_new(&o);
+		if (k == n - 1)
+			CHECK(symbols_set_debug_root(s, argv[A_DEBUG_ROOT]) == 0, "debug root set");
 		/* Half the time through an explicit synthesize, half lazily. */
 		if (k != 1)
 			CHECK(symbols_synthesize(s, c.pid) == 0, "synthesize %s", argv[w]);
-		check_child(s, &c, argv[w], argv[A_LIB], w == A_STRIPPED, strrchr(argv[w], '/') ? strrchr(argv[w], '/') + 1 : argv[w]);
+		check_child(s, &c, argv[w], argv[A_LIB], synth, strrchr(argv[w], '/') ? strrchr(argv[w], '/') + 1 : argv[w]);
 		CHECK(symbols_comm_of(s, c.pid) && strncmp(symbols_comm_of(s, c.pid), "fixture_", 8) == 0,
 		      "comm from /proc");
 		if (k == 0) {
@@ -494,7 +575,8 @@ static void test_all_processes(void)
 int main(int argc, char **argv)
 {
 	if (argc != A_N + 1) {
-		fprintf(stderr, "usage: %s PIE NOPIE STRIPPED LIB STRIPPED_LIB FIXTURES_DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s PIE NOPIE STRIPPED LIB STRIPPED_LIB FIXTURES_DIR DEBUGLINK DEBUG_ROOT\n",
+			argv[0]);
 		return 2;
 	}
 	argv++;

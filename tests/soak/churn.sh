@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Churn soak: processes and threads start and exit, libraries are dlopen()ed
+# and dlclose()d, while `perftop -b --format json -d 0.5` samples the whole
+# system. Once a second perftop's RSS (VmRSS) and fd count are sampled.
+# Passes when, after the warm-up, RSS stays flat (last <= 1.2 x warm-up +
+# 2 MiB), the fd count never changes, and every interval was written.
+#   churn.sh PERFTOP CHURN_HELPER [--seconds N]     (default 75)
+set -uo pipefail
+perftop=$1 helper=$2
+shift 2
+secs=75
+while [ $# -gt 0 ]; do
+	case $1 in
+	--seconds) secs=$2; shift 2 ;;
+	*) echo "usage: churn.sh PERFTOP CHURN_HELPER [--seconds N]" >&2; exit 2 ;;
+	esac
+done
+# Sampling the whole system wants root; 77 tells meson it was skipped.
+[ "$(id -u)" -eq 0 ] || { echo "churn.sh: needs root"; exit 77; }
+[ "$secs" -ge 20 ] || { echo "churn.sh: --seconds must be at least 20" >&2; exit 2; }
+warm=$((secs / 4 > 15 ? 15 : secs / 4))
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/perftop-soak.XXXXXX")
+churn_pid=
+cleanup() {
+	[ -n "$churn_pid" ] && kill "$churn_pid" 2>/dev/null
+	[ -n "${ppid_:-}" ] && kill "$ppid_" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+"$perftop" -b --format json -d 0.5 >"$tmp/out.jsonl" 2>"$tmp/err" &
+ppid_=$!
+start=$(date +%s.%N)
+
+# The churn: a helper (dlopen/dlclose, short threads) two seconds at a time,
+# and bursts of short processes, gently enough to leave CPU to others.
+(
+	while :; do
+		"$helper" 2 >/dev/null &
+		for _ in $(seq 20); do /bin/true; sh -c ':' ; done
+		sleep 0.5
+		wait
+	done
+) &
+churn_pid=$!
+
+fail=0
+rss_series=() fd_series=()
+for ((t = 1; t <= secs; t++)); do
+	sleep 1
+	if ! kill -0 "$ppid_" 2>/dev/null; then
+		echo "FAIL: perftop exited early: $(cat "$tmp/err")"
+		exit 1
+	fi
+	rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$ppid_/status")
+	fds=$(ls "/proc/$ppid_/fd" | wc -l)
+	rss_series+=("$rss") fd_series+=("$fds")
+	printf 't=%3ds rss=%6d KiB fds=%d\n' "$t" "$rss" "$fds"
+done
+kill "$churn_pid" 2>/dev/null
+wait "$churn_pid" 2>/dev/null
+churn_pid=
+kill -INT "$ppid_"
+wait "$ppid_"
+rc=$?
+ppid_=
+elapsed=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+
+rss_warm=${rss_series[warm - 1]} rss_last=${rss_series[secs - 1]}
+rss_max=$(printf '%s\n' "${rss_series[@]:warm-1}" | sort -n | tail -1)
+fd_warm=${fd_series[warm - 1]}
+limit=$((rss_warm * 12 / 10 + 2048))
+echo "RSS: start ${rss_series[0]} KiB, at warm-up (${warm}s) $rss_warm KiB, max after $rss_max KiB, last $rss_last KiB (limit $limit KiB)"
+echo "fds: at warm-up $fd_warm, after: $(printf '%s\n' "${fd_series[@]:warm-1}" | sort -n | uniq | tr '\n' ' ')"
+if [ "$rss_last" -gt "$limit" ]; then
+	echo "FAIL: RSS grew after warm-up: $rss_warm -> $rss_last KiB"
+	fail=1
+fi
+for f in "${fd_series[@]:warm-1}"; do
+	if [ "$f" -ne "$fd_warm" ]; then
+		echo "FAIL: fd count changed after warm-up: $(printf '%s ' "${fd_series[@]}")"
+		fail=1
+		break
+	fi
+done
+if [ $rc -ne 0 ] || [ -s "$tmp/err" ]; then
+	echo "FAIL: perftop exit $rc, stderr: $(cat "$tmp/err")"
+	fail=1
+fi
+# Every interval: iterations 1..N without a gap, each line JSON, N matching
+# the time run (start-up takes a little, the final one is partial).
+python3 - "$tmp/out.jsonl" "$elapsed" <<'PY' || fail=1
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+elapsed = float(sys.argv[2])
+its = [r["iteration"] for r in recs]
+want = elapsed / 0.5
+print("intervals: %d written in %.1f s (%.0f expected), last %r" %
+      (len(recs), elapsed, want, recs[-1].get("final") if recs else None))
+bad = its != list(range(1, len(its) + 1)) or not (want - 4 <= len(recs) <= want + 1) \
+    or "final" not in recs[-1]
+if bad:
+    print("FAIL: intervals missing or out of order: %s" % its)
+sys.exit(1 if bad else 0)
+PY
+[ $fail -eq 0 ] && echo "soak: OK" || echo "soak: FAILED"
+exit $fail

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Focus mode (-p) in the live view: the counters section (task-clock shown
+and growing, cycles n/a without a PMU), H for thread rows, and the focused
+process exiting: the final figures stay, the message says so, q exits 0."""
+import re
+import sys
+import time
+
+import tuitest
+from tuitest import tap
+
+
+def counter(screen, name):
+    """(interval, total) text of a counter in the counters section, or None."""
+    m = re.search(r"^\s*%s\s+(\S+)\s+(\S+)" % re.escape(name), screen, re.M)
+    return (m.group(1), m.group(2)) if m else None
+
+
+def number(text):
+    """fmt_count's text back to a number ("12.3M" -> 12300000)."""
+    m = re.match(r"^([\d.]+)([kMG]?)$", text or "")
+    if not m:
+        return None
+    return float(m.group(1)) * {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
+
+
+def main():
+    perftop, workload = sys.argv[1], sys.argv[2]
+    why = tuitest.can_run()
+    if why:
+        tap.skip("focus mode in tmux", why)
+        tap.done()
+    wl, wpid = tap.start_workload(workload, "threads", "2", "6")
+    t = tuitest.Tmux(120, 40)
+    try:
+        t.start(perftop, "-p", str(wpid), "-d", "0.5")
+        s = t.wait_re(r"Counters PID %d\b" % wpid, 15)
+        tap.ok(s is not None, "-p: a counters section for PID %d" % wpid)
+        first = counter(s or "", "task-clock")
+        tap.ok(first is not None and number(first[1]) is not None and number(first[1]) > 0,
+               "task-clock has a value (%r)" % (first,))
+        s = t.wait(lambda sc: first is not None and number((counter(sc, "task-clock") or ("", ""))[1])
+                   is not None and number(counter(sc, "task-clock")[1]) > number(first[1]), 10)
+        tap.ok(s is not None, "task-clock's total grows (%r then %r)"
+               % (first, counter(s or "", "task-clock")))
+        cyc = counter(s or t.screen(), "cycles")
+        if tap.hardware_pmu():
+            tap.ok(cyc is not None and cyc[0] not in ("n/a", "-"), "cycles counted with a PMU (%r)" % (cyc,))
+        else:
+            tap.ok(cyc is not None and cyc[0] == "n/a", "cycles is n/a without a PMU (%r)" % (cyc,))
+            tap.skip("IPC in the counters section and the tasks view", "no hardware PMU here")
+        t.keys("H")
+        s = t.wait(lambda sc: re.search(r"^\s+PID\s.*\bTID\b", tuitest.column_titles(sc)) is not None
+                   and len(tuitest.table_rows(sc)) >= 2, 10)
+        tap.ok(s is not None, "H: thread rows with a TID column (%d rows)"
+               % len(tuitest.table_rows(s or "")))
+        t.keys("H")
+        s = t.wait(lambda sc: "TID" not in tuitest.column_titles(sc) and tuitest.table_rows(sc), 10)
+        tap.ok(s is not None, "H again: one row per process")
+        wl.stdout.read()
+        wl.wait()
+        s = t.wait_re(r"PID %d exited" % wpid, 15)
+        tap.ok(s is not None, "the focused process exited: the message says so")
+        time.sleep(1.5)  # a few more ticks: the figures must stay
+        s = t.screen()
+        rows = tuitest.table_rows(s)
+        tap.ok(any(r.split()[:1] == [str(wpid)] for r in rows),
+               "the table keeps the process's final row (%r)" % rows[:3])
+        tot = counter(s, "task-clock")
+        tap.ok(tot is not None and number(tot[1]) and number(tot[1]) > 0,
+               "the counters keep their final figures (%r)" % (tot,))
+        tap.ok(re.search(r"PID %d exited" % wpid, s) is not None, "the message stays")
+        t.keys("q")
+        t.clean_exit("q after the exit")
+    finally:
+        t.close()
+        if wl.poll() is None:
+            wl.kill()
+            wl.wait()
+    tap.done()
+
+
+main()
