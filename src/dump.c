@@ -168,6 +168,9 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 		json_u64(&j, "samples_total", e->samples_total);
 		json_u64(&j, "lost_total", e->lost_total);
 		json_u64(&j, "throttled_total", e->throttled_total);
+		/* Percent of the interval on the PMU (< 100: multiplexed). */
+		if (e->running_pct >= 0)
+			json_u64(&j, "running_pct", (uint64_t)e->running_pct);
 		json_exclude(&j, e->exclude);
 		json_obj_end(&j);
 	}
@@ -469,9 +472,12 @@ static void dump_text(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 
 		exclude_words(e->exclude, excl, sizeof(excl));
 		fprintf(f, "Event %-24s %s  samples %8" PRIu64 " (%6.0f/s)  lost %" PRIu64
-			"  throttled %" PRIu64 "  exclude %s\n", e->name, e->enabled ? "on " : "off",
+			"  throttled %" PRIu64 "  exclude %s", e->name, e->enabled ? "on " : "off",
 			e->samples_iv, m->interval > 0 ? (double)e->samples_iv / m->interval : 0.0,
 			e->lost_iv, e->throttled_iv, excl);
+		if (e->running_pct >= 0 && e->running_pct < 100)
+			fprintf(f, "  running %d%%", e->running_pct);
+		fputc('\n', f);
 	}
 	for (i = 0; i < m->nnotices; i++)
 		fprintf(f, "Notice: %s\n", m->notices[i]);

@@ -859,16 +859,26 @@ int engine_running_pct(struct engine *e, size_t ev)
 
 	if (ev >= e->o.nevents)
 		return -1;
-	for (size_t c = 0; c < e->ncpus; c++)
-		for (size_t t = 0; t < e->ntids; t++) {
+	/* A task's event on CPU c is enabled whenever the task runs, but runs
+	 * only while it runs on c: per task, the enabled time is that of one
+	 * CPU and the running times add up. A CPU-wide event counts alone. */
+	for (size_t t = 0; t < e->ntids; t++) {
+		uint64_t t_en = 0;
+
+		for (size_t c = 0; c < e->ncpus; c++) {
 			uint64_t v[3];
 			int fd = *fd_at(e, ev, c, t);
 
-			if (fd >= 0 && read(fd, v, sizeof(v)) == (ssize_t)sizeof(v)) {
+			if (fd < 0 || read(fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+				continue;
+			run += v[2];
+			if (e->tids[t] < 0)
 				en += v[1];
-				run += v[2];
-			}
+			else if (v[1] > t_en)
+				t_en = v[1];
 		}
+		en += t_en;
+	}
 	/* A re-open restarts the fds' times: then the whole reading is new. */
 	d_en = en >= e->prev_enabled[ev] ? en - e->prev_enabled[ev] : en;
 	d_run = run >= e->prev_running[ev] ? run - e->prev_running[ev] : run;

@@ -144,7 +144,7 @@ static void draw_target(struct ui *u, int w)
 static void draw_event(struct ui *u, int y, int w, size_t i)
 {
 	const struct agg_event *e = &u->fr.ev[i];
-	char excl[64], rate[16], lost[16], thr[16], line[256];
+	char excl[64], rate[16], lost[16], thr[16], mux[16], line[256];
 	bool cum = u->cumulative;
 
 	exclude_format(e->exclude, excl, sizeof(excl));
@@ -154,10 +154,14 @@ static void draw_event(struct ui *u, int y, int w, size_t i)
 	paint_fill(y, 0, w, R_NORMAL);
 	paint_foreign(y, 0, 18, R_VALUE, e->name);
 	paint_text(y, 19, 3, e->enabled ? R_METER : R_OFF, e->enabled ? "on" : "OFF", false);
-	/* Software events are never multiplexed; the engine reports no
-	 * enabled/running times for sampling events, hence no figure. */
-	snprintf(line, sizeof(line), "%7s/s  excl: %-12s lost %-5s throttled %-5s mux -", rate,
-		 excl[0] ? excl : "-", lost, thr);
+	/* Time on the PMU: below 100 % the kernel is multiplexing this event
+	 * with others, and its counts are a sample of the interval. */
+	if (e->running_pct < 0)
+		strlcpy(mux, "-", sizeof(mux));
+	else
+		snprintf(mux, sizeof(mux), "%d%%", e->running_pct);
+	snprintf(line, sizeof(line), "%7s/s  excl: %-12s lost %-5s throttled %-5s mux %s", rate,
+		 excl[0] ? excl : "-", lost, thr, mux);
 	paint_text(y, 22, w - 22, R_NORMAL, line, false);
 }
 

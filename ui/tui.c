@@ -111,6 +111,7 @@ static void on_tick(void *arg)
 	}
 	if (s->cnt)
 		counters_read(s->cnt);
+	session_sample(s);
 	frame_take(u, s->agg, session_lap(s));
 	if (u->ended && !u->paused)
 		u->final_taken = true;

@@ -42,6 +42,8 @@ def test_focus():
         ev = r["events"][0]
         ok(all(k in ev for k in ("name", "samples", "lost", "throttled", "exclude")),
            "event has name, samples, lost, throttled, exclude")
+        # A software event owns its time slice: never multiplexed.
+        ok(ev.get("running_pct") == 100, "cpu-clock ran 100%% of the interval (%r)" % ev.get("running_pct"))
         syms = r["symbols"]
         ok(syms and all(k in syms[0] for k in ("symbol", "dso", "kernel", "samples", "share", "counts")),
            "symbol rows have symbol, dso, kernel, samples, share, counts")

@@ -53,6 +53,8 @@ static struct agg *snapshot(void)
 	strlcpy(agg_event(a, 0)->name, "cpu-clock", sizeof(agg_event(a, 0)->name));
 	strlcpy(agg_event(a, 1)->name, "page-faults", sizeof(agg_event(a, 1)->name));
 	agg_event(a, 1)->exclude = EXCL_KERNEL;
+	agg_event(a, 0)->running_pct = 100;
+	agg_event(a, 1)->running_pct = 62; /* multiplexed */
 	feed(a, 0, 0, 4242, "hot_a", "/usr/lib/perftop/workload", 1, false, 600);
 	feed(a, 0, 1, 4242, "hot_b", "/usr/lib/perftop/workload", 2, false, 300);
 	feed(a, 0, 1, 4242, "hot_c", "/usr/lib/perftop/workload", 3, false, 100);
