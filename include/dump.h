@@ -32,8 +32,9 @@ struct dump_meta {
 	uint64_t tracking_lost;
 };
 
-/* The CSV header line (once per stream); nothing for other formats. */
-int dump_begin(FILE *f, enum dump_format fmt, struct agg *a);
+/* The CSV header line (once per stream); nothing for other formats. With
+ * counters (focus mode) the lines end in the counter columns. */
+int dump_begin(FILE *f, enum dump_format fmt, struct agg *a, const struct counters *cnt);
 
 /* One interval; rows per table at most. Returns 0 or -errno (EPIPE when the
  * reader went away). */

@@ -326,7 +326,10 @@ static void csv_field(FILE *f, const char *s)
 	putc('"', f);
 }
 
-int dump_begin(FILE *f, enum dump_format fmt, struct agg *a)
+/* Appended after the per-event columns, so that their positions stay. */
+#define CSV_COUNTER_COLS ",tid,value,total,enabled_ns,running_ns,scaled,state"
+
+int dump_begin(FILE *f, enum dump_format fmt, struct agg *a, const struct counters *cnt)
 {
 	if (fmt != DUMP_CSV)
 		return 0;
@@ -335,6 +338,8 @@ int dump_begin(FILE *f, enum dump_format fmt, struct agg *a)
 		fputs(",", f);
 		csv_field(f, agg_event(a, e)->name);
 	}
+	if (cnt)
+		fputs(CSV_COUNTER_COLS, f);
 	fputs("\n", f);
 	return ferror(f) ? -EIO : 0;
 }
@@ -354,7 +359,37 @@ static void csv_row(FILE *f, const struct dump_meta *m, const char *table, size_
 	fprintf(f, ",%" PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64, samples, share, lost, throttled);
 	for (size_t e = 0; e < agg_nevents(a); e++)
 		fprintf(f, ",%" PRIu64, c ? c->period[e] : 0);
+	if (m->cnt)
+		fputs(",,,,,,,", f);
 	putc('\n', f);
+}
+
+/* table "counter": one line per task and counter, name = the counter;
+ * value and total empty when it never ran or is not supported here. */
+static void csv_counter_rows(FILE *f, const struct dump_meta *m, struct agg *a,
+			     const struct counter_row *rows, size_t n, size_t *rank)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t e = 0; e < counters_nevents(m->cnt); e++) {
+			const struct counter_value *v = &rows[k].v[e];
+			bool known = v->state != COUNTER_UNSUPPORTED && v->state != COUNTER_NOT_RUN;
+
+			fprintf(f, "%.3f,%lu,counter,%zu,", m->time, m->iteration, ++*rank);
+			csv_field(f, counters_event(m->cnt, e)->name);
+			fprintf(f, ",,,%ld,,,,", (long)rows[k].pid);
+			for (size_t i = 0; i < agg_nevents(a); i++)
+				putc(',', f);
+			if (rows[k].tid)
+				fprintf(f, ",%ld", (long)rows[k].tid);
+			else
+				putc(',', f);
+			if (known)
+				fprintf(f, ",%" PRIu64 ",%" PRIu64, v->value, v->total);
+			else
+				fputs(",,", f);
+			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%d,%s\n", v->enabled_ns, v->running_ns,
+				v->state == COUNTER_SCALED, counter_state_name(v->state));
+		}
 }
 
 static void dump_csv(FILE *f, struct agg *a, const struct dump_meta *m, size_t rows)
@@ -391,6 +426,17 @@ static void dump_csv(FILE *f, struct agg *a, const struct dump_meta *m, size_t r
 		csv_row(f, m, "cpu", i + 1, name, NULL, -1, -1, cpus[i]->iv.samples[0],
 			agg_share(a, &cpus[i]->iv, AGG_INTERVAL), cpus[i]->lost_iv, cpus[i]->throttled_iv,
 			a, &cpus[i]->iv);
+	}
+	if (m->cnt) {
+		const struct counter_row *crow;
+		size_t rank = 0;
+
+		n = counters_processes(m->cnt, &crow);
+		csv_counter_rows(f, m, a, crow, n, &rank);
+		if (m->threads) {
+			n = counters_threads(m->cnt, &crow);
+			csv_counter_rows(f, m, a, crow, n, &rank);
+		}
 	}
 }
 

@@ -119,7 +119,7 @@ static int run_batch(struct session *s, const struct options *o)
 			return 1;
 		}
 	}
-	if (dump_begin(b.out, o->format, s->agg)) {
+	if (dump_begin(b.out, o->format, s->agg, s->cnt)) {
 		fprintf(stderr, "perftop: cannot write the dump: %s\n", strerror(errno));
 		return 1;
 	}

@@ -6,6 +6,8 @@ count until it exits.
 
 usage: test_counters.py PERFTOP WORKLOAD
 """
+import csv
+import io
 import json
 import os
 import subprocess
@@ -13,7 +15,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tap import diag, done, hardware_pmu, is_root, ok, skip, wait_exit  # noqa: E402
+from tap import (diag, done, finish_workload, hardware_pmu, is_root, ok, skip,  # noqa: E402
+                 start_workload, wait_exit)
 
 PERFTOP, WORKLOAD = sys.argv[1], sys.argv[2]
 EVENTS = ["task-clock", "context-switches", "page-faults"]
@@ -60,9 +63,35 @@ def run_pair():
     return pid, rc, recs, err, perf_stat_counts(serr), own_ms
 
 
+def check_csv():
+    """The CSV dump carries the same counters, as table=counter lines."""
+    p, pid = start_workload(WORKLOAD, "split", "6,3,1", "2")
+    r = subprocess.run([PERFTOP, "-b", "--format", "csv", "-p", str(pid), "-d", "0.5", "-n", "2",
+                        "--threads"], capture_output=True, text=True, timeout=60)
+    finish_workload(p)
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    ok(r.returncode == 0, "CSV focus run exits 0 (%s)" % r.stderr.strip())
+    hdr = r.stdout.splitlines()[0].split(",") if r.stdout else []
+    ok(hdr[-7:] == ["tid", "value", "total", "enabled_ns", "running_ns", "scaled", "state"],
+       "the CSV header ends in the counter columns")
+    width = {len(x) for x in csv.reader(io.StringIO(r.stdout))}
+    ok(width == {len(hdr)}, "every CSV line has the header's %d columns (%r)" % (len(hdr), width))
+    tc = [x for x in rows if x["table"] == "counter" and x["name"] == "task-clock"
+          and x["pid"] == str(pid)]
+    proc = [x for x in tc if not x["tid"]]
+    ok(len(proc) == 2 and all(int(x["value"]) > 0 and x["state"] in ("ok", "scaled") for x in proc),
+       "each interval has the process's task-clock value (%r)" % proc)
+    ok(any(x["tid"] == str(pid) for x in tc), "--threads adds the thread rows")
+    cyc = [x for x in rows if x["table"] == "counter" and x["name"] == "cycles"]
+    if cyc and not hardware_pmu():
+        ok(all(x["value"] == "" and x["state"] == "unsupported" for x in cyc),
+           "cycles without a PMU: empty value, state unsupported")
+
+
 if not is_root():
     skip("counters against perf stat", "needs root")
     done()
+check_csv()
 pid, rc, recs, err, ref, own_ms = run_pair()
 ok(rc == 0, "perftop -p exits 0 when the focused process exits (%s)" % err.strip())
 ok(recs and "final" in recs[-1], "the last record is marked final")
