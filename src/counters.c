@@ -297,7 +297,8 @@ int counters_open(struct counters **out, const struct evspec *evs, size_t n,
 
 		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need + 256 && rl.rlim_cur < rl.rlim_max) {
 			rl.rlim_cur = need + 256 < rl.rlim_max ? need + 256 : rl.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &rl);
+			/* Best effort: refused, the opens run short and say how many. */
+			(void)setrlimit(RLIMIT_NOFILE, &rl);
 		}
 	}
 	for (size_t u = 0; u < c->nunits; u++) {

@@ -248,7 +248,8 @@ static void open_error(struct engine *e, int errnum, const char *evname, int cpu
 		size_t need = e->ncpus * e->ntids * (e->o.nevents + 1) + 16;
 		struct rlimit rl = { 0, 0 };
 
-		getrlimit(RLIMIT_NOFILE, &rl);
+		if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+			rl.rlim_cur = 0;
 		snprintf(err, errlen, "out of file descriptors: %zu needed, limit is %llu: "
 			 "raise it (ulimit -n %zu) or watch fewer CPUs/threads/events",
 			 need, (unsigned long long)rl.rlim_cur, need);
@@ -454,7 +455,8 @@ static void fd_budget(struct engine *e)
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = need < rl.rlim_max ? need : rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+		/* Best effort: refused, the opens run short and say how many. */
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
 }
 
