@@ -164,6 +164,18 @@ void paint_box(int y, int x, int h, int w, const char *title)
 }
 
 /* Fits a count in 7 columns: 1234567 -> "1234.6k". */
+void fmt_nsec(char *buf, size_t len, double ns)
+{
+	if (ns < 999.5)
+		snprintf(buf, len, "%.0fns", ns);
+	else if (ns < 999.95e3)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 999.95e6)
+		snprintf(buf, len, "%.1fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+}
+
 void fmt_count(char *buf, size_t len, double v)
 {
 	if (v < 99999.5)

@@ -198,10 +198,19 @@ int counters_height(const struct ui *u, int avail, int w)
 }
 
 /* "n/a" unsupported here, "-" never scheduled, "(scaled 45%)" multiplexed. */
-static void counter_cell(const struct ui *u, const struct counter_value *v, char *val, char *tot,
-			 char *mark, size_t len)
+static bool is_clock(const char *name)
+{
+	size_t n = strcspn(name, ":");
+
+	return (n == 10 && strncmp(name, "task-clock", n) == 0) ||
+	       (n == 9 && strncmp(name, "cpu-clock", n) == 0);
+}
+
+static void counter_cell(const struct ui *u, const struct counter_value *v, const char *name,
+			 char *val, char *tot, char *mark, size_t len)
 {
 	bool cum = ui_scope(u) == AGG_TOTAL;
+	void (*fmt)(char *, size_t, double) = is_clock(name) ? fmt_nsec : fmt_count;
 
 	mark[0] = '\0';
 	switch (v->state) {
@@ -220,8 +229,8 @@ static void counter_cell(const struct ui *u, const struct counter_value *v, char
 	default:
 		break;
 	}
-	fmt_count(val, len, (double)(cum ? v->total : v->value));
-	fmt_count(tot, len, (double)v->total);
+	fmt(val, len, (double)(cum ? v->total : v->value));
+	fmt(tot, len, (double)v->total);
 }
 
 void counters_draw(struct ui *u, int y, int lines, int w)
@@ -260,7 +269,7 @@ void counters_draw(struct ui *u, int y, int lines, int w)
 			break;
 		if (cx == 0)
 			paint_fill(y + l, 0, w, R_NORMAL);
-		counter_cell(u, v, val, tot, mark, sizeof(val));
+		counter_cell(u, v, u->fr.cnt_name[i], val, tot, mark, sizeof(val));
 		paint_foreign(y + l, cx + 1, 16, R_LABEL, u->fr.cnt_name[i]);
 		snprintf(line, sizeof(line), "%9s %9s %s", val, tot, mark);
 		paint_text(y + l, cx + 17, CELL_W - 18 < w - cx - 17 ? CELL_W - 18 : w - cx - 17,

@@ -169,6 +169,8 @@ void paint_foreign(int y, int x, int w, enum ui_role r, const char *s);
 void paint_fill(int y, int x, int w, enum ui_role r);
 void paint_box(int y, int x, int h, int w, const char *title);
 void fmt_count(char *buf, size_t len, double v);
+/* A duration in ns as "12.3ms", "4.56s": clock counters count ns. */
+void fmt_nsec(char *buf, size_t len, double ns);
 
 /* screen.c: the state's defaults, and one whole frame on the screen */
 void ui_init(struct ui *u, struct session *s, const struct options *o);

@@ -17,11 +17,13 @@ def counter(screen, name):
 
 
 def number(text):
-    """fmt_count's text back to a number ("12.3M" -> 12300000)."""
-    m = re.match(r"^([\d.]+)([kMG]?)$", text or "")
+    """fmt_count's or fmt_nsec's text back to a number ("12.3M" -> 12300000,
+    "1.50s" -> 1500000000 ns)."""
+    m = re.match(r"^([\d.]+)(k|M|G|ns|us|ms|s)?$", text or "")
     if not m:
         return None
-    return float(m.group(1)) * {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
+    return float(m.group(1)) * {None: 1, "k": 1e3, "M": 1e6, "G": 1e9, "ns": 1, "us": 1e3,
+                                "ms": 1e6, "s": 1e9}[m.group(2)]
 
 
 def main():
@@ -39,6 +41,8 @@ def main():
         first = counter(s or "", "task-clock")
         tap.ok(first is not None and number(first[1]) is not None and number(first[1]) > 0,
                "task-clock has a value (%r)" % (first,))
+        tap.ok(first is not None and re.search(r"\d(ns|us|ms|s)$", first[1]) is not None,
+               "task-clock reads as a duration (%r)" % (first,))
         s = t.wait(lambda sc: first is not None and number((counter(sc, "task-clock") or ("", ""))[1])
                    is not None and number(counter(sc, "task-clock")[1]) > number(first[1]), 10)
         tap.ok(s is not None, "task-clock's total grows (%r then %r)"
