@@ -49,6 +49,7 @@ struct engine_handlers {
  * LOST/THROTTLE records); the engine counts only what it alone can see. */
 struct engine_stats {
 	uint64_t records, samples, bad_records, malformed, wakeups;
+	uint64_t backlog;   /* bytes taken from the kernel, not yet decoded (overload) */
 };
 
 int engine_open(struct engine **out, const struct engine_opts *opts, char *err, size_t errlen);
@@ -62,6 +63,12 @@ int engine_start(struct engine *e);
 /* Runs until a handler asks to stop or engine_stop() is called. -errno. */
 int engine_run(struct engine *e, const struct engine_handlers *h);
 void engine_stop(struct engine *e);
+
+/* Decodes every record taken so far. Each tick decodes for at most a
+ * quarter interval: under overload the rest (stats: backlog) counts in
+ * later intervals, so a caller about to write its last one flushes first.
+ * Signals and a focused process's exit flush by themselves. */
+void engine_flush(struct engine *e);
 
 /* An extra fd in the loop (the UI's stdin). cb runs when it is readable. */
 int engine_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg);

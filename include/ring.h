@@ -31,6 +31,18 @@ int ring_init(struct ring *r, void *mapping, size_t page_size, size_t data_size)
 int ring_mmap(struct ring *r, int fd, size_t data_pages);
 void ring_unmap(struct ring *r);
 
+/* An anonymous ring of data_size bytes (a power of two) that this process
+ * writes with ring_transfer, for the spill buffer; pages are touched only
+ * as it fills. */
+int ring_alloc(struct ring *r, size_t data_size);
+
+/* Moves whole records from a ring the kernel writes into one we write, as
+ * far as they fit, then publishes both ends. What does not fit stays where
+ * it is: the kernel then counts what it drops, in LOST records. Writers of
+ * `to` must be serialised by the caller; its reader may run meanwhile.
+ * Returns the bytes moved. */
+uint64_t ring_transfer(struct ring *from, struct ring *to);
+
 /* Bytes written but not yet consumed. */
 uint64_t ring_pending(const struct ring *r);
 

@@ -296,12 +296,16 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 		json_u64(&j, "bad_records", m->est.bad_records);
 		json_u64(&j, "malformed", m->est.malformed);
 		json_u64(&j, "wakeups", m->est.wakeups);
+		json_u64(&j, "backlog_bytes", m->est.backlog);
 		json_u64(&j, "tracking_lost", m->tracking_lost);
 		json_u64(&j, "processes", m->sst.processes);
 		json_u64(&j, "dsos", m->sst.dsos);
 		json_u64(&j, "symbol_tables", m->sst.tables);
 		json_u64(&j, "symbols", m->sst.symbols);
 		json_u64(&j, "symbol_bytes", m->sst.bytes);
+		json_u64(&j, "symbol_table_bytes", m->sst.table_bytes);
+		json_u64(&j, "symbol_table_limit", m->sst.table_limit);
+		json_u64(&j, "symbol_tables_evicted", m->sst.evicted);
 		json_obj_end(&j);
 	}
 	json_obj_end(&j);
@@ -530,10 +534,11 @@ static void dump_text(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 	if (m->final)
 		fprintf(f, "Final: %s\n", m->final);
 	if (m->stats)
-		fprintf(f, "Stats: records %" PRIu64 "  bad %" PRIu64 "  tracking lost %" PRIu64
-			"  processes %zu  dsos %zu  tables %zu  symbols %zu  %zu KiB\n",
-			m->est.records, m->est.bad_records + m->est.malformed, m->tracking_lost,
-			m->sst.processes, m->sst.dsos, m->sst.tables, m->sst.symbols, m->sst.bytes / 1024);
+		fprintf(f, "Stats: records %" PRIu64 "  bad %" PRIu64 "  tracking lost %" PRIu64 "  backlog %" PRIu64
+			" KiB  processes %zu  dsos %zu  tables %zu (%zu KiB, %zu evicted)  symbols %zu  %zu KiB\n",
+			m->est.records, m->est.bad_records + m->est.malformed, m->tracking_lost, m->est.backlog / 1024,
+			m->sst.processes, m->sst.dsos, m->sst.tables, m->sst.table_bytes / 1024, m->sst.evicted,
+			m->sst.symbols, m->sst.bytes / 1024);
 
 	fprintf(f, "\n  Overhead   Samples  %-28s     Symbol\n", "Shared Object");
 	n = agg_symbols_top(a, AGG_INTERVAL, rows, &syms);

@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -19,8 +21,18 @@
 #include "ring.h"
 
 #define MAX_WATCH 4
+#define DRAIN_SLICE_NS 20000000ull /* a drain pass between epoll waits: 20 ms */
+#define DRAIN_CHECK_EVERY 256      /* records between clock reads */
 
-enum src_kind { SRC_RING, SRC_TIMER, SRC_SIGNAL, SRC_PIDFD, SRC_WATCH };
+enum src_kind { SRC_RING, SRC_TIMER, SRC_SIGNAL, SRC_PIDFD, SRC_WATCH, SRC_SPILL, SRC_QUIT };
+
+/* The spill: a reader thread moves each kernel ring's records into a larger
+ * ring of ours as soon as the kernel wakes it, so that a main loop busy
+ * loading a symbol table, drawing, or blocked on a slow pipe never lets a
+ * kernel ring overflow. The main loop decodes from the spill. */
+#define SPILL_FACTOR 4               /* spill = 4 kernel rings (~3 s at full rate)... */
+#define SPILL_MIN (4u << 20)         /* ...at least 4 MiB... */
+#define SPILL_TOTAL_MAX (1ull << 30) /* ...and 1 GiB over all CPUs at most */
 
 struct src {
 	enum src_kind kind;
@@ -50,7 +62,19 @@ struct engine {
 	int *track;           /* [cpu][tid] dummy fds; [cpu][0] owns the ring */
 	int *fds;             /* [ev][cpu][tid] */
 	struct ring *rings;   /* [cpu] */
+	struct ring *spill;   /* [cpu]: written under spill_lock[cpu], read by the main loop */
+	pthread_mutex_t *spill_lock;
+	size_t nlocks;        /* initialised */
+	pthread_t reader;
+	bool reader_on;
+	int rd_epfd, rd_quit, rd_notify; /* the reader's epoll; eventfds to it and from it */
+	uint64_t rd_wakeups;  /* the reader's: atomic */
+	uint64_t deadline;    /* CLOCK_MONOTONIC ns a drain pass stops at; 0: none */
+	unsigned since_check; /* records since the clock was last read */
+	bool backlog;         /* a spill still holds records after the last pass */
+	size_t first_cpu;     /* where the last drain pass began */
 	struct src *ring_src, timer_src, signal_src, *pid_src, watch_src[MAX_WATCH];
+	struct src quit_src, spill_src;
 	int *pidfds;
 	size_t npidfds;
 	struct watch watch[MAX_WATCH];
@@ -130,6 +154,34 @@ void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
 	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 }
 
+/* Whether MMAP2 records may carry build-ids (attr.build_id, Linux 5.12):
+ * probed once with a disabled event on ourselves; a kernel that rejects
+ * the bit gets the inode form, silently. */
+static bool mmap_build_id_supported(void)
+{
+	static int state; /* 0 unknown, 1 yes, -1 no */
+	struct perf_event_attr attr;
+	int fd;
+
+	if (state)
+		return state > 0;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.disabled = 1;
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.build_id = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	state = fd >= 0 ? 1 : -1;
+	if (fd >= 0)
+		close(fd);
+	return state > 0;
+}
+
 static void tracking_attr(struct perf_event_attr *attr, bool inherit)
 {
 	memset(attr, 0, sizeof(*attr));
@@ -140,12 +192,18 @@ static void tracking_attr(struct perf_event_attr *attr, bool inherit)
 	attr->sample_id_all = 1;
 	attr->mmap = 1;
 	attr->mmap2 = 1;
+	/* The build-id keys the file as it was mapped, even once replaced. */
+	attr->build_id = mmap_build_id_supported();
 	attr->comm = 1;
 	attr->comm_exec = 1;
 	attr->task = 1;
 	attr->inherit = inherit;
 	attr->watermark = 1;
-	attr->exclude_kernel = 0;
+	/* It counts nothing, and side-band records come regardless: excluding
+	 * the kernel (as perf's aux dummy does) lets perf_event_paranoid=2
+	 * allow it for an unprivileged -p PID --exclude kernel. */
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
 }
 
 static void idmap_put(struct idmap_slot *tab, size_t mask, uint64_t id, int ev)
@@ -467,9 +525,134 @@ static int epoll_add(struct engine *e, int fd, struct src *src)
 	return epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
+static int rd_add(struct engine *e, int fd, struct src *src)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = src };
+
+	return epoll_ctl(e->rd_epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static size_t spill_bytes(const struct engine *e)
+{
+	uint64_t ring = (uint64_t)e->pages * (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t want = ring * SPILL_FACTOR, cap = SPILL_TOTAL_MAX / e->ncpus;
+	uint64_t bytes = 1;
+
+	if (want < SPILL_MIN)
+		want = SPILL_MIN;
+	if (want > cap)
+		want = cap > ring ? cap : ring;
+	while (bytes * 2 <= want)
+		bytes *= 2;
+	return (size_t)bytes;
+}
+
+/* Moves what the kernel wrote on CPU c into its spill; true when the spill
+ * is half full, and the main loop should come and read it. */
+static bool spill(struct engine *e, size_t c)
+{
+	bool full;
+
+	pthread_mutex_lock(&e->spill_lock[c]);
+	ring_transfer(&e->rings[c], &e->spill[c]);
+	full = ring_pending(&e->spill[c]) * 2 >= e->spill[c].mask + 1;
+	pthread_mutex_unlock(&e->spill_lock[c]);
+	return full;
+}
+
+static void *reader_main(void *arg)
+{
+	struct engine *e = arg;
+	struct epoll_event evs[16];
+
+	for (;;) {
+		int n = epoll_wait(e->rd_epfd, evs, 16, -1);
+		bool notify = false;
+
+		if (n < 0 && errno != EINTR)
+			return NULL; /* the main loop still drains at every tick */
+		for (int i = 0; i < n; i++) {
+			struct src *s = evs[i].data.ptr;
+
+			if (s->kind == SRC_QUIT)
+				return NULL;
+			__atomic_fetch_add(&e->rd_wakeups, 1, __ATOMIC_RELAXED);
+			notify |= spill(e, s->idx);
+			if (evs[i].events & (EPOLLHUP | EPOLLERR))
+				/* The owning thread exited; other threads may still
+				 * write here, so the tick drains it from now on. */
+				epoll_ctl(e->rd_epfd, EPOLL_CTL_DEL, *track_at(e, s->idx, 0), NULL);
+		}
+		if (notify) {
+			uint64_t one = 1;
+
+			if (write(e->rd_notify, &one, sizeof(one)) < 0 && errno != EAGAIN)
+				return NULL;
+		}
+	}
+}
+
+static int setup_spill(struct engine *e, char *err, size_t errlen)
+{
+	size_t bytes = spill_bytes(e), c;
+	int rc;
+
+	e->ring_src = calloc(e->ncpus, sizeof(*e->ring_src));
+	e->spill = calloc(e->ncpus, sizeof(*e->spill));
+	e->spill_lock = calloc(e->ncpus, sizeof(*e->spill_lock));
+	if (e->ring_src == NULL || e->spill == NULL || e->spill_lock == NULL)
+		return -ENOMEM;
+	e->rd_epfd = epoll_create1(EPOLL_CLOEXEC);
+	e->rd_quit = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	e->rd_notify = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (e->rd_epfd < 0 || e->rd_quit < 0 || e->rd_notify < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot set up the ring reader: %s", strerror(-rc));
+		return rc;
+	}
+	for (c = 0; c < e->ncpus; c++) {
+		if ((rc = pthread_mutex_init(&e->spill_lock[c], NULL)) != 0)
+			return -rc;
+		e->nlocks++;
+		if ((rc = ring_alloc(&e->spill[c], bytes)) != 0) {
+			snprintf(err, errlen, "cannot reserve a %zu MiB spill ring for CPU %d: %s",
+				 bytes >> 20, e->cpus[c], strerror(-rc));
+			return rc;
+		}
+		e->ring_src[c] = (struct src){ SRC_RING, c };
+		if ((rc = rd_add(e, *track_at(e, c, 0), &e->ring_src[c])) != 0)
+			return rc;
+	}
+	e->quit_src = (struct src){ SRC_QUIT, 0 };
+	e->spill_src = (struct src){ SRC_SPILL, 0 };
+	if ((rc = rd_add(e, e->rd_quit, &e->quit_src)) != 0 ||
+	    (rc = epoll_add(e, e->rd_notify, &e->spill_src)) != 0)
+		return rc;
+	return 0;
+}
+
+/* Every signal blocked in the reader: they are the main loop's (signalfd),
+ * and one delivered to the reader would end perftop with the terminal raw. */
+static int start_reader(struct engine *e, char *err, size_t errlen)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	if ((rc = pthread_sigmask(SIG_BLOCK, &all, &old)) != 0)
+		return -rc;
+	rc = pthread_create(&e->reader, NULL, reader_main, e);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		snprintf(err, errlen, "cannot start the ring reader thread: %s", strerror(rc));
+		return -rc;
+	}
+	e->reader_on = true;
+	return 0;
+}
+
 static int setup_loop(struct engine *e, char *err, size_t errlen)
 {
-	size_t c;
 	int rc;
 
 	e->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -485,14 +668,8 @@ static int setup_loop(struct engine *e, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot set up the event loop: %s", strerror(-rc));
 		return rc;
 	}
-	e->ring_src = calloc(e->ncpus, sizeof(*e->ring_src));
-	if (e->ring_src == NULL)
-		return -ENOMEM;
-	for (c = 0; c < e->ncpus; c++) {
-		e->ring_src[c] = (struct src){ SRC_RING, c };
-		if ((rc = epoll_add(e, *track_at(e, c, 0), &e->ring_src[c])) != 0)
-			return rc;
-	}
+	if ((rc = setup_spill(e, err, errlen)) != 0)
+		return rc;
 	e->timer_src = (struct src){ SRC_TIMER, 0 };
 	e->signal_src = (struct src){ SRC_SIGNAL, 0 };
 	if ((rc = epoll_add(e, e->tfd, &e->timer_src)) || (rc = epoll_add(e, e->sfd, &e->signal_src)))
@@ -530,6 +707,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 		goto nomem;
 	e->o = *o;
 	e->epfd = e->tfd = e->sfd = e->cgroup_fd = -1;
+	e->rd_epfd = e->rd_quit = e->rd_notify = -1;
 	e->last_id = UINT64_MAX;
 	e->events = calloc(o->nevents, sizeof(*e->events));
 	e->enabled = calloc(o->nevents, sizeof(*e->enabled));
@@ -566,7 +744,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	for (ev = 0; ev < o->nevents; ev++)
 		if ((rc = open_event(e, ev, err, errlen)) != 0)
 			goto fail;
-	if ((rc = setup_loop(e, err, errlen)) != 0)
+	if ((rc = setup_loop(e, err, errlen)) != 0 || (rc = start_reader(e, err, errlen)) != 0)
 		goto fail;
 	*out = e;
 	return 0;
@@ -584,6 +762,26 @@ void engine_close(struct engine *e)
 
 	if (e == NULL)
 		return;
+	if (e->reader_on) {
+		uint64_t one = 1;
+
+		/* An eventfd write cannot fail short of overflow: the reader
+		 * always hears it, and is joined before its rings go. */
+		if (write(e->rd_quit, &one, sizeof(one)) != (ssize_t)sizeof(one))
+			pthread_cancel(e->reader);
+		pthread_join(e->reader, NULL);
+	}
+	if (e->spill)
+		for (i = 0; i < e->ncpus; i++)
+			ring_unmap(&e->spill[i]);
+	for (i = 0; i < e->nlocks; i++)
+		pthread_mutex_destroy(&e->spill_lock[i]);
+	if (e->rd_epfd >= 0)
+		close(e->rd_epfd);
+	if (e->rd_quit >= 0)
+		close(e->rd_quit);
+	if (e->rd_notify >= 0)
+		close(e->rd_notify);
 	if (e->fds)
 		for (i = 0; i < e->o.nevents; i++)
 			close_event(e, i);
@@ -610,6 +808,8 @@ void engine_close(struct engine *e)
 	free(e->pidfds);
 	free(e->pid_src);
 	free(e->ring_src);
+	free(e->spill);
+	free(e->spill_lock);
 	free(e->ids);
 	free(e->rings);
 	free(e->track);
@@ -650,15 +850,51 @@ static int on_record(const struct perf_event_header *hdr, void *arg)
 	return 0;
 }
 
-static void drain(struct engine *e, size_t c)
+static uint64_t mono_ns(void)
 {
-	ring_read(&e->rings[c], on_record, e);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* on_record, stopping the batch once the pass's time is up. */
+static int on_record_timed(const struct perf_event_header *hdr, void *arg)
+{
+	struct engine *e = arg;
+
+	on_record(hdr, arg);
+	if (++e->since_check < DRAIN_CHECK_EVERY)
+		return 0;
+	e->since_check = 0;
+	return mono_ns() >= e->deadline;
+}
+
+/* What the reader has not moved yet, then the spill: everything up to now,
+ * or what budget_ns allows (0: no limit). Under overload the main loop may
+ * decode slower than the kernel samples; a bounded pass keeps the interval
+ * clock, the keys and signals on time while the rest waits in the spill
+ * (and, once that is full, the kernel counts its losses). */
+static void drain_all_for(struct engine *e, uint64_t budget_ns)
+{
+	e->deadline = budget_ns ? mono_ns() + budget_ns : 0;
+	e->since_check = 0;
+	e->backlog = false;
+	/* Each pass starts one CPU on, so no CPU waits behind another's backlog. */
+	e->first_cpu = e->first_cpu + 1 < e->ncpus ? e->first_cpu + 1 : 0;
+	for (size_t i = 0; i < e->ncpus; i++) {
+		size_t c = (e->first_cpu + i) % e->ncpus;
+
+		spill(e, c);
+		if (e->deadline == 0 || mono_ns() < e->deadline)
+			ring_read(&e->spill[c], e->deadline ? on_record_timed : on_record, e);
+		e->backlog |= ring_pending(&e->spill[c]) != 0;
+	}
 }
 
 static void drain_all(struct engine *e)
 {
-	for (size_t c = 0; c < e->ncpus; c++)
-		drain(e, c);
+	drain_all_for(e, 0);
 }
 
 static void handle_signal(struct engine *e)
@@ -713,7 +949,8 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 	}
 
 	while (!e->stop) {
-		int n = epoll_wait(e->epfd, evs, 16, -1);
+		/* A backlog: look at the other sources, then decode on. */
+		int n = epoll_wait(e->epfd, evs, 16, e->backlog ? 0 : -1);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -725,19 +962,20 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 			uint64_t ticks;
 
 			switch (s->kind) {
-			case SRC_RING:
-				e->st.wakeups++;
-				drain(e, s->idx);
-				if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
-					/* The owning thread exited; other threads may still
-					 * write here, so it is drained on every tick. */
-					epoll_ctl(e->epfd, EPOLL_CTL_DEL, *track_at(e, s->idx, 0), NULL);
-				}
+			case SRC_SPILL:
+				if (read(e->rd_notify, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+					return -errno;
+				drain_all_for(e, DRAIN_SLICE_NS);
 				break;
+			case SRC_RING:
+			case SRC_QUIT:
+				break; /* the reader's */
 			case SRC_TIMER:
 				if (read(e->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 					return -errno;
-				drain_all(e);
+				/* Up to a quarter interval of catching up: what is left
+				 * counts in the next interval, which then comes on time. */
+				drain_all_for(e, (uint64_t)(e->o.interval * 0.25e9) + 1);
 				if (h->tick)
 					h->tick(h->arg);
 				break;
@@ -755,6 +993,8 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 				break;
 			}
 		}
+		if (e->backlog && !e->stop)
+			drain_all_for(e, DRAIN_SLICE_NS);
 	}
 	/* Off, but remembered as they were: a later run turns the same ones on. */
 	for (ev = 0; ev < e->o.nevents; ev++)
@@ -762,6 +1002,11 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 	e->started = false;
 	drain_all(e);
 	return 0;
+}
+
+void engine_flush(struct engine *e)
+{
+	drain_all(e);
 }
 
 void engine_stop(struct engine *e)
@@ -888,7 +1133,8 @@ int engine_running_pct(struct engine *e, size_t ev)
 	e->prev_running[ev] = run;
 	if (d_en == 0)
 		return -1;
-	return d_run >= d_en ? 100 : (int)(100 * d_run / d_en);
+	/* Rounded: the fds are read one after another, a few µs apart. */
+	return d_run >= d_en ? 100 : (int)((200 * d_run + d_en) / (2 * d_en));
 }
 
 const struct evspec *engine_event(const struct engine *e, size_t ev)
@@ -904,6 +1150,12 @@ int engine_cpu(const struct engine *e, size_t i) { return i < e->ncpus ? e->cpus
 void engine_get_stats(const struct engine *e, struct engine_stats *st)
 {
 	*st = e->st;
-	for (size_t c = 0; c < e->ncpus; c++)
-		st->malformed += e->rings[c].malformed;
+	st->wakeups = __atomic_load_n(&e->rd_wakeups, __ATOMIC_RELAXED);
+	st->backlog = 0;
+	for (size_t c = 0; c < e->ncpus; c++) {
+		pthread_mutex_lock(&e->spill_lock[c]);
+		st->malformed += e->rings[c].malformed + e->spill[c].malformed;
+		pthread_mutex_unlock(&e->spill_lock[c]);
+		st->backlog += ring_pending(&e->spill[c]);
+	}
 }

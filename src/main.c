@@ -1,5 +1,6 @@
 /* perftop: a top-like live view of perf_event samples. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,10 @@ static void batch_tick(void *arg)
 {
 	struct batch *b = arg;
 
+	/* The last interval holds everything taken from the kernel so far,
+	 * however far behind decoding fell (engine.h: backlog). */
+	if (b->o->iterations && (long)b->iteration + 1 >= b->o->iterations)
+		engine_flush(b->s->eng);
 	if (!batch_write(b, NULL) || (b->o->iterations && (long)b->iteration >= b->o->iterations))
 		engine_stop(b->s->eng);
 }
@@ -140,7 +145,7 @@ int main(int argc, char **argv)
 	struct options o;
 	struct session s;
 	char err[1024];
-	int rc;
+	int rc, fd;
 
 	rc = options_parse(&o, argc, argv);
 	if (rc) {
@@ -157,6 +162,16 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return 2;
 	}
+	if (o.batch && o.output == NULL && fcntl(STDOUT_FILENO, F_GETFD) == -1) {
+		fputs("perftop: cannot write the dump: stdout is closed: redirect it or give -o FILE\n", stderr);
+		options_free(&o);
+		return 1;
+	}
+	/* A closed 0, 1 or 2 would be taken by a perf or epoll fd and written to. */
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= STDERR_FILENO)
+		;
+	if (fd > STDERR_FILENO)
+		close(fd);
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe shows up as EPIPE from the write */
 	if (session_open(&s, &o, err, sizeof(err))) {
 		fprintf(stderr, "perftop: %s\n", err);

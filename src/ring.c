@@ -42,6 +42,29 @@ int ring_mmap(struct ring *r, int fd, size_t data_pages)
 	return 0;
 }
 
+int ring_alloc(struct ring *r, size_t data_size)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len;
+	void *map;
+	int err;
+
+	if (page <= 0)
+		return -EINVAL;
+	len = (size_t)page + data_size;
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		   -1, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	err = ring_init(r, map, (size_t)page, data_size);
+	if (err) {
+		munmap(map, len);
+		return err;
+	}
+	r->map_len = len;
+	return 0;
+}
+
 void ring_unmap(struct ring *r)
 {
 	if (r->map_len)
@@ -108,4 +131,63 @@ size_t ring_read(struct ring *r, ring_record_fn fn, void *arg)
 	}
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
 	return n;
+}
+
+static void copy_out(const struct ring *r, uint64_t pos, void *dst, size_t len)
+{
+	size_t off = pos & r->mask, first = r->mask + 1 - off;
+
+	if (len <= first) {
+		memcpy(dst, r->data + off, len);
+	} else {
+		memcpy(dst, r->data + off, first);
+		memcpy((unsigned char *)dst + first, r->data, len - first);
+	}
+}
+
+uint64_t ring_transfer(struct ring *from, struct ring *to)
+{
+	uint64_t head = ring_head(from), tail = from->meta->data_tail;
+	uint64_t to_head = to->meta->data_head;
+	/* Acquire: the reader of `to` is done with what it released. */
+	uint64_t space = to->mask + 1 - (to_head - __atomic_load_n(&to->meta->data_tail, __ATOMIC_ACQUIRE));
+	uint64_t len = head - tail, done = 0;
+
+	if (len > space) {
+		/* Whole records only: the reader of `to` trusts its head. */
+		uint64_t pos = tail;
+		struct perf_event_header h;
+
+		while (head - pos >= sizeof(h)) {
+			copy_out(from, pos, &h, sizeof(h));
+			if (h.size < sizeof(h) || (h.size & 7) || h.size > head - pos) {
+				if (pos == tail) { /* corrupt: resync, as ring_read does */
+					from->malformed++;
+					__atomic_store_n(&from->meta->data_tail, head, __ATOMIC_RELEASE);
+					return 0;
+				}
+				break;
+			}
+			if (pos + h.size - tail > space)
+				break;
+			pos += h.size;
+		}
+		len = pos - tail;
+	}
+	while (done < len) {
+		uint64_t f_off = (tail + done) & from->mask, t_off = (to_head + done) & to->mask;
+		uint64_t n = len - done;
+
+		if (n > from->mask + 1 - f_off)
+			n = from->mask + 1 - f_off;
+		if (n > to->mask + 1 - t_off)
+			n = to->mask + 1 - t_off;
+		memcpy(to->data + t_off, from->data + f_off, n);
+		done += n;
+	}
+	if (len) {
+		__atomic_store_n(&to->meta->data_head, to_head + len, __ATOMIC_RELEASE);
+		__atomic_store_n(&from->meta->data_tail, tail + len, __ATOMIC_RELEASE);
+	}
+	return len;
 }
