@@ -13,17 +13,25 @@
 
 struct elfsym;
 
-enum dso_kind { DSO_FILE, DSO_VDSO, DSO_NONE };
+#define DSO_BUILD_ID_MAX 20
+
+/* DSO_MEMFD: code in a memfd, readable only through /proc/PID/map_files. */
+enum dso_kind { DSO_FILE, DSO_VDSO, DSO_NONE, DSO_MEMFD };
 
 /* Never freed before dso_set_free: its path and its table's names are
  * handed out, and the addresses of its symbols are keys. */
 struct dso {
 	RB_ENTRY(dso) node;
+	uint8_t build_id[DSO_BUILD_ID_MAX]; /* from MMAP2: the key when build_id_len */
+	uint8_t build_id_len;
 	uint64_t ino;       /* 0: keyed by path */
 	uint32_t maj, min;
 	char *path;
 	pid_t pid;          /* a process mapping it: its /proc/PID/root opens it */
+	bool deleted;       /* "... (deleted)": only the process's mapping reaches it */
 	struct elfsym *tab; /* NULL until loaded, or when there is nothing to read */
+	uint32_t id;        /* small and unique: symbol keys survive eviction */
+	unsigned last_hit;  /* interval (symbols' epoch) of the last sample in it */
 	uint8_t kind;
 	bool loaded;        /* tried once, whatever came of it: never per sample */
 };
@@ -34,7 +42,9 @@ struct dso_set {
 	struct dso_tree tree;
 	char *proc_root;
 	char *debug_root;   /* "/usr/lib/debug" */
+	uint32_t next_id;
 	size_t ndsos, ntables, nsyms, table_bytes, other_bytes;
+	size_t nevicted;    /* tables dropped for the memory bound, ever */
 };
 
 int dso_set_init(struct dso_set *ds, const char *proc_root, const char *debug_root);
@@ -44,7 +54,17 @@ int dso_set_debug_root(struct dso_set *ds, const char *debug_root);
 /* The DSO of a mapping, created if new; NULL when out of memory. */
 struct dso *dso_get(struct dso_set *ds, const char *path, uint32_t maj, uint32_t min,
 		    uint64_t ino, pid_t pid);
-/* Reads d's table once (first sample in it). */
-void dso_load(struct dso_set *ds, struct dso *d);
+/* The DSO of a mapping whose MMAP2 record gave the file's build-id rather
+ * than its inode: keyed by the build-id, which its table must then have. */
+struct dso *dso_get_build_id(struct dso_set *ds, const char *path, const uint8_t *build_id,
+			     size_t len, pid_t pid);
+/* Reads d's table once (first sample in it). pid maps it at [start, end):
+ * what /proc/PID/map_files opens when the path is gone or another file. */
+void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint64_t end);
+
+/* Drops the tables no sample hit since interval before, least recently hit
+ * first, until their bytes are at most limit. A dropped table is read
+ * again at its next sample. Returns how many were dropped. */
+size_t dso_evict(struct dso_set *ds, size_t limit, unsigned before);
 
 #endif

@@ -32,10 +32,13 @@ struct elfsym {
 	size_t nloads;
 	uint16_t type;  /* ET_EXEC or ET_DYN */
 	bool from_dynsym; /* no .symtab: only exported functions are known */
+	bool minidebug;   /* plus .gnu_debugdata's (MiniDebugInfo) symbols */
 	uint8_t build_id[ELFSYM_BUILD_ID_MAX];
 	size_t build_id_len;
 	char *debuglink;  /* .gnu_debuglink's file name (no '/'), or NULL */
 	size_t nsynth;    /* of syms, named LABEL+0xVADDR from .eh_frame_hdr */
+	char **dnames;    /* per symbol, demangled on first use; NULL until then */
+	size_t dnames_bytes;
 };
 
 /* Load a new table. 0, or -errno: -ENOEXEC for what is not a usable ELF
@@ -71,6 +74,10 @@ static inline const char *elfsym_name(const struct elfsym *t, const struct elfsy
 {
 	return t->names + sym->name;
 }
+
+/* The readable name of sym (C++, Rust), demangled once on first use and
+ * kept with the table; its raw name when it is not mangled. */
+const char *elfsym_demangled(struct elfsym *t, const struct elfsym_sym *sym);
 
 /* Bytes held, for statistics. */
 size_t elfsym_bytes(const struct elfsym *t);

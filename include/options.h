@@ -35,6 +35,7 @@ struct options {
 	enum dump_format format;
 	bool list_events;
 	bool no_color;
+	bool no_demangle;        /* --no-demangle: raw C++/Rust symbol names */
 	bool stats;
 };
 

@@ -17,7 +17,8 @@ struct symbols_opts {
 };
 
 /* What an address resolved to. Strings belong to the symbols object and stay
- * valid until symbols_free(); key is the same for every address of the same
+ * valid until the next symbols_reap() (which may evict tables; see
+ * symbols_set_table_limit) or symbols_free(); key is the same for every address of the same
  * symbol (and for every unresolved address of the same DSO), different otherwise. */
 struct sym_result {
 	const char *sym;   /* "main", "[unknown]" */
@@ -45,13 +46,20 @@ int symbols_synthesize(struct symbols *s, pid_t pid);
 void symbols_mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
 		  uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino,
 		  uint32_t prot, const char *filename);
+/* An MMAP2 record that carries the file's build-id instead of its device
+ * and inode (attr.build_id, misc & PERF_RECORD_MISC_MMAP_BUILD_ID): the DSO
+ * is keyed by the build-id, and a file at the path with another build-id
+ * (replaced since) is not taken for it. build_id_len 0: as symbols_mmap. */
+void symbols_mmap_build_id(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
+			   uint64_t pgoff, const uint8_t *build_id, size_t build_id_len,
+			   uint32_t prot, const char *filename);
 void symbols_comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, bool exec);
 void symbols_fork(struct symbols *s, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
 void symbols_exit(struct symbols *s, pid_t pid, pid_t tid);
 
 /* Frees processes that exited before the previous call: late samples of an
- * interval still resolve, memory does not grow with processes ever seen.
- * Call once per interval. */
+ * interval still resolve, memory does not grow with processes ever seen;
+ * evicts symbol tables over the bound. Call once per interval. */
 void symbols_reap(struct symbols *s);
 
 /* Hot path: no allocation once the address's DSO table is loaded. kernel says
@@ -64,6 +72,9 @@ const char *symbols_comm_of(struct symbols *s, pid_t pid);
 
 struct symbols_stats {
 	size_t processes, dsos, tables, symbols, bytes;
+	size_t table_bytes;    /* of the ELF tables alone (bytes counts them too) */
+	size_t table_limit;    /* their bound (symbols_set_table_limit) */
+	size_t evicted;        /* tables dropped for it, ever */
 };
 void symbols_stats(const struct symbols *s, struct symbols_stats *st);
 
@@ -71,6 +82,19 @@ void symbols_stats(const struct symbols *s, struct symbols_stats *st);
  * (DIR/.build-id/xx/yyyy.debug) and debuglink mirrors (DIR/usr/bin/foo.debug).
  * 0 or -ENOMEM. Before the first resolve. */
 int symbols_set_debug_root(struct symbols *s, const char *debug_root);
+
+/* Demangled C++ and Rust names (the default) or the raw ones. May be
+ * switched at any time: what resolves next uses the new form, under
+ * other keys than the old form's. */
+void symbols_set_demangle(struct symbols *s, bool on);
+bool symbols_demangle(const struct symbols *s);
+
+/* The bound on ELF symbol-table bytes (default SYMBOLS_TABLE_LIMIT): at
+ * symbols_reap, tables no sample hit that interval are dropped, least
+ * recently hit first, and read again if a sample needs them. Names handed
+ * out before are then gone: callers copy them (agg does). */
+#define SYMBOLS_TABLE_LIMIT ((size_t)256 << 20)
+void symbols_set_table_limit(struct symbols *s, size_t bytes);
 
 /* Where JITs write perf-PID.map ("/tmp"); tests point it elsewhere. */
 int symbols_set_jit_dir(struct symbols *s, const char *dir);

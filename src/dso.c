@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +14,34 @@
 #include "elfsym.h"
 
 static const char ANON[] = "//anon";
+static const char DELETED[] = " (deleted)";
+
+static bool ends_deleted(const char *path)
+{
+	size_t n = strlen(path), k = sizeof(DELETED) - 1;
+
+	return n > k && strcmp(path + n - k, DELETED) == 0;
+}
+
+/* Keyed by build-id, else by path (pseudo-files, unknown inode), else by
+ * device and inode; the three never compare equal. */
+static int dso_class(const struct dso *d)
+{
+	return d->build_id_len ? 0 : d->ino == 0 ? 1 : 2;
+}
 
 static int dso_cmp(const struct dso *a, const struct dso *b)
 {
-	if ((a->ino != 0) != (b->ino != 0))
-		return a->ino ? 1 : -1;
-	if (a->ino == 0)
+	int ca = dso_class(a), cb = dso_class(b);
+
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	if (ca == 0) {
+		if (a->build_id_len != b->build_id_len)
+			return a->build_id_len < b->build_id_len ? -1 : 1;
+		return memcmp(a->build_id, b->build_id, a->build_id_len);
+	}
+	if (ca == 1)
 		return strcmp(a->path, b->path);
 	if (a->ino != b->ino)
 		return a->ino < b->ino ? -1 : 1;
@@ -75,36 +98,28 @@ static enum dso_kind dso_kind_of(const char *path)
 {
 	if (strcmp(path, "[vdso]") == 0)
 		return DSO_VDSO;
-	if (path[0] != '/' || strncmp(path, ANON, 6) == 0 || strncmp(path, "/memfd:", 7) == 0 ||
+	if (strncmp(path, "/memfd:", 7) == 0)
+		return DSO_MEMFD;
+	if (path[0] != '/' || strncmp(path, ANON, 6) == 0 ||
 	    strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/SYSV", 5) == 0)
 		return DSO_NONE;
 	return DSO_FILE;
 }
 
-struct dso *dso_get(struct dso_set *ds, const char *path, uint32_t maj, uint32_t min, uint64_t ino,
-		    pid_t pid)
+static struct dso *dso_find_or_add(struct dso_set *ds, const struct dso *key, pid_t pid)
 {
-	struct dso key = { 0 }, *d;
+	struct dso *d = RB_FIND(dso_tree, &ds->tree, (struct dso *)(uintptr_t)key);
 
-	if (path == NULL || path[0] == '\0')
-		path = ANON;
-	key.kind = (uint8_t)dso_kind_of(path);
-	/* Pseudo-files are one DSO whatever their inode says. */
-	if (key.kind == DSO_FILE) {
-		key.ino = ino;
-		key.maj = maj;
-		key.min = min;
-	}
-	key.path = (char *)(uintptr_t)path;
-	d = RB_FIND(dso_tree, &ds->tree, &key);
 	if (d)
 		return d;
 	d = malloc(sizeof(*d));
 	if (d == NULL)
 		return NULL;
-	*d = key;
+	*d = *key;
 	d->pid = pid;
-	d->path = strdup(path);
+	d->id = ++ds->next_id;
+	d->deleted = ends_deleted(key->path);
+	d->path = strdup(key->path);
 	if (d->path == NULL) {
 		free(d);
 		return NULL;
@@ -115,9 +130,45 @@ struct dso *dso_get(struct dso_set *ds, const char *path, uint32_t maj, uint32_t
 	return d;
 }
 
+struct dso *dso_get(struct dso_set *ds, const char *path, uint32_t maj, uint32_t min, uint64_t ino,
+		    pid_t pid)
+{
+	struct dso key = { 0 };
+
+	if (path == NULL || path[0] == '\0')
+		path = ANON;
+	key.kind = (uint8_t)dso_kind_of(path);
+	/* Pseudo-files are one DSO whatever their inode says; a memfd is a
+	 * file of its own. */
+	if (key.kind == DSO_FILE || key.kind == DSO_MEMFD) {
+		key.ino = ino;
+		key.maj = maj;
+		key.min = min;
+	}
+	key.path = (char *)(uintptr_t)path;
+	return dso_find_or_add(ds, &key, pid);
+}
+
+struct dso *dso_get_build_id(struct dso_set *ds, const char *path, const uint8_t *build_id,
+			     size_t len, pid_t pid)
+{
+	struct dso key = { 0 };
+
+	if (path == NULL || path[0] == '\0')
+		path = ANON;
+	key.kind = (uint8_t)dso_kind_of(path);
+	if (len == 0 || len > DSO_BUILD_ID_MAX || (key.kind != DSO_FILE && key.kind != DSO_MEMFD))
+		return dso_get(ds, path, 0, 0, 0, pid);
+	memcpy(key.build_id, build_id, len);
+	key.build_id_len = (uint8_t)len;
+	key.path = (char *)(uintptr_t)path;
+	return dso_find_or_add(ds, &key, pid);
+}
+
 /* Opens path as process pid sees it (through /proc/PID/root, for
- * containers), else as we see it; prefers whichever is inode ino (0: any). */
-static int open_as(const struct dso_set *ds, pid_t pid, const char *path, uint64_t ino)
+ * containers), else as we see it; prefers whichever is inode ino (0: any).
+ * *other (may be NULL) says the file opened is not inode ino. */
+static int open_as(const struct dso_set *ds, pid_t pid, const char *path, uint64_t ino, bool *other)
 {
 	char rooted[PATH_MAX];
 	int fds[2] = { -1, -1 }, fd = -1, n = 0;
@@ -130,8 +181,13 @@ static int open_as(const struct dso_set *ds, pid_t pid, const char *path, uint64
 	for (int i = 0; i < n && fd < 0; i++)
 		if (fds[i] >= 0 && (ino == 0 || (fstat(fds[i], &st) == 0 && st.st_ino == ino)))
 			fd = fds[i];
-	for (int i = 0; i < n && fd < 0; i++)
+	if (other)
+		*other = false;
+	for (int i = 0; i < n && fd < 0; i++) {
 		fd = fds[i]; /* overlayfs and btrfs may show other inode numbers */
+		if (other)
+			*other = fd >= 0;
+	}
 	for (int i = 0; i < n; i++)
 		if (fds[i] >= 0 && fds[i] != fd)
 			close(fds[i]);
@@ -146,7 +202,7 @@ static void load_debug_file(const struct dso_set *ds, struct dso *d)
 
 	for (size_t i = 0; i < n; i++) {
 		struct elfsym *dbg = NULL;
-		int fd = open_as(ds, d->pid, paths[i], 0);
+		int fd = open_as(ds, d->pid, paths[i], 0, NULL);
 
 		if (fd < 0)
 			continue;
@@ -160,18 +216,122 @@ static void load_debug_file(const struct dso_set *ds, struct dso *d)
 	}
 }
 
-void dso_load(struct dso_set *ds, struct dso *d)
+/* The very file process pid maps at [start, end), deleted, replaced or
+ * in a memfd: /proc/PID/map_files (root, or CAP_SYS_ADMIN), else, for the
+ * main binary, /proc/PID/exe when it is that inode. */
+static int open_mapped(const struct dso_set *ds, const struct dso *d, pid_t pid, uint64_t start,
+		       uint64_t end, bool exe)
 {
-	const char *base = strrchr(d->path, '/');
+	char path[PATH_MAX];
+	struct stat st;
+	int fd = -1;
+
+	if (pid <= 0)
+		return -1;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, ds->proc_root,
+			     (int)pid, start, end) < sizeof(path))
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* /proc/PID/exe is right only for the main binary: known by its inode,
+	 * or by the build-id its table is checked against. */
+	if (fd >= 0 || !exe || (d->ino == 0 && d->build_id_len == 0))
+		return fd;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%d/exe", ds->proc_root, (int)pid) >= sizeof(path) ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (d->ino && (fstat(fd, &st) != 0 || st.st_ino != d->ino)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The path of d as it was before " (deleted)" was appended. */
+static const char *live_path(const struct dso *d, char *buf, size_t len)
+{
+	size_t n = strlen(d->path);
+
+	if (!d->deleted)
+		return d->path;
+	n -= sizeof(DELETED) - 1;
+	if (n >= len)
+		return NULL;
+	memcpy(buf, d->path, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+static int open_dso(const struct dso_set *ds, const struct dso *d, pid_t pid, uint64_t start,
+		    uint64_t end)
+{
+	char buf[PATH_MAX];
+	const char *path;
+	bool other = false;
+	int fd = -1, mfd;
+
+	if (d->kind == DSO_MEMFD)
+		return open_mapped(ds, d, pid, start, end, true);
+	/* Known by path alone (or by build-id), the path may name a newer
+	 * file: the mapping itself is the surer way when we may open it. */
+	if (d->ino == 0 && !d->deleted && (mfd = open_mapped(ds, d, pid, start, end, false)) >= 0)
+		return mfd;
+	/* A deleted file's path may name a new file now: never trust it. */
+	if (!d->deleted && (fd = open_as(ds, d->pid, d->path, d->ino, &other)) >= 0 && !other)
+		return fd;
+	mfd = open_mapped(ds, d, pid, start, end, true);
+	if (mfd >= 0) {
+		if (fd >= 0)
+			close(fd);
+		return mfd;
+	}
+	/* Deleted, but still there under its old name (a hard link, or the
+	 * "(deleted)" was in the name all along). */
+	if (fd < 0 && d->deleted && (path = live_path(d, buf, sizeof(buf))) != NULL &&
+	    (fd = open_as(ds, d->pid, path, d->ino, &other)) >= 0 && other) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* A table that is not of the build-id the kernel saw is another file's
+ * (the path was replaced): dropped. */
+static bool build_id_ok(const struct dso *d, const struct elfsym *t)
+{
+	return d->build_id_len == 0 || (t->build_id_len == d->build_id_len &&
+					memcmp(t->build_id, d->build_id, d->build_id_len) == 0);
+}
+
+static void load_fd_checked(struct dso *d, int fd, const char *label)
+{
+	elfsym_load_fd_label(&d->tab, fd, label);
+	close(fd);
+	if (d->tab && !build_id_ok(d, d->tab)) {
+		elfsym_free(d->tab);
+		d->tab = NULL;
+	}
+}
+
+void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint64_t end)
+{
+	char buf[PATH_MAX];
+	const char *path = live_path(d, buf, sizeof(buf)), *base, *label;
 	int fd;
 
+	if (path == NULL)
+		path = d->path;
+	base = strrchr(path, '/');
+	label = base ? base + 1 : path;
 	d->loaded = true;
 	if (d->kind == DSO_VDSO) {
 		elfsym_load_vdso(&d->tab);
-	} else if (d->kind == DSO_FILE && (fd = open_as(ds, d->pid, d->path, d->ino)) >= 0) {
-		elfsym_load_fd_label(&d->tab, fd, base ? base + 1 : d->path);
-		close(fd);
-		if (d->tab && d->tab->from_dynsym)
+	} else if ((d->kind == DSO_FILE || d->kind == DSO_MEMFD) &&
+		   (fd = open_dso(ds, d, pid, start, end)) >= 0) {
+		load_fd_checked(d, fd, label);
+		/* The path's file is not the mapped one: the mapping's is. */
+		if (d->tab == NULL && d->build_id_len && d->kind == DSO_FILE &&
+		    (fd = open_mapped(ds, d, pid, start, end, true)) >= 0)
+			load_fd_checked(d, fd, label);
+		if (d->tab && d->tab->from_dynsym && d->kind == DSO_FILE)
 			load_debug_file(ds, d);
 	}
 	if (d->tab) {
@@ -179,4 +339,34 @@ void dso_load(struct dso_set *ds, struct dso *d)
 		ds->nsyms += d->tab->nsyms;
 		ds->table_bytes += elfsym_bytes(d->tab);
 	}
+}
+
+static void dso_unload(struct dso_set *ds, struct dso *d)
+{
+	ds->ntables--;
+	ds->nsyms -= d->tab->nsyms;
+	ds->table_bytes -= elfsym_bytes(d->tab);
+	elfsym_free(d->tab);
+	d->tab = NULL;
+	d->loaded = false;
+	ds->nevicted++;
+}
+
+size_t dso_evict(struct dso_set *ds, size_t limit, unsigned before)
+{
+	size_t n = 0;
+
+	while (ds->table_bytes > limit) {
+		struct dso *d, *oldest = NULL;
+
+		RB_FOREACH(d, dso_tree, &ds->tree)
+			if (d->tab && d->kind != DSO_VDSO && d->last_hit < before &&
+			    (oldest == NULL || d->last_hit < oldest->last_hit))
+				oldest = d;
+		if (oldest == NULL)
+			break; /* all in use: over the bound rather than thrash */
+		dso_unload(ds, oldest);
+		n++;
+	}
+	return n;
 }

@@ -5,11 +5,18 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "demangle.h"
+
+/* .gnu_debugdata: what its decompression may take and give. */
+#define MINIDEBUG_MAX_OUT ((size_t)64 << 20)
+#define MINIDEBUG_MEMLIMIT ((uint64_t)128 << 20)
 
 /* Longer C++ names exist, but a name this long is a lying string table. */
 #define NAME_MAX_LEN 65536
@@ -372,6 +379,62 @@ static int finish(struct builder *b)
 	return 0;
 }
 
+/* MiniDebugInfo (.gnu_debugdata, Fedora): an xz-compressed ELF whose
+ * .symtab holds the functions .dynsym lacks. Decompressed into memory,
+ * bounded, and its symbols added to b's. A damaged one is ignored. */
+static int load_minidebug(struct builder *b, Elf *e, uint64_t fsize)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(e, ".gnu_debugdata", fsize, &sh);
+	lzma_stream zs = LZMA_STREAM_INIT;
+	Elf_Data *d;
+	unsigned char *buf = NULL, *nbuf;
+	size_t cap = 0, strndx = 0;
+	lzma_ret lr = LZMA_OK;
+	Elf *mini;
+	Elf_Scn *sym;
+	GElf_Ehdr eh;
+	int rc = 0;
+
+	if (scn == NULL || (d = elf_rawdata(scn, NULL)) == NULL || d->d_buf == NULL || d->d_size == 0)
+		return 0;
+	if (lzma_stream_decoder(&zs, MINIDEBUG_MEMLIMIT, 0) != LZMA_OK)
+		return 0;
+	zs.next_in = d->d_buf;
+	zs.avail_in = d->d_size;
+	while (lr == LZMA_OK) {
+		if (zs.avail_out == 0) {
+			if (cap == MINIDEBUG_MAX_OUT)
+				goto out; /* bigger than any real one: not worth it */
+			cap = cap ? cap * 2 : 256 * 1024;
+			if (cap > MINIDEBUG_MAX_OUT)
+				cap = MINIDEBUG_MAX_OUT;
+			if ((nbuf = realloc(buf, cap)) == NULL) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			buf = nbuf;
+			zs.next_out = buf + zs.total_out;
+			zs.avail_out = cap - zs.total_out;
+		}
+		lr = lzma_code(&zs, LZMA_FINISH);
+	}
+	if (lr != LZMA_STREAM_END || zs.total_out == 0)
+		goto out;
+	mini = elf_memory((char *)buf, zs.total_out);
+	if (mini == NULL)
+		goto out;
+	if (elf_kind(mini) == ELF_K_ELF && gelf_getehdr(mini, &eh) != NULL &&
+	    (sym = find_symtab(mini, SHT_SYMTAB, zs.total_out, &strndx)) != NULL &&
+	    (rc = load_symbols(b, mini, sym, strndx)) == 0)
+		b->t->minidebug = true;
+	elf_end(mini);
+out:
+	lzma_end(&zs);
+	free(buf);
+	return rc;
+}
+
 static int load(struct elfsym **out, Elf *e, uint64_t fsize, bool debug, const char *label)
 {
 	struct builder b = { 0 };
@@ -403,6 +466,8 @@ static int load(struct elfsym **out, Elf *e, uint64_t fsize, bool debug, const c
 		b.t->from_dynsym = true;
 	}
 	if (scn && (rc = load_symbols(&b, e, scn, strndx)) != 0)
+		goto out_free;
+	if (b.t->from_dynsym && !debug && (rc = load_minidebug(&b, e, fsize)) != 0)
 		goto out_free;
 	if (b.t->from_dynsym && label && (rc = load_eh_frame(&b, e, &eh, fsize, label)) != 0)
 		goto out_free;
@@ -455,8 +520,45 @@ int elfsym_load_debug_fd(struct elfsym **out, int fd)
 	return load_fd(out, fd, true, NULL);
 }
 
+/* Marks a symbol whose name is not mangled: its raw name is shown. */
+static char not_mangled;
+
+static void free_dnames(struct elfsym *t)
+{
+	for (size_t i = 0; t->dnames && i < t->nsyms; i++)
+		if (t->dnames[i] != &not_mangled)
+			free(t->dnames[i]);
+	free(t->dnames);
+	t->dnames = NULL;
+	t->dnames_bytes = 0;
+}
+
+const char *elfsym_demangled(struct elfsym *t, const struct elfsym_sym *sym)
+{
+	const char *raw = elfsym_name(t, sym);
+	size_t i = (size_t)(sym - t->syms);
+	char *d;
+
+	if (!demangle_candidate(raw))
+		return raw;
+	if (t->dnames == NULL) {
+		t->dnames = calloc(t->nsyms, sizeof(*t->dnames));
+		if (t->dnames == NULL)
+			return raw;
+		t->dnames_bytes = t->nsyms * sizeof(*t->dnames);
+	}
+	if (t->dnames[i] == NULL) {
+		d = demangle(raw);
+		t->dnames[i] = d ? d : &not_mangled;
+		if (d)
+			t->dnames_bytes += strlen(d) + 1;
+	}
+	return t->dnames[i] == &not_mangled ? raw : t->dnames[i];
+}
+
 void elfsym_adopt_symbols(struct elfsym *t, struct elfsym *dbg)
 {
+	free_dnames(t);
 	free(t->syms);
 	free(t->names);
 	t->syms = dbg->syms;
@@ -484,7 +586,7 @@ int elfsym_load(struct elfsym **out, const char *path)
 }
 
 /* libelf may convert a memory image in place; never the caller's. */
-int elfsym_load_buf(struct elfsym **out, const void *buf, size_t len)
+static int load_buf(struct elfsym **out, const void *buf, size_t len, const char *label)
 {
 	char *copy;
 	int rc;
@@ -496,9 +598,14 @@ int elfsym_load_buf(struct elfsym **out, const void *buf, size_t len)
 	if (copy == NULL)
 		return -ENOMEM;
 	memcpy(copy, buf, len);
-	rc = load(out, elf_memory(copy, len), len, false, NULL);
+	rc = load(out, elf_memory(copy, len), len, false, label);
 	free(copy);
 	return rc;
+}
+
+int elfsym_load_buf(struct elfsym **out, const void *buf, size_t len)
+{
+	return load_buf(out, buf, len, NULL);
 }
 
 /* The vDSO is one image for every 64-bit process of this kernel: read ours,
@@ -516,7 +623,9 @@ int elfsym_load_vdso(struct elfsym **out)
 	while (fgets(line, sizeof(line), f)) {
 		if (strstr(line, "[vdso]") && sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &end) == 2 &&
 		    end > start) {
-			rc = elfsym_load_buf(out, (const void *)(uintptr_t)start, (size_t)(end - start));
+			/* Its static helpers (the pvclock read of a VM) have no
+			 * symbol: named [vdso]+0xVADDR from .eh_frame_hdr. */
+			rc = load_buf(out, (const void *)(uintptr_t)start, (size_t)(end - start), "[vdso]");
 			break;
 		}
 	}
@@ -528,6 +637,7 @@ void elfsym_free(struct elfsym *t)
 {
 	if (t == NULL)
 		return;
+	free_dnames(t);
 	free(t->syms);
 	free(t->names);
 	free(t->debuglink);
@@ -570,6 +680,6 @@ size_t elfsym_bytes(const struct elfsym *t)
 {
 	if (t == NULL)
 		return 0;
-	return sizeof(*t) + t->nsyms * sizeof(*t->syms) + t->names_len +
+	return sizeof(*t) + t->nsyms * sizeof(*t->syms) + t->names_len + t->dnames_bytes +
 	       (t->debuglink ? strlen(t->debuglink) + 1 : 0);
 }

@@ -21,6 +21,7 @@ enum {
 	OPT_VERSION,
 	OPT_COUNTERS,
 	OPT_THREADS,
+	OPT_NO_DEMANGLE,
 };
 
 static const struct option longopts[] = {
@@ -43,6 +44,7 @@ static const struct option longopts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -75,15 +77,18 @@ static void usage(FILE *f)
 	      "      --list-events       events this host supports, probed\n"
 	      "      --stats             add engine and symbol-table figures to the dump\n"
 	      "      --no-color          monochrome live view (also NO_COLOR)\n"
+	      "      --no-demangle       raw C++/Rust symbol names (_ZN3foo3barEv)\n"
 	      "  -h, --help              this text\n"
 	      "      --version           the version\n", f);
 }
 
+/* One line: the problem, then where to look, unless it already says. */
 static int bad(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "perftop: ");
-	fprintf(stderr, fmt, arg);
-	fputs(" (see perftop --help)\n", stderr);
+	char msg[1024];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	fprintf(stderr, "perftop: %s%s\n", msg, strstr(msg, "(see ") ? "" : " (see perftop --help)");
 	return 2;
 }
 
@@ -136,7 +141,7 @@ static int check_cpus(const struct options *o)
 
 int options_parse(struct options *o, int argc, char **argv)
 {
-	const char *events = NULL, *counters = NULL;
+	const char *events = NULL, *counters = NULL, *nc;
 	char err[512];
 	uint64_t v;
 	int c;
@@ -146,7 +151,8 @@ int options_parse(struct options *o, int argc, char **argv)
 	o->interval = 1.0;
 	o->rows = 20;
 	o->format = DUMP_TEXT;
-	o->no_color = getenv("NO_COLOR") && *getenv("NO_COLOR");
+	nc = getenv("NO_COLOR"); /* set and not empty, as no-color.org says */
+	o->no_color = nc && *nc;
 
 	while ((c = getopt_long(argc, argv, "e:F:c:m:C:p:t:G:bd:n:E:o:hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -237,6 +243,9 @@ int options_parse(struct options *o, int argc, char **argv)
 		case OPT_NO_COLOR:
 			o->no_color = true;
 			break;
+		case OPT_NO_DEMANGLE:
+			o->no_demangle = true;
+			break;
 		case OPT_STATS:
 			o->stats = true;
 			break;
@@ -290,6 +299,12 @@ int options_parse(struct options *o, int argc, char **argv)
 		if (!o->events[i].has_modifiers)
 			evspec_set_exclude(&o->events[i].attr,
 					   evspec_exclude_bits(&o->events[i].attr) | o->exclude);
+	/* The focus counters too: under perf_event_paranoid=2 an unprivileged
+	 * -p PID needs --exclude kernel on every event it opens. */
+	for (size_t i = 0; i < o->ncounters; i++)
+		if (!o->counters[i].has_modifiers)
+			evspec_set_exclude(&o->counters[i].attr,
+					   evspec_exclude_bits(&o->counters[i].attr) | o->exclude);
 	return 0;
 }
 

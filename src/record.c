@@ -84,7 +84,9 @@ static int decode_mmap(struct cursor *c, struct record *out, int v2)
 				return -1;
 			memcpy(sz, c->p, 4);
 			out->mmap.build_id_size = sz[0] > 20 ? 20 : sz[0];
-			out->mmap.build_id = c->p + 4;
+			/* No build-id found: the kernel sends the inode form then,
+			 * but a zero size must not look like an empty build-id. */
+			out->mmap.build_id = out->mmap.build_id_size ? c->p + 4 : NULL;
 			c->p += 24;
 		} else {
 			uint64_t gen;

@@ -53,6 +53,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	symbols_set_demangle(s->syms, !o->no_demangle);
 	/* Tracking starts with the engine, so nothing that starts between
 	 * reading /proc and sampling goes unseen. */
 	rc = engine_open(&s->eng, &eo, err, errlen);

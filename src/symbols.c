@@ -14,6 +14,7 @@
 #include <sys/tree.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "dso.h"
 #include "elfsym.h"
 #include "kallsyms.h"
@@ -24,6 +25,9 @@
 #define KERNEL_TAG 0x80000000u
 #define EXITED_MAX 512      /* exited processes kept when nobody reaps */
 #define COMM_LEN 32
+#define ANON_BITS 10        /* buckets of anonymous-code labels */
+#define ANON_MAX 65536      /* labels kept; beyond, [unknown] in its mapping */
+#define ANON_PAGE 4096
 
 struct map {
 	uint64_t start, end, pgoff;
@@ -60,6 +64,16 @@ struct cache_entry {
 	uint32_t tag;
 	const char *sym, *dso;
 	uint64_t key;
+	struct dso *d;      /* whose table named it: a hit keeps it from eviction */
+};
+
+/* A label of anonymous code; never freed before symbols_free: its name is
+ * handed out and its address is a key. */
+struct anon_label {
+	struct anon_label *next;
+	pid_t pid;
+	uint64_t start, page;
+	char name[32];
 };
 
 RB_HEAD(proc_tree, proc);
@@ -73,7 +87,12 @@ struct symbols {
 	struct jit **jit_retired;
 	size_t njit_retired, jit_bytes;
 	char *jit_dir;             /* "/tmp" */
+	struct anon_label **anon;  /* hash buckets, NULL until needed */
+	size_t nanon;
 	bool nocache;              /* the result just resolved must not be cached */
+	bool raw_names;            /* no demangling */
+	struct dso *hit;           /* the DSO the result just resolved came from */
+	size_t table_limit;
 	uint32_t kgen;
 	struct proc_tree procs;
 	struct dso_set dsos;
@@ -124,6 +143,7 @@ struct symbols *symbols_new(const struct symbols_opts *opts)
 	TAILQ_INIT(&s->exited);
 	for (size_t i = 0; i < PIDGEN_SIZE; i++)
 		s->pidgen[i] = 1;
+	s->table_limit = SYMBOLS_TABLE_LIMIT;
 	return s;
 out_free:
 	free(s->jit_dir);
@@ -184,6 +204,12 @@ void symbols_free(struct symbols *s)
 	}
 	free(s->jit_retired);
 	free(s->jit_dir);
+	for (size_t i = 0; s->anon && i < ((size_t)1 << ANON_BITS); i++)
+		for (struct anon_label *a = s->anon[i], *an; a; a = an) {
+			an = a->next;
+			free(a);
+		}
+	free(s->anon);
 	for (size_t i = 0; i < s->nretired; i++)
 		kallsyms_free(s->retired[i]);
 	free(s->retired);
@@ -482,8 +508,8 @@ static struct proc *proc_lazy(struct symbols *s, pid_t pid)
 	return p;
 }
 
-void symbols_mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		  uint32_t maj, uint32_t min, uint64_t ino, uint32_t prot, const char *filename)
+static void mmap_dso(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		     struct dso *d)
 {
 	struct proc *p;
 
@@ -493,9 +519,23 @@ void symbols_mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, ui
 	if (p == NULL)
 		return;
 	/* Data mapped over code still removes the code. */
-	maps_insert(s, p, start, start + len, pgoff,
-		    prot & PROT_EXEC ? dso_get(&s->dsos, filename, maj, min, ino, pid) : NULL);
+	maps_insert(s, p, start, start + len, pgoff, d);
 	pid_changed(s, pid);
+}
+
+void symbols_mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		  uint32_t maj, uint32_t min, uint64_t ino, uint32_t prot, const char *filename)
+{
+	mmap_dso(s, pid, start, len, pgoff,
+		 prot & PROT_EXEC ? dso_get(&s->dsos, filename, maj, min, ino, pid) : NULL);
+}
+
+void symbols_mmap_build_id(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
+			   uint64_t pgoff, const uint8_t *build_id, size_t build_id_len,
+			   uint32_t prot, const char *filename)
+{
+	mmap_dso(s, pid, start, len, pgoff,
+		 prot & PROT_EXEC ? dso_get_build_id(&s->dsos, filename, build_id, build_id_len, pid) : NULL);
 }
 
 void symbols_comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, bool exec)
@@ -555,7 +595,15 @@ void symbols_reap(struct symbols *s)
 
 	while ((p = TAILQ_FIRST(&s->exited)) != NULL && p->exit_epoch < s->epoch)
 		proc_drop(s, p);
+	/* Tables hit this interval stay; cached names of dropped ones go. */
+	if (s->dsos.table_bytes > s->table_limit && dso_evict(&s->dsos, s->table_limit, s->epoch))
+		memset(s->cache, 0, ((size_t)1 << CACHE_BITS) * sizeof(*s->cache));
 	s->epoch++;
+}
+
+void symbols_set_table_limit(struct symbols *s, size_t bytes)
+{
+	s->table_limit = bytes;
 }
 
 static void resolve_kernel(struct symbols *s, uint64_t ip, struct sym_result *out)
@@ -607,14 +655,75 @@ static const struct perfmap_sym *jit_find(struct symbols *s, struct proc *p, uin
 	return perfmap_find(&p->jit->pm, ip);
 }
 
+/* Keys of ELF symbols: a tag no pointer has (user space is below bit 63),
+ * the naming form, the DSO's id and the symbol's index, so that a table
+ * evicted and read again gives its symbols the same keys. */
+#define KEY_ELF (1ull << 63)
+#define KEY_RAW (1ull << 62)
+
+static uint64_t sym_key(const struct symbols *s, const struct dso *d, const struct elfsym *t,
+			const struct elfsym_sym *sym)
+{
+	/* Only names the switch changes change keys with it. */
+	bool raw = s->raw_names && demangle_candidate(elfsym_name(t, sym));
+
+	return KEY_ELF | (raw ? KEY_RAW : 0) | (uint64_t)(d->id & 0x3fffffff) << 32 | (uint64_t)(sym - t->syms);
+}
+
+static const char *sym_name(struct symbols *s, struct elfsym *t, const struct elfsym_sym *sym)
+{
+	size_t before = t->dnames_bytes;
+	const char *name;
+
+	if (s->raw_names)
+		return elfsym_name(t, sym);
+	name = elfsym_demangled(t, sym);
+	s->dsos.table_bytes += t->dnames_bytes - before;
+	return name;
+}
+
+/* Code in no file that no JIT map names: grouped per process, mapping and
+ * page ("[anon]+0x3000"), so that a hot JIT region still stands out. */
+static void resolve_anon(struct symbols *s, const struct proc *p, const struct map *m, uint64_t ip,
+			 struct sym_result *out)
+{
+	uint64_t page = (ip - m->start) & ~(uint64_t)(ANON_PAGE - 1);
+	size_t b = (size_t)(((uint64_t)(uint32_t)p->pid * 0x9e3779b97f4a7c15ull ^ m->start ^ page) *
+			    0xc2b2ae3d27d4eb4full >> (64 - ANON_BITS));
+	struct anon_label *a;
+
+	if (s->anon == NULL && (s->anon = calloc((size_t)1 << ANON_BITS, sizeof(*s->anon))) == NULL)
+		goto out_unknown;
+	for (a = s->anon[b]; a; a = a->next)
+		if (a->pid == p->pid && a->start == m->start && a->page == page)
+			goto out_found;
+	if (s->nanon >= ANON_MAX || (a = malloc(sizeof(*a))) == NULL)
+		goto out_unknown;
+	a->pid = p->pid;
+	a->start = m->start;
+	a->page = page;
+	snprintf(a->name, sizeof(a->name), "[anon]+0x%" PRIx64, page);
+	a->next = s->anon[b];
+	s->anon[b] = a;
+	s->nanon++;
+	s->other_bytes += sizeof(*a);
+out_found:
+	out->sym = a->name;
+	out->key = (uint64_t)(uintptr_t)a;
+	return;
+out_unknown:
+	out->sym = UNKNOWN;
+	out->key = (uint64_t)(uintptr_t)m->dso | 1;
+}
+
 static void resolve_user(struct symbols *s, pid_t pid, uint64_t ip, struct sym_result *out)
 {
 	struct proc *p = proc_find(s, pid);
 	const struct elfsym_sym *sym = NULL;
 	const struct perfmap_sym *jsym;
 	const struct map *m = NULL;
+	struct dso *d = NULL;
 	uint64_t vaddr;
-	struct dso *d;
 
 	if (p == NULL)
 		p = proc_lazy(s, pid);
@@ -625,9 +734,16 @@ static void resolve_user(struct symbols *s, pid_t pid, uint64_t ip, struct sym_r
 		if (synth_one(s, pid, false) == 0)
 			m = maps_find(p, ip);
 	}
-	/* A miss in code of no file is not cached: the JIT map may name it
-	 * by the next interval (jit_find keeps that cheap). */
-	if (p && (m == NULL || m->dso->kind == DSO_NONE)) {
+	if (m && !(d = m->dso)->loaded)
+		dso_load(&s->dsos, d, pid, m->start, m->end);
+	if (d) {
+		d->last_hit = s->epoch;
+		s->hit = d;
+	}
+	/* A miss in code of no file (or in a memfd that is no ELF) is not
+	 * cached: the JIT map may name it by the next interval (jit_find
+	 * keeps that cheap). */
+	if (p && (d == NULL || d->kind == DSO_NONE || (d->kind == DSO_MEMFD && d->tab == NULL))) {
 		if ((jsym = jit_find(s, p, ip)) != NULL) {
 			out->sym = jsym->name;
 			out->dso = p->jit->dso;
@@ -642,15 +758,14 @@ static void resolve_user(struct symbols *s, pid_t pid, uint64_t ip, struct sym_r
 		out->key = (uint64_t)(uintptr_t)&s->unknown_all;
 		return;
 	}
-	d = m->dso;
-	if (!d->loaded)
-		dso_load(&s->dsos, d);
 	if (d->tab && elfsym_offset_to_vaddr(d->tab, ip - m->start + m->pgoff, &vaddr))
 		sym = elfsym_find(d->tab, vaddr);
 	out->dso = d->path;
 	if (sym) {
-		out->sym = elfsym_name(d->tab, sym);
-		out->key = (uint64_t)(uintptr_t)sym;
+		out->sym = sym_name(s, d->tab, sym);
+		out->key = sym_key(s, d, d->tab, sym);
+	} else if (p && d->tab == NULL && (d->kind == DSO_NONE || d->kind == DSO_MEMFD)) {
+		resolve_anon(s, p, m, ip, out);
 	} else {
 		out->sym = UNKNOWN;
 		out->key = (uint64_t)(uintptr_t)d | 1;
@@ -676,8 +791,11 @@ void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel, str
 		out->sym = e->sym;
 		out->dso = e->dso;
 		out->key = e->key;
+		if (e->d)
+			e->d->last_hit = s->epoch;
 		return;
 	}
+	s->hit = NULL;
 	if (kernel)
 		resolve_kernel(s, ip, out);
 	else
@@ -688,7 +806,7 @@ void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel, str
 	}
 	/* Resolving may have read /proc and moved the generation on. */
 	*e = (struct cache_entry){ .ip = ip, .pid = cpid, .tag = kernel ? tag : *gen,
-				   .sym = out->sym, .dso = out->dso, .key = out->key };
+				   .sym = out->sym, .dso = out->dso, .key = out->key, .d = s->hit };
 }
 
 int symbols_set_jit_dir(struct symbols *s, const char *dir)
@@ -700,6 +818,20 @@ int symbols_set_jit_dir(struct symbols *s, const char *dir)
 	free(s->jit_dir);
 	s->jit_dir = d;
 	return 0;
+}
+
+void symbols_set_demangle(struct symbols *s, bool on)
+{
+	if (s->raw_names == !on)
+		return;
+	s->raw_names = !on;
+	/* Cached results carry the other form's names. */
+	memset(s->cache, 0, ((size_t)1 << CACHE_BITS) * sizeof(*s->cache));
+}
+
+bool symbols_demangle(const struct symbols *s)
+{
+	return !s->raw_names;
 }
 
 int symbols_set_debug_root(struct symbols *s, const char *debug_root)
@@ -722,6 +854,9 @@ void symbols_stats(const struct symbols *s, struct symbols_stats *st)
 	st->dsos = s->dsos.ndsos;
 	st->tables = s->dsos.ntables + (s->ks != NULL);
 	st->symbols = s->dsos.nsyms + (s->ks ? s->ks->nsyms : 0);
+	st->table_bytes = s->dsos.table_bytes;
+	st->table_limit = s->table_limit;
+	st->evicted = s->dsos.nevicted;
 	st->bytes = sizeof(*s) + ((size_t)1 << CACHE_BITS) * sizeof(*s->cache) + s->dsos.table_bytes +
 		    s->dsos.other_bytes + s->other_bytes + s->jit_bytes + kallsyms_bytes(s->ks);
 	for (size_t i = 0; i < s->nretired; i++)

@@ -9,6 +9,7 @@
 #include "engine.h"
 #include "evspec.h"
 #include "keys.h"
+#include "symbols.h"
 
 /* --- moving around ----------------------------------------------------- */
 
@@ -213,6 +214,17 @@ static unsigned act_threads(struct ui *u, int key)
 	return UI_RESORT;
 }
 
+/* Names resolved from now on take the other form; the rows already shown
+ * keep theirs until they age out (c: cumulative keeps both). */
+static unsigned act_demangle(struct ui *u, int key)
+{
+	bool on = !symbols_demangle(u->s->syms);
+
+	symbols_set_demangle(u->s->syms, on);
+	ui_message(u, false, on ? "C++/Rust names demangled (M: raw)" : "raw symbol names (M: demangled)");
+	return UI_DRAW;
+}
+
 static unsigned start_prompt(struct ui *u, enum ui_prompt p, const char *text)
 {
 	u->prompt = p;
@@ -328,6 +340,7 @@ static const struct key_binding main_keys[] = {
 	{ '>', act_sort, { NULL, NULL } },
 	{ 'I', act_invert, { "I", "invert the sort order" } },
 	{ 'H', act_threads, { "H", "tasks: one row per thread / per process" } },
+	{ 'M', act_demangle, { "M", "symbols: raw / demangled C++ and Rust names" } },
 	{ 'e', act_events, { "e", "event panel: on/off, per-event excludes" } },
 	{ 'U', act_exclude_user, { "U", "exclude user samples (again: include)" } },
 	{ 'K', act_exclude_kernel, { "K", "exclude kernel samples (again: include)" } },

@@ -136,11 +136,11 @@ static void test_symbols_jit(void)
 	CHECK_STR(r.sym, "jit_hot", "JIT code by name");
 	CHECK(r.dso && strncmp(r.dso, "perf-", 5) == 0, "dso %s", r.dso ? r.dso : "-");
 	symbols_resolve(s, getpid(), base + 0x1000, false, &r2);
-	CHECK_STR(r2.sym, "[unknown]", "not in the map: unknown");
+	CHECK_STR(r2.sym, "[anon]+0x1000", "not in the map: its page of anonymous code");
 	snprintf(line, sizeof(line), "%" PRIx64 " 100 jit_later\n", base + 0x1000);
 	write_file(path, line, true);
 	symbols_resolve(s, getpid(), base + 0x1000, false, &r2);
-	CHECK_STR(r2.sym, "[unknown]", "same interval: not re-read");
+	CHECK_STR(r2.sym, "[anon]+0x1000", "same interval: not re-read");
 	symbols_reap(s);
 	symbols_resolve(s, getpid(), base + 0x1000, false, &r2);
 	CHECK_STR(r2.sym, "jit_later", "next interval: the grown map");

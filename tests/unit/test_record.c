@@ -64,6 +64,42 @@ static void test_mmap2(void)
 	CHECK(r.mmap.build_id_size == 20 && r.mmap.build_id[0] == 0xde && r.mmap.build_id[3] == 0xef,
 	      "build id bytes");
 	CHECK_STR(r.mmap.filename, "/lib/x.so", "build-id mmap2 filename");
+	CHECK(r.mmap.maj == 0 && r.mmap.min == 0 && r.mmap.ino == 0, "build-id flavour: no inode");
+	CHECK(r.mmap.prot == PROT_EXEC && r.mmap.start == 0x400000 && r.mmap.len == 0x1000,
+	      "build-id flavour: range and prot after the build-id");
+
+	/* A size past the 20 bytes the record holds is clamped; 0 is no build-id. */
+	for (int k = 0; k < 2; k++) {
+		unsigned char bid[24] = { k ? 0 : 200, 0, 0, 0, 1, 2, 3 };
+
+		synth_header(&s, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+		synth_u32x2(&s, 100, 101);
+		synth_u64(&s, 0x400000);
+		synth_u64(&s, 0x1000);
+		synth_u64(&s, 0);
+		memcpy(s.buf + s.len, bid, sizeof(bid));
+		s.len += sizeof(bid);
+		synth_u32x2(&s, PROT_EXEC, 0);
+		synth_string(&s, "/lib/y.so");
+		synth_trailer(&s, 100, 101, 5, 0, 9);
+		CHECK(record_decode(synth_done(&s), &r) == RECORD_OK, "odd build-id size %d decodes", bid[0]);
+		if (k == 0)
+			CHECK(r.mmap.build_id_size == 20 && r.mmap.build_id && r.mmap.build_id[2] == 3,
+			      "size 200 clamped to 20");
+		else
+			CHECK(r.mmap.build_id_size == 0 && r.mmap.build_id == NULL, "size 0: no build-id");
+		CHECK_STR(r.mmap.filename, "/lib/y.so", "and the filename after it");
+	}
+
+	/* Cut inside the build-id block: bad, not read past the end. */
+	synth_header(&s, PERF_RECORD_MMAP2, PERF_RECORD_MISC_MMAP_BUILD_ID);
+	synth_u32x2(&s, 1, 1);
+	synth_u64(&s, 0);
+	synth_u64(&s, 0);
+	synth_u64(&s, 0);
+	synth_u64(&s, 20);
+	synth_trailer(&s, 1, 1, 0, 0, 1);
+	CHECK(record_decode(synth_done(&s), &r) == RECORD_BAD, "build-id block cut short: bad");
 
 	/* unterminated filename: the trailer follows the last byte of the name */
 	synth_header(&s, PERF_RECORD_MMAP2, 0);

@@ -2,10 +2,13 @@
  * processes read through /proc as perftop reads them, the record-driven
  * flows (mmap, fork, comm, exit), and the kernel's kallsyms.
  *
- * usage: test_symbols PIE NOPIE STRIPPED LIB STRIPPED_LIB FIXTURES_DIR DEBUGLINK DEBUG_ROOT
+ * usage: test_symbols PIE NOPIE STRIPPED LIB STRIPPED_LIB FIXTURES_DIR DEBUGLINK DEBUG_ROOT CXX
+ *                     MINIDEBUG
  *
  * DEBUGLINK is the PIE stripped with a .gnu_debuglink to its debug file;
- * DEBUG_ROOT holds the PIE's debug file by build-id (STRIPPED has the same). */
+ * DEBUG_ROOT holds the PIE's debug file by build-id (STRIPPED has the same).
+ * CXX is a C++ program ("-" when there was no C++ compiler); MINIDEBUG the
+ * library stripped, its hidden functions kept in .gnu_debugdata. */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +25,7 @@
 #include "elfsym.h"
 #include "symbols.h"
 
-enum { A_PIE, A_NOPIE, A_STRIPPED, A_LIB, A_LIB_STRIPPED, A_DIR, A_DEBUGLINK, A_DEBUG_ROOT, A_N };
+enum { A_PIE, A_NOPIE, A_STRIPPED, A_LIB, A_LIB_STRIPPED, A_DIR, A_DEBUGLINK, A_DEBUG_ROOT, A_CXX, A_MINIDEBUG, A_N };
 
 static const char *const fn_names[] = {
 	"fixture_alpha", "fixture_beta", "fixture_static", "fixture_lib_function", "fixture_lib_hidden",
@@ -128,6 +131,8 @@ static void test_stripped(char **argv, const struct elfsym *pie, const struct el
 	elfsym_free(t);
 }
 
+static void test_minidebug(char **argv, const struct elfsym *lib);
+
 static void test_elfsym(char **argv)
 {
 	struct elfsym *pie = NULL, *nopie = NULL, *lib = NULL, *t = NULL;
@@ -166,6 +171,7 @@ static void test_elfsym(char **argv)
 	      !sym_named(t, "fixture_lib_hidden"), "stripped library: exported functions from .dynsym");
 	elfsym_free(t);
 	test_stripped(argv, pie, lib);
+	test_minidebug(argv, lib);
 	CHECK(elfsym_load(&t, "/nonexistent") == -ENOENT && t == NULL, "missing file: -ENOENT");
 	CHECK(elfsym_load(&t, argv[A_DIR]) == -ENOEXEC && t == NULL, "a directory: -ENOEXEC");
 	CHECK(elfsym_load_buf(&t, "hello", 5) == -ENOEXEC && t == NULL, "not ELF: -ENOEXEC");
@@ -390,6 +396,18 @@ static void test_vdso(const char *exe)
 		return;
 	}
 	elfsym_free(t);
+	t = NULL;
+	{
+		bool named = true;
+
+		CHECK(elfsym_load_vdso(&t) == 0 && t, "our vDSO loads");
+		for (size_t i = 0; t && i < t->nsyms; i++)
+			if (t->syms[i].size && strncmp(elfsym_name(t, &t->syms[i]), "[vdso]+0x", 9) != 0 &&
+			    strchr(elfsym_name(t, &t->syms[i]), '+') != NULL)
+				named = false;
+		CHECK(named, "vDSO helpers without a symbol are [vdso]+0xVADDR (%zu of them)", t ? t->nsynth : 0);
+		elfsym_free(t);
+	}
 	if (spawn(exe, &c) != 0) {
 		CHECK(0, "cannot run %s", exe);
 		reap_child(&c);
@@ -446,7 +464,8 @@ static void test_records(char **argv)
 	symbols_resolve(s, p1, ip, false, &r);
 	CHECK_STR(r.sym, "fixture_alpha", "partial overlap: the rest of the mapping stays right");
 	symbols_resolve(s, p1, base + (off_a & ~0xfffull) - 0x800, false, &r);
-	CHECK(strcmp(r.sym, "[unknown]") == 0 && strcmp(r.dso, "//anon") == 0, "anonymous code: [unknown] in //anon");
+	CHECK(strcmp(r.sym, "[anon]+0x0") == 0 && strcmp(r.dso, "//anon") == 0,
+	      "anonymous code: its page in //anon (%s)", r.sym);
 
 	symbols_fork(s, p2, p1, p2, p1);
 	symbols_resolve(s, p2, base + off_b, false, &r);
@@ -493,6 +512,263 @@ static void test_records(char **argv)
 	symbols_resolve(s, FAKE_PID + 99, base, false, &r);
 	CHECK(strcmp(r.sym, "[unknown]") == 0 && strcmp(r.dso, "[unknown]") == 0, "unknown pid: [unknown]");
 	CHECK(symbols_synthesize(s, FAKE_PID + 99) < 0, "synthesize a missing pid: error");
+	symbols_free(s);
+	elfsym_free(t);
+}
+
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
+	ssize_t n;
+
+	if (in < 0 || (out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)) < 0)
+		goto out;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			goto out;
+	rc = n == 0 ? 0 : -1;
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* A binary deleted while it runs: maps say "(deleted)" and the path is
+ * gone; /proc/PID/map_files still reaches the file. So does a memfd. */
+static void test_deleted(char **argv)
+{
+	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
+	char tmpl[] = "/tmp/perftop-del-XXXXXX", exe[PATH_MAX];
+	struct symbols *s = symbols_new(&o);
+	struct child c = { .pid = -1, .in = -1 };
+	struct elfsym *t = NULL;
+	const struct elfsym_sym *a;
+	struct sym_result r;
+	uint64_t off;
+	void *code = MAP_FAILED;
+	size_t len = 0;
+	int mfd = -1;
+
+	if (s == NULL || mkdtemp(tmpl) == NULL) {
+		CHECK(0, "setup");
+		goto out;
+	}
+	snprintf(exe, sizeof(exe), "%s/fixture_copy", tmpl);
+	if (copy_file(argv[A_PIE], exe, 0755) != 0 || spawn(exe, &c) != 0) {
+		CHECK(0, "cannot run a copy of %s", argv[A_PIE]);
+		unlink(exe);
+		goto out_dir;
+	}
+	CHECK(unlink(exe) == 0, "deleted while running");
+	CHECK(symbols_synthesize(s, c.pid) == 0, "synthesized");
+	symbols_resolve(s, c.pid, c.addr[0], false, &r);
+	CHECK_STR(r.sym, fn_names[0], "deleted binary: still named");
+	CHECK(r.dso && strstr(r.dso, "(deleted)") != NULL, "its dso says so: %s", r.dso ? r.dso : "-");
+	/* The same path again, another file: the running one keeps its table. */
+	if (copy_file(argv[A_NOPIE], exe, 0755) == 0) {
+		symbols_resolve(s, c.pid, c.addr[1], false, &r);
+		CHECK_STR(r.sym, fn_names[1], "replaced binary: the old image's symbols");
+		unlink(exe);
+	}
+	reap_child(&c);
+	c = (struct child){ .pid = -1, .in = -1 };
+
+	/* An ELF image in a memfd, mapped executable into this very process:
+	 * only map_files reaches it, and it wants CAP_SYS_ADMIN. */
+	if (geteuid() != 0) {
+		CHECK_SKIP("memfd-backed code: /proc/PID/map_files needs root");
+		goto out_dir;
+	}
+	if (elfsym_load(&t, argv[A_LIB]) != 0 || (a = sym_named(t, "fixture_lib_function")) == NULL ||
+	    !vaddr_to_offset(t, a->addr, &off) || (mfd = memfd_create("perftop-test", MFD_CLOEXEC)) < 0) {
+		CHECK(0, "memfd setup");
+		goto out_dir;
+	}
+	{
+		struct stat st;
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
+		if (copy_file(argv[A_LIB], path, 0) == 0 && fstat(mfd, &st) == 0) {
+			len = (size_t)st.st_size;
+			code = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, mfd, 0);
+		}
+	}
+	if (code == MAP_FAILED) {
+		CHECK(0, "memfd mapping");
+		goto out_dir;
+	}
+	CHECK(symbols_synthesize(s, getpid()) == 0, "synthesized ourselves");
+	symbols_resolve(s, getpid(), (uint64_t)(uintptr_t)code + off, false, &r);
+	CHECK_STR(r.sym, "fixture_lib_function", "memfd-backed code: named");
+	CHECK(r.dso && strncmp(r.dso, "/memfd:perftop-test", 19) == 0, "memfd dso: %s", r.dso ? r.dso : "-");
+out_dir:
+	rmdir(tmpl);
+out:
+	if (code != MAP_FAILED)
+		munmap(code, len);
+	if (mfd >= 0)
+		close(mfd);
+	reap_child(&c);
+	elfsym_free(t);
+	symbols_free(s);
+}
+
+/* MiniDebugInfo: .dynsym's functions plus the compressed .symtab's. */
+static void test_minidebug(char **argv, const struct elfsym *lib)
+{
+	const char *fns[] = { "fixture_lib_function", "fixture_lib_hidden" };
+	struct elfsym *t = load_with(argv[A_MINIDEBUG], elfsym_load_fd_label, "mini");
+
+	CHECK(t && t->from_dynsym && t->minidebug, "MiniDebugInfo read");
+	for (size_t i = 0; i < 2; i++) {
+		const struct elfsym_sym *want = sym_named(lib, fns[i]), *got;
+
+		got = t && want ? elfsym_find(t, want->addr + 1) : NULL;
+		CHECK(got && strcmp(elfsym_name(t, got), fns[i]) == 0, "%s from %s", fns[i],
+		      i ? ".gnu_debugdata" : ".dynsym");
+	}
+	elfsym_free(t);
+}
+
+/* The bound on table bytes: what no sample hit in an interval goes, least
+ * recently hit first; cache hits count as hits; keys survive a reload. */
+static void test_eviction(char **argv)
+{
+	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
+	struct symbols *s = symbols_new(&o);
+	const pid_t pid = FAKE_PID + 30;
+	const uint64_t base = 0x40000000, lbase = 0x50000000, len = 0x100000;
+	struct elfsym *t = NULL, *lt = NULL;
+	const struct elfsym_sym *a, *lf;
+	struct symbols_stats st;
+	struct sym_result r, r2;
+	uint64_t off, loff;
+
+	if (s == NULL || elfsym_load(&t, argv[A_PIE]) != 0 || elfsym_load(&lt, argv[A_LIB]) != 0 ||
+	    (a = sym_named(t, "fixture_alpha")) == NULL || !vaddr_to_offset(t, a->addr, &off) ||
+	    (lf = sym_named(lt, "fixture_lib_function")) == NULL || !vaddr_to_offset(lt, lf->addr, &loff)) {
+		CHECK(0, "cannot prepare the eviction tests");
+		goto out;
+	}
+	symbols_set_table_limit(s, 1);
+	symbols_mmap(s, pid, base, len, 0, 0, 0, 0, PROT_EXEC, argv[A_PIE]);
+	symbols_mmap(s, pid, lbase, len, 0, 0, 0, 0, PROT_EXEC, argv[A_LIB]);
+	symbols_resolve(s, pid, base + off, false, &r);
+	symbols_reap(s);
+	symbols_stats(s, &st);
+	CHECK(st.tables == 1 && st.evicted == 0 && st.table_bytes > 1, "hit this interval: kept over the bound");
+	symbols_resolve(s, pid, base + off, false, &r2); /* a cache hit */
+	symbols_reap(s);
+	symbols_stats(s, &st);
+	CHECK(st.tables == 1 && st.evicted == 0, "a cache hit counts as a hit");
+	symbols_resolve(s, pid, lbase + loff, false, &r2);
+	CHECK_STR(r2.sym, "fixture_lib_function", "second table");
+	symbols_reap(s);
+	symbols_stats(s, &st);
+	CHECK(st.tables == 1 && st.evicted == 1 && st.table_limit == 1, "the table not hit is evicted (%zu, %zu)",
+	      st.tables, st.evicted);
+	symbols_resolve(s, pid, base + off, false, &r2);
+	CHECK(strcmp(r2.sym, "fixture_alpha") == 0 && r2.key == r.key, "read again: same name, same key");
+	symbols_stats(s, &st);
+	CHECK(st.tables == 2, "both loaded again");
+	symbols_set_table_limit(s, SYMBOLS_TABLE_LIMIT);
+	symbols_reap(s);
+	symbols_stats(s, &st);
+	CHECK(st.tables == 2 && st.evicted == 1, "under the bound: nothing evicted");
+out:
+	elfsym_free(t);
+	elfsym_free(lt);
+	symbols_free(s);
+}
+
+/* MMAP2 records with build-ids: the DSO is keyed by it, and a file at the
+ * path with another build-id is not read for it. */
+static void test_build_id(char **argv)
+{
+	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
+	struct symbols *s = symbols_new(&o);
+	const uint64_t base = 0x30000000, len = 0x100000;
+	struct elfsym *t = NULL;
+	const struct elfsym_sym *a;
+	struct sym_result r, r2;
+	uint8_t wrong[20];
+	uint64_t off;
+
+	if (s == NULL || elfsym_load(&t, argv[A_PIE]) != 0 || t->build_id_len == 0 ||
+	    (a = sym_named(t, "fixture_alpha")) == NULL || !vaddr_to_offset(t, a->addr, &off)) {
+		CHECK(0, "cannot prepare the build-id tests");
+		goto out;
+	}
+	symbols_mmap_build_id(s, FAKE_PID + 20, base, len, 0, t->build_id, t->build_id_len, PROT_EXEC,
+			      argv[A_PIE]);
+	symbols_resolve(s, FAKE_PID + 20, base + off, false, &r);
+	CHECK_STR(r.sym, "fixture_alpha", "build-id keyed: resolves");
+	/* Same build-id at another path (the stripped copy): the same DSO. */
+	symbols_mmap_build_id(s, FAKE_PID + 21, base, len, 0, t->build_id, t->build_id_len, PROT_EXEC,
+			      argv[A_STRIPPED]);
+	symbols_resolve(s, FAKE_PID + 21, base + off, false, &r2);
+	CHECK(r2.key == r.key && r2.dso == r.dso, "same build-id: one DSO, one key");
+	memcpy(wrong, t->build_id, sizeof(wrong));
+	wrong[0] ^= 0xff;
+	symbols_mmap_build_id(s, FAKE_PID + 22, base, len, 0, wrong, t->build_id_len, PROT_EXEC,
+			      argv[A_PIE]);
+	symbols_resolve(s, FAKE_PID + 22, base + off, false, &r);
+	CHECK_STR(r.sym, "[unknown]", "the path holds another build-id: not taken for it");
+	symbols_mmap_build_id(s, FAKE_PID + 23, base, len, 0, NULL, 0, PROT_EXEC, argv[A_PIE]);
+	symbols_resolve(s, FAKE_PID + 23, base + off, false, &r);
+	CHECK_STR(r.sym, "fixture_alpha", "no build-id: by path");
+out:
+	elfsym_free(t);
+	symbols_free(s);
+}
+
+/* C++ names come out demangled, once per symbol, and raw on request. */
+static void test_cxx(const char *exe)
+{
+	static const char *const names[][2] = {
+		{ "_ZN2ns3FooIiE3barEv", "ns::Foo<int>::bar" },
+		{ "_ZN2ns3FooIlE3barEv", "ns::Foo<long>::bar" },
+		{ "_ZN2ns5twiceIiEET_S1_", "ns::twice<int>" },
+	};
+	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
+	struct symbols *s = NULL;
+	const uint64_t base = 0x20000000, len = 0x100000;
+	struct elfsym *t = NULL;
+	struct sym_result r, r2;
+
+	if (strcmp(exe, "-") == 0) {
+		CHECK_SKIP("no C++ compiler: fixture_cxx was not built");
+		return;
+	}
+	if (elfsym_load(&t, exe) != 0 || (s = symbols_new(&o)) == NULL) {
+		CHECK(0, "cannot load %s", exe);
+		goto out;
+	}
+	CHECK(symbols_demangle(s), "demangling is on by default");
+	symbols_mmap(s, FAKE_PID + 10, base, len, 0, 0, 0, 0, PROT_EXEC, exe);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct elfsym_sym *sym = sym_named(t, names[i][0]);
+		uint64_t off;
+
+		if (sym == NULL || !vaddr_to_offset(t, sym->addr, &off)) {
+			CHECK(0, "%s is in the fixture", names[i][0]);
+			continue;
+		}
+		symbols_resolve(s, FAKE_PID + 10, base + off, false, &r);
+		CHECK_STR(r.sym, names[i][1], "demangled");
+		symbols_set_demangle(s, false);
+		symbols_resolve(s, FAKE_PID + 10, base + off, false, &r2);
+		CHECK_STR(r2.sym, names[i][0], "--no-demangle: raw");
+		CHECK(r2.key != r.key, "raw and demangled forms have different keys");
+		symbols_set_demangle(s, true);
+		symbols_resolve(s, FAKE_PID + 10, base + off + 1, false, &r2);
+		CHECK(r2.key == r.key && r2.sym == r.sym, "demangled again: same key, same string (cached)");
+	}
+out:
 	symbols_free(s);
 	elfsym_free(t);
 }
@@ -575,7 +851,7 @@ static void test_all_processes(void)
 int main(int argc, char **argv)
 {
 	if (argc != A_N + 1) {
-		fprintf(stderr, "usage: %s PIE NOPIE STRIPPED LIB STRIPPED_LIB FIXTURES_DIR DEBUGLINK DEBUG_ROOT\n",
+		fprintf(stderr, "usage: %s PIE NOPIE STRIPPED LIB STRIPPED_LIB FIXTURES_DIR DEBUGLINK DEBUG_ROOT CXX MINIDEBUG\n",
 			argv[0]);
 		return 2;
 	}
@@ -590,6 +866,10 @@ int main(int argc, char **argv)
 	test_vdso(argv[A_PIE]);
 	test_records(argv);
 	test_kernel(argv[A_DIR]);
+	test_cxx(argv[A_CXX]);
+	test_deleted(argv);
+	test_build_id(argv);
+	test_eviction(argv);
 	test_all_processes();
 	return check_done();
 }
