@@ -89,11 +89,22 @@ def perf_top(rate, secs):
     subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50",
                     "perf top -e cpu-clock -F %d 2>/dev/null" % rate], check=True)
+    # The pane's own perf (sh may exec it, or run it as a child), not
+    # another perf running on the machine.
     pid = None
     for _ in range(200):
-        r = subprocess.run(["pgrep", "-n", "-x", "perf"], capture_output=True, text=True)
-        if r.stdout.strip():
-            pid = int(r.stdout.split()[0])
+        r = subprocess.run(["tmux", "display-message", "-p", "-t", name, "#{pane_pid}"],
+                           capture_output=True, text=True)
+        pane = int(r.stdout.strip() or 0)
+        for cand in [pane] + [int(x) for x in subprocess.run(
+                ["pgrep", "-P", str(pane)], capture_output=True, text=True).stdout.split()]:
+            try:
+                with open("/proc/%d/comm" % cand) as f:
+                    if cand and f.read().strip() == "perf":
+                        pid = cand
+            except OSError:
+                pass
+        if pid:
             break
         time.sleep(0.01)
     if pid is None:

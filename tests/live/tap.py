@@ -1,6 +1,7 @@
 """Tiny TAP emitter and helpers shared by the live tests."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -78,10 +79,28 @@ def symbol_samples(recs, dso_suffix=None):
 
 
 def wait_exit(p, secs):
+    """For processes whose output is not a pipe: a full pipe would stall them."""
     end = time.time() + secs
     while p.poll() is None and time.time() < end:
         time.sleep(0.05)
     return p.poll()
+
+
+def collect(p, secs, stop=signal.SIGINT):
+    """Reads p's piped output while waiting up to secs for it to exit (a
+    pipe left unread fills and stalls the writer); then sends stop and waits
+    as long again, then kills. Returns (exited by itself, stdout, stderr)."""
+    try:
+        out, err = p.communicate(timeout=secs)
+        return True, out, err
+    except subprocess.TimeoutExpired:
+        p.send_signal(stop)
+    try:
+        out, err = p.communicate(timeout=secs)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    return False, out, err
 
 
 def hardware_pmu():

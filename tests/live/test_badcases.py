@@ -1,7 +1,9 @@
-"""Bad use that test_cli.py does not cover: tracepoints without tracefs, an
-offline CPU, a non-root user under perf_event_paranoid=2, too few fds, a
-closed stdout, and stop signals in the text and CSV dumps. Each error case:
-the right exit code and exactly one line on stderr naming cause and fix.
+"""Bad use (issue 6's table): usage errors with their way out, tracepoints
+without tracefs, a bad PMU term, an offline CPU, a non-root user under
+perf_event_paranoid=2, too few fds, closed stdio, a reader gone, a full disk,
+and stop signals in the text and CSV dumps (JSON and a focused process
+exiting: test_cli.py; the live view: tests/ui/test_signals.py). Each error
+case: the right exit code and exactly one line on stderr naming cause and fix.
 
 usage: test_badcases.py PERFTOP WORKLOAD
 """
@@ -13,17 +15,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-import tap  # noqa: E402
 from tap import diag, done, ok, skip, start_workload  # noqa: E402
 
 PERFTOP, WORKLOAD = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-
-
-def todo(cond, what, why):
-    """A known bug: reported, not failing the suite (TAP TODO)."""
-    tap._n += 1
-    print("%s %d - %s # TODO %s" % ("ok" if cond else "not ok", tap._n, what, why))
-    sys.stdout.flush()
 
 
 def sh(script, timeout=30, **kw):
@@ -41,6 +35,27 @@ def one_line(r, code, words, what):
 def as_nobody(*cmd):
     return ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *cmd]
 
+
+# The usage errors test_cli.py checks for the exit code and the culprit,
+# here for the way out too: (args, exit code, words of the one line).
+with open("/proc/sys/kernel/perf_event_max_sample_rate") as f:
+    max_rate = int(f.read())
+USAGE = [
+    (["-e", "no-such-event"], 2, ["unknown event", "no-such-event", "--list-events"]),
+    (["-e", "cpu-clock:q"], 2, ["cpu-clock:q", "modifier 'q'", "valid: u k"]),
+    (["-e", "nopmu/config=1/"], 2, ["PMU 'nopmu' not found", "--list-events"]),
+    (["-e", "sched:no_such_tp"], 2, ["sched:no_such_tp", "not found", "--list-events"]),
+    (["-p", "4000000"], 1, ["no such process", "4000000", "ps"]),
+    (["-C", "999"], 2, ["CPU 999", "offline or does not exist", "/sys/devices/system/cpu/online"]),
+    (["-F", str(max_rate + 1)], 2, ["-F %d" % (max_rate + 1), "perf_event_max_sample_rate (%d)" % max_rate,
+                                    "lower -F", "sysctl"]),
+]
+for args, code, words in USAGE:
+    r = subprocess.run([PERFTOP, "-b", "-n", "1", "-d", "0.2", *args], capture_output=True,
+                       text=True, timeout=30)
+    one_line(r, code, words, " ".join(args))
+r = subprocess.run([PERFTOP], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+one_line(r, 2, ["live view needs a terminal", "-b"], "live view without a tty")
 
 # A tracepoint without tracefs: a private mount namespace without it.
 if os.geteuid() == 0 and shutil.which("unshare"):
@@ -111,9 +126,8 @@ else:
         spin.kill()
         spin.wait()
     diag("own process as nobody -> %d: %s" % (r.returncode, r.stderr.strip()))
-    todo(r.returncode == 0 and "samples" in r.stdout,
-         "as nobody, -p of an own process with --exclude kernel samples it (as the hint says)",
-         "the tracking dummy event is opened without exclude_kernel, so paranoid 2 refuses it")
+    ok(r.returncode == 0 and "samples" in r.stdout and r.stderr.strip() == "",
+       "as nobody, -p of an own process with --exclude kernel samples it (as the hint says)")
 
 # Too few fds. A hard limit too low: one line with the number needed.
 wl, pid = start_workload(WORKLOAD, "threads", "4", "6")
@@ -136,11 +150,20 @@ finally:
 r = sh("exec %s -b -n 2 -d 0.2 >&-" % PERFTOP)
 lines = r.stderr.strip().splitlines()
 diag("closed stdout -> %d: %s" % (r.returncode, r.stderr.strip()))
-ok(r.returncode == 1 and len(lines) == 1 and "cannot write" in lines[0],
-   "closed stdout: exit 1 with one line")
-todo(len(lines) == 1 and ("Bad file descriptor" in lines[0] or "closed" in lines[0]),
-     "closed stdout: the line says stdout is closed",
-     "fd 1 is reused by a perf/epoll fd, so the write fails with EINVAL ('Invalid argument')")
+ok(r.returncode == 1 and len(lines) == 1 and "cannot write" in lines[0]
+   and "stdout is closed" in lines[0] and "-o FILE" in lines[0],
+   "closed stdout: exit 1 with one line saying stdout is closed and the way out")
+# Closed stdin and stderr with -o: perf fds must not land on 0-2 either.
+out = "/tmp/perftop-badcases-%d.txt" % os.getpid()
+r = sh("exec %s -b -n 1 -d 0.2 -o %s <&- 2>&-" % (PERFTOP, out))
+try:
+    with open(out) as f:
+        text = f.read()
+    os.unlink(out)
+except OSError:
+    text = ""
+ok(r.returncode == 0 and text.startswith("perftop - ") and "Overhead" in text,
+   "closed stdin and stderr, -o FILE: the dump is written whole (rc %d)" % r.returncode)
 
 # A reader gone before the first write (| true): quiet, exit 0 like | head.
 r = sh("%s -b -n 3 -d 0.2 | true; exit ${PIPESTATUS[0]}" % PERFTOP)

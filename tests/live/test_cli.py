@@ -10,7 +10,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tap import diag, done, finish_workload, ok, start_workload, wait_exit  # noqa: E402
+from tap import collect, diag, done, finish_workload, ok, start_workload  # noqa: E402
 
 PERFTOP, WORKLOAD = sys.argv[1], sys.argv[2]
 
@@ -66,10 +66,8 @@ wl, pid = start_workload(WORKLOAD, "split", "1,1,1", "1.5")
 p = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-p", str(pid), "-d", "10"],
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 finish_workload(wl)
-rc = wait_exit(p, 10)
-out, err = p.communicate(timeout=10) if rc is not None else ("", "")
-if rc is None:
-    p.kill()
+exited, out, err = collect(p, 10, signal.SIGKILL)
+rc = p.returncode if exited else None
 recs = [json.loads(line) for line in out.splitlines() if line.strip()]
 ok(rc == 0 and recs and str(pid) in recs[-1].get("final", ""),
    "a focused process exiting ends the dump with exit 0 and a final record (%r)"

@@ -10,13 +10,14 @@ import csv
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tap import (diag, done, finish_workload, hardware_pmu, is_root, ok, skip,  # noqa: E402
-                 start_workload, wait_exit)
+from tap import (collect, diag, done, finish_workload, hardware_pmu, is_root, ok, skip,  # noqa: E402
+                 start_workload)
 
 PERFTOP, WORKLOAD = sys.argv[1], sys.argv[2]
 EVENTS = ["task-clock", "context-switches", "page-faults"]
@@ -48,10 +49,8 @@ def run_pair():
     wl.stdin.flush()
     own = wl.stdout.read()
     wl.wait()
-    rc = wait_exit(top, 15)
-    if rc is None:
-        top.kill()
-    out, err = top.communicate()
+    exited, out, err = collect(top, 15, signal.SIGKILL)
+    rc = top.returncode if exited else None
     if stat.poll() is None:
         stat.send_signal(2)
     _, serr = stat.communicate(timeout=15)

@@ -20,6 +20,13 @@ done
 [ "$secs" -ge 20 ] || { echo "churn.sh: --seconds must be at least 20" >&2; exit 2; }
 warm=$((secs / 4 > 15 ? 15 : secs / 4))
 
+# ASan keeps freed memory in quarantine (256 MiB by default) before reuse,
+# which grows RSS without a leak; a small one still catches use-after-free.
+case ${PERFTOP_SANITIZED:-none} in
+none | '') ;;
+*) export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4:thread_local_quarantine_size_kb=64" ;;
+esac
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/perftop-soak.XXXXXX")
 churn_pid=
 cleanup() {
