@@ -64,10 +64,11 @@ int engine_start(struct engine *e);
 int engine_run(struct engine *e, const struct engine_handlers *h);
 void engine_stop(struct engine *e);
 
-/* Decodes every record taken so far. Each tick decodes for at most a
- * quarter interval: under overload the rest (stats: backlog) counts in
- * later intervals, so a caller about to write its last one flushes first.
- * Signals and a focused process's exit flush by themselves. */
+/* Decodes the records taken so far, for one more interval at most. Each
+ * tick decodes for at most a quarter interval: under overload the rest
+ * (stats: backlog) counts in later intervals, so a caller about to write
+ * its last one flushes first. Stop signals and a focused process's exit
+ * flush by themselves. What is left after is stats.backlog. */
 void engine_flush(struct engine *e);
 
 /* An extra fd in the loop (the UI's stdin). cb runs when it is readable. */

@@ -17,6 +17,8 @@ struct ring {
 	size_t map_len;        /* meta page + data, for munmap */
 	uint64_t malformed;    /* records with an impossible size, skipped */
 	unsigned char *scratch; /* a record that wraps is copied here, whole */
+	size_t page;           /* ring_alloc's: pages read are given back (0: no) */
+	uint64_t given_back;   /* position up to which they were */
 };
 
 /* Called once per record; the header and its body are contiguous and valid
@@ -32,8 +34,8 @@ int ring_mmap(struct ring *r, int fd, size_t data_pages);
 void ring_unmap(struct ring *r);
 
 /* An anonymous ring of data_size bytes (a power of two) that this process
- * writes with ring_transfer, for the spill buffer; pages are touched only
- * as it fills. */
+ * writes with ring_transfer, for the spill buffer; its memory follows what
+ * it holds: pages are touched as it fills and given back once read. */
 int ring_alloc(struct ring *r, size_t data_size);
 
 /* Moves whole records from a ring the kernel writes into one we write, as

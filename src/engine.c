@@ -905,7 +905,7 @@ static void handle_signal(struct engine *e)
 		bool stop = si.ssi_signo != SIGWINCH;
 
 		if (si.ssi_signo != SIGWINCH)
-			drain_all(e); /* the last interval must hold everything up to now */
+			engine_flush(e); /* the last interval holds all it can */
 		if (e->h->signal)
 			stop = e->h->signal(e->h->arg, (int)si.ssi_signo);
 		if (stop)
@@ -1000,13 +1000,18 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 	for (ev = 0; ev < e->o.nevents; ev++)
 		set_event_state(e, ev, false);
 	e->started = false;
-	drain_all(e);
+	/* Nobody reads what comes after the stop: a quit is not held up. */
+	drain_all_for(e, DRAIN_SLICE_NS);
 	return 0;
 }
 
+/* One more interval at most: an exit under overload is not held up for
+ * the whole spill either; what is left shows as stats.backlog_bytes. */
 void engine_flush(struct engine *e)
 {
-	drain_all(e);
+	double secs = e->o.interval > 0.1 ? e->o.interval : 0.1;
+
+	drain_all_for(e, (uint64_t)(secs * 1e9));
 }
 
 void engine_stop(struct engine *e)

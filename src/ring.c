@@ -20,29 +20,8 @@ int ring_init(struct ring *r, void *mapping, size_t page_size, size_t data_size)
 	return 0;
 }
 
-int ring_mmap(struct ring *r, int fd, size_t data_pages)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	size_t len;
-	void *map;
-	int err;
-
-	if (page <= 0)
-		return -EINVAL;
-	len = (data_pages + 1) * (size_t)page;
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		return -errno;
-	err = ring_init(r, map, (size_t)page, data_pages * (size_t)page);
-	if (err) {
-		munmap(map, len);
-		return err;
-	}
-	r->map_len = len;
-	return 0;
-}
-
-int ring_alloc(struct ring *r, size_t data_size)
+/* Maps the metadata page and data_size bytes, and wraps them. */
+static int map_ring(struct ring *r, int fd, int flags, size_t data_size)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t len;
@@ -52,8 +31,7 @@ int ring_alloc(struct ring *r, size_t data_size)
 	if (page <= 0)
 		return -EINVAL;
 	len = (size_t)page + data_size;
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		   -1, 0);
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, 0);
 	if (map == MAP_FAILED)
 		return -errno;
 	err = ring_init(r, map, (size_t)page, data_size);
@@ -63,6 +41,50 @@ int ring_alloc(struct ring *r, size_t data_size)
 	}
 	r->map_len = len;
 	return 0;
+}
+
+int ring_mmap(struct ring *r, int fd, size_t data_pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page <= 0 ? -EINVAL : map_ring(r, fd, MAP_SHARED, data_pages * (size_t)page);
+}
+
+int ring_alloc(struct ring *r, size_t data_size)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int err = map_ring(r, -1, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, data_size);
+
+	if (err == 0 && page > 0 && data_size >= (size_t)page)
+		r->page = (size_t)page;
+	return err;
+}
+
+/* Gives back the pages wholly read between from and to (ring positions),
+ * before the tail that frees them for the writer is published: a ring
+ * cycling through its whole size would otherwise keep every page it ever
+ * touched, however little it holds. */
+static void release_pages(struct ring *r, uint64_t to)
+{
+	uint64_t size = r->mask + 1, pg = r->page;
+	/* From where the last call stopped: reads smaller than a page add up. */
+	uint64_t start = r->given_back, end = to & ~(pg - 1);
+	uint64_t off, len;
+
+	if (end <= start)
+		return;
+	r->given_back = end;
+	if (end - start >= size) {
+		(void)madvise(r->data, size, MADV_DONTNEED); /* advice: failing costs memory only */
+		return;
+	}
+	off = start & r->mask;
+	len = end - start;
+	if (off + len > size) {
+		(void)madvise(r->data, off + len - size, MADV_DONTNEED);
+		len = size - off;
+	}
+	(void)madvise(r->data + off, len, MADV_DONTNEED);
 }
 
 void ring_unmap(struct ring *r)
@@ -129,6 +151,8 @@ size_t ring_read(struct ring *r, ring_record_fn fn, void *arg)
 		if (fn(hdr, arg))
 			break;
 	}
+	if (r->page)
+		release_pages(r, tail);
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
 	return n;
 }

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "elfsym.h"
 #include "symbols.h"
 
@@ -26,35 +27,7 @@
 #define LOOKUPS 5000000
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+#define rng() bench_rng(&rng_state)
 
 /* big_base, then f0000000 .. f(n-1), FN_ALIGN apart; the f are hidden, so
  * they are in .symtab only and the dynamic linker has nothing to do. */
@@ -78,15 +51,6 @@ static int build_elf(const char *dir, long n)
 		return -1;
 	snprintf(cmd, sizeof(cmd), "cc -shared -nostdlib -o '%s/big.so' '%s'", dir, path);
 	return system(cmd) == 0 ? 0 : -1;
-}
-
-static double timed(const char *cmd)
-{
-	double t0 = now();
-
-	if (system(cmd) != 0)
-		return -1;
-	return now() - t0;
 }
 
 static long perf_samples(const char *data)

@@ -18,31 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "symbols.h"
 
 #define FUNCS 64        /* functions per library besides its hot one */
 #define MAX_RUNS 64
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* NLIBS sources, compiled two at a time (two cores here). */
 static int build_libs(const char *dir, int nlibs)
@@ -71,15 +51,6 @@ static int build_libs(const char *dir, int nlibs)
 }
 
 /* Wall time of a shell command; -1 when it failed. */
-static double timed(const char *cmd)
-{
-	double t0 = now();
-
-	if (system(cmd) != 0)
-		return -1;
-	return now() - t0;
-}
-
 /* How many of the libraries' hot functions perf report names. */
 static int perf_named(const char *data, int nlibs)
 {

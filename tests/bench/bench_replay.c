@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "agg.h"
 #include "record.h"
 #include "ring.h"
@@ -23,14 +24,6 @@ struct ctx {
 	uint64_t n;
 	bool full;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int on_record(const struct perf_event_header *h, void *arg)
 {

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "elfsym.h"
 #include "kallsyms.h"
 #include "symbols.h"
@@ -18,22 +19,7 @@
 #define NSYMS 1000000
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#define rng() bench_rng(&rng_state)
 
 static void report(const char *what, size_t n, double secs, size_t found)
 {

@@ -14,29 +14,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spin.h"
+
 #ifdef AFTER_EXEC
 #define SPIN spin_after_exec
 #else
 #define SPIN spin_before_exec
 #endif
 
-void SPIN(double secs);
-
-static volatile uint64_t sink;
-
-__attribute__((noinline)) void SPIN(double secs)
-{
-	struct timespec t0, t;
-	uint64_t x = sink;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		for (int i = 0; i < 1000000; i++)
-			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		sink = x;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
-}
+SPIN_FN(SPIN)
 
 int main(int argc, char **argv)
 {

@@ -1,5 +1,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "check.h"
 #include "ring.h"
@@ -96,6 +98,58 @@ static void test_transfer(void)
 	free(map);
 }
 
+/* A spill of 16 pages cycled through three times: what was read is given
+ * back, so afterwards no more than the page holding the tail stays resident,
+ * and every record still arrives intact, in order. */
+static void test_release(void)
+{
+	unsigned char *map = aligned_alloc(PAGE, 2 * PAGE);
+	struct perf_event_mmap_page *meta = (void *)map;
+	unsigned char vec[16];
+	struct ring k, u;
+	struct seen seen;
+	struct synth s;
+	uint64_t head = 0, id = 1, got = 0;
+	size_t resident = 0;
+	int order = 1;
+
+	memset(map, 0, PAGE + DATA);
+	if (ring_init(&k, map, PAGE, DATA) != 0 || ring_alloc(&u, 16 * PAGE) != 0) {
+		CHECK(0, "cannot set up the release test");
+		free(map);
+		return;
+	}
+	while (id * 56 < 3 * 16 * PAGE) {
+		for (int i = 0; i < 4; i++, id++) {
+			synth_sample(&s, id, 0x1000, 1, 1, id, 0, 1, PERF_RECORD_MISC_USER);
+			put(k.data, &head, s.buf, s.len);
+		}
+		__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
+		ring_transfer(&k, &u);
+		if (id % 64 == 1) { /* read now and then: the spill holds a few pages */
+			memset(&seen, 0, sizeof(seen));
+			ring_read(&u, collect, &seen);
+			for (size_t i = 0; i < seen.n; i++)
+				order &= seen.ids[i] == got + i + 1;
+			got += seen.n;
+		}
+	}
+	memset(&seen, 0, sizeof(seen));
+	ring_read(&u, collect, &seen);
+	for (size_t i = 0; i < seen.n; i++)
+		order &= seen.ids[i] == got + i + 1;
+	got += seen.n;
+	CHECK(order && got == id - 1, "through three cycles every record arrives once, in order (%" PRIu64 ")",
+	      got);
+	if (mincore(u.data, 16 * PAGE, vec) == 0)
+		for (size_t i = 0; i < 16; i++)
+			resident += vec[i] & 1;
+	CHECK(resident <= 1, "pages read are given back: %zu of 16 resident once all is read", resident);
+	ring_unmap(&u);
+	ring_unmap(&k);
+	free(map);
+}
+
 int main(void)
 {
 	unsigned char *map = aligned_alloc(PAGE, 2 * PAGE);
@@ -172,5 +226,6 @@ int main(void)
 	ring_unmap(&r);
 	free(map);
 	test_transfer();
+	test_release();
 	return check_done();
 }

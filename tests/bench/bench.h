@@ -1,0 +1,51 @@
+/* What every benchmark program here needs: a clock, medians of noisy
+ * runs, a repeatable pseudo-random sequence, and timing a shell command. */
+#ifndef PERFTOP_BENCH_H
+#define PERFTOP_BENCH_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+static inline double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts v. */
+static inline double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* xorshift64: the same addresses every run; seed it with any non-zero. */
+static inline uint64_t bench_rng(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/* Wall seconds of a shell command, or -1 when it failed. */
+static inline double timed(const char *cmd)
+{
+	double t0 = now();
+
+	if (system(cmd) != 0)
+		return -1;
+	return now() - t0;
+}
+
+#endif
