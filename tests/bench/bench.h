@@ -4,7 +4,9 @@
 #define PERFTOP_BENCH_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static inline double now(void)
@@ -46,6 +48,20 @@ static inline double timed(const char *cmd)
 	if (system(cmd) != 0)
 		return -1;
 	return now() - t0;
+}
+
+/* Lines of a shell command's output holding both needles (NULL: any). */
+static inline long count_lines(const char *cmd, const char *need1, const char *need2)
+{
+	char line[512];
+	long n = 0;
+	FILE *p = popen(cmd, "r");
+
+	while (p && fgets(line, sizeof(line), p))
+		n += (need1 == NULL || strstr(line, need1)) && (need2 == NULL || strstr(line, need2));
+	if (p)
+		pclose(p);
+	return n;
 }
 
 #endif

@@ -55,17 +55,10 @@ static int build_elf(const char *dir, long n)
 
 static long perf_samples(const char *data)
 {
-	char cmd[PATH_MAX + 64], line[64];
-	long n = 0;
-	FILE *p;
+	char cmd[PATH_MAX + 64];
 
 	snprintf(cmd, sizeof(cmd), "perf script -i '%s' -F ip 2>/dev/null", data);
-	p = popen(cmd, "r");
-	while (p && fgets(line, sizeof(line), p))
-		n++;
-	if (p)
-		pclose(p);
-	return n;
+	return count_lines(cmd, NULL, NULL);
 }
 
 /* perf report on a 1 s and a 4 s recording of the child. */

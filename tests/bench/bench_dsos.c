@@ -50,21 +50,15 @@ static int build_libs(const char *dir, int nlibs)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* Wall time of a shell command; -1 when it failed. */
 /* How many of the libraries' hot functions perf report names. */
 static int perf_named(const char *data, int nlibs)
 {
-	char cmd[PATH_MAX + 128], line[512];
-	int n = 0;
-	FILE *p;
+	char cmd[PATH_MAX + 128];
+	long n;
 
 	snprintf(cmd, sizeof(cmd), "perf report -i '%s' --stdio --no-children --sort dso,sym 2>/dev/null", data);
-	p = popen(cmd, "r");
-	while (p && fgets(line, sizeof(line), p))
-		n += strstr(line, "_hot") != NULL && strstr(line, "[.] lib") != NULL;
-	if (p)
-		pclose(p);
-	return n < nlibs ? n : nlibs;
+	n = count_lines(cmd, "_hot", "[.] lib");
+	return n < nlibs ? (int)n : nlibs;
 }
 
 static void bench_perf(const char *dir, pid_t child, int nlibs, int runs, double perftop_s)
