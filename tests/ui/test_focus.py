@@ -49,9 +49,10 @@ def main():
         t.keys("Tab", "Tab")
         s = t.wait(lambda sc: re.search(r"\[\.\] hot_a", sc) is not None, 10) or ""
         rows = tuitest.table_rows(s)
-        # The workload's own code, libc, the loader, its vDSO clock_gettime, or the kernel.
+        # The workload's own code, libc, the loader, its vDSO clock_gettime, the
+        # sanitizer runtimes of an ASan build (their interceptors), or the kernel.
         foreign = [r for r in rows if not any(w in r for w in ("workload", "[unknown]", "[k]", "ld-linux",
-                                                                 "libc", "vdso"))]
+                                                                 "libc", "vdso", "libasan", "libubsan"))]
         tap.ok(rows and not foreign, "the symbols are the workload's (foreign rows: %r)" % foreign)
         t.keys("Tab")
         t.keys("Escape")
