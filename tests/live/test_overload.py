@@ -107,7 +107,10 @@ def check(name, rate, ncpus, rc, recs, err, rss):
          "throttled %d times, stats %s" % (name, samples, lost, samples + lost, expect, rate, ncpus,
                                            secs, throttled, json.dumps(recs[-1][1].get("stats", {}))))
     ok(samples + lost <= 1.2 * expect + 1000, "%s: no more samples than the kernel can make" % name)
-    if throttled == 0:
+    if os.environ.get("PERFTOP_SANITIZED", "none") not in ("", "none"):
+        skip("%s: samples + lost account for the kernel's" % name,
+             "sanitized build: it decodes too slowly to hold the kernel's rate to account")
+    elif throttled == 0:
         ok(samples + lost >= 0.5 * expect,
            "%s: unthrottled, so samples + lost (%d) account for the kernel's %d" %
            (name, samples + lost, expect))
