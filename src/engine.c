@@ -756,6 +756,12 @@ fail:
 	return rc;
 }
 
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 void engine_close(struct engine *e)
 {
 	size_t i;
@@ -776,12 +782,9 @@ void engine_close(struct engine *e)
 			ring_unmap(&e->spill[i]);
 	for (i = 0; i < e->nlocks; i++)
 		pthread_mutex_destroy(&e->spill_lock[i]);
-	if (e->rd_epfd >= 0)
-		close(e->rd_epfd);
-	if (e->rd_quit >= 0)
-		close(e->rd_quit);
-	if (e->rd_notify >= 0)
-		close(e->rd_notify);
+	close_fd(e->rd_epfd);
+	close_fd(e->rd_quit);
+	close_fd(e->rd_notify);
 	if (e->fds)
 		for (i = 0; i < e->o.nevents; i++)
 			close_event(e, i);
@@ -795,12 +798,9 @@ void engine_close(struct engine *e)
 	for (i = 0; i < e->npidfds; i++)
 		if (e->pidfds[i] >= 0)
 			close(e->pidfds[i]);
-	if (e->cgroup_fd >= 0)
-		close(e->cgroup_fd);
-	if (e->epfd >= 0)
-		close(e->epfd);
-	if (e->tfd >= 0)
-		close(e->tfd);
+	close_fd(e->cgroup_fd);
+	close_fd(e->epfd);
+	close_fd(e->tfd);
 	if (e->sfd >= 0) {
 		close(e->sfd);
 		sigprocmask(SIG_UNBLOCK, &e->sigs, NULL);
