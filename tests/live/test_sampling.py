@@ -127,7 +127,9 @@ def test_stalled_reader():
     longer than a kernel ring holds at this rate: the ring reader thread
     spills into memory, so no sample is lost and every interval arrives."""
     procs = [start_workload(WORKLOAD, "split", "6,3,1", "8")[0] for _ in range(os.cpu_count() or 1)]
-    top = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-e", "cpu-clock", "-F", "4000",
+    # -m 8: a 32 KiB kernel ring holds well under a second here, so without
+    # the spill the stall surely overflows it.
+    top = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-e", "cpu-clock", "-F", "4000", "-m", "8",
                             "-d", "0.2", "-n", "30", "-E", "400", "--stats"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(4.0)  # the pipe (64 KiB) fills within a second or two
