@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "counters.h"
+#include "evspec.h"
 #include "symbols.h"
 
 #define AGG_MAX_EVENTS 16
@@ -42,10 +44,10 @@ struct agg_cpu {
 	uint64_t lost_iv, lost_total, throttled_iv, throttled_total;
 };
 
+/* Counts only: whether an event is on and what it excludes belong to the
+ * engine (read through the session). */
 struct agg_event {
-	char name[128];
-	unsigned exclude;
-	bool enabled;
+	char name[EVSPEC_NAME_MAX];
 	uint64_t samples_iv, samples_total;
 	uint64_t period_iv, period_total;
 	uint64_t lost_iv, lost_total;
@@ -64,11 +66,8 @@ void agg_free(struct agg *a);
 struct agg_event *agg_event(struct agg *a, size_t ev);
 size_t agg_nevents(const struct agg *a);
 
-/* Where a new task row gets its name from (the symbols' process table). */
-typedef const char *(*agg_comm_fn)(void *arg, pid_t pid);
-void agg_set_comm_source(struct agg *a, agg_comm_fn fn, void *arg);
-
-/* Hot path: the comm source is asked only when the task's row is new. */
+/* Hot path. A new task row is named from sr->comm (its thread row from
+ * sr->thread_comm): the caller hands names down, agg asks nobody. */
 void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		const struct sym_result *sr, uint64_t period);
 /* Losses are kept per event and per CPU (cpu < 0: unknown). */
@@ -105,6 +104,29 @@ uint64_t agg_base(const struct agg *a, enum agg_scope scope);
 
 /* A row's share in percent of agg_base. */
 double agg_share(const struct agg *a, const struct agg_counts *c, enum agg_scope scope);
+
+/* Focus mode's exact counters as read at the interval's end, handed over
+ * by the session so that the dump and the screen read one place. */
+struct agg_counter_row {
+	struct counter_row c;
+	char comm[AGG_COMM_MAX];
+};
+
+struct agg_counters {
+	size_t nevents;
+	char names[COUNTERS_MAX][EVSPEC_NAME_MAX];
+	struct agg_counter_row *procs, *threads;
+	size_t nprocs, nthreads, procs_cap, threads_cap;
+};
+
+/* Starts a new reading (drops the previous rows); names: the counted events. */
+int agg_counters_begin(struct agg *a, const char *const *names, size_t n);
+/* One row (tid 0: a process row, else a thread row). 0 or -ENOMEM. */
+int agg_counters_add(struct agg *a, const struct counter_row *r, const char *comm);
+/* NULL outside focus mode (no agg_counters_begin yet). */
+const struct agg_counters *agg_counters(const struct agg *a);
+/* The row of a process (tid 0) or a thread, or NULL. */
+const struct agg_counter_row *agg_counter_row(const struct agg_counters *c, pid_t pid, pid_t tid);
 
 /* How many intervals an exited task stays visible. */
 #define AGG_EXIT_GRACE 3

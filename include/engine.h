@@ -93,6 +93,8 @@ int engine_running_pct(struct engine *e, size_t ev);
 /* What was actually opened (after any fallback). */
 const struct evspec *engine_event(const struct engine *e, size_t ev);
 size_t engine_nevents(const struct engine *e);
+/* Whether the event is switched on (engine_enable_event): the engine owns it. */
+bool engine_event_enabled(const struct engine *e, size_t ev);
 /* Notice of a fallback ("cycles not supported … using cpu-clock"), or NULL. */
 const char *engine_notice(const struct engine *e);
 size_t engine_ncpus(const struct engine *e);

@@ -16,6 +16,7 @@ enum {
 	EXCL_HOST = 1u << 4,
 	EXCL_GUEST = 1u << 5,
 	EXCL_ALL = (1u << 6) - 1,
+	EXCL_COUNT = 6,
 };
 
 #define EVSPEC_NAME_MAX 128

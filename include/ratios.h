@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 #include "agg.h"
-#include "counters.h"
 
 enum ratio_kind { RATIO_IPC, RATIO_CACHE_MISS, RATIO_BRANCH_MISS, RATIO_COUNT };
 
@@ -32,15 +31,21 @@ struct ratio_part {
  * after ':' ignored) is each ratio's numerator or denominator is used. */
 void ratios_compute(const struct ratio_part *parts, size_t n, struct ratio out[RATIO_COUNT]);
 
-/* From a row's sampled period sums (agg's enabled events): estimates. */
-void ratios_from_samples(struct agg *a, const struct agg_counts *c, struct ratio out[RATIO_COUNT]);
-/* The same from copies of the events (the UI's frame). */
-void ratios_from_sample_events(const struct agg_event *ev, size_t nev, const struct agg_counts *c,
-			       struct ratio out[RATIO_COUNT]);
+/* From a row's sampled period sums: estimates. enabled[i]: event i was on
+ * (an event turned off has sums from another time span). */
+void ratios_from_samples(const struct agg_event *ev, const bool *enabled, size_t nev,
+			 const struct agg_counts *c, struct ratio out[RATIO_COUNT]);
 
 /* From a focus-mode counter row: the interval's values or the totals. */
-void ratios_from_counters(const struct counters *cnt, const struct counter_row *r, bool total,
-			  struct ratio out[RATIO_COUNT]);
+void ratios_from_counters(const char (*names)[EVSPEC_NAME_MAX], size_t n, const struct counter_row *r,
+			  bool total, struct ratio out[RATIO_COUNT]);
+
+/* A task row's ratios, the one merge the dump and the screen share: exact
+ * counters (cr, may be NULL) win over the estimates from samples (c, may be
+ * NULL). */
+void ratios_task(const struct agg_event *ev, const bool *enabled, size_t nev, const struct agg_counts *c,
+		 const char (*names)[EVSPEC_NAME_MAX], size_t ncnt, const struct counter_row *cr,
+		 bool total, struct ratio out[RATIO_COUNT]);
 
 /* "ipc", "cache_miss_pct", "branch_miss_pct": JSON keys. */
 const char *ratio_key(enum ratio_kind k);

@@ -1,5 +1,7 @@
-/* session: one monitoring run — the engine, the symbols and the aggregation
- * wired together. Both front ends (dump and UI) drive a session. */
+/* session: one monitoring run — the engine, the symbols, the aggregation
+ * and (in focus mode) the exact counters wired together. Both front ends
+ * (the dump and the screen) drive a session and read its agg; they reach
+ * the engine, the symbols and the counters only through it. */
 #ifndef PERFTOP_SESSION_H
 #define PERFTOP_SESSION_H
 
@@ -28,7 +30,7 @@ struct session {
 	const char *notices[SESSION_NOTICES];
 	size_t nnotices;
 	char target[256];
-	struct timespec started, last_tick;
+	struct timespec last_tick;
 };
 
 /* Opens everything; on failure err holds the user's one line. Returns 0 or -errno. */
@@ -38,18 +40,66 @@ void session_close(struct session *s);
 /* The engine's record handler: resolve and aggregate. */
 void session_record(void *arg, int ev, const struct record *rec);
 
-/* Reads what the engine alone knows at an interval's end (multiplexing)
- * into the agg; call before showing the interval. */
-void session_sample(struct session *s);
+/* Runs the event loop with the front end's handlers (records go to
+ * session_record); session_stop ends it from a handler. */
+int session_run(struct session *s, struct engine_handlers *h);
+void session_stop(struct session *s);
+/* Decodes what was taken so far: before the last interval is shown. */
+void session_flush(struct session *s);
+/* The front end's extra fd (the terminal), watched by the current engine. */
+int session_watch_fd(struct session *s, int fd, void (*cb)(void *arg), void *arg);
+int session_set_interval(struct session *s, double seconds);
 
-/* Ends an interval: agg_roll (decay_pct as there) and forgetting processes
- * that exited before it. */
-void session_roll(struct session *s, unsigned decay_pct);
+/* Ends an interval, the one sequence both front ends run: the counters and
+ * the multiplexing read into the agg, show(arg, lap) with lap the interval
+ * really measured, then the agg rolled (decay_pct: see agg_roll) and the
+ * processes that exited before it forgotten. */
+void session_interval_end(struct session *s, unsigned decay_pct,
+			  void (*show)(void *arg, double lap), void *arg);
+
+/* A focused process exited (the engine's pid_exit): true when it was the
+ * last one, so the run's figures are final. */
+bool session_focus_exit(struct session *s, pid_t pid);
+
+/* An event as the engine has it now. */
+struct session_event {
+	const char *name;
+	bool enabled;
+	unsigned exclude;          /* EXCL_* */
+};
+void session_event(const struct session *s, size_t ev, struct session_event *out);
+int session_enable_event(struct session *s, size_t ev, bool on);
+/* Re-opens the event with new exclude flags; on failure err says why and
+ * the old flags stay. */
+int session_set_exclude(struct session *s, size_t ev, unsigned excl, char *err, size_t errlen);
+
+/* Figures about perftop itself, for --stats. */
+struct session_stats {
+	struct engine_stats eng;
+	struct symbols_stats sym;
+	uint64_t tracking_lost;
+};
+void session_stats(const struct session *s, struct session_stats *st);
 
 /* comm of a process the session knows, or NULL. */
-const char *session_comm(void *session, pid_t pid);
+const char *session_comm(const struct session *s, pid_t pid);
 
-/* Seconds since the last call (the interval really measured). */
-double session_lap(struct session *s);
+/* Re-aiming a running session (the live view's focus mode) or changing
+ * its sampling rate, with the events and exclude flags in force now. Only
+ * between session_run()s. */
+struct session_target {
+	const pid_t *pids;      /* NULL: system-wide (or cgroup) */
+	size_t npids;
+	bool pids_are_tids;
+	const char *cgroup;
+	uint64_t freq, period;  /* both 0: the options' */
+	double interval;        /* 0: the options' */
+	bool keep_agg;          /* same target, new rate: keep the tables */
+};
+
+/* On failure the old engine stays open and err says why — unless the old one
+ * had to be closed to make room (EPERM, EMFILE, ENOMEM from locked ring
+ * memory or fds): then s->eng is NULL and the caller must open a target again. */
+int session_reopen(struct session *s, const struct session_target *t, char *err, size_t errlen);
 
 #endif

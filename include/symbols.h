@@ -25,6 +25,8 @@ struct sym_result {
 	const char *dso;   /* "/usr/bin/foo", "[kernel.kallsyms]", "[unknown]" */
 	uint64_t key;
 	bool kernel;
+	const char *comm;         /* the process's name ("swapper" for pid 0), or NULL */
+	const char *thread_comm;  /* the thread's, or NULL (then the process's) */
 };
 
 struct symbols *symbols_new(const struct symbols_opts *opts);

@@ -30,8 +30,8 @@ struct agg {
 	struct agg_sym *last_sym;
 	struct agg_task *last_task, *last_thread;
 	pid_t last_tid;
-	agg_comm_fn comm_fn;
-	void *comm_arg;
+	struct agg_counters cnt;
+	bool has_cnt;
 };
 
 static inline size_t hash64(uint64_t k)
@@ -118,10 +118,8 @@ struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus)
 	if (a == NULL)
 		return NULL;
 	a->nevents = nevents;
-	for (size_t i = 0; i < nevents; i++) {
-		a->ev[i].enabled = true;
+	for (size_t i = 0; i < nevents; i++)
 		a->ev[i].running_pct = -1;
-	}
 	a->max_cpu = -1;
 	for (size_t i = 0; i < ncpus; i++)
 		if (cpus[i] > a->max_cpu)
@@ -172,6 +170,8 @@ void agg_free(struct agg *a)
 	free(a->cpus);
 	free(a->cpu_index);
 	free(a->sorted);
+	free(a->cnt.procs);
+	free(a->cnt.threads);
 	free(a);
 }
 
@@ -208,7 +208,7 @@ static struct agg_sym *sym_row(struct agg *a, const struct sym_result *sr)
 
 /* pid 0 is the idle task on every CPU; keys are pid + 1 so 0 stays "empty". */
 /* A thread's row, made on its first sample; its process counts it. */
-static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t tid)
+static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t tid, const char *comm)
 {
 	struct agg_task *t = map_get(&a->tids, (uint64_t)tid + 1);
 
@@ -221,7 +221,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 		return NULL;
 	t->pid = proc->pid;
 	t->tid = tid;
-	strlcpy(t->comm, proc->comm, sizeof(t->comm));
+	strlcpy(t->comm, comm ? comm : proc->comm, sizeof(t->comm));
 	if (map_put(&a->tids, (uint64_t)tid + 1, t)) {
 		free(t);
 		return NULL;
@@ -230,16 +230,8 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 	return t;
 }
 
-void agg_set_comm_source(struct agg *a, agg_comm_fn fn, void *arg)
+static struct agg_task *task_row(struct agg *a, pid_t pid, pid_t tid, const struct sym_result *sr)
 {
-	a->comm_fn = fn;
-	a->comm_arg = arg;
-}
-
-static struct agg_task *task_row(struct agg *a, pid_t pid, pid_t tid)
-{
-	const char *comm;
-
 	struct agg_task *t = a->last_task;
 
 	if (t && t->pid == pid && a->last_tid == tid)
@@ -250,8 +242,7 @@ static struct agg_task *task_row(struct agg *a, pid_t pid, pid_t tid)
 		if (t == NULL)
 			return NULL;
 		t->pid = pid;
-		comm = a->comm_fn ? a->comm_fn(a->comm_arg, pid) : NULL;
-		strlcpy(t->comm, comm ? comm : (pid == 0 ? "swapper" : "?"), sizeof(t->comm));
+		strlcpy(t->comm, sr->comm ? sr->comm : (pid == 0 ? "swapper" : "?"), sizeof(t->comm));
 		if (map_put(&a->tasks, (uint64_t)pid + 1, t)) {
 			free(t);
 			return NULL;
@@ -259,7 +250,7 @@ static struct agg_task *task_row(struct agg *a, pid_t pid, pid_t tid)
 	}
 	a->last_task = t;
 	a->last_tid = tid;
-	a->last_thread = thread_row(a, t, tid);
+	a->last_thread = thread_row(a, t, tid, sr->thread_comm);
 	return t;
 }
 
@@ -293,7 +284,7 @@ void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 	a->ev[ev].period_total += period;
 	if ((s = sym_row(a, sr)) != NULL)
 		count(&s->iv, &s->total, ev, period);
-	if ((t = task_row(a, pid, tid)) != NULL) {
+	if ((t = task_row(a, pid, tid, sr)) != NULL) {
 		count(&t->iv, &t->total, ev, period);
 		if (a->last_thread)
 			count(&a->last_thread->iv, &a->last_thread->total, ev, period);
@@ -581,4 +572,60 @@ double agg_share(const struct agg *a, const struct agg_counts *c, enum agg_scope
 	uint64_t base = agg_base(a, scope);
 
 	return base ? 100.0 * (double)c->samples[0] / (double)base : 0.0;
+}
+
+int agg_counters_begin(struct agg *a, const char *const *names, size_t n)
+{
+	struct agg_counters *c = &a->cnt;
+
+	if (n > COUNTERS_MAX)
+		n = COUNTERS_MAX;
+	c->nevents = n;
+	for (size_t i = 0; i < n; i++)
+		strlcpy(c->names[i], names[i], sizeof(c->names[i]));
+	c->nprocs = c->nthreads = 0;
+	a->has_cnt = true;
+	return 0;
+}
+
+int agg_counters_add(struct agg *a, const struct counter_row *r, const char *comm)
+{
+	struct agg_counters *c = &a->cnt;
+	struct agg_counter_row **rows = r->tid ? &c->threads : &c->procs;
+	size_t *n = r->tid ? &c->nthreads : &c->nprocs;
+	size_t *cap = r->tid ? &c->threads_cap : &c->procs_cap;
+
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 8;
+		struct agg_counter_row *p = reallocarray(*rows, ncap, sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		*rows = p;
+		*cap = ncap;
+	}
+	(*rows)[*n].c = *r;
+	strlcpy((*rows)[*n].comm, comm ? comm : "?", sizeof((*rows)[*n].comm));
+	(*n)++;
+	return 0;
+}
+
+const struct agg_counters *agg_counters(const struct agg *a)
+{
+	return a->has_cnt ? &a->cnt : NULL;
+}
+
+const struct agg_counter_row *agg_counter_row(const struct agg_counters *c, pid_t pid, pid_t tid)
+{
+	const struct agg_counter_row *rows;
+	size_t n;
+
+	if (c == NULL)
+		return NULL;
+	rows = tid ? c->threads : c->procs;
+	n = tid ? c->nthreads : c->nprocs;
+	for (size_t i = 0; i < n; i++)
+		if (tid ? rows[i].c.tid == tid : rows[i].c.pid == pid)
+			return &rows[i];
+	return NULL;
 }

@@ -1,7 +1,11 @@
+/* dump: every table is described once (its JSON key, CSV name, text lines
+ * and the fields of its rows) and walked by the three writers, so the
+ * formats cannot drift apart. */
 #include "dump.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -12,11 +16,307 @@
 
 #define NAME_MAX_OUT 1024
 
-static void exclude_words(unsigned bits, char *buf, size_t len)
+/* One row of any table, as every format sees it. */
+struct drow {
+	const char *name;                  /* symbol, comm, event, CPU number */
+	const char *dso;
+	int kernel;                        /* -1: not a symbol row */
+	long pid, tid;                     /* -1: none */
+	uint64_t samples, period, lost, throttled;
+	uint64_t samples_total, lost_total, throttled_total;
+	double share;
+	const struct agg_counts *counts;   /* NULL: none (a counter-only row) */
+	const struct agg_task *task;       /* task and thread rows that took samples */
+	const struct agg_counter_row *cr;  /* focus mode's exact counters */
+	struct session_event ev;           /* event rows */
+	int running_pct;
+	int cpu;
+	struct ratio ratios[RATIO_COUNT];
+	char num[16];
+};
+
+/* What a row's JSON object holds, in order; a field without data is left out. */
+enum field {
+	F_NAME, F_SYMBOL, F_DSO, F_KERNEL, F_PID, F_TID, F_COMM, F_CPU, F_ENABLED, F_SAMPLES,
+	F_PERIOD, F_SHARE, F_THREADS, F_EXITED, F_LOST, F_THROTTLED, F_SAMPLES_TOTAL,
+	F_LOST_TOTAL, F_THROTTLED_TOTAL, F_RUNNING, F_EXCLUDE, F_COUNTS, F_COUNTERS, F_RATIOS,
+	F_END,
+};
+
+struct dctx {
+	FILE *f;
+	enum dump_format fmt;
+	const struct session *s;
+	struct agg *a;
+	const struct agg_counters *ac;
+	const struct dump_meta *m;
+	size_t limit;
+	struct session_event evs[AGG_MAX_EVENTS];
+	bool enabled[AGG_MAX_EVENTS];
+	size_t nev;
+	struct drow *rows;
+	size_t nrows, cap;
+};
+
+struct dtable {
+	const char *json;     /* array key; tables with the same key share one array */
+	const char *csv;      /* the CSV "table" column; NULL: not in CSV */
+	const char *text_head; /* NULL: not in the text dump */
+	void (*text)(struct dctx *c, const struct drow *r);
+	void (*collect)(struct dctx *c);
+	bool threads_only;    /* only with --threads */
+	enum field fields[F_END + 1];
+};
+
+static struct drow *row_new(struct dctx *c)
 {
-	exclude_format(bits, buf, len);
-	if (buf[0] == '\0')
-		strlcpy(buf, "-", len);
+	if (c->nrows == c->cap) {
+		size_t ncap = c->cap ? 2 * c->cap : 64;
+		struct drow *p = reallocarray(c->rows, ncap, sizeof(*p));
+
+		if (p == NULL)
+			return NULL;
+		c->rows = p;
+		c->cap = ncap;
+	}
+	memset(&c->rows[c->nrows], 0, sizeof(c->rows[0]));
+	c->rows[c->nrows].kernel = -1;
+	c->rows[c->nrows].pid = c->rows[c->nrows].tid = -1;
+	c->rows[c->nrows].running_pct = -1;
+	return &c->rows[c->nrows++];
+}
+
+static bool has_samples(const struct dctx *c, const struct agg_counts *k)
+{
+	for (size_t e = 0; e < c->nev; e++)
+		if (k->samples[e])
+			return true;
+	return false;
+}
+
+/* --- collectors: agg rows into drows -------------------------------------- */
+
+static void collect_events(struct dctx *c)
+{
+	for (size_t i = 0; i < c->nev; i++) {
+		const struct agg_event *e = agg_event(c->a, i);
+		struct drow *r = row_new(c);
+
+		if (r == NULL)
+			return;
+		r->name = c->evs[i].name;
+		r->ev = c->evs[i];
+		r->samples = e->samples_iv;
+		r->period = e->period_iv;
+		r->lost = e->lost_iv;
+		r->throttled = e->throttled_iv;
+		r->samples_total = e->samples_total;
+		r->lost_total = e->lost_total;
+		r->throttled_total = e->throttled_total;
+		r->running_pct = e->running_pct;
+	}
+}
+
+static void collect_symbols(struct dctx *c)
+{
+	const struct agg_sym **syms;
+	size_t n = agg_symbols_top(c->a, AGG_INTERVAL, c->limit, &syms);
+
+	for (size_t i = 0; i < n && has_samples(c, &syms[i]->iv); i++) {
+		struct drow *r = row_new(c);
+
+		if (r == NULL)
+			return;
+		r->name = syms[i]->sym;
+		r->dso = syms[i]->dso;
+		r->kernel = syms[i]->kernel;
+		r->samples = syms[i]->iv.samples[0];
+		r->share = agg_share(c->a, &syms[i]->iv, AGG_INTERVAL);
+		r->counts = &syms[i]->iv;
+	}
+}
+
+static void task_drow(struct dctx *c, struct drow *r, const struct agg_task *t)
+{
+	r->pid = t->pid;
+	r->tid = t->tid ? t->tid : -1;
+	r->name = t->comm;
+	r->task = t;
+	r->samples = t->iv.samples[0];
+	r->share = agg_share(c->a, &t->iv, AGG_INTERVAL);
+	r->counts = &t->iv;
+	r->cr = agg_counter_row(c->ac, t->pid, t->tid);
+	if (c->ac)
+		ratios_task(agg_event(c->a, 0), c->enabled, c->nev, &t->iv, c->ac->names, c->ac->nevents,
+			    r->cr ? &r->cr->c : NULL, false, r->ratios);
+	else
+		ratios_task(agg_event(c->a, 0), c->enabled, c->nev, &t->iv, NULL, 0, NULL, false, r->ratios);
+}
+
+static bool listed(const struct dctx *c, size_t from, long pid, long tid)
+{
+	for (size_t i = from; i < c->nrows; i++)
+		if (tid >= 0 ? c->rows[i].tid == tid : c->rows[i].pid == pid)
+			return true;
+	return false;
+}
+
+/* Counted tasks that took no sample still have their counters (JSON). */
+static void counter_only_rows(struct dctx *c, size_t from, bool threads)
+{
+	const struct agg_counter_row *cr = threads ? c->ac->threads : c->ac->procs;
+	size_t n = threads ? c->ac->nthreads : c->ac->nprocs;
+
+	for (size_t k = 0; k < n; k++) {
+		struct drow *r;
+
+		if (listed(c, from, cr[k].c.pid, threads ? cr[k].c.tid : -1) || (r = row_new(c)) == NULL)
+			continue;
+		r->pid = cr[k].c.pid;
+		r->tid = threads ? cr[k].c.tid : -1;
+		r->name = cr[k].comm;
+		r->cr = &cr[k];
+		ratios_task(agg_event(c->a, 0), c->enabled, c->nev, NULL, c->ac->names, c->ac->nevents,
+			    &cr[k].c, false, r->ratios);
+	}
+}
+
+static void collect_task_rows(struct dctx *c, bool threads)
+{
+	const struct agg_task **t;
+	size_t n = threads ? agg_threads_top(c->a, AGG_INTERVAL, c->limit, &t)
+		   : agg_tasks_top(c->a, AGG_INTERVAL, c->limit, &t);
+	size_t from = c->nrows;
+
+	for (size_t i = 0; i < n && has_samples(c, &t[i]->iv); i++) {
+		struct drow *r = row_new(c);
+
+		if (r == NULL)
+			return;
+		task_drow(c, r, t[i]);
+	}
+	if (c->fmt == DUMP_JSON && c->ac)
+		counter_only_rows(c, from, threads);
+}
+
+static void collect_tasks(struct dctx *c) { collect_task_rows(c, false); }
+static void collect_threads(struct dctx *c) { collect_task_rows(c, true); }
+
+static void collect_cpus(struct dctx *c)
+{
+	const struct agg_cpu **cpus;
+	size_t n = agg_cpus(c->a, &cpus);
+
+	for (size_t i = 0; i < n; i++) {
+		struct drow *r = row_new(c);
+
+		if (r == NULL)
+			return;
+		r->cpu = cpus[i]->cpu;
+		snprintf(r->num, sizeof(r->num), "%d", cpus[i]->cpu);
+		r->name = r->num;
+		r->samples = cpus[i]->iv.samples[0];
+		r->share = agg_share(c->a, &cpus[i]->iv, AGG_INTERVAL);
+		r->lost = cpus[i]->lost_iv;
+		r->throttled = cpus[i]->throttled_iv;
+		r->counts = &cpus[i]->iv;
+	}
+}
+
+/* --- text lines ------------------------------------------------------------- */
+
+/* "  IPC ~1.23  Miss% 4.5%": the valid ratios, "~" on estimates. */
+static void text_ratios(FILE *f, const struct ratio r[RATIO_COUNT])
+{
+	char buf[32];
+
+	for (size_t k = 0; k < RATIO_COUNT; k++) {
+		if (!r[k].valid)
+			continue;
+		ratio_format(&r[k], (enum ratio_kind)k, buf, sizeof(buf));
+		fprintf(f, "  %s %s", ratio_title((enum ratio_kind)k), buf);
+	}
+}
+
+static void text_event(struct dctx *c, const struct drow *r)
+{
+	char excl[128];
+
+	exclude_format(r->ev.exclude, excl, sizeof(excl));
+	fprintf(c->f, "Event %-24s %s  samples %8" PRIu64 " (%6.0f/s)  lost %" PRIu64
+		"  throttled %" PRIu64 "  exclude %s", r->name, r->ev.enabled ? "on " : "off",
+		r->samples, c->m->interval > 0 ? (double)r->samples / c->m->interval : 0.0,
+		r->lost, r->throttled, excl[0] ? excl : "-");
+	if (r->running_pct >= 0 && r->running_pct < 100)
+		fprintf(c->f, "  running %d%%", r->running_pct);
+	fputc('\n', c->f);
+}
+
+static void text_symbol(struct dctx *c, const struct drow *r)
+{
+	char sym[NAME_MAX_OUT], dso[NAME_MAX_OUT];
+
+	sanitize(sym, sizeof(sym), r->name);
+	sanitize(dso, sizeof(dso), r->dso);
+	fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  %-28.28s %s %s\n", r->share, r->samples, dso,
+		r->kernel ? "[k]" : "[.]", sym);
+}
+
+static void text_task(struct dctx *c, const struct drow *r)
+{
+	char comm[NAME_MAX_OUT];
+
+	sanitize(comm, sizeof(comm), r->name);
+	if (r->tid >= 0)
+		fprintf(c->f, "  %7ld  %7ld  %-18.18s %6.2f%%  %8" PRIu64 "%s", r->pid, r->tid, comm,
+			r->share, r->samples, r->task && r->task->exited ? "  exited" : "");
+	else
+		fprintf(c->f, "  %7ld  %-18.18s %6.2f%%  %8" PRIu64 "  %7u%s", r->pid, comm, r->share,
+			r->samples, r->task ? r->task->threads : 0,
+			r->task && r->task->exited ? "  exited" : "");
+	text_ratios(c->f, r->ratios);
+	fputc('\n', c->f);
+}
+
+/* --- the tables --------------------------------------------------------------- */
+
+static const struct dtable tables[] = {
+	{ "events", "event", NULL, text_event, collect_events, false,
+	  { F_NAME, F_ENABLED, F_SAMPLES, F_PERIOD, F_LOST, F_THROTTLED, F_SAMPLES_TOTAL,
+	    F_LOST_TOTAL, F_THROTTLED_TOTAL, F_RUNNING, F_EXCLUDE, F_END } },
+	{ "symbols", "symbol", "\n  Overhead   Samples  Shared Object                    Symbol\n",
+	  text_symbol, collect_symbols, false,
+	  { F_SYMBOL, F_DSO, F_KERNEL, F_SAMPLES, F_SHARE, F_COUNTS, F_END } },
+	{ "tasks", "task", "\n      PID  COMM                 Share   Samples  Threads\n",
+	  text_task, collect_tasks, false,
+	  { F_PID, F_COMM, F_SAMPLES, F_SHARE, F_THREADS, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },
+	{ "tasks", "thread", "\n      PID      TID  COMM                 Share   Samples\n",
+	  text_task, collect_threads, true,
+	  { F_PID, F_TID, F_COMM, F_SAMPLES, F_SHARE, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },
+	{ "cpus", "cpu", NULL, NULL, collect_cpus, false,
+	  { F_CPU, F_SAMPLES, F_SHARE, F_LOST, F_THROTTLED, F_END } },
+};
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
+
+static size_t collect(struct dctx *c, const struct dtable *t)
+{
+	c->nrows = 0;
+	if (t->threads_only && !c->m->threads)
+		return 0;
+	t->collect(c);
+	return c->nrows;
+}
+
+/* --- JSON ------------------------------------------------------------------- */
+
+static const char *counter_state_name(enum counter_state st)
+{
+	switch (st) {
+	case COUNTER_SCALED: return "scaled";
+	case COUNTER_NOT_RUN: return "not counted";
+	case COUNTER_UNSUPPORTED: return "unsupported";
+	default: return "ok";
+	}
 }
 
 static void json_exclude(struct json *j, unsigned bits)
@@ -31,43 +331,13 @@ static void json_exclude(struct json *j, unsigned bits)
 	json_arr_end(j);
 }
 
-static void json_counts(struct json *j, struct agg *a, const struct agg_counts *c)
-{
-	json_obj_begin(j, "counts");
-	for (size_t e = 0; e < agg_nevents(a); e++)
-		json_u64(j, agg_event(a, e)->name, c->period[e]);
-	json_obj_end(j);
-	json_obj_begin(j, "event_samples");
-	for (size_t e = 0; e < agg_nevents(a); e++)
-		json_u64(j, agg_event(a, e)->name, c->samples[e]);
-	json_obj_end(j);
-}
-
-static bool has_samples(struct agg *a, const struct agg_counts *c)
-{
-	for (size_t e = 0; e < agg_nevents(a); e++)
-		if (c->samples[e])
-			return true;
-	return false;
-}
-
-static const char *counter_state_name(enum counter_state st)
-{
-	switch (st) {
-	case COUNTER_SCALED: return "scaled";
-	case COUNTER_NOT_RUN: return "not counted";
-	case COUNTER_UNSUPPORTED: return "unsupported";
-	default: return "ok";
-	}
-}
-
-static void json_counter_row(struct json *j, const struct counters *cnt, const struct counter_row *r)
+static void json_counters(struct json *j, const struct agg_counters *ac, const struct counter_row *r)
 {
 	json_obj_begin(j, "counters");
-	for (size_t e = 0; e < counters_nevents(cnt); e++) {
+	for (size_t e = 0; e < ac->nevents; e++) {
 		const struct counter_value *v = &r->v[e];
 
-		json_obj_begin(j, counters_event(cnt, e)->name);
+		json_obj_begin(j, ac->names[e]);
 		if (v->state == COUNTER_UNSUPPORTED || v->state == COUNTER_NOT_RUN) {
 			json_null(j, "value");
 			json_null(j, "total");
@@ -101,215 +371,135 @@ static void json_ratios(struct json *j, const struct ratio r[RATIO_COUNT])
 	json_obj_end(j);
 }
 
-/* Exact counters win over samples when the row has them. */
-static void task_ratios(struct agg *a, const struct agg_counts *c, const struct counters *cnt,
-			const struct counter_row *cr, struct ratio r[RATIO_COUNT])
+static void json_field(struct json *j, struct dctx *c, const struct drow *r, enum field f)
 {
-	struct ratio exact[RATIO_COUNT];
-
-	if (c)
-		ratios_from_samples(a, c, r);
-	else
-		memset(r, 0, sizeof(*r) * RATIO_COUNT);
-	if (!cnt || !cr)
-		return;
-	ratios_from_counters(cnt, cr, false, exact);
-	for (size_t k = 0; k < RATIO_COUNT; k++)
-		if (exact[k].valid)
-			r[k] = exact[k];
+	switch (f) {
+	case F_NAME: json_str(j, "name", r->name); break;
+	case F_SYMBOL: json_str(j, "symbol", r->name); break;
+	case F_DSO: json_str(j, "dso", r->dso); break;
+	case F_KERNEL: json_bool(j, "kernel", r->kernel > 0); break;
+	case F_PID: json_i64(j, "pid", r->pid); break;
+	case F_TID: json_i64(j, "tid", r->tid); break;
+	case F_COMM: json_str(j, "comm", r->name); break;
+	case F_CPU: json_i64(j, "cpu", r->cpu); break;
+	case F_ENABLED: json_bool(j, "enabled", r->ev.enabled); break;
+	case F_SAMPLES: json_u64(j, "samples", r->samples); break;
+	case F_PERIOD: json_u64(j, "period", r->period); break;
+	case F_SHARE: json_double(j, "share", r->share, 2); break;
+	case F_THREADS:
+		if (r->task)
+			json_u64(j, "threads", r->task->threads);
+		break;
+	case F_EXITED:
+		if (r->task)
+			json_bool(j, "exited", r->task->exited);
+		break;
+	case F_LOST: json_u64(j, "lost", r->lost); break;
+	case F_THROTTLED: json_u64(j, "throttled", r->throttled); break;
+	case F_SAMPLES_TOTAL: json_u64(j, "samples_total", r->samples_total); break;
+	case F_LOST_TOTAL: json_u64(j, "lost_total", r->lost_total); break;
+	case F_THROTTLED_TOTAL: json_u64(j, "throttled_total", r->throttled_total); break;
+	case F_RUNNING:
+		/* Percent of the interval on the PMU (< 100: multiplexed). */
+		if (r->running_pct >= 0)
+			json_u64(j, "running_pct", (uint64_t)r->running_pct);
+		break;
+	case F_EXCLUDE: json_exclude(j, r->ev.exclude); break;
+	case F_COUNTS:
+		if (r->counts == NULL)
+			break;
+		json_obj_begin(j, "counts");
+		for (size_t e = 0; e < c->nev; e++)
+			json_u64(j, c->evs[e].name, r->counts->period[e]);
+		json_obj_end(j);
+		json_obj_begin(j, "event_samples");
+		for (size_t e = 0; e < c->nev; e++)
+			json_u64(j, c->evs[e].name, r->counts->samples[e]);
+		json_obj_end(j);
+		break;
+	case F_COUNTERS:
+		if (r->cr)
+			json_counters(j, c->ac, &r->cr->c);
+		break;
+	case F_RATIOS: json_ratios(j, r->ratios); break;
+	case F_END: break;
+	}
 }
 
-static bool task_listed(const struct agg_task **tasks, size_t n, pid_t pid)
+static void json_row(struct json *j, struct dctx *c, const struct dtable *t, const struct drow *r)
 {
-	for (size_t i = 0; i < n; i++)
-		if (tasks[i]->pid == pid)
-			return true;
-	return false;
+	json_obj_begin(j, NULL);
+	for (const enum field *f = t->fields; *f != F_END; f++)
+		json_field(j, c, r, *f);
+	json_obj_end(j);
 }
 
-static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t rows)
+static void json_stats(struct json *j, const struct session *s)
 {
-	const struct agg_sym **syms;
-	const struct agg_task **tasks;
-	const struct agg_cpu **cpus;
-	const struct counter_row *cr;
-	struct ratio r[RATIO_COUNT];
+	struct session_stats st;
+
+	session_stats(s, &st);
+	json_obj_begin(j, "stats");
+	json_u64(j, "records", st.eng.records);
+	json_u64(j, "samples", st.eng.samples);
+	json_u64(j, "bad_records", st.eng.bad_records);
+	json_u64(j, "malformed", st.eng.malformed);
+	json_u64(j, "wakeups", st.eng.wakeups);
+	json_u64(j, "backlog_bytes", st.eng.backlog);
+	json_u64(j, "tracking_lost", st.tracking_lost);
+	json_u64(j, "processes", st.sym.processes);
+	json_u64(j, "dsos", st.sym.dsos);
+	json_u64(j, "symbol_tables", st.sym.tables);
+	json_u64(j, "symbols", st.sym.symbols);
+	json_u64(j, "symbol_bytes", st.sym.bytes);
+	json_u64(j, "symbol_table_bytes", st.sym.table_bytes);
+	json_u64(j, "symbol_table_limit", st.sym.table_limit);
+	json_u64(j, "symbol_tables_evicted", st.sym.evicted);
+	json_obj_end(j);
+}
+
+static void dump_json(struct dctx *c)
+{
+	const struct dump_meta *m = c->m;
+	const char *open = NULL;
 	struct json j;
-	size_t n, i;
 
-	json_init(&j, f);
+	json_init(&j, c->f);
 	json_obj_begin(&j, NULL);
 	json_double(&j, "time", m->time, 3);
 	json_double(&j, "interval", m->interval, 3);
 	json_u64(&j, "iteration", m->iteration);
-	json_str(&j, "target", m->target);
+	json_str(&j, "target", c->s->target);
 	if (m->period)
 		json_u64(&j, "period", m->period);
 	else
 		json_u64(&j, "freq", m->freq);
 	json_arr_begin(&j, "notices");
-	for (i = 0; i < m->nnotices; i++)
-		json_str(&j, NULL, m->notices[i]);
+	for (size_t i = 0; i < c->s->nnotices; i++)
+		json_str(&j, NULL, c->s->notices[i]);
 	json_arr_end(&j);
 	if (m->final)
 		json_str(&j, "final", m->final);
+	for (size_t t = 0; t < NTABLES; t++) {
+		size_t n = collect(c, &tables[t]);
 
-	json_arr_begin(&j, "events");
-	for (i = 0; i < agg_nevents(a); i++) {
-		const struct agg_event *e = agg_event(a, i);
-
-		json_obj_begin(&j, NULL);
-		json_str(&j, "name", e->name);
-		json_bool(&j, "enabled", e->enabled);
-		json_u64(&j, "samples", e->samples_iv);
-		json_u64(&j, "period", e->period_iv);
-		json_u64(&j, "lost", e->lost_iv);
-		json_u64(&j, "throttled", e->throttled_iv);
-		json_u64(&j, "samples_total", e->samples_total);
-		json_u64(&j, "lost_total", e->lost_total);
-		json_u64(&j, "throttled_total", e->throttled_total);
-		/* Percent of the interval on the PMU (< 100: multiplexed). */
-		if (e->running_pct >= 0)
-			json_u64(&j, "running_pct", (uint64_t)e->running_pct);
-		json_exclude(&j, e->exclude);
-		json_obj_end(&j);
-	}
-	json_arr_end(&j);
-
-	n = agg_symbols_top(a, AGG_INTERVAL, rows, &syms);
-	json_arr_begin(&j, "symbols");
-	for (i = 0; i < n && i < rows && has_samples(a, &syms[i]->iv); i++) {
-		json_obj_begin(&j, NULL);
-		json_str(&j, "symbol", syms[i]->sym);
-		json_str(&j, "dso", syms[i]->dso);
-		json_bool(&j, "kernel", syms[i]->kernel);
-		json_u64(&j, "samples", syms[i]->iv.samples[0]);
-		json_double(&j, "share", agg_share(a, &syms[i]->iv, AGG_INTERVAL), 2);
-		json_counts(&j, a, &syms[i]->iv);
-		json_obj_end(&j);
-	}
-	json_arr_end(&j);
-
-	n = agg_tasks_top(a, AGG_INTERVAL, rows, &tasks);
-	json_arr_begin(&j, "tasks");
-	for (i = 0; i < n && i < rows; i++) {
-		if (!has_samples(a, &tasks[i]->iv))
-			break;
-		json_obj_begin(&j, NULL);
-		json_i64(&j, "pid", tasks[i]->pid);
-		json_str(&j, "comm", tasks[i]->comm);
-		json_u64(&j, "samples", tasks[i]->iv.samples[0]);
-		json_double(&j, "share", agg_share(a, &tasks[i]->iv, AGG_INTERVAL), 2);
-		json_u64(&j, "threads", tasks[i]->threads);
-		json_bool(&j, "exited", tasks[i]->exited);
-		json_counts(&j, a, &tasks[i]->iv);
-		cr = m->cnt ? counters_process(m->cnt, tasks[i]->pid) : NULL;
-		if (cr)
-			json_counter_row(&j, m->cnt, cr);
-		task_ratios(a, &tasks[i]->iv, m->cnt, cr, r);
-		json_ratios(&j, r);
-		json_obj_end(&j);
-	}
-	if (m->threads) {
-		const struct agg_task **th;
-		const struct counter_row *crow = NULL;
-		size_t nt = agg_threads_top(a, AGG_INTERVAL, rows, &th), k;
-		size_t nc = m->cnt ? counters_threads(m->cnt, &crow) : 0;
-
-		for (k = 0; k < nt && k < rows && has_samples(a, &th[k]->iv); k++) {
-			json_obj_begin(&j, NULL);
-			json_i64(&j, "pid", th[k]->pid);
-			json_i64(&j, "tid", th[k]->tid);
-			json_str(&j, "comm", th[k]->comm);
-			json_u64(&j, "samples", th[k]->iv.samples[0]);
-			json_double(&j, "share", agg_share(a, &th[k]->iv, AGG_INTERVAL), 2);
-			json_bool(&j, "exited", th[k]->exited);
-			json_counts(&j, a, &th[k]->iv);
-			cr = NULL;
-			for (size_t c = 0; c < nc; c++)
-				if (crow[c].tid == th[k]->tid)
-					cr = &crow[c];
-			if (cr)
-				json_counter_row(&j, m->cnt, cr);
-			task_ratios(a, &th[k]->iv, m->cnt, cr, r);
-			json_ratios(&j, r);
-			json_obj_end(&j);
+		if (open == NULL || strcmp(open, tables[t].json) != 0) {
+			if (open)
+				json_arr_end(&j);
+			json_arr_begin(&j, tables[t].json);
+			open = tables[t].json;
 		}
-		/* Counted threads that took no sample this interval. */
-		for (size_t c = 0; c < nc; c++) {
-			bool seen = false;
-
-			for (size_t t = 0; t < k && !seen; t++)
-				seen = th[t]->tid == crow[c].tid;
-			if (seen)
-				continue;
-			json_obj_begin(&j, NULL);
-			json_i64(&j, "pid", crow[c].pid);
-			json_i64(&j, "tid", crow[c].tid);
-			json_str(&j, "comm", m->comm_of ? m->comm_of(m->comm_arg, crow[c].pid) : NULL);
-			json_u64(&j, "samples", 0);
-			json_double(&j, "share", 0, 2);
-			json_counter_row(&j, m->cnt, &crow[c]);
-			task_ratios(a, NULL, m->cnt, &crow[c], r);
-			json_ratios(&j, r);
-			json_obj_end(&j);
-		}
+		for (size_t i = 0; i < n; i++)
+			json_row(&j, c, &tables[t], &c->rows[i]);
 	}
-	if (m->cnt) {
-		const struct counter_row *crow;
-		size_t nr = counters_processes(m->cnt, &crow);
-
-		/* A focused process that took no sample still has its counters. */
-		for (size_t k = 0; k < nr; k++) {
-			if (task_listed(tasks, i, crow[k].pid))
-				continue;
-			json_obj_begin(&j, NULL);
-			json_i64(&j, "pid", crow[k].pid);
-			json_str(&j, "comm", m->comm_of ? m->comm_of(m->comm_arg, crow[k].pid) : NULL);
-			json_u64(&j, "samples", 0);
-			json_double(&j, "share", 0, 2);
-			json_counter_row(&j, m->cnt, &crow[k]);
-			task_ratios(a, NULL, m->cnt, &crow[k], r);
-			json_ratios(&j, r);
-			json_obj_end(&j);
-		}
-	}
-	json_arr_end(&j);
-
-	n = agg_cpus(a, &cpus);
-	json_arr_begin(&j, "cpus");
-	for (i = 0; i < n; i++) {
-		json_obj_begin(&j, NULL);
-		json_i64(&j, "cpu", cpus[i]->cpu);
-		json_u64(&j, "samples", cpus[i]->iv.samples[0]);
-		json_double(&j, "share", agg_share(a, &cpus[i]->iv, AGG_INTERVAL), 2);
-		json_u64(&j, "lost", cpus[i]->lost_iv);
-		json_u64(&j, "throttled", cpus[i]->throttled_iv);
-		json_obj_end(&j);
-	}
-	json_arr_end(&j);
-
-	if (m->stats) {
-		json_obj_begin(&j, "stats");
-		json_u64(&j, "records", m->est.records);
-		json_u64(&j, "samples", m->est.samples);
-		json_u64(&j, "bad_records", m->est.bad_records);
-		json_u64(&j, "malformed", m->est.malformed);
-		json_u64(&j, "wakeups", m->est.wakeups);
-		json_u64(&j, "backlog_bytes", m->est.backlog);
-		json_u64(&j, "tracking_lost", m->tracking_lost);
-		json_u64(&j, "processes", m->sst.processes);
-		json_u64(&j, "dsos", m->sst.dsos);
-		json_u64(&j, "symbol_tables", m->sst.tables);
-		json_u64(&j, "symbols", m->sst.symbols);
-		json_u64(&j, "symbol_bytes", m->sst.bytes);
-		json_u64(&j, "symbol_table_bytes", m->sst.table_bytes);
-		json_u64(&j, "symbol_table_limit", m->sst.table_limit);
-		json_u64(&j, "symbol_tables_evicted", m->sst.evicted);
-		json_obj_end(&j);
-	}
+	if (open)
+		json_arr_end(&j);
+	if (m->stats)
+		json_stats(&j, c->s);
 	json_obj_end(&j);
 }
+
+/* --- CSV -------------------------------------------------------------------- */
 
 /* RFC 4180 field, sanitised first: CSV is read on terminals too. */
 static void csv_field(FILE *f, const char *s)
@@ -332,59 +522,68 @@ static void csv_field(FILE *f, const char *s)
 
 /* Appended after the per-event columns, so that their positions stay. */
 #define CSV_COUNTER_COLS ",tid,value,total,enabled_ns,running_ns,scaled,state"
+#define CSV_COUNTER_EMPTY ",,,,,,"
 
-int dump_begin(FILE *f, enum dump_format fmt, struct agg *a, const struct counters *cnt)
+int dump_begin(FILE *f, enum dump_format fmt, const struct session *s, bool threads)
 {
 	if (fmt != DUMP_CSV)
 		return 0;
 	fputs("time,iteration,table,rank,name,dso,kernel,pid,samples,share,lost,throttled", f);
-	for (size_t e = 0; e < agg_nevents(a); e++) {
+	for (size_t e = 0; e < agg_nevents(s->agg); e++) {
 		fputs(",", f);
-		csv_field(f, agg_event(a, e)->name);
+		csv_field(f, agg_event(s->agg, e)->name);
 	}
-	if (cnt)
+	if (s->cnt)
 		fputs(CSV_COUNTER_COLS, f);
+	else if (threads)
+		fputs(",tid", f);
 	fputs("\n", f);
 	return ferror(f) ? -EIO : 0;
 }
 
-static void csv_row(FILE *f, const struct dump_meta *m, const char *table, size_t rank,
-		    const char *name, const char *dso, int kernel, long pid, uint64_t samples,
-		    double share, uint64_t lost, uint64_t throttled, struct agg *a,
-		    const struct agg_counts *c)
+static void csv_row(struct dctx *c, const struct dtable *t, size_t rank, const struct drow *r, size_t ev)
 {
-	fprintf(f, "%.3f,%lu,%s,%zu,", m->time, m->iteration, table, rank);
-	csv_field(f, name);
+	FILE *f = c->f;
+
+	fprintf(f, "%.3f,%lu,%s,%zu,", c->m->time, c->m->iteration, t->csv, rank);
+	csv_field(f, r->name);
 	putc(',', f);
-	csv_field(f, dso ? dso : "");
-	fprintf(f, ",%s,", kernel < 0 ? "" : kernel ? "1" : "0");
-	if (pid >= 0)
-		fprintf(f, "%ld", pid);
-	fprintf(f, ",%" PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64, samples, share, lost, throttled);
-	for (size_t e = 0; e < agg_nevents(a); e++)
-		fprintf(f, ",%" PRIu64, c ? c->period[e] : 0);
-	if (m->cnt)
-		fputs(",,,,,,,", f);
+	csv_field(f, r->dso ? r->dso : "");
+	fprintf(f, ",%s,", r->kernel < 0 ? "" : r->kernel ? "1" : "0");
+	if (r->pid >= 0)
+		fprintf(f, "%ld", r->pid);
+	fprintf(f, ",%" PRIu64 ",%.2f,%" PRIu64 ",%" PRIu64, r->samples, r->share, r->lost, r->throttled);
+	/* Event rows carry their own period in their own column. */
+	for (size_t e = 0; e < c->nev; e++)
+		fprintf(f, ",%" PRIu64, r->counts ? r->counts->period[e] : e == ev ? r->period : 0);
+	if (c->s->cnt || c->m->threads) {
+		putc(',', f);
+		if (r->tid >= 0)
+			fprintf(f, "%ld", r->tid);
+		if (c->s->cnt)
+			fputs(CSV_COUNTER_EMPTY, f);
+	}
 	putc('\n', f);
 }
 
 /* table "counter": one line per task and counter, name = the counter;
  * value and total empty when it never ran or is not supported here. */
-static void csv_counter_rows(FILE *f, const struct dump_meta *m, struct agg *a,
-			     const struct counter_row *rows, size_t n, size_t *rank)
+static void csv_counter_rows(struct dctx *c, const struct agg_counter_row *rows, size_t n, size_t *rank)
 {
+	FILE *f = c->f;
+
 	for (size_t k = 0; k < n; k++)
-		for (size_t e = 0; e < counters_nevents(m->cnt); e++) {
-			const struct counter_value *v = &rows[k].v[e];
+		for (size_t e = 0; e < c->ac->nevents; e++) {
+			const struct counter_value *v = &rows[k].c.v[e];
 			bool known = v->state != COUNTER_UNSUPPORTED && v->state != COUNTER_NOT_RUN;
 
-			fprintf(f, "%.3f,%lu,counter,%zu,", m->time, m->iteration, ++*rank);
-			csv_field(f, counters_event(m->cnt, e)->name);
-			fprintf(f, ",,,%ld,,,,", (long)rows[k].pid);
-			for (size_t i = 0; i < agg_nevents(a); i++)
+			fprintf(f, "%.3f,%lu,counter,%zu,", c->m->time, c->m->iteration, ++*rank);
+			csv_field(f, c->ac->names[e]);
+			fprintf(f, ",,,%ld,,,,", (long)rows[k].c.pid);
+			for (size_t i = 0; i < c->nev; i++)
 				putc(',', f);
-			if (rows[k].tid)
-				fprintf(f, ",%ld", (long)rows[k].tid);
+			if (rows[k].c.tid)
+				fprintf(f, ",%ld", (long)rows[k].c.tid);
 			else
 				putc(',', f);
 			if (known)
@@ -396,53 +595,24 @@ static void csv_counter_rows(FILE *f, const struct dump_meta *m, struct agg *a,
 		}
 }
 
-static void dump_csv(FILE *f, struct agg *a, const struct dump_meta *m, size_t rows)
+static void dump_csv(struct dctx *c)
 {
-	const struct agg_sym **syms;
-	const struct agg_task **tasks;
-	const struct agg_cpu **cpus;
-	size_t n, i;
+	for (size_t t = 0; t < NTABLES; t++) {
+		size_t n = collect(c, &tables[t]);
 
-	for (i = 0; i < agg_nevents(a); i++) {
-		const struct agg_event *e = agg_event(a, i);
-		struct agg_counts c;
-
-		memset(&c, 0, sizeof(c));
-		c.period[i] = e->period_iv;
-		csv_row(f, m, "event", i + 1, e->name, NULL, -1, -1, e->samples_iv, 0, e->lost_iv,
-			e->throttled_iv, a, &c);
+		for (size_t i = 0; i < n; i++)
+			csv_row(c, &tables[t], i + 1, &c->rows[i], i);
 	}
-	n = agg_symbols_top(a, AGG_INTERVAL, rows, &syms);
-	for (i = 0; i < n && i < rows && has_samples(a, &syms[i]->iv); i++)
-		csv_row(f, m, "symbol", i + 1, syms[i]->sym, syms[i]->dso, syms[i]->kernel, -1,
-			syms[i]->iv.samples[0], agg_share(a, &syms[i]->iv, AGG_INTERVAL), 0, 0, a,
-			&syms[i]->iv);
-	n = agg_tasks_top(a, AGG_INTERVAL, rows, &tasks);
-	for (i = 0; i < n && i < rows && has_samples(a, &tasks[i]->iv); i++)
-		csv_row(f, m, "task", i + 1, tasks[i]->comm, NULL, -1, tasks[i]->pid,
-			tasks[i]->iv.samples[0], agg_share(a, &tasks[i]->iv, AGG_INTERVAL), 0, 0, a,
-			&tasks[i]->iv);
-	n = agg_cpus(a, &cpus);
-	for (i = 0; i < n; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "%d", cpus[i]->cpu);
-		csv_row(f, m, "cpu", i + 1, name, NULL, -1, -1, cpus[i]->iv.samples[0],
-			agg_share(a, &cpus[i]->iv, AGG_INTERVAL), cpus[i]->lost_iv, cpus[i]->throttled_iv,
-			a, &cpus[i]->iv);
-	}
-	if (m->cnt) {
-		const struct counter_row *crow;
+	if (c->ac && c->s->cnt) {
 		size_t rank = 0;
 
-		n = counters_processes(m->cnt, &crow);
-		csv_counter_rows(f, m, a, crow, n, &rank);
-		if (m->threads) {
-			n = counters_threads(m->cnt, &crow);
-			csv_counter_rows(f, m, a, crow, n, &rank);
-		}
+		csv_counter_rows(c, c->ac->procs, c->ac->nprocs, &rank);
+		if (c->m->threads)
+			csv_counter_rows(c, c->ac->threads, c->ac->nthreads, &rank);
 	}
 }
+
+/* --- text ------------------------------------------------------------------- */
 
 static void text_counter_value(FILE *f, const struct counter_value *v)
 {
@@ -462,125 +632,97 @@ static void text_counter_value(FILE *f, const struct counter_value *v)
 	fputc('\n', f);
 }
 
-/* "  IPC ~1.23  Miss% 4.5%": the valid ratios, "~" on estimates. */
-static void text_ratios(FILE *f, const struct ratio r[RATIO_COUNT])
+static void text_counters(struct dctx *c)
 {
-	char buf[32];
-
-	for (size_t k = 0; k < RATIO_COUNT; k++) {
-		if (!r[k].valid)
-			continue;
-		ratio_format(&r[k], (enum ratio_kind)k, buf, sizeof(buf));
-		fprintf(f, "  %s %s", ratio_title((enum ratio_kind)k), buf);
-	}
-}
-
-static void text_counters(FILE *f, const struct dump_meta *m)
-{
-	const struct counter_row *rows;
 	char comm[NAME_MAX_OUT];
 	struct ratio r[RATIO_COUNT];
-	size_t n = counters_processes(m->cnt, &rows);
 
-	for (size_t k = 0; k < n; k++) {
-		const char *c = m->comm_of ? m->comm_of(m->comm_arg, rows[k].pid) : NULL;
+	for (size_t k = 0; k < c->ac->nprocs; k++) {
+		const struct agg_counter_row *row = &c->ac->procs[k];
 
-		sanitize(comm, sizeof(comm), c ? c : "?");
-		fprintf(f, "\n  Counters  PID %d (%s)  %*s  %18s\n", (int)rows[k].pid, comm, 12, "interval", "total");
-		for (size_t e = 0; e < counters_nevents(m->cnt); e++) {
-			fprintf(f, "  %-24s", counters_event(m->cnt, e)->name);
-			text_counter_value(f, &rows[k].v[e]);
+		sanitize(comm, sizeof(comm), row->comm);
+		fprintf(c->f, "\n  Counters  PID %d (%s)  %*s  %18s\n", (int)row->c.pid, comm, 12, "interval", "total");
+		for (size_t e = 0; e < c->ac->nevents; e++) {
+			fprintf(c->f, "  %-24s", c->ac->names[e]);
+			text_counter_value(c->f, &row->c.v[e]);
 		}
-		ratios_from_counters(m->cnt, &rows[k], false, r);
+		ratios_from_counters(c->ac->names, c->ac->nevents, &row->c, false, r);
 		if (ratios_any(r)) {
-			fputs("  Ratios", f);
-			text_ratios(f, r);
-			fputc('\n', f);
+			fputs("  Ratios", c->f);
+			text_ratios(c->f, r);
+			fputc('\n', c->f);
 		}
 	}
 }
 
-static void dump_text(FILE *f, struct agg *a, const struct dump_meta *m, size_t rows)
+static void dump_text(struct dctx *c)
 {
-	const struct agg_sym **syms;
-	const struct agg_task **tasks;
-	char clock[32], sym[NAME_MAX_OUT], dso[NAME_MAX_OUT], excl[128];
+	const struct dump_meta *m = c->m;
+	char clock[32];
 	time_t t = (time_t)m->time;
 	struct tm tm;
-	size_t n, i;
 
 	localtime_r(&t, &tm);
 	strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
-	fprintf(f, "perftop - %s  interval %.2fs  #%lu  target: %s  ", clock, m->interval,
-		m->iteration, m->target);
+	fprintf(c->f, "perftop - %s  interval %.2fs  #%lu  target: %s  ", clock, m->interval,
+		m->iteration, c->s->target);
 	if (m->period)
-		fprintf(f, "period %" PRIu64 "\n", m->period);
+		fprintf(c->f, "period %" PRIu64 "\n", m->period);
 	else
-		fprintf(f, "freq %" PRIu64 " Hz\n", m->freq);
-	for (i = 0; i < agg_nevents(a); i++) {
-		const struct agg_event *e = agg_event(a, i);
-
-		exclude_words(e->exclude, excl, sizeof(excl));
-		fprintf(f, "Event %-24s %s  samples %8" PRIu64 " (%6.0f/s)  lost %" PRIu64
-			"  throttled %" PRIu64 "  exclude %s", e->name, e->enabled ? "on " : "off",
-			e->samples_iv, m->interval > 0 ? (double)e->samples_iv / m->interval : 0.0,
-			e->lost_iv, e->throttled_iv, excl);
-		if (e->running_pct >= 0 && e->running_pct < 100)
-			fprintf(f, "  running %d%%", e->running_pct);
-		fputc('\n', f);
-	}
-	for (i = 0; i < m->nnotices; i++)
-		fprintf(f, "Notice: %s\n", m->notices[i]);
+		fprintf(c->f, "freq %" PRIu64 " Hz\n", m->freq);
+	for (size_t i = 0, n = collect(c, &tables[0]); i < n; i++)
+		text_event(c, &c->rows[i]);
+	for (size_t i = 0; i < c->s->nnotices; i++)
+		fprintf(c->f, "Notice: %s\n", c->s->notices[i]);
 	if (m->final)
-		fprintf(f, "Final: %s\n", m->final);
-	if (m->stats)
-		fprintf(f, "Stats: records %" PRIu64 "  bad %" PRIu64 "  tracking lost %" PRIu64 "  backlog %" PRIu64
+		fprintf(c->f, "Final: %s\n", m->final);
+	if (m->stats) {
+		struct session_stats st;
+
+		session_stats(c->s, &st);
+		fprintf(c->f, "Stats: records %" PRIu64 "  bad %" PRIu64 "  tracking lost %" PRIu64 "  backlog %" PRIu64
 			" KiB  processes %zu  dsos %zu  tables %zu (%zu KiB, %zu evicted)  symbols %zu  %zu KiB\n",
-			m->est.records, m->est.bad_records + m->est.malformed, m->tracking_lost, m->est.backlog / 1024,
-			m->sst.processes, m->sst.dsos, m->sst.tables, m->sst.table_bytes / 1024, m->sst.evicted,
-			m->sst.symbols, m->sst.bytes / 1024);
-
-	fprintf(f, "\n  Overhead   Samples  %-28s     Symbol\n", "Shared Object");
-	n = agg_symbols_top(a, AGG_INTERVAL, rows, &syms);
-	for (i = 0; i < n && i < rows && has_samples(a, &syms[i]->iv); i++) {
-		sanitize(sym, sizeof(sym), syms[i]->sym);
-		sanitize(dso, sizeof(dso), syms[i]->dso);
-		fprintf(f, "  %7.2f%%  %8" PRIu64 "  %-28.28s %s %s\n",
-			agg_share(a, &syms[i]->iv, AGG_INTERVAL), syms[i]->iv.samples[0], dso,
-			syms[i]->kernel ? "[k]" : "[.]", sym);
+			st.eng.records, st.eng.bad_records + st.eng.malformed, st.tracking_lost,
+			st.eng.backlog / 1024, st.sym.processes, st.sym.dsos, st.sym.tables,
+			st.sym.table_bytes / 1024, st.sym.evicted, st.sym.symbols, st.sym.bytes / 1024);
 	}
-	fprintf(f, "\n      PID  COMM                 Share   Samples  Threads\n");
-	n = agg_tasks_top(a, AGG_INTERVAL, rows, &tasks);
-	for (i = 0; i < n && i < rows && has_samples(a, &tasks[i]->iv); i++) {
-		struct ratio r[RATIO_COUNT];
+	for (size_t k = 1; k < NTABLES; k++) {
+		size_t n;
 
-		sanitize(sym, sizeof(sym), tasks[i]->comm);
-		fprintf(f, "  %7d  %-18.18s %6.2f%%  %8" PRIu64 "  %7u%s", (int)tasks[i]->pid, sym,
-			agg_share(a, &tasks[i]->iv, AGG_INTERVAL), tasks[i]->iv.samples[0],
-			tasks[i]->threads, tasks[i]->exited ? "  exited" : "");
-		task_ratios(a, &tasks[i]->iv, m->cnt,
-			    m->cnt ? counters_process(m->cnt, tasks[i]->pid) : NULL, r);
-		text_ratios(f, r);
-		fputc('\n', f);
+		if (tables[k].text_head == NULL || (tables[k].threads_only && !m->threads))
+			continue;
+		n = collect(c, &tables[k]);
+		fputs(tables[k].text_head, c->f);
+		for (size_t i = 0; i < n; i++)
+			tables[k].text(c, &c->rows[i]);
 	}
-	if (m->cnt)
-		text_counters(f, m);
-	fputc('\n', f);
+	if (c->ac)
+		text_counters(c);
+	fputc('\n', c->f);
 }
 
-int dump_interval(FILE *f, enum dump_format fmt, struct agg *a, const struct dump_meta *m,
+int dump_interval(FILE *f, enum dump_format fmt, const struct session *s, const struct dump_meta *m,
 		  size_t rows)
 {
+	struct dctx c = { .f = f, .fmt = fmt, .s = s, .a = s->agg, .ac = agg_counters(s->agg),
+			  .m = m, .limit = rows, .nev = agg_nevents(s->agg) };
+
+	for (size_t i = 0; i < c.nev; i++) {
+		session_event(s, i, &c.evs[i]);
+		c.evs[i].name = agg_event(s->agg, i)->name;
+		c.enabled[i] = c.evs[i].enabled;
+	}
 	switch (fmt) {
 	case DUMP_JSON:
-		dump_json(f, a, m, rows);
+		dump_json(&c);
 		break;
 	case DUMP_CSV:
-		dump_csv(f, a, m, rows);
+		dump_csv(&c);
 		break;
 	default:
-		dump_text(f, a, m, rows);
+		dump_text(&c);
 	}
+	free(c.rows);
 	if (fflush(f) == EOF || ferror(f))
 		return errno ? -errno : -EIO;
 	return 0;

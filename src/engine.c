@@ -1148,6 +1148,7 @@ const struct evspec *engine_event(const struct engine *e, size_t ev)
 }
 
 size_t engine_nevents(const struct engine *e) { return e->o.nevents; }
+bool engine_event_enabled(const struct engine *e, size_t ev) { return ev < e->o.nevents && e->enabled[ev]; }
 const char *engine_notice(const struct engine *e) { return e->notice[0] ? e->notice : NULL; }
 size_t engine_ncpus(const struct engine *e) { return e->ncpus; }
 int engine_cpu(const struct engine *e, size_t i) { return i < e->ncpus ? e->cpus[i] : -1; }

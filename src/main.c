@@ -19,6 +19,8 @@ struct batch {
 	FILE *out;
 	unsigned long iteration;
 	int rc;            /* exit code once stopped */
+	int write_rc;      /* of the last dump_interval */
+	const char *pending_final;
 	char final[128];
 };
 
@@ -30,41 +32,34 @@ static double wall_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static void batch_show(void *arg, double lap)
+{
+	struct batch *b = arg;
+	struct dump_meta m = {
+		.time = wall_now(),
+		.interval = lap,
+		.iteration = ++b->iteration,
+		.freq = b->o->freq,
+		.period = b->o->period,
+		.final = b->pending_final,
+		.threads = b->o->threads,
+		.stats = b->o->stats,
+	};
+
+	b->write_rc = dump_interval(b->out, b->o->format, b->s, &m, b->o->rows);
+}
+
 /* Writes the interval so far; false when the reader is gone or writing failed. */
 static bool batch_write(struct batch *b, const char *final)
 {
-	struct dump_meta m = {
-		.time = wall_now(),
-		.interval = session_lap(b->s),
-		.iteration = ++b->iteration,
-		.target = b->s->target,
-		.freq = b->o->freq,
-		.period = b->o->period,
-		.notices = b->s->notices,
-		.nnotices = b->s->nnotices,
-		.final = final,
-		.stats = b->o->stats,
-		.cnt = b->s->cnt,
-		.threads = b->o->threads,
-		.comm_of = session_comm,
-		.comm_arg = b->s,
-		.tracking_lost = b->s->tracking_lost,
-	};
-	int rc;
-
-	if (b->s->cnt)
-		counters_read(b->s->cnt);
-	session_sample(b->s);
-	engine_get_stats(b->s->eng, &m.est);
-	symbols_stats(b->s->syms, &m.sst);
-	rc = dump_interval(b->out, b->o->format, b->s->agg, &m, b->o->rows);
-	session_roll(b->s, 0);
-	if (rc == -EPIPE) {
+	b->pending_final = final;
+	session_interval_end(b->s, 0, batch_show, b);
+	if (b->write_rc == -EPIPE) {
 		b->rc = 0; /* perftop -b | head: the reader had enough */
 		return false;
 	}
-	if (rc) {
-		fprintf(stderr, "perftop: cannot write the dump: %s\n", strerror(-rc));
+	if (b->write_rc) {
+		fprintf(stderr, "perftop: cannot write the dump: %s\n", strerror(-b->write_rc));
 		b->rc = 1;
 		return false;
 	}
@@ -78,9 +73,9 @@ static void batch_tick(void *arg)
 	/* The last interval holds everything taken from the kernel so far,
 	 * however far behind decoding fell (engine.h: backlog). */
 	if (b->o->iterations && (long)b->iteration + 1 >= b->o->iterations)
-		engine_flush(b->s->eng);
+		session_flush(b->s);
 	if (!batch_write(b, NULL) || (b->o->iterations && (long)b->iteration >= b->o->iterations))
-		engine_stop(b->s->eng);
+		session_stop(b->s);
 }
 
 static bool batch_signal(void *arg, int signo)
@@ -98,12 +93,10 @@ static void batch_pid_exit(void *arg, pid_t pid)
 {
 	struct batch *b = arg;
 
-	if (b->s->focus_left > 0)
-		b->s->focus_left--;
-	if (b->s->focus_left == 0) {
+	if (session_focus_exit(b->s, pid)) {
 		snprintf(b->final, sizeof(b->final), "process %d exited", (int)pid);
 		batch_write(b, b->final);
-		engine_stop(b->s->eng);
+		session_stop(b->s);
 	}
 }
 
@@ -111,9 +104,7 @@ static int run_batch(struct session *s, const struct options *o)
 {
 	struct batch b = { .s = s, .o = o, .out = stdout };
 	struct engine_handlers h = {
-		.record = session_record, .record_arg = s,
-		.arg = &b, .tick = batch_tick, .signal = batch_signal,
-		.pid_exit = batch_pid_exit,
+		.arg = &b, .tick = batch_tick, .signal = batch_signal, .pid_exit = batch_pid_exit,
 	};
 	int rc;
 
@@ -124,11 +115,11 @@ static int run_batch(struct session *s, const struct options *o)
 			return 1;
 		}
 	}
-	if (dump_begin(b.out, o->format, s->agg, s->cnt)) {
+	if (dump_begin(b.out, o->format, s, o->threads)) {
 		fprintf(stderr, "perftop: cannot write the dump: %s\n", strerror(errno));
 		return 1;
 	}
-	rc = engine_run(s->eng, &h);
+	rc = session_run(s, &h);
 	if (rc) {
 		fprintf(stderr, "perftop: event loop failed: %s\n", strerror(-rc));
 		b.rc = 1;

@@ -50,8 +50,8 @@ void ratios_compute(const struct ratio_part *parts, size_t n, struct ratio out[R
 	}
 }
 
-void ratios_from_sample_events(const struct agg_event *ev, size_t nev, const struct agg_counts *c,
-			       struct ratio out[RATIO_COUNT])
+void ratios_from_samples(const struct agg_event *ev, const bool *enabled, size_t nev,
+			 const struct agg_counts *c, struct ratio out[RATIO_COUNT])
 {
 	struct ratio_part parts[AGG_MAX_EVENTS];
 	size_t n = nev < AGG_MAX_EVENTS ? nev : AGG_MAX_EVENTS;
@@ -60,41 +60,46 @@ void ratios_from_sample_events(const struct agg_event *ev, size_t nev, const str
 		parts[i].name = ev[i].name;
 		parts[i].count = c->period[i];
 		/* An event turned off has sums from another time span. */
-		parts[i].usable = ev[i].enabled;
+		parts[i].usable = enabled[i];
 		parts[i].estimate = true;
 	}
 	ratios_compute(parts, n, out);
 }
 
-void ratios_from_samples(struct agg *a, const struct agg_counts *c, struct ratio out[RATIO_COUNT])
-{
-	struct agg_event ev[AGG_MAX_EVENTS];
-	size_t n = agg_nevents(a);
-
-	if (n > AGG_MAX_EVENTS)
-		n = AGG_MAX_EVENTS;
-	for (size_t i = 0; i < n; i++)
-		ev[i] = *agg_event(a, i);
-	ratios_from_sample_events(ev, n, c, out);
-}
-
-void ratios_from_counters(const struct counters *cnt, const struct counter_row *r, bool total,
-			  struct ratio out[RATIO_COUNT])
+void ratios_from_counters(const char (*names)[EVSPEC_NAME_MAX], size_t n, const struct counter_row *r,
+			  bool total, struct ratio out[RATIO_COUNT])
 {
 	struct ratio_part parts[COUNTERS_MAX];
-	size_t n = counters_nevents(cnt);
 
 	if (n > COUNTERS_MAX)
 		n = COUNTERS_MAX;
 	for (size_t i = 0; i < n; i++) {
 		const struct counter_value *v = &r->v[i];
 
-		parts[i].name = counters_event(cnt, i)->name;
+		parts[i].name = names[i];
 		parts[i].count = total ? v->total : v->value;
 		parts[i].usable = v->state == COUNTER_OK || v->state == COUNTER_SCALED;
 		parts[i].estimate = v->state == COUNTER_SCALED;
 	}
 	ratios_compute(parts, n, out);
+}
+
+void ratios_task(const struct agg_event *ev, const bool *enabled, size_t nev, const struct agg_counts *c,
+		 const char (*names)[EVSPEC_NAME_MAX], size_t ncnt, const struct counter_row *cr,
+		 bool total, struct ratio out[RATIO_COUNT])
+{
+	struct ratio exact[RATIO_COUNT];
+
+	if (c)
+		ratios_from_samples(ev, enabled, nev, c, out);
+	else
+		memset(out, 0, sizeof(*out) * RATIO_COUNT);
+	if (cr == NULL)
+		return;
+	ratios_from_counters(names, ncnt, cr, total, exact);
+	for (size_t k = 0; k < RATIO_COUNT; k++)
+		if (exact[k].valid)
+			out[k] = exact[k];
 }
 
 const char *ratio_key(enum ratio_kind k)

@@ -2,21 +2,11 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static const char *comm_source(void *arg, pid_t pid)
-{
-	return pid == 0 ? "swapper" : symbols_comm_of(arg, pid);
-}
-
-const char *session_comm(void *arg, pid_t pid)
-{
-	struct session *s = arg;
-
-	return comm_source(s->syms, pid);
-}
 
 static void *load_kernel(void *syms)
 {
@@ -30,20 +20,120 @@ static void add_notice(struct session *s, const char *n)
 		s->notices[s->nnotices++] = n;
 }
 
+/* The engine's CPUs, in its order (agg rows and cgroup counters follow it). */
+static size_t engine_cpus(const struct session *s, int cpus[CPUMAP_MAX])
+{
+	size_t n = engine_ncpus(s->eng);
+
+	if (n > CPUMAP_MAX)
+		n = CPUMAP_MAX;
+	for (size_t i = 0; i < n; i++)
+		cpus[i] = engine_cpu(s->eng, i);
+	return n;
+}
+
+static int fresh_agg(struct session *s, char *err, size_t errlen)
+{
+	int cpus[CPUMAP_MAX];
+	size_t n = engine_cpus(s, cpus);
+
+	agg_free(s->agg);
+	s->agg = agg_new(engine_nevents(s->eng), cpus, n);
+	if (s->agg == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Exact counting for a focus; strict at start (the user asked for it), an
+ * extra after a live re-aim (sampling goes on without it). */
+static int open_counters(struct session *s, const struct session_target *t, bool strict,
+			 char *err, size_t errlen)
+{
+	const struct options *o = s->opts;
+	int cpus[CPUMAP_MAX];
+	size_t n = engine_cpus(s, cpus);
+	char quiet[256];
+	int rc;
+
+	counters_close(s->cnt);
+	s->cnt = NULL;
+	if (o->ncounters == 0 || (t->pids == NULL && t->cgroup == NULL))
+		return 0;
+	struct counters_target ct = {
+		.pids = t->pids, .npids = t->npids, .pids_are_tids = t->pids_are_tids,
+		.cgroup = t->cgroup, .cpus = cpus, .ncpus = n,
+	};
+	rc = counters_open(&s->cnt, o->counters, o->ncounters, &ct,
+			   strict ? err : quiet, strict ? errlen : sizeof(quiet));
+	if (rc) {
+		s->cnt = NULL;
+		return strict ? rc : 0;
+	}
+	counters_enable(s->cnt);
+	return 0;
+}
+
+/* What the agg, the notices and the target line say of the engine now. */
+static void describe(struct session *s, const struct session_target *t)
+{
+	const struct options *o = s->opts;
+	struct options tgt = *o;
+
+	for (size_t i = 0; i < engine_nevents(s->eng); i++)
+		strlcpy(agg_event(s->agg, i)->name, engine_event(s->eng, i)->name,
+			sizeof(agg_event(s->agg, i)->name));
+	s->nnotices = 0;
+	add_notice(s, engine_notice(s->eng));
+	add_notice(s, symbols_notice(s->syms));
+	if (s->cnt)
+		add_notice(s, counters_notice(s->cnt));
+	tgt.pids = (pid_t *)t->pids;
+	tgt.npids = t->npids;
+	tgt.tids = t->pids_are_tids;
+	tgt.cgroup = t->cgroup;
+	options_target(&tgt, engine_ncpus(s->eng), s->target, sizeof(s->target));
+	s->focus_left = t->pids && !t->pids_are_tids ? t->npids : 0;
+}
+
+static void engine_opts_for(const struct session *s, const struct session_target *t,
+			    const struct evspec *evs, size_t nev, const bool *enabled,
+			    struct engine_opts *eo)
+{
+	const struct options *o = s->opts;
+
+	*eo = (struct engine_opts){
+		.events = evs, .nevents = nev,
+		.cpus = o->cpus, .ncpus = o->ncpus,
+		.pids = t->pids, .npids = t->npids, .pids_are_tids = t->pids_are_tids,
+		.cgroup = t->cgroup,
+		.freq = t->freq || t->period ? t->freq : o->freq,
+		.period = t->freq || t->period ? t->period : o->period,
+		.mmap_pages = o->mmap_pages,
+		.interval = t->interval > 0 ? t->interval : o->interval,
+	};
+	(void)enabled;
+}
+
+static void synthesize(struct session *s, const struct session_target *t)
+{
+	if (t->pids && !t->pids_are_tids)
+		for (size_t i = 0; i < t->npids; i++)
+			symbols_synthesize(s->syms, t->pids[i]);
+	else
+		symbols_synthesize(s->syms, -1);
+}
+
 int session_open(struct session *s, const struct options *o, char *err, size_t errlen)
 {
-	struct engine_opts eo = {
-		.events = o->events, .nevents = o->nevents,
-		.cpus = o->cpus, .ncpus = o->ncpus,
+	struct session_target t = {
 		.pids = o->pids, .npids = o->npids, .pids_are_tids = o->tids, .cgroup = o->cgroup,
-		.freq = o->freq, .period = o->period,
-		.mmap_pages = o->mmap_pages, .interval = o->interval,
 	};
 	struct symbols_opts so = { .proc_root = "/proc", .kallsyms_path = "/proc/kallsyms" };
-	int cpus[CPUMAP_MAX];
+	struct engine_opts eo;
 	pthread_t kthread;
 	bool kthread_ok;
-	size_t n, i;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
@@ -56,6 +146,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	symbols_set_demangle(s->syms, !o->no_demangle);
 	/* Tracking starts with the engine, so nothing that starts between
 	 * reading /proc and sampling goes unseen. */
+	engine_opts_for(s, &t, o->events, o->nevents, NULL, &eo);
 	rc = engine_open(&s->eng, &eo, err, errlen);
 	if (rc)
 		return rc;
@@ -65,53 +156,16 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 		snprintf(err, errlen, "cannot start the events: %s", strerror(-rc));
 		return rc;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &s->started);
+	clock_gettime(CLOCK_MONOTONIC, &s->last_tick);
 	kthread_ok = pthread_create(&kthread, NULL, load_kernel, s->syms) == 0;
 	if (!kthread_ok)
 		symbols_load_kernel(s->syms);
-	if (o->pids && !o->tids) {
-		for (i = 0; i < o->npids; i++)
-			symbols_synthesize(s->syms, o->pids[i]);
-		s->focus_left = o->npids;
-	} else {
-		symbols_synthesize(s->syms, -1);
-	}
+	synthesize(s, &t);
 	if (kthread_ok)
 		pthread_join(kthread, NULL);
-	n = engine_ncpus(s->eng);
-	if (n > CPUMAP_MAX)
-		n = CPUMAP_MAX;
-	for (i = 0; i < n; i++)
-		cpus[i] = engine_cpu(s->eng, i);
-	s->agg = agg_new(engine_nevents(s->eng), cpus, n);
-	if (s->agg == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	agg_set_comm_source(s->agg, comm_source, s->syms);
-	if (o->ncounters) {
-		struct counters_target ct = {
-			.pids = o->pids, .npids = o->npids, .pids_are_tids = o->tids,
-			.cgroup = o->cgroup, .cpus = cpus, .ncpus = n,
-		};
-
-		rc = counters_open(&s->cnt, o->counters, o->ncounters, &ct, err, errlen);
-		if (rc)
-			return rc;
-		counters_enable(s->cnt);
-		add_notice(s, counters_notice(s->cnt));
-	}
-	for (i = 0; i < engine_nevents(s->eng); i++) {
-		const struct evspec *ev = engine_event(s->eng, i);
-		struct agg_event *ae = agg_event(s->agg, i);
-
-		strlcpy(ae->name, ev->name, sizeof(ae->name));
-		ae->exclude = evspec_exclude_bits(&ev->attr);
-	}
-	add_notice(s, engine_notice(s->eng));
-	add_notice(s, symbols_notice(s->syms));
-	options_target(o, n, s->target, sizeof(s->target));
-	s->last_tick = s->started;
+	if ((rc = fresh_agg(s, err, errlen)) != 0 || (rc = open_counters(s, &t, true, err, errlen)) != 0)
+		return rc;
+	describe(s, &t);
 	return 0;
 }
 
@@ -124,19 +178,72 @@ void session_close(struct session *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void session_sample(struct session *s)
+/* --- the loop ------------------------------------------------------------ */
+
+struct run_ctx {
+	struct session *s;
+	struct engine_handlers *front;
+};
+
+/* Sampling (re)started: the first interval is measured from now. */
+static void on_start(void *arg)
 {
-	for (size_t i = 0; i < agg_nevents(s->agg); i++)
-		agg_event(s->agg, i)->running_pct = engine_running_pct(s->eng, i);
+	struct run_ctx *c = arg;
+
+	clock_gettime(CLOCK_MONOTONIC, &c->s->last_tick);
+	if (c->front->start)
+		c->front->start(c->front->arg);
 }
 
-void session_roll(struct session *s, unsigned decay_pct)
+static void on_tick(void *arg)
 {
-	agg_roll(s->agg, decay_pct);
-	symbols_reap(s->syms);
+	struct run_ctx *c = arg;
+
+	if (c->front->tick)
+		c->front->tick(c->front->arg);
 }
 
-double session_lap(struct session *s)
+static bool on_signal(void *arg, int signo)
+{
+	struct run_ctx *c = arg;
+
+	return c->front->signal ? c->front->signal(c->front->arg, signo) : signo != SIGWINCH;
+}
+
+static void on_pid_exit(void *arg, pid_t pid)
+{
+	struct run_ctx *c = arg;
+
+	if (c->front->pid_exit)
+		c->front->pid_exit(c->front->arg, pid);
+}
+
+int session_run(struct session *s, struct engine_handlers *front)
+{
+	struct run_ctx c = { s, front };
+	struct engine_handlers h = {
+		.record = session_record, .record_arg = s,
+		.arg = &c, .start = on_start, .tick = on_tick, .signal = on_signal,
+		.pid_exit = on_pid_exit,
+	};
+
+	return engine_run(s->eng, &h);
+}
+
+void session_stop(struct session *s) { engine_stop(s->eng); }
+void session_flush(struct session *s) { engine_flush(s->eng); }
+
+int session_watch_fd(struct session *s, int fd, void (*cb)(void *arg), void *arg)
+{
+	return engine_watch_fd(s->eng, fd, cb, arg);
+}
+
+int session_set_interval(struct session *s, double seconds)
+{
+	return engine_set_interval(s->eng, seconds);
+}
+
+static double lap(struct session *s)
 {
 	struct timespec now;
 	double d;
@@ -146,6 +253,195 @@ double session_lap(struct session *s)
 	s->last_tick = now;
 	return d;
 }
+
+/* The counters' reading handed to the agg, named as the session knows them. */
+static void counters_to_agg(struct session *s)
+{
+	const char *names[COUNTERS_MAX];
+	const struct counter_row *rows;
+	size_t n = counters_nevents(s->cnt), nr;
+
+	if (n > COUNTERS_MAX)
+		n = COUNTERS_MAX;
+	for (size_t i = 0; i < n; i++)
+		names[i] = counters_event(s->cnt, i)->name;
+	agg_counters_begin(s->agg, names, n);
+	nr = counters_processes(s->cnt, &rows);
+	for (size_t i = 0; i < nr; i++)
+		agg_counters_add(s->agg, &rows[i], session_comm(s, rows[i].pid));
+	nr = counters_threads(s->cnt, &rows);
+	for (size_t i = 0; i < nr; i++)
+		agg_counters_add(s->agg, &rows[i], session_comm(s, rows[i].pid));
+}
+
+void session_interval_end(struct session *s, unsigned decay_pct,
+			  void (*show)(void *arg, double lap), void *arg)
+{
+	if (s->cnt) {
+		counters_read(s->cnt);
+		counters_to_agg(s);
+	}
+	for (size_t i = 0; i < agg_nevents(s->agg); i++)
+		agg_event(s->agg, i)->running_pct = engine_running_pct(s->eng, i);
+	show(arg, lap(s));
+	agg_roll(s->agg, decay_pct);
+	symbols_reap(s->syms);
+}
+
+bool session_focus_exit(struct session *s, pid_t pid)
+{
+	(void)pid;
+	if (s->focus_left > 0)
+		s->focus_left--;
+	return s->focus_left == 0;
+}
+
+/* --- events, figures, names ----------------------------------------------- */
+
+void session_event(const struct session *s, size_t ev, struct session_event *out)
+{
+	const struct evspec *e = s->eng ? engine_event(s->eng, ev) : NULL;
+
+	/* No engine (a render test's session): every event on, nothing excluded. */
+	out->name = e ? e->name : "";
+	out->enabled = e == NULL || engine_event_enabled(s->eng, ev);
+	out->exclude = e ? evspec_exclude_bits(&e->attr) : 0;
+}
+
+int session_enable_event(struct session *s, size_t ev, bool on)
+{
+	return engine_enable_event(s->eng, ev, on);
+}
+
+int session_set_exclude(struct session *s, size_t ev, unsigned excl, char *err, size_t errlen)
+{
+	return engine_set_exclude(s->eng, ev, excl, err, errlen);
+}
+
+void session_stats(const struct session *s, struct session_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (s->eng)
+		engine_get_stats(s->eng, &st->eng);
+	symbols_stats(s->syms, &st->sym);
+	st->tracking_lost = s->tracking_lost;
+}
+
+const char *session_comm(const struct session *s, pid_t pid)
+{
+	return pid == 0 ? "swapper" : symbols_comm_of(s->syms, pid);
+}
+
+/* --- re-aiming ------------------------------------------------------------- */
+
+/* The engine blocks these and reads them from a signalfd; closing an engine
+ * unblocks them. Between the old engine's close and the new one's block a
+ * stop signal would take its default action and leave the terminal raw, so
+ * they are caught meanwhile and raised again once blocked. */
+static const int loop_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGWINCH };
+#define NLOOP_SIGS (sizeof(loop_sigs) / sizeof(loop_sigs[0]))
+static volatile sig_atomic_t caught[NLOOP_SIGS];
+
+static void remember(int signo)
+{
+	for (size_t i = 0; i < NLOOP_SIGS; i++)
+		if (loop_sigs[i] == signo)
+			caught[i] = 1;
+}
+
+struct sig_guard {
+	struct sigaction old[NLOOP_SIGS];
+};
+
+static void guard_begin(struct sig_guard *g)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = remember;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NLOOP_SIGS; i++) {
+		caught[i] = 0;
+		sigaction(loop_sigs[i], &sa, &g->old[i]);
+	}
+}
+
+/* Blocks the loop's signals again (the new engine's signalfd wants them) and
+ * hands over what was caught in between. */
+static void guard_end(struct sig_guard *g)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < NLOOP_SIGS; i++)
+		sigaddset(&set, loop_sigs[i]);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	for (size_t i = 0; i < NLOOP_SIGS; i++) {
+		sigaction(loop_sigs[i], &g->old[i], NULL);
+		if (caught[i])
+			raise(loop_sigs[i]); /* pending until the signalfd reads it */
+	}
+}
+
+static bool needs_room(int rc)
+{
+	return rc == -EPERM || rc == -ENOMEM || rc == -EMFILE || rc == -ENFILE;
+}
+
+int session_reopen(struct session *s, const struct session_target *t, char *err, size_t errlen)
+{
+	size_t nev = engine_nevents(s->eng), i;
+	struct evspec *evs = calloc(nev, sizeof(*evs));
+	bool enabled[AGG_MAX_EVENTS];
+	struct engine_opts eo;
+	struct engine *ne = NULL;
+	struct sig_guard g;
+	int rc;
+
+	if (evs == NULL || nev > AGG_MAX_EVENTS) {
+		free(evs);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* What is open now: fallbacks taken and exclude flags flipped since start. */
+	for (i = 0; i < nev; i++) {
+		evs[i] = *engine_event(s->eng, i);
+		enabled[i] = engine_event_enabled(s->eng, i);
+	}
+	engine_opts_for(s, t, evs, nev, enabled, &eo);
+
+	guard_begin(&g);
+	/* The new engine first, so that a refusal leaves the old one running. */
+	rc = engine_open(&ne, &eo, err, errlen);
+	if (rc && needs_room(rc)) {
+		engine_close(s->eng);
+		s->eng = NULL;
+		s->nnotices = 0; /* they pointed into the old engine */
+		rc = engine_open(&ne, &eo, err, errlen);
+	}
+	if (rc == 0) {
+		engine_close(s->eng); /* unblocks the loop's signals: guard_end blocks them again */
+		s->eng = ne;
+	}
+	guard_end(&g);
+	free(evs);
+	if (rc)
+		return rc;
+
+	for (i = 0; i < nev; i++)
+		if (!enabled[i])
+			engine_enable_event(s->eng, i, false);
+	if (!t->keep_agg) {
+		if ((rc = fresh_agg(s, err, errlen)) != 0)
+			return rc;
+		synthesize(s, t); /* what started while we looked elsewhere */
+		open_counters(s, t, false, NULL, 0);
+	}
+	describe(s, t);
+	return 0;
+}
+
+/* --- records --------------------------------------------------------------- */
 
 static bool cpumode_kernel(uint16_t misc)
 {
@@ -162,11 +458,13 @@ static bool cpumode_kernel(uint16_t misc)
 void session_record(void *arg, int ev, const struct record *r)
 {
 	struct session *s = arg;
-	struct sym_result sr;
+	struct sym_result sr = { 0 };
 
 	switch (r->type) {
 	case PERF_RECORD_SAMPLE:
 		symbols_resolve(s->syms, (pid_t)r->sid.pid, r->sample.ip, cpumode_kernel(r->misc), &sr);
+		if (sr.comm == NULL)
+			sr.comm = session_comm(s, (pid_t)r->sid.pid);
 		agg_sample(s->agg, (size_t)ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid,
 			   &sr, r->sample.period);
 		break;

@@ -13,7 +13,7 @@ enum agg_scope ui_scope(const struct ui *u)
 size_t ui_primary(const struct ui *u)
 {
 	for (size_t i = 0; i < u->fr.nev; i++)
-		if (u->fr.ev[i].enabled)
+		if (u->fr.on[i])
 			return i;
 	return 0;
 }
@@ -47,29 +47,41 @@ static double rate(uint64_t now, uint64_t *prev, double lap)
 	return lap > 0 ? (double)d / lap : 0.0;
 }
 
-/* Focus mode: the counters as the engine's last read left them. */
-static void counters_take(struct ui *u)
+static void counter_rows(struct counter_row **dst, size_t *cap, size_t *nout,
+			 const struct agg_counter_row *src, size_t n)
+{
+	*nout = 0;
+	if (n == 0 || !grow((void **)dst, cap, n, sizeof(**dst)))
+		return;
+	for (size_t i = 0; i < n; i++)
+		(*dst)[i] = src[i].c;
+	*nout = n;
+}
+
+/* Focus mode: the counters as the session handed them to the agg. */
+static void counters_take(struct ui *u, const struct agg *a)
 {
 	struct ui_frame *f = &u->fr;
-	const struct counters *c = u->s->cnt;
-	const struct counter_row *rows;
-	size_t n;
+	const struct agg_counters *c = agg_counters(a);
 
 	f->ncnt = f->ncprocs = f->ncthreads = 0;
 	if (c == NULL)
 		return;
-	f->ncnt = counters_nevents(c) < COUNTERS_MAX ? counters_nevents(c) : COUNTERS_MAX;
-	for (size_t i = 0; i < f->ncnt; i++)
-		strlcpy(f->cnt_name[i], counters_event(c, i)->name, sizeof(f->cnt_name[i]));
-	n = counters_processes(c, &rows);
-	if (n && grow((void **)&f->cprocs, &f->cprocs_cap, n, sizeof(*rows))) {
-		memcpy(f->cprocs, rows, n * sizeof(*rows));
-		f->ncprocs = n;
-	}
-	n = counters_threads(c, &rows);
-	if (n && grow((void **)&f->cthreads, &f->cthreads_cap, n, sizeof(*rows))) {
-		memcpy(f->cthreads, rows, n * sizeof(*rows));
-		f->ncthreads = n;
+	f->ncnt = c->nevents;
+	memcpy(f->cnt_name, c->names, sizeof(f->cnt_name));
+	counter_rows(&f->cprocs, &f->cprocs_cap, &f->ncprocs, c->procs, c->nprocs);
+	counter_rows(&f->cthreads, &f->cthreads_cap, &f->ncthreads, c->threads, c->nthreads);
+}
+
+void frame_events(struct ui *u)
+{
+	for (size_t i = 0; i < u->fr.nev; i++) {
+		struct session_event e = { .enabled = true };
+
+		if (u->s)
+			session_event(u->s, i, &e);
+		u->fr.on[i] = e.enabled;
+		u->fr.excl[i] = e.exclude;
 	}
 }
 
@@ -143,7 +155,8 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	}
 	f->nev = nev;
 	f->lap = lap;
-	counters_take(u);
+	frame_events(u);
+	counters_take(u, a);
 	for (i = 0; i < RATIO_COUNT; i++)
 		f->ratio_avail[i] = false;
 	for (i = 0; i < f->ntasks + f->nthreads; i++) {
@@ -173,34 +186,15 @@ const struct counter_row *ui_counter_row(const struct ui *u, pid_t pid, pid_t ti
 
 void ui_counter_ratios(const struct ui *u, const struct counter_row *r, struct ratio out[RATIO_COUNT])
 {
-	struct ratio_part parts[COUNTERS_MAX];
-	size_t n = u->fr.ncnt;
-	bool total = ui_scope(u) == AGG_TOTAL;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct counter_value *v = &r->v[i];
-
-		parts[i] = (struct ratio_part){
-			.name = u->fr.cnt_name[i], .count = total ? v->total : v->value,
-			.usable = v->state == COUNTER_OK || v->state == COUNTER_SCALED,
-			.estimate = v->state == COUNTER_SCALED,
-		};
-	}
-	ratios_compute(parts, n, out);
+	ratios_from_counters(u->fr.cnt_name, u->fr.ncnt, r, ui_scope(u) == AGG_TOTAL, out);
 }
 
 void ui_task_ratios(const struct ui *u, const struct agg_task *t, struct ratio out[RATIO_COUNT])
 {
-	const struct counter_row *cr = ui_counter_row(u, t->pid, t->tid);
-	struct ratio exact[RATIO_COUNT];
+	bool total = ui_scope(u) == AGG_TOTAL;
 
-	ratios_from_sample_events(u->fr.ev, u->fr.nev, ui_scope(u) == AGG_TOTAL ? &t->total : &t->iv, out);
-	if (cr == NULL)
-		return;
-	ui_counter_ratios(u, cr, exact);
-	for (size_t k = 0; k < RATIO_COUNT; k++)
-		if (exact[k].valid)
-			out[k] = exact[k];
+	ratios_task(u->fr.ev, u->fr.on, u->fr.nev, total ? &t->total : &t->iv, u->fr.cnt_name, u->fr.ncnt,
+		    ui_counter_row(u, t->pid, t->tid), total, out);
 }
 
 /* Before the agg goes (focus, back): nothing may point into it. */

@@ -84,7 +84,7 @@ static unsigned common_exclude(const struct ui *u)
 	unsigned bits = EXCL_ALL;
 
 	for (size_t i = 0; i < u->fr.nev; i++)
-		bits &= u->fr.ev[i].exclude;
+		bits &= u->fr.excl[i];
 	return u->fr.nev ? bits : 0;
 }
 
@@ -147,13 +147,13 @@ static void draw_event(struct ui *u, int y, int w, size_t i)
 	char excl[64], rate[16], lost[16], thr[16], mux[16], line[256];
 	bool cum = u->cumulative;
 
-	exclude_format(e->exclude, excl, sizeof(excl));
+	exclude_format(u->fr.excl[i], excl, sizeof(excl));
 	fmt_count(rate, sizeof(rate), u->fr.ev_rate[i]);
 	fmt_count(lost, sizeof(lost), (double)(cum ? e->lost_total : e->lost_iv));
 	fmt_count(thr, sizeof(thr), (double)(cum ? e->throttled_total : e->throttled_iv));
 	paint_fill(y, 0, w, R_NORMAL);
 	paint_foreign(y, 0, 18, R_VALUE, e->name);
-	paint_text(y, 19, 3, e->enabled ? R_METER : R_OFF, e->enabled ? "on" : "OFF", false);
+	paint_text(y, 19, 3, u->fr.on[i] ? R_METER : R_OFF, u->fr.on[i] ? "on" : "OFF", false);
 	/* Time on the PMU: below 100 % the kernel is multiplexing this event
 	 * with others, and its counts are a sample of the interval. */
 	if (e->running_pct < 0)
@@ -175,7 +175,7 @@ static double meter_scale(const struct ui *u)
 		return full > 0 ? full : 1;
 	}
 	for (size_t i = 0; i < u->fr.nev; i++)
-		if (u->fr.ev[i].enabled)
+		if (u->fr.on[i])
 			full += (double)u->freq;
 	return full > 0 ? full : 1;
 }

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
 #include "evspec.h"
 #include "keys.h"
 #include "symbols.h"
@@ -103,45 +102,6 @@ static unsigned act_redraw(struct ui *u, int key)
 }
 
 /* --- what is sampled ----------------------------------------------------- */
-
-void event_set_exclude(struct ui *u, size_t i, unsigned bits)
-{
-	agg_event(u->s->agg, i)->exclude = bits;
-	u->fr.ev[i].exclude = bits;
-}
-
-/* Flips one flag on every event; all or nothing: a refusal puts back the
- * events already re-opened. */
-unsigned exclude_toggle_all(struct ui *u, unsigned bit)
-{
-	unsigned old[AGG_MAX_EVENTS];
-	bool all = true;
-	char err[512], name[32];
-	size_t i, n = u->fr.nev;
-	int rc = 0;
-
-	for (i = 0; i < n; i++) {
-		old[i] = u->fr.ev[i].exclude;
-		all = all && (old[i] & bit);
-	}
-	for (i = 0; i < n && rc == 0; i++) {
-		unsigned want = all ? old[i] & ~bit : old[i] | bit;
-
-		if (want != old[i] && (rc = engine_set_exclude(u->s->eng, i, want, err, sizeof(err))) == 0)
-			event_set_exclude(u, i, want);
-	}
-	exclude_format(bit, name, sizeof(name));
-	if (rc) {
-		for (size_t j = 0; j + 1 < i; j++)
-			if (u->fr.ev[j].exclude != old[j] &&
-			    engine_set_exclude(u->s->eng, j, old[j], NULL, 0) == 0)
-				event_set_exclude(u, j, old[j]);
-		ui_message(u, true, "exclude %s refused, flags unchanged: %s", name, err);
-		return UI_DRAW;
-	}
-	ui_message(u, false, "%s samples %s", name, all ? "included again" : "excluded");
-	return UI_DRAW;
-}
 
 static unsigned act_exclude_user(struct ui *u, int key)
 {
@@ -277,19 +237,6 @@ static unsigned act_interval(struct ui *u, int key)
 
 	snprintf(now, sizeof(now), "%g", u->interval);
 	return start_prompt(u, PROMPT_INTERVAL, now);
-}
-
-unsigned interval_set(struct ui *u, double secs)
-{
-	int rc = engine_set_interval(u->s->eng, secs);
-
-	if (rc) {
-		ui_message(u, true, "interval %g s refused: %s", secs, strerror(-rc));
-		return UI_DRAW;
-	}
-	u->interval = secs;
-	ui_message(u, false, "refresh every %g s", secs);
-	return UI_DRAW;
 }
 
 static unsigned act_adjust(struct ui *u, int key)

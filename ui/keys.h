@@ -23,9 +23,14 @@ extern const struct key_binding event_keys[], exclude_keys[], prompt_keys[];
 unsigned prompt_key(struct ui *u, int key);
 unsigned help_key(struct ui *u, int key);
 
+/* actions.c: what keys do, whatever the key. */
 /* Flips one exclude flag on every event (all or nothing). */
 unsigned exclude_toggle_all(struct ui *u, unsigned bit);
-void event_set_exclude(struct ui *u, size_t ev, unsigned bits);
+/* Event i on/off; one of its exclude flags flipped. */
+unsigned event_toggle(struct ui *u, size_t i);
+unsigned event_flip_exclude(struct ui *u, size_t i, unsigned bit);
 unsigned interval_set(struct ui *u, double secs);
+/* Rows of the open panel. */
+size_t panel_len(const struct ui *u);
 
 #endif

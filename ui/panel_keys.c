@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
 #include "evspec.h"
 #include "keys.h"
 
@@ -44,47 +43,14 @@ static unsigned panel_close(struct ui *u, int key)
 
 /* --- event panel ------------------------------------------------------- */
 
-static unsigned event_toggle(struct ui *u, int key)
+static unsigned event_toggle_key(struct ui *u, int key)
 {
-	size_t i = u->panel_sel;
-	bool on;
-	int rc;
-
-	if (i >= u->fr.nev)
-		return 0;
-	on = !u->fr.ev[i].enabled;
-	rc = engine_enable_event(u->s->eng, i, on);
-	if (rc) {
-		ui_message(u, true, "cannot switch %s %s: %s", u->fr.ev[i].name, on ? "on" : "off", strerror(-rc));
-		engine_enable_event(u->s->eng, i, !on);
-		return UI_DRAW;
-	}
-	agg_event(u->s->agg, i)->enabled = on;
-	u->fr.ev[i].enabled = on;
-	ui_message(u, false, "%s switched %s", u->fr.ev[i].name, on ? "on" : "off");
-	return UI_DRAW;
+	return event_toggle(u, u->panel_sel);
 }
 
 static unsigned event_flag(struct ui *u, int key)
 {
-	size_t i = u->panel_sel;
-	unsigned bit = flag_of(key), want;
-	char err[512], name[32];
-	int rc;
-
-	if (i >= u->fr.nev || bit == 0)
-		return 0;
-	want = u->fr.ev[i].exclude ^ bit;
-	exclude_format(bit, name, sizeof(name));
-	rc = engine_set_exclude(u->s->eng, i, want, err, sizeof(err));
-	if (rc) {
-		ui_message(u, true, "%s: exclude %s refused, flags unchanged: %s", u->fr.ev[i].name, name, err);
-		return UI_DRAW;
-	}
-	event_set_exclude(u, i, want);
-	ui_message(u, false, "%s: %s samples %s", u->fr.ev[i].name, name,
-		   want & bit ? "excluded" : "included again");
-	return UI_DRAW;
+	return event_flip_exclude(u, u->panel_sel, flag_of(key));
 }
 
 const struct key_binding event_keys[] = {
@@ -92,7 +58,7 @@ const struct key_binding event_keys[] = {
 	{ KEY_DOWN, panel_move, { NULL, NULL } },
 	{ KEY_HOME, panel_move, { NULL, NULL } },
 	{ KEY_END, panel_move, { NULL, NULL } },
-	{ ' ', event_toggle, { "Space", "switch it on or off (no re-open)" } },
+	{ ' ', event_toggle_key, { "Space", "switch it on or off (no re-open)" } },
 	{ 'u', event_flag, { "u k v", "flip its user / kernel / hv exclude" } },
 	{ 'k', event_flag, { NULL, NULL } },
 	{ 'v', event_flag, { NULL, NULL } },

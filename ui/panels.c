@@ -18,11 +18,6 @@ static const struct {
 
 #define NFLAGS (sizeof(flags) / sizeof(flags[0]))
 
-size_t panel_len(const struct ui *u)
-{
-	return u->mode == MODE_EVENTS ? u->fr.nev : u->mode == MODE_EXCLUDE ? NFLAGS : 0;
-}
-
 static void panel_geometry(int h, int w, int rows, int want_w, int *y, int *x, int *ph, int *pw)
 {
 	*pw = want_w < w - 2 ? want_w : w - 2;
@@ -56,11 +51,11 @@ static void events_draw(struct ui *u, int h, int w)
 		bool sel = (size_t)i == u->panel_sel;
 		enum ui_role r = sel ? R_PANEL_SEL : R_PANEL;
 
-		flag_cells(e->exclude, cells, sizeof(cells));
-		exclude_format(e->exclude, excl, sizeof(excl));
+		flag_cells(u->fr.excl[i], cells, sizeof(cells));
+		exclude_format(u->fr.excl[i], excl, sizeof(excl));
 		paint_fill(y + 2 + i, x + 2, pw - 4, r);
 		paint_foreign(y + 2 + i, x + 2, 24, r, e->name);
-		paint_text(y + 2 + i, x + 27, 5, sel ? r : e->enabled ? R_METER : R_OFF, e->enabled ? "on" : "OFF",
+		paint_text(y + 2 + i, x + 27, 5, sel ? r : u->fr.on[i] ? R_METER : R_OFF, u->fr.on[i] ? "on" : "OFF",
 			   false);
 		snprintf(line, sizeof(line), "%-11s %s", cells, excl[0] ? excl : "-");
 		paint_text(y + 2 + i, x + 33, pw - 35, r, line, false);
@@ -82,7 +77,7 @@ static void exclude_draw(struct ui *u, int h, int w)
 		bool sel = i == u->panel_sel;
 
 		for (size_t e = 0; e < u->fr.nev; e++)
-			on += (u->fr.ev[e].exclude >> i) & 1;
+			on += (u->fr.excl[e] >> i) & 1;
 		snprintf(line, sizeof(line), "[%c]   %c   %s", on == 0 ? ' ' : on == u->fr.nev ? 'x' : '~',
 			 flags[i].key, flags[i].name);
 		paint_fill(y + 2 + (int)i, x + 2, pw - 4, sel ? R_PANEL_SEL : R_PANEL);

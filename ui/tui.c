@@ -12,7 +12,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "session_target.h"
+#include "session.h"
 #include "tui.h"
 #include "ui.h"
 
@@ -98,24 +98,23 @@ static void term_stop(void)
 
 /* --- engine handlers ----------------------------------------------------- */
 
+static void show(void *arg, double lap)
+{
+	struct ui *u = arg;
+
+	frame_take(u, u->s->agg, lap);
+	if (u->ended && !u->paused)
+		u->final_taken = true;
+}
+
 static void on_tick(void *arg)
 {
 	struct ui *u = arg;
-	struct session *s = u->s;
 
 	/* After the focused processes exited the frame holds their last
 	 * interval: it stays on screen (only the clock moves). */
-	if (u->final_taken) {
-		screen_draw(u, UI_DRAW);
-		return;
-	}
-	if (s->cnt)
-		counters_read(s->cnt);
-	session_sample(s);
-	frame_take(u, s->agg, session_lap(s));
-	if (u->ended && !u->paused)
-		u->final_taken = true;
-	session_roll(s, u->decay ? UI_DECAY_PCT : 0);
+	if (!u->final_taken)
+		session_interval_end(u->s, u->decay ? UI_DECAY_PCT : 0, show, u);
 	screen_draw(u, UI_DRAW);
 }
 
@@ -139,10 +138,8 @@ static void on_pid_exit(void *arg, pid_t pid)
 {
 	struct ui *u = arg;
 
-	if (u->s->focus_left)
-		u->s->focus_left--;
 	/* The last focused process: its final figures stay, and say so. */
-	if (u->s->focus_left == 0) {
+	if (session_focus_exit(u->s, pid)) {
 		u->ended = true;
 		u->ended_pid = pid;
 	}
@@ -189,7 +186,7 @@ static void on_stdin(void *arg)
 	if (what & UI_QUIT)
 		u->quit = true;
 	if (what & (UI_QUIT | UI_REOPEN)) {
-		engine_stop(u->s->eng); /* the main loop re-opens between runs */
+		session_stop(u->s); /* the main loop re-opens between runs */
 		return;
 	}
 	if (what)
@@ -283,20 +280,10 @@ static int reopen(struct ui *u, char *fatal, size_t fatal_len)
 	return 0;
 }
 
-/* Sampling (re)started: the first interval's rates count from now. */
-static void on_start(void *arg)
-{
-	struct ui *u = arg;
-
-	session_lap(u->s);
-}
-
 int tui_run(struct session *s, const struct options *o)
 {
 	struct engine_handlers h = {
-		.record = session_record, .record_arg = s,
-		.arg = NULL, .start = on_start, .tick = on_tick, .signal = on_signal,
-		.pid_exit = on_pid_exit,
+		.arg = NULL, .tick = on_tick, .signal = on_signal, .pid_exit = on_pid_exit,
 	};
 	struct engine *watched = NULL;
 	char fatal[1024] = "";
@@ -314,18 +301,14 @@ int tui_run(struct session *s, const struct options *o)
 	screen_draw(&u, UI_DRAW);
 	while (!u.quit) {
 		if (s->eng != watched) {
-			rc = engine_watch_fd(s->eng, STDIN_FILENO, on_stdin, &u);
+			rc = session_watch_fd(s, STDIN_FILENO, on_stdin, &u);
 			if (rc) {
 				snprintf(fatal, sizeof(fatal), "cannot watch the terminal: %s", strerror(-rc));
 				break;
 			}
 			watched = s->eng;
 		}
-		/* A re-opened engine starts with every event on: carry over the
-		 * user's choice, kept in the agg. */
-		for (size_t i = 0; i < agg_nevents(s->agg); i++)
-			engine_enable_event(s->eng, i, agg_event(s->agg, i)->enabled);
-		rc = engine_run(s->eng, &h);
+		rc = session_run(s, &h);
 		if (rc) {
 			snprintf(fatal, sizeof(fatal), "event loop failed: %s", strerror(-rc));
 			break;

@@ -53,6 +53,8 @@ struct ui_frame {
 	double *cpu_rate;          /* samples/s, all events */
 	size_t ncpus, cpus_cap, rate_cap;
 	struct agg_event ev[AGG_MAX_EVENTS];
+	bool on[AGG_MAX_EVENTS];       /* the engine's state, as the session said at the tick */
+	unsigned excl[AGG_MAX_EVENTS];
 	double ev_rate[AGG_MAX_EVENTS];
 	size_t nev;
 	double lap;                /* the interval really measured */
@@ -120,6 +122,8 @@ struct ui {
 /* frame.c */
 void frame_take(struct ui *u, struct agg *a, double lap);
 void frame_clear(struct ui *u);
+/* The events' on/off and exclude state again from the session (after a key changed them). */
+void frame_events(struct ui *u);
 void frame_free(struct ui *u);
 enum agg_scope ui_scope(const struct ui *u);
 size_t ui_primary(const struct ui *u);
@@ -148,7 +152,6 @@ void ui_message(struct ui *u, bool error, const char *fmt, ...) __attribute__((f
 /* panels.c */
 void panels_draw(struct ui *u, int h, int w);
 void help_draw(struct ui *u, int h, int w);
-size_t panel_len(const struct ui *u);
 /* Focus mode's counters section, between the header and the table. */
 int counters_height(const struct ui *u, int avail, int w);
 void counters_draw(struct ui *u, int y, int lines, int w);

@@ -25,7 +25,7 @@ static void ok(int cond, const char *what)
 	printf("%s %d - %s\n", cond ? "ok" : "not ok", n_tests, what);
 }
 
-static const char *comm_of(void *arg, pid_t pid)
+static const char *comm_of(pid_t pid)
 {
 	switch (pid) {
 	case 0: return "swapper";
@@ -38,7 +38,7 @@ static const char *comm_of(void *arg, pid_t pid)
 static void feed(struct agg *a, size_t ev, int cpu, pid_t pid, const char *sym, const char *dso,
 		 uint64_t key, bool kernel, int n)
 {
-	struct sym_result r = { .sym = sym, .dso = dso, .key = key, .kernel = kernel };
+	struct sym_result r = { .sym = sym, .dso = dso, .key = key, .kernel = kernel, .comm = comm_of(pid) };
 
 	for (int i = 0; i < n; i++)
 		agg_sample(a, ev, cpu, pid, pid, &r, 1000);
@@ -49,10 +49,8 @@ static struct agg *snapshot(void)
 	static const int cpus[] = { 0, 1, 2, 3 };
 	struct agg *a = agg_new(2, cpus, 4);
 
-	agg_set_comm_source(a, comm_of, NULL);
 	strlcpy(agg_event(a, 0)->name, "cpu-clock", sizeof(agg_event(a, 0)->name));
 	strlcpy(agg_event(a, 1)->name, "page-faults", sizeof(agg_event(a, 1)->name));
-	agg_event(a, 1)->exclude = EXCL_KERNEL;
 	agg_event(a, 0)->running_pct = 100;
 	agg_event(a, 1)->running_pct = 62; /* multiplexed */
 	feed(a, 0, 0, 4242, "hot_a", "/usr/lib/perftop/workload", 1, false, 600);
@@ -75,9 +73,9 @@ static struct agg *focus_snapshot(void)
 {
 	static const int cpus[] = { 0, 1 };
 	struct agg *a = agg_new(2, cpus, 2);
-	struct sym_result r = { .sym = "hot_a", .dso = "/usr/lib/perftop/workload", .key = 1 };
+	struct sym_result r = { .sym = "hot_a", .dso = "/usr/lib/perftop/workload", .key = 1,
+				.comm = comm_of(4242) };
 
-	agg_set_comm_source(a, comm_of, NULL);
 	strlcpy(agg_event(a, 0)->name, "cycles", sizeof(agg_event(a, 0)->name));
 	strlcpy(agg_event(a, 1)->name, "instructions", sizeof(agg_event(a, 1)->name));
 	for (int i = 0; i < 100; i++) {
@@ -223,6 +221,7 @@ int main(int argc, char **argv)
 	strlcpy(u.kernel, "6.1.0-test", sizeof(u.kernel));
 	u.fixed_time = 1700000000;
 	frame_take(&u, a, 1.0);
+	u.fr.excl[1] = EXCL_KERNEL; /* as the engine would say of page-faults:u */
 
 	in = fopen("/dev/null", "re");
 	dev = fopen("/dev/null", "we");

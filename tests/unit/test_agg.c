@@ -1,15 +1,11 @@
 #include "agg.h"
 #include "check.h"
 
-static const char *comm_of(void *arg, pid_t pid)
-{
-	return pid == 100 ? "alpha" : pid == 200 ? "beta" : NULL;
-}
-
-static struct sym_result sym(const char *name, uint64_t key, bool kernel)
+/* The names the session hands down with each sample. */
+static struct sym_result sym(const char *name, uint64_t key, bool kernel, const char *comm)
 {
 	struct sym_result r = { .sym = name, .dso = kernel ? "[kernel.kallsyms]" : "/bin/x",
-				.key = key, .kernel = kernel };
+				.key = key, .kernel = kernel, .comm = comm };
 	return r;
 }
 
@@ -17,7 +13,8 @@ int main(void)
 {
 	int cpus[] = { 0, 3 };
 	struct agg *a = agg_new(2, cpus, 2);
-	struct sym_result f = sym("f", 1, false), g = sym("g", 2, false), k = sym("schedule", 3, true);
+	struct sym_result f = sym("f", 1, false, "alpha"), g = sym("g", 2, false, "alpha"),
+			  k = sym("schedule", 3, true, "beta");
 	const struct agg_sym **srows;
 	const struct agg_task **trows;
 	const struct agg_cpu **crows;
@@ -26,7 +23,6 @@ int main(void)
 	CHECK(a != NULL, "agg_new");
 	CHECK(agg_new(0, cpus, 2) == NULL && agg_new(AGG_MAX_EVENTS + 1, cpus, 2) == NULL,
 	      "event counts out of range refused");
-	agg_set_comm_source(a, comm_of, NULL);
 	for (int i = 0; i < 60; i++)
 		agg_sample(a, 0, 0, 100, 100, &f, 10);
 	for (int i = 0; i < 30; i++)
@@ -51,7 +47,7 @@ int main(void)
 
 	n = agg_tasks(a, AGG_INTERVAL, &trows);
 	CHECK(n == 2 && trows[0]->pid == 100 && trows[0]->iv.samples[0] == 90, "task 100 first with 90");
-	CHECK_STR(trows[0]->comm, "alpha", "comm from the comm source");
+	CHECK_STR(trows[0]->comm, "alpha", "comm handed down with the sample");
 	CHECK(trows[0]->threads == 2 && trows[1]->threads == 1, "distinct threads counted");
 
 	n = agg_threads(a, AGG_INTERVAL, &trows);
@@ -102,7 +98,7 @@ int main(void)
 
 	/* Many rows: the maps grow and every row is found again. */
 	for (uint64_t key = 10; key < 5000; key++) {
-		struct sym_result r = sym("many", key, false);
+		struct sym_result r = sym("many", key, false, NULL);
 
 		agg_sample(a, 0, 0, (pid_t)(1000 + key), (pid_t)(1000 + key), &r, 1);
 	}
@@ -115,7 +111,7 @@ int main(void)
 		bool same = true;
 
 		for (uint64_t key = 10; key < 5000; key += 7) {
-			struct sym_result r = sym("many", key, false);
+			struct sym_result r = sym("many", key, false, NULL);
 
 			for (uint64_t j = 0; j < key % 97; j++)
 				agg_sample(a, 0, 0, 1, 1, &r, 1);

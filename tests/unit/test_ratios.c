@@ -87,22 +87,22 @@ static void test_samples(void)
 	struct agg_event ev[3];
 	struct agg_counts c;
 	struct ratio r[RATIO_COUNT];
+	bool on[3] = { true, true, true };
 
 	memset(ev, 0, sizeof(ev));
 	memset(&c, 0, sizeof(c));
 	strlcpy(ev[0].name, "cycles", sizeof(ev[0].name));
 	strlcpy(ev[1].name, "instructions", sizeof(ev[1].name));
 	strlcpy(ev[2].name, "cache-misses", sizeof(ev[2].name));
-	ev[0].enabled = ev[1].enabled = ev[2].enabled = true;
 	c.period[0] = 4000000;
 	c.period[1] = 6000000;
 	c.period[2] = 100;
-	ratios_from_sample_events(ev, 3, &c, r);
+	ratios_from_samples(ev, on, 3, &c, r);
 	CHECK(r[RATIO_IPC].valid && r[RATIO_IPC].estimate && near(r[RATIO_IPC].value, 1.5),
 	      "sampled period sums give an estimated IPC (%f)", r[RATIO_IPC].value);
 	CHECK(!r[RATIO_CACHE_MISS].valid, "no miss %% when references are not sampled");
-	ev[1].enabled = false;
-	ratios_from_sample_events(ev, 3, &c, r);
+	on[1] = false;
+	ratios_from_samples(ev, on, 3, &c, r);
 	CHECK(!r[RATIO_IPC].valid, "an event turned off gives no ratio");
 	CHECK_STR(ratio_key(RATIO_IPC), "ipc", "JSON key");
 	CHECK_STR(ratio_title(RATIO_CACHE_MISS), "Miss%", "title");

@@ -1,0 +1,152 @@
+/* The session's record path and the dump: synthetic records decoded by the
+ * real decoder, applied by session_record, dumped in the three formats.
+ * usage: test_session FIXTURES_DIR */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "dump.h"
+#include "session.h"
+#include "synth.h"
+
+static void apply(struct session *s, int ev, const struct perf_event_header *h)
+{
+	struct record r;
+
+	if (record_decode(h, &r) == RECORD_OK)
+		session_record(s, ev, &r);
+}
+
+static const struct perf_event_header *comm_rec(struct synth *sy, uint32_t pid, uint32_t tid, const char *comm)
+{
+	synth_header(sy, PERF_RECORD_COMM, 0);
+	synth_u32x2(sy, pid, tid);
+	synth_string(sy, comm);
+	synth_trailer(sy, pid, tid, 1, 0, 1);
+	return synth_done(sy);
+}
+
+static const struct perf_event_header *exit_rec(struct synth *sy, uint32_t pid, uint32_t tid)
+{
+	synth_header(sy, PERF_RECORD_EXIT, 0);
+	synth_u32x2(sy, pid, pid);
+	synth_u32x2(sy, tid, tid);
+	synth_u64(sy, 5);
+	synth_trailer(sy, pid, tid, 5, 0, 1);
+	return synth_done(sy);
+}
+
+/* The whole dump of one interval in one format, as a string. */
+static char *dump(struct session *s, enum dump_format fmt, bool threads)
+{
+	struct dump_meta m = { .time = 1700000000, .interval = 1, .iteration = 1, .freq = 4000,
+			       .threads = threads, .stats = true };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return NULL;
+	dump_begin(f, fmt, s, threads);
+	dump_interval(f, fmt, s, &m, 10);
+	fclose(f);
+	return buf;
+}
+
+static size_t lines(const char *s, const char *prefix)
+{
+	size_t n = 0;
+
+	for (const char *p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		n += strncmp(p, prefix, strlen(prefix)) == 0;
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	char kallsyms[512];
+	struct symbols_opts so = { .proc_root = "/nonexistent", .kallsyms_path = kallsyms };
+	static const int cpus[] = { 0, 1 };
+	struct session s;
+	struct synth sy;
+	char *out;
+
+	if (argc < 2)
+		return 2;
+	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms.txt", argv[1]);
+	memset(&s, 0, sizeof(s));
+	strlcpy(s.target, "system-wide (2 CPUs)", sizeof(s.target));
+	s.syms = symbols_new(&so);
+	s.agg = agg_new(2, cpus, 2);
+	CHECK(s.syms && s.agg && symbols_load_kernel(s.syms) == 0, "a session without an engine");
+	strlcpy(agg_event(s.agg, 0)->name, "cycles", sizeof(agg_event(s.agg, 0)->name));
+	strlcpy(agg_event(s.agg, 1)->name, "instructions", sizeof(agg_event(s.agg, 1)->name));
+
+	apply(&s, -1, comm_rec(&sy, 100, 100, "alpha"));
+	apply(&s, -1, comm_rec(&sy, 100, 101, "alpha-worker"));
+	for (int i = 0; i < 3; i++)
+		apply(&s, 0, synth_sample(&sy, 7, 0xffffffff81001010ull, 100, 100, 10, 0, 1000,
+					  PERF_RECORD_MISC_KERNEL));
+	apply(&s, 0, synth_sample(&sy, 7, 0xffffffff81001010ull, 100, 101, 11, 1, 1000, PERF_RECORD_MISC_KERNEL));
+	apply(&s, 1, synth_sample(&sy, 8, 0xffffffff81001010ull, 100, 100, 12, 0, 1500, PERF_RECORD_MISC_KERNEL));
+	apply(&s, 0, synth_sample(&sy, 7, 0x1234, 200, 200, 13, 1, 1000, PERF_RECORD_MISC_USER));
+	apply(&s, -1, exit_rec(&sy, 200, 200));
+
+	out = dump(&s, DUMP_JSON, true);
+	CHECK(out && strstr(out, "\"symbol\":\"do_one_thing\",\"dso\":\"[kernel.kallsyms]\",\"kernel\":true,\"samples\":4"),
+	      "JSON: kernel samples resolved through the session");
+	CHECK(out && strstr(out, "{\"pid\":100,\"comm\":\"alpha\",\"samples\":4,"), "JSON: the task named by its COMM");
+	CHECK(out && strstr(out, "{\"pid\":100,\"tid\":101,\"comm\":\"alpha-worker\",\"samples\":1,"),
+	      "JSON: --threads adds the thread row with the thread's own name");
+	CHECK(out && strstr(out, "{\"pid\":200,\"comm\":\"?\",\"samples\":1,\"share\":20.00,\"threads\":1,\"exited\":true"),
+	      "JSON: an unnamed task that exited");
+	CHECK(out && strstr(out, "\"stats\":{\"records\":0"), "JSON: --stats without an engine");
+	free(out);
+
+	out = dump(&s, DUMP_CSV, true);
+	CHECK(out && strncmp(out, "time,iteration,table,rank,name,dso,kernel,pid,samples,share,lost,throttled,cycles,instructions,tid\n",
+			     99) == 0, "CSV: the header ends in tid with --threads");
+	CHECK(lines(out, "1700000000.000,1,thread,") == 3, "CSV: thread rows too (the text and CSV dumps had none)");
+	CHECK(out && strstr(out, ",thread,2,alpha-worker,,,100,1,20.00,0,0,1000,0,101\n"), "CSV: a thread row with its tid");
+	free(out);
+
+	out = dump(&s, DUMP_TEXT, true);
+	CHECK(out && strstr(out, "[k] do_one_thing\n"), "text: the symbol line");
+	CHECK(out && strstr(out, "      PID      TID  COMM") && strstr(out, "      100      101  alpha-worker"),
+	      "text: the thread table with --threads");
+	free(out);
+	out = dump(&s, DUMP_TEXT, false);
+	CHECK(out && strstr(out, "      PID      TID  COMM") == NULL, "text: no thread table without --threads");
+	free(out);
+
+	/* Focus mode: exact counters handed to the agg win over the estimate. */
+	{
+		const char *names[] = { "cycles", "instructions" };
+		struct counter_row r = { .pid = 100, .v = {
+			{ .value = 1000, .total = 1000, .state = COUNTER_OK },
+			{ .value = 3000, .total = 3000, .state = COUNTER_OK } } };
+		struct counter_row quiet = { .pid = 300, .v = {
+			{ .value = 10, .total = 10, .state = COUNTER_OK },
+			{ .value = 10, .total = 10, .state = COUNTER_OK } } };
+
+		agg_counters_begin(s.agg, names, 2);
+		agg_counters_add(s.agg, &r, "alpha");
+		agg_counters_add(s.agg, &quiet, "quiet");
+		out = dump(&s, DUMP_JSON, false);
+		CHECK(out && strstr(out, "\"ratios\":{\"ipc\":{\"value\":3.000,\"estimate\":false}}"),
+		      "JSON: exact IPC from the counters, not the sampled ~0.38");
+		CHECK(out && strstr(out, "{\"pid\":300,\"comm\":\"quiet\",\"samples\":0,\"share\":0.00,\"counters\":"),
+		      "JSON: a counted task without samples has its row");
+		free(out);
+		out = dump(&s, DUMP_TEXT, false);
+		if (getenv("SHOW"))
+			puts(out);
+		CHECK(out && strstr(out, "Counters  PID 100 (alpha)") && strstr(out, "IPC 3.00"),
+		      "text: the counters section and its exact IPC");
+		free(out);
+	}
+	agg_free(s.agg);
+	symbols_free(s.syms);
+	return check_done();
+}
