@@ -1,0 +1,76 @@
+/* dump_rows: the dump's row model, shared by its writers (dump.c: text and
+ * CSV, dump_json.c: JSON). Every table is described once: its JSON key, its
+ * CSV name, its text lines and the fields of its rows. */
+#ifndef PERFTOP_DUMP_ROWS_H
+#define PERFTOP_DUMP_ROWS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "dump.h"
+#include "ratios.h"
+
+#define NAME_MAX_OUT 1024
+
+/* One row of any table, as every format sees it. */
+struct drow {
+	const char *name;                  /* symbol, comm, event, CPU number */
+	const char *dso;
+	int kernel;                        /* -1: not a symbol row */
+	long pid, tid;                     /* -1: none */
+	uint64_t samples, period, lost, throttled;
+	uint64_t samples_total, lost_total, throttled_total;
+	double share;
+	const struct agg_counts *counts;   /* NULL: none (a counter-only row) */
+	const struct agg_task *task;       /* task and thread rows that took samples */
+	const struct agg_counter_row *cr;  /* focus mode's exact counters */
+	struct session_event ev;           /* event rows */
+	int running_pct;
+	int cpu;
+	struct ratio ratios[RATIO_COUNT];
+	char num[16];
+};
+
+/* What a row's JSON object holds, in order; a field without data is left out. */
+enum field {
+	F_NAME, F_SYMBOL, F_DSO, F_KERNEL, F_PID, F_TID, F_COMM, F_CPU, F_ENABLED, F_SAMPLES,
+	F_PERIOD, F_SHARE, F_THREADS, F_EXITED, F_LOST, F_THROTTLED, F_SAMPLES_TOTAL,
+	F_LOST_TOTAL, F_THROTTLED_TOTAL, F_RUNNING, F_EXCLUDE, F_COUNTS, F_COUNTERS, F_RATIOS,
+	F_END,
+};
+
+struct dctx {
+	FILE *f;
+	enum dump_format fmt;
+	const struct session *s;
+	struct agg *a;
+	const struct agg_counters *ac;
+	const struct dump_meta *m;
+	size_t limit;
+	struct session_event evs[AGG_MAX_EVENTS];
+	bool enabled[AGG_MAX_EVENTS];
+	size_t nev;
+	struct drow *rows;
+	size_t nrows, cap;
+};
+
+struct dtable {
+	const char *json;     /* array key; tables with the same key share one array */
+	const char *csv;      /* the CSV "table" column; NULL: not in CSV */
+	const char *text_head; /* NULL: not in the text dump */
+	void (*text)(struct dctx *c, const struct drow *r);
+	void (*collect)(struct dctx *c);
+	bool threads_only;    /* only with --threads */
+	enum field fields[F_END + 1];
+};
+
+extern const struct dtable dump_tables[];
+extern const size_t dump_ntables;
+
+/* The table's rows for this interval into c->rows; how many. */
+size_t dump_collect(struct dctx *c, const struct dtable *t);
+const char *dump_counter_state(enum counter_state st);
+void dump_text_ratios(FILE *f, const struct ratio r[RATIO_COUNT]);
+void dump_json(struct dctx *c);
+
+#endif

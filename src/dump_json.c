@@ -1,0 +1,199 @@
+/* dump_json: the JSON Lines writer over the dump's tables. */
+#include "internal/dump_rows.h"
+
+#include <string.h>
+
+#include "evspec.h"
+#include "json.h"
+
+/* --- JSON ------------------------------------------------------------------- */
+
+const char *dump_counter_state(enum counter_state st)
+{
+	switch (st) {
+	case COUNTER_SCALED: return "scaled";
+	case COUNTER_NOT_RUN: return "not counted";
+	case COUNTER_UNSUPPORTED: return "unsupported";
+	default: return "ok";
+	}
+}
+
+static void json_exclude(struct json *j, unsigned bits)
+{
+	char buf[128], *p, *tok;
+
+	exclude_format(bits, buf, sizeof(buf));
+	json_arr_begin(j, "exclude");
+	for (p = buf; (tok = strsep(&p, ",")) != NULL;)
+		if (*tok)
+			json_str(j, NULL, tok);
+	json_arr_end(j);
+}
+
+static void json_counters(struct json *j, const struct agg_counters *ac, const struct counter_row *r)
+{
+	json_obj_begin(j, "counters");
+	for (size_t e = 0; e < ac->nevents; e++) {
+		const struct counter_value *v = &r->v[e];
+
+		json_obj_begin(j, ac->names[e]);
+		if (v->state == COUNTER_UNSUPPORTED || v->state == COUNTER_NOT_RUN) {
+			json_null(j, "value");
+			json_null(j, "total");
+		} else {
+			json_u64(j, "value", v->value);
+			json_u64(j, "total", v->total);
+		}
+		json_u64(j, "enabled_ns", v->enabled_ns);
+		json_u64(j, "running_ns", v->running_ns);
+		json_bool(j, "scaled", v->state == COUNTER_SCALED);
+		json_str(j, "state", dump_counter_state(v->state));
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+}
+
+/* "ratios":{"ipc":{"value":1.23,"estimate":true},…}: only the valid ones. */
+static void json_ratios(struct json *j, const struct ratio r[RATIO_COUNT])
+{
+	if (!ratios_any(r))
+		return;
+	json_obj_begin(j, "ratios");
+	for (size_t k = 0; k < RATIO_COUNT; k++) {
+		if (!r[k].valid)
+			continue;
+		json_obj_begin(j, ratio_key((enum ratio_kind)k));
+		json_double(j, "value", r[k].value, k == RATIO_IPC ? 3 : 2);
+		json_bool(j, "estimate", r[k].estimate);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+}
+
+static void json_field(struct json *j, struct dctx *c, const struct drow *r, enum field f)
+{
+	switch (f) {
+	case F_NAME: json_str(j, "name", r->name); break;
+	case F_SYMBOL: json_str(j, "symbol", r->name); break;
+	case F_DSO: json_str(j, "dso", r->dso); break;
+	case F_KERNEL: json_bool(j, "kernel", r->kernel > 0); break;
+	case F_PID: json_i64(j, "pid", r->pid); break;
+	case F_TID: json_i64(j, "tid", r->tid); break;
+	case F_COMM: json_str(j, "comm", r->name); break;
+	case F_CPU: json_i64(j, "cpu", r->cpu); break;
+	case F_ENABLED: json_bool(j, "enabled", r->ev.enabled); break;
+	case F_SAMPLES: json_u64(j, "samples", r->samples); break;
+	case F_PERIOD: json_u64(j, "period", r->period); break;
+	case F_SHARE: json_double(j, "share", r->share, 2); break;
+	case F_THREADS:
+		if (r->task)
+			json_u64(j, "threads", r->task->threads);
+		break;
+	case F_EXITED:
+		if (r->task)
+			json_bool(j, "exited", r->task->exited);
+		break;
+	case F_LOST: json_u64(j, "lost", r->lost); break;
+	case F_THROTTLED: json_u64(j, "throttled", r->throttled); break;
+	case F_SAMPLES_TOTAL: json_u64(j, "samples_total", r->samples_total); break;
+	case F_LOST_TOTAL: json_u64(j, "lost_total", r->lost_total); break;
+	case F_THROTTLED_TOTAL: json_u64(j, "throttled_total", r->throttled_total); break;
+	case F_RUNNING:
+		/* Percent of the interval on the PMU (< 100: multiplexed). */
+		if (r->running_pct >= 0)
+			json_u64(j, "running_pct", (uint64_t)r->running_pct);
+		break;
+	case F_EXCLUDE: json_exclude(j, r->ev.exclude); break;
+	case F_COUNTS:
+		if (r->counts == NULL)
+			break;
+		json_obj_begin(j, "counts");
+		for (size_t e = 0; e < c->nev; e++)
+			json_u64(j, c->evs[e].name, r->counts->period[e]);
+		json_obj_end(j);
+		json_obj_begin(j, "event_samples");
+		for (size_t e = 0; e < c->nev; e++)
+			json_u64(j, c->evs[e].name, r->counts->samples[e]);
+		json_obj_end(j);
+		break;
+	case F_COUNTERS:
+		if (r->cr)
+			json_counters(j, c->ac, &r->cr->c);
+		break;
+	case F_RATIOS: json_ratios(j, r->ratios); break;
+	case F_END: break;
+	}
+}
+
+static void json_row(struct json *j, struct dctx *c, const struct dtable *t, const struct drow *r)
+{
+	json_obj_begin(j, NULL);
+	for (const enum field *f = t->fields; *f != F_END; f++)
+		json_field(j, c, r, *f);
+	json_obj_end(j);
+}
+
+static void json_stats(struct json *j, const struct session *s)
+{
+	struct session_stats st;
+
+	session_stats(s, &st);
+	json_obj_begin(j, "stats");
+	json_u64(j, "records", st.eng.records);
+	json_u64(j, "samples", st.eng.samples);
+	json_u64(j, "bad_records", st.eng.bad_records);
+	json_u64(j, "malformed", st.eng.malformed);
+	json_u64(j, "wakeups", st.eng.wakeups);
+	json_u64(j, "backlog_bytes", st.eng.backlog);
+	json_u64(j, "tracking_lost", st.tracking_lost);
+	json_u64(j, "processes", st.sym.processes);
+	json_u64(j, "dsos", st.sym.dsos);
+	json_u64(j, "symbol_tables", st.sym.tables);
+	json_u64(j, "symbols", st.sym.symbols);
+	json_u64(j, "symbol_bytes", st.sym.bytes);
+	json_u64(j, "symbol_table_bytes", st.sym.table_bytes);
+	json_u64(j, "symbol_table_limit", st.sym.table_limit);
+	json_u64(j, "symbol_tables_evicted", st.sym.evicted);
+	json_obj_end(j);
+}
+
+void dump_json(struct dctx *c)
+{
+	const struct dump_meta *m = c->m;
+	const char *open = NULL;
+	struct json j;
+
+	json_init(&j, c->f);
+	json_obj_begin(&j, NULL);
+	json_double(&j, "time", m->time, 3);
+	json_double(&j, "interval", m->interval, 3);
+	json_u64(&j, "iteration", m->iteration);
+	json_str(&j, "target", c->s->target);
+	if (m->period)
+		json_u64(&j, "period", m->period);
+	else
+		json_u64(&j, "freq", m->freq);
+	json_arr_begin(&j, "notices");
+	for (size_t i = 0; i < c->s->nnotices; i++)
+		json_str(&j, NULL, c->s->notices[i]);
+	json_arr_end(&j);
+	if (m->final)
+		json_str(&j, "final", m->final);
+	for (size_t t = 0; t < dump_ntables; t++) {
+		size_t n = dump_collect(c, &dump_tables[t]);
+
+		if (open == NULL || strcmp(open, dump_tables[t].json) != 0) {
+			if (open)
+				json_arr_end(&j);
+			json_arr_begin(&j, dump_tables[t].json);
+			open = dump_tables[t].json;
+		}
+		for (size_t i = 0; i < n; i++)
+			json_row(&j, c, &dump_tables[t], &c->rows[i]);
+	}
+	if (open)
+		json_arr_end(&j);
+	if (m->stats)
+		json_stats(&j, c->s);
+	json_obj_end(&j);
+}

@@ -1,0 +1,248 @@
+/* dump_rows: agg rows into the dump's rows, and the tables that describe them. */
+#include "internal/dump_rows.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evspec.h"
+#include "sanitize.h"
+
+static struct drow *row_new(struct dctx *c)
+{
+	if (c->nrows == c->cap) {
+		size_t ncap = c->cap ? 2 * c->cap : 64;
+		struct drow *p = reallocarray(c->rows, ncap, sizeof(*p));
+
+		if (p == NULL)
+			return NULL;
+		c->rows = p;
+		c->cap = ncap;
+	}
+	memset(&c->rows[c->nrows], 0, sizeof(c->rows[0]));
+	c->rows[c->nrows].kernel = -1;
+	c->rows[c->nrows].pid = c->rows[c->nrows].tid = -1;
+	c->rows[c->nrows].running_pct = -1;
+	return &c->rows[c->nrows++];
+}
+
+static bool has_samples(const struct dctx *c, const struct agg_counts *k)
+{
+	for (size_t e = 0; e < c->nev; e++)
+		if (k->samples[e])
+			return true;
+	return false;
+}
+
+/* --- collectors: agg rows into drows -------------------------------------- */
+
+static void collect_events(struct dctx *c)
+{
+	for (size_t i = 0; i < c->nev; i++) {
+		const struct agg_event *e = agg_event(c->a, i);
+		struct drow *r = row_new(c);
+
+		if (r == NULL)
+			return;
+		r->name = c->evs[i].name;
+		r->ev = c->evs[i];
+		r->samples = e->samples_iv;
+		r->period = e->period_iv;
+		r->lost = e->lost_iv;
+		r->throttled = e->throttled_iv;
+		r->samples_total = e->samples_total;
+		r->lost_total = e->lost_total;
+		r->throttled_total = e->throttled_total;
+		r->running_pct = e->running_pct;
+	}
+}
+
+static void collect_symbols(struct dctx *c)
+{
+	const struct agg_sym **syms;
+	size_t n = agg_symbols_top(c->a, AGG_INTERVAL, c->limit, &syms);
+
+	for (size_t i = 0; i < n && has_samples(c, &syms[i]->iv); i++) {
+		struct drow *r = row_new(c);
+
+		if (r == NULL)
+			return;
+		r->name = syms[i]->sym;
+		r->dso = syms[i]->dso;
+		r->kernel = syms[i]->kernel;
+		r->samples = syms[i]->iv.samples[0];
+		r->share = agg_share(c->a, &syms[i]->iv, AGG_INTERVAL);
+		r->counts = &syms[i]->iv;
+	}
+}
+
+static void task_drow(struct dctx *c, struct drow *r, const struct agg_task *t)
+{
+	r->pid = t->pid;
+	r->tid = t->tid ? t->tid : -1;
+	r->name = t->comm;
+	r->task = t;
+	r->samples = t->iv.samples[0];
+	r->share = agg_share(c->a, &t->iv, AGG_INTERVAL);
+	r->counts = &t->iv;
+	r->cr = agg_counter_row(c->ac, t->pid, t->tid);
+	if (c->ac)
+		ratios_task(agg_event(c->a, 0), c->enabled, c->nev, &t->iv, c->ac->names, c->ac->nevents,
+			    r->cr ? &r->cr->c : NULL, false, r->ratios);
+	else
+		ratios_task(agg_event(c->a, 0), c->enabled, c->nev, &t->iv, NULL, 0, NULL, false, r->ratios);
+}
+
+static bool listed(const struct dctx *c, size_t from, long pid, long tid)
+{
+	for (size_t i = from; i < c->nrows; i++)
+		if (tid >= 0 ? c->rows[i].tid == tid : c->rows[i].pid == pid)
+			return true;
+	return false;
+}
+
+/* Counted tasks that took no sample still have their counters (JSON). */
+static void counter_only_rows(struct dctx *c, size_t from, bool threads)
+{
+	const struct agg_counter_row *cr = threads ? c->ac->threads : c->ac->procs;
+	size_t n = threads ? c->ac->nthreads : c->ac->nprocs;
+
+	for (size_t k = 0; k < n; k++) {
+		struct drow *r;
+
+		if (listed(c, from, cr[k].c.pid, threads ? cr[k].c.tid : -1) || (r = row_new(c)) == NULL)
+			continue;
+		r->pid = cr[k].c.pid;
+		r->tid = threads ? cr[k].c.tid : -1;
+		r->name = cr[k].comm;
+		r->cr = &cr[k];
+		ratios_task(agg_event(c->a, 0), c->enabled, c->nev, NULL, c->ac->names, c->ac->nevents,
+			    &cr[k].c, false, r->ratios);
+	}
+}
+
+static void collect_task_rows(struct dctx *c, bool threads)
+{
+	const struct agg_task **t;
+	size_t n = threads ? agg_threads_top(c->a, AGG_INTERVAL, c->limit, &t)
+		   : agg_tasks_top(c->a, AGG_INTERVAL, c->limit, &t);
+	size_t from = c->nrows;
+
+	for (size_t i = 0; i < n && has_samples(c, &t[i]->iv); i++) {
+		struct drow *r = row_new(c);
+
+		if (r == NULL)
+			return;
+		task_drow(c, r, t[i]);
+	}
+	if (c->fmt == DUMP_JSON && c->ac)
+		counter_only_rows(c, from, threads);
+}
+
+static void collect_tasks(struct dctx *c) { collect_task_rows(c, false); }
+static void collect_threads(struct dctx *c) { collect_task_rows(c, true); }
+
+static void collect_cpus(struct dctx *c)
+{
+	const struct agg_cpu **cpus;
+	size_t n = agg_cpus(c->a, &cpus);
+
+	for (size_t i = 0; i < n; i++) {
+		struct drow *r = row_new(c);
+
+		if (r == NULL)
+			return;
+		r->cpu = cpus[i]->cpu;
+		snprintf(r->num, sizeof(r->num), "%d", cpus[i]->cpu);
+		r->name = r->num;
+		r->samples = cpus[i]->iv.samples[0];
+		r->share = agg_share(c->a, &cpus[i]->iv, AGG_INTERVAL);
+		r->lost = cpus[i]->lost_iv;
+		r->throttled = cpus[i]->throttled_iv;
+		r->counts = &cpus[i]->iv;
+	}
+}
+
+/* --- text lines ------------------------------------------------------------- */
+
+/* "  IPC ~1.23  Miss% 4.5%": the valid ratios, "~" on estimates. */
+void dump_text_ratios(FILE *f, const struct ratio r[RATIO_COUNT])
+{
+	char buf[32];
+
+	for (size_t k = 0; k < RATIO_COUNT; k++) {
+		if (!r[k].valid)
+			continue;
+		ratio_format(&r[k], (enum ratio_kind)k, buf, sizeof(buf));
+		fprintf(f, "  %s %s", ratio_title((enum ratio_kind)k), buf);
+	}
+}
+
+static void text_event(struct dctx *c, const struct drow *r)
+{
+	char excl[128];
+
+	exclude_format(r->ev.exclude, excl, sizeof(excl));
+	fprintf(c->f, "Event %-24s %s  samples %8" PRIu64 " (%6.0f/s)  lost %" PRIu64
+		"  throttled %" PRIu64 "  exclude %s", r->name, r->ev.enabled ? "on " : "off",
+		r->samples, c->m->interval > 0 ? (double)r->samples / c->m->interval : 0.0,
+		r->lost, r->throttled, excl[0] ? excl : "-");
+	if (r->running_pct >= 0 && r->running_pct < 100)
+		fprintf(c->f, "  running %d%%", r->running_pct);
+	fputc('\n', c->f);
+}
+
+static void text_symbol(struct dctx *c, const struct drow *r)
+{
+	char sym[NAME_MAX_OUT], dso[NAME_MAX_OUT];
+
+	sanitize(sym, sizeof(sym), r->name);
+	sanitize(dso, sizeof(dso), r->dso);
+	fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  %-28.28s %s %s\n", r->share, r->samples, dso,
+		r->kernel ? "[k]" : "[.]", sym);
+}
+
+static void text_task(struct dctx *c, const struct drow *r)
+{
+	char comm[NAME_MAX_OUT];
+
+	sanitize(comm, sizeof(comm), r->name);
+	if (r->tid >= 0)
+		fprintf(c->f, "  %7ld  %7ld  %-18.18s %6.2f%%  %8" PRIu64 "%s", r->pid, r->tid, comm,
+			r->share, r->samples, r->task && r->task->exited ? "  exited" : "");
+	else
+		fprintf(c->f, "  %7ld  %-18.18s %6.2f%%  %8" PRIu64 "  %7u%s", r->pid, comm, r->share,
+			r->samples, r->task ? r->task->threads : 0,
+			r->task && r->task->exited ? "  exited" : "");
+	dump_text_ratios(c->f, r->ratios);
+	fputc('\n', c->f);
+}
+
+/* --- the tables --------------------------------------------------------------- */
+
+const struct dtable dump_tables[] = {
+	{ "events", "event", NULL, text_event, collect_events, false,
+	  { F_NAME, F_ENABLED, F_SAMPLES, F_PERIOD, F_LOST, F_THROTTLED, F_SAMPLES_TOTAL,
+	    F_LOST_TOTAL, F_THROTTLED_TOTAL, F_RUNNING, F_EXCLUDE, F_END } },
+	{ "symbols", "symbol", "\n  Overhead   Samples  Shared Object                    Symbol\n",
+	  text_symbol, collect_symbols, false,
+	  { F_SYMBOL, F_DSO, F_KERNEL, F_SAMPLES, F_SHARE, F_COUNTS, F_END } },
+	{ "tasks", "task", "\n      PID  COMM                 Share   Samples  Threads\n",
+	  text_task, collect_tasks, false,
+	  { F_PID, F_COMM, F_SAMPLES, F_SHARE, F_THREADS, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },
+	{ "tasks", "thread", "\n      PID      TID  COMM                 Share   Samples\n",
+	  text_task, collect_threads, true,
+	  { F_PID, F_TID, F_COMM, F_SAMPLES, F_SHARE, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },
+	{ "cpus", "cpu", NULL, NULL, collect_cpus, false,
+	  { F_CPU, F_SAMPLES, F_SHARE, F_LOST, F_THROTTLED, F_END } },
+};
+const size_t dump_ntables = sizeof(dump_tables) / sizeof(dump_tables[0]);
+
+size_t dump_collect(struct dctx *c, const struct dtable *t)
+{
+	c->nrows = 0;
+	if (t->threads_only && !c->m->threads)
+		return 0;
+	t->collect(c);
+	return c->nrows;
+}
