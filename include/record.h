@@ -9,6 +9,19 @@
 #define RECORD_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
 	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
+/* What a call-graph run adds after RECORD_SAMPLE_TYPE's fields, in the
+ * kernel's order: CALLCHAIN, BRANCH_STACK (call-stack LBR), REGS_USER,
+ * STACK_USER. Every sampling event of a run shares one layout. */
+#define RECORD_CALLGRAPH_BITS (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK | \
+	PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+
+struct record_layout {
+	uint64_t extra;            /* RECORD_CALLGRAPH_BITS in use */
+	uint64_t regs_user_mask;   /* attr.sample_regs_user */
+	int branch_hw_idx;         /* attr.branch_sample_type has PERF_SAMPLE_BRANCH_HW_INDEX */
+};
+
+
 /* The sample_id trailer of non-sample records (and the same fields of a sample). */
 struct record_id {
 	uint64_t id, time;
@@ -20,7 +33,22 @@ struct record {
 	uint16_t misc;
 	struct record_id sid;
 	union {
-		struct { uint64_t ip, period; } sample;
+		struct {
+			uint64_t ip, period;
+			/* Call-graph parts (0/NULL when not asked for). The arrays
+			 * point into the record and may be unaligned: read them
+			 * with record_u64(). */
+			uint64_t nr;                  /* callchain entries; from PERF_CONTEXT_MAX up: markers */
+			const unsigned char *ips;
+			uint64_t nbranch;             /* branch entries: from, to, flags */
+			const unsigned char *branches;
+			uint64_t regs_abi;            /* PERF_SAMPLE_REGS_ABI_*; 0: none */
+			uint64_t nregs;
+			const unsigned char *regs;
+			uint64_t stack_size;          /* bytes copied; valid ones: dyn_size */
+			const unsigned char *stack;
+			uint64_t stack_dyn_size;
+		} sample;
 		struct {
 			uint32_t pid, tid;
 			uint64_t start, len, pgoff, ino;
@@ -45,5 +73,17 @@ enum record_status {
 
 /* Pointers in *out point into hdr's memory. */
 enum record_status record_decode(const struct perf_event_header *hdr, struct record *out);
+/* The same for samples with a call-graph layout (NULL: none). */
+enum record_status record_decode_with(const struct perf_event_header *hdr, const struct record_layout *lay,
+				      struct record *out);
+
+/* Element i of one of the record's u64 arrays. */
+static inline uint64_t record_u64(const unsigned char *arr, uint64_t i)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, arr + 8 * i, 8);
+	return v;
+}
 
 #endif

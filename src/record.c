@@ -60,13 +60,64 @@ static int decode_trailer(const struct perf_event_header *hdr, struct record *ou
 	return 0;
 }
 
-static int decode_sample(struct cursor *c, struct record *out)
+/* n u64s at the cursor, bounds-checked without overflow; NULL if short. */
+static const unsigned char *take_array(struct cursor *c, uint64_t n)
+{
+	const unsigned char *p = c->p;
+
+	if (n > (uint64_t)(c->end - c->p) / 8)
+		return NULL;
+	c->p += 8 * n;
+	return p;
+}
+
+static int decode_callgraph(struct cursor *c, const struct record_layout *lay, struct record *out)
+{
+	if (lay->extra & PERF_SAMPLE_CALLCHAIN) {
+		if (take_u64(c, &out->sample.nr) || (out->sample.ips = take_array(c, out->sample.nr)) == NULL)
+			return -1;
+	}
+	if (lay->extra & PERF_SAMPLE_BRANCH_STACK) {
+		uint64_t hw_idx;
+
+		if (take_u64(c, &out->sample.nbranch) || (lay->branch_hw_idx && take_u64(c, &hw_idx)) ||
+		    out->sample.nbranch > UINT64_MAX / 3 ||
+		    (out->sample.branches = take_array(c, 3 * out->sample.nbranch)) == NULL)
+			return -1;
+	}
+	if (lay->extra & PERF_SAMPLE_REGS_USER) {
+		if (take_u64(c, &out->sample.regs_abi))
+			return -1;
+		/* No user registers (a kernel thread): the ABI word alone. */
+		if (out->sample.regs_abi) {
+			out->sample.nregs = (uint64_t)__builtin_popcountll(lay->regs_user_mask);
+			if ((out->sample.regs = take_array(c, out->sample.nregs)) == NULL)
+				return -1;
+		}
+	}
+	if (lay->extra & PERF_SAMPLE_STACK_USER) {
+		if (take_u64(c, &out->sample.stack_size))
+			return -1;
+		if (out->sample.stack_size) {
+			if (out->sample.stack_size % 8 ||
+			    (out->sample.stack = take_array(c, out->sample.stack_size / 8)) == NULL ||
+			    take_u64(c, &out->sample.stack_dyn_size) ||
+			    out->sample.stack_dyn_size > out->sample.stack_size)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int decode_sample(struct cursor *c, const struct record_layout *lay, struct record *out)
 {
 	uint32_t res;
 
-	return take_u64(c, &out->sid.id) || take_u64(c, &out->sample.ip) ||
-	       take_u32x2(c, &out->sid.pid, &out->sid.tid) || take_u64(c, &out->sid.time) ||
-	       take_u32x2(c, &out->sid.cpu, &res) || take_u64(c, &out->sample.period);
+	if (take_u64(c, &out->sid.id) || take_u64(c, &out->sample.ip) ||
+	    take_u32x2(c, &out->sid.pid, &out->sid.tid) || take_u64(c, &out->sid.time) ||
+	    take_u32x2(c, &out->sid.cpu, &res) || take_u64(c, &out->sample.period))
+		return -1;
+	return lay && lay->extra ? decode_callgraph(c, lay, out) : 0;
 }
 
 static int decode_mmap(struct cursor *c, struct record *out, int v2)
@@ -104,6 +155,12 @@ static int decode_mmap(struct cursor *c, struct record *out, int v2)
 
 enum record_status record_decode(const struct perf_event_header *hdr, struct record *out)
 {
+	return record_decode_with(hdr, NULL, out);
+}
+
+enum record_status record_decode_with(const struct perf_event_header *hdr, const struct record_layout *lay,
+				      struct record *out)
+{
 	struct cursor c = {
 		.p = (const unsigned char *)(hdr + 1),
 		.end = (const unsigned char *)hdr + hdr->size,
@@ -116,7 +173,7 @@ enum record_status record_decode(const struct perf_event_header *hdr, struct rec
 	if (hdr->size < sizeof(*hdr))
 		return RECORD_BAD;
 	if (hdr->type == PERF_RECORD_SAMPLE)
-		return decode_sample(&c, out) ? RECORD_BAD : RECORD_OK;
+		return decode_sample(&c, lay, out) ? RECORD_BAD : RECORD_OK;
 
 	switch (hdr->type) {
 	case PERF_RECORD_MMAP:

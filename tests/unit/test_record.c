@@ -169,9 +169,70 @@ static void test_side_band(void)
 	CHECK(record_decode(synth_done(&s), &r) == RECORD_IGNORED, "unknown record type ignored");
 }
 
+/* A -g --call-graph dwarf sample: callchain with context markers, user
+ * registers, a stack copy; every length checked against the record. */
+static void test_callgraph(void)
+{
+	struct record_layout lay = { .extra = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
+				     .regs_user_mask = 0x7 };
+	struct synth s;
+	struct record r;
+	size_t base;
+
+	synth_sample(&s, 7, 0x401000, 10, 10, 5, 0, 1000, PERF_RECORD_MISC_USER);
+	base = s.len;
+	synth_u64(&s, 4);
+	synth_u64(&s, PERF_CONTEXT_USER);
+	synth_u64(&s, 0x401000);
+	synth_u64(&s, 0x401234);
+	synth_u64(&s, 0x402000);
+	synth_u64(&s, PERF_SAMPLE_REGS_ABI_64);
+	synth_u64(&s, 0x1111);
+	synth_u64(&s, 0x2222);
+	synth_u64(&s, 0x3333);
+	synth_u64(&s, 16);
+	synth_u64(&s, 0xaaaa);
+	synth_u64(&s, 0xbbbb);
+	synth_u64(&s, 8);
+	CHECK(record_decode_with(synth_done(&s), &lay, &r) == RECORD_OK, "call-graph sample decodes");
+	CHECK(r.sample.nr == 4 && record_u64(r.sample.ips, 0) == PERF_CONTEXT_USER &&
+	      record_u64(r.sample.ips, 3) == 0x402000, "callchain with its context marker");
+	CHECK(r.sample.regs_abi == PERF_SAMPLE_REGS_ABI_64 && r.sample.nregs == 3 &&
+	      record_u64(r.sample.regs, 2) == 0x3333, "user registers by the mask's weight");
+	CHECK(r.sample.stack_size == 16 && r.sample.stack_dyn_size == 8 && record_u64(r.sample.stack, 1) == 0xbbbb,
+	      "stack copy and its dynamic size");
+	CHECK(record_decode(synth_done(&s), &r) == RECORD_OK && r.sample.nr == 0,
+	      "without a layout the same record reads as a plain sample");
+
+	s.len -= 8; /* no dyn_size */
+	CHECK(record_decode_with(synth_done(&s), &lay, &r) == RECORD_BAD, "stack block cut short: bad");
+	s.len = base;
+	synth_u64(&s, UINT64_MAX / 4);
+	synth_u64(&s, PERF_CONTEXT_USER);
+	CHECK(record_decode_with(synth_done(&s), &lay, &r) == RECORD_BAD, "a callchain longer than the record: bad");
+	s.len = base;
+	synth_u64(&s, 0);
+	synth_u64(&s, 0); /* no user registers: a kernel thread */
+	synth_u64(&s, 0);
+	CHECK(record_decode_with(synth_done(&s), &lay, &r) == RECORD_OK && r.sample.nregs == 0 && r.sample.stack == NULL,
+	      "a kernel thread's sample: ABI 0, no stack");
+	s.len = base;
+	synth_u64(&s, 0);
+	synth_u64(&s, PERF_SAMPLE_REGS_ABI_64);
+	synth_u64(&s, 1);
+	synth_u64(&s, 2);
+	synth_u64(&s, 3);
+	synth_u64(&s, 12); /* not a multiple of 8 */
+	synth_u64(&s, 0);
+	synth_u64(&s, 0);
+	synth_u64(&s, 8);
+	CHECK(record_decode_with(synth_done(&s), &lay, &r) == RECORD_BAD, "odd stack size: bad");
+}
+
 int main(void)
 {
 	test_sample();
+	test_callgraph();
 	test_mmap2();
 	test_side_band();
 	return check_done();
