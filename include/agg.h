@@ -25,7 +25,9 @@ struct agg_sym {
 	uint64_t key;
 	char *sym, *dso;        /* copied: rows outlive symbol-table eviction */
 	bool kernel;
-	struct agg_counts iv, total;
+	struct agg_counts iv, total;       /* self: samples that ended here */
+	struct agg_counts ch_iv, ch_total; /* children (-g): stacks through here, once each */
+	uint64_t stamp;                    /* the last stack counted in ch_* */
 };
 
 struct agg_task {
@@ -58,6 +60,7 @@ struct agg_event {
 enum agg_scope { AGG_INTERVAL, AGG_TOTAL };
 
 struct agg;
+struct cg;
 
 /* cpus: the CPU numbers sampled (rows appear in that order). */
 struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus);
@@ -70,6 +73,15 @@ size_t agg_nevents(const struct agg *a);
  * sr->thread_comm): the caller hands names down, agg asks nobody. */
 void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		const struct sym_result *sr, uint64_t period);
+/* With call graphs: one sample's stack, frames[0] its own (leaf) symbol and
+ * frames[n-1] the outermost. Self goes to the leaf as agg_sample does;
+ * children once to each distinct symbol on the stack (recursion too); the
+ * edges and the call-path tree to agg_callgraph(). */
+void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
+		      const struct sym_result *frames, size_t n, uint64_t period);
+/* NULL until the first stack. */
+const struct cg *agg_callgraph(const struct agg *a);
+
 /* Losses are kept per event and per CPU (cpu < 0: unknown). */
 void agg_lost(struct agg *a, size_t ev, int cpu, uint64_t n);
 void agg_throttle(struct agg *a, size_t ev, int cpu);
@@ -87,6 +99,9 @@ size_t agg_symbols(struct agg *a, enum agg_scope scope, const struct agg_sym ***
 size_t agg_tasks(struct agg *a, enum agg_scope scope, const struct agg_task ***rows);
 /* One row per thread (tid set), same order rules. */
 size_t agg_threads(struct agg *a, enum agg_scope scope, const struct agg_task ***rows);
+
+/* Symbol rows by children (-g), then self. */
+size_t agg_symbols_children_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_sym ***rows);
 
 /* The first `limit` rows only, in the same order, without sorting the rest
  * (the dump shows -E rows of thousands). */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callgraph.h"
+
 /* Open-addressing maps from a 64-bit key to a row pointer. Rows never move,
  * so the hot path hands out stable pointers. */
 struct slot {
@@ -32,6 +34,8 @@ struct agg {
 	pid_t last_tid;
 	struct agg_counters cnt;
 	bool has_cnt;
+	struct cg *cg;
+	uint64_t stamp;           /* stacks counted: children dedupe */
 };
 
 static inline size_t hash64(uint64_t k)
@@ -170,6 +174,7 @@ void agg_free(struct agg *a)
 	free(a->cpus);
 	free(a->cpu_index);
 	free(a->sorted);
+	cg_free(a->cg);
 	free(a->cnt.procs);
 	free(a->cnt.threads);
 	free(a);
@@ -291,6 +296,39 @@ void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 	}
 	if ((c = cpu_row(a, cpu)) != NULL)
 		count(&c->iv, &c->total, ev, period);
+}
+
+#define AGG_STACK_MAX 512
+
+void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
+		      const struct sym_result *frames, size_t n, uint64_t period)
+{
+	const struct agg_sym *rows[AGG_STACK_MAX];
+	size_t k = 0;
+
+	if (ev >= a->nevents || n == 0)
+		return;
+	agg_sample(a, ev, cpu, pid, tid, &frames[0], period);
+	if (a->cg == NULL && (a->cg = cg_new(a->nevents, CG_MAX_NODES_DEFAULT)) == NULL)
+		return;
+	a->stamp++;
+	for (size_t i = 0; i < n && k < AGG_STACK_MAX; i++) {
+		struct agg_sym *s = sym_row(a, &frames[i]);
+
+		if (s == NULL)
+			continue;
+		rows[k++] = s;
+		if (s->stamp != a->stamp) {
+			s->stamp = a->stamp;
+			count(&s->ch_iv, &s->ch_total, ev, period);
+		}
+	}
+	cg_add(a->cg, ev, a->last_task ? a->last_task->comm : frames[0].comm, rows, k);
+}
+
+const struct cg *agg_callgraph(const struct agg *a)
+{
+	return a->cg;
 }
 
 void agg_lost(struct agg *a, size_t ev, int cpu, uint64_t n)
@@ -458,6 +496,13 @@ size_t agg_symbols_top(struct agg *a, enum agg_scope scope, size_t limit, const 
 	return sorted_rows(a, &a->syms, SCOPE_OFF(struct agg_sym, scope), limit, (void ***)rows);
 }
 
+size_t agg_symbols_children_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_sym ***rows)
+{
+	size_t off = scope == AGG_INTERVAL ? offsetof(struct agg_sym, ch_iv) : offsetof(struct agg_sym, ch_total);
+
+	return sorted_rows(a, &a->syms, off, limit, (void ***)rows);
+}
+
 size_t agg_tasks_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_task ***rows)
 {
 	return sorted_rows(a, &a->tasks, SCOPE_OFF(struct agg_task, scope), limit, (void ***)rows);
@@ -528,9 +573,16 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 		e->lost_iv = 0;
 		e->throttled_iv = 0;
 	}
-	for (size_t i = 0; i <= a->syms.mask; i++)
-		if (a->syms.tab[i].row)
-			decay(&((struct agg_sym *)a->syms.tab[i].row)->iv, decay_pct);
+	for (size_t i = 0; i <= a->syms.mask; i++) {
+		struct agg_sym *s = a->syms.tab[i].row;
+
+		if (s) {
+			decay(&s->iv, decay_pct);
+			decay(&s->ch_iv, decay_pct);
+		}
+	}
+	if (a->cg)
+		cg_roll(a->cg, decay_pct);
 	for (size_t i = 0; i <= a->tasks.mask; i++) {
 		struct agg_task *t = a->tasks.tab[i].row;
 

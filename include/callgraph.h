@@ -1,0 +1,63 @@
+/* callgraph: what call stacks add up to (-g). agg keeps each symbol's self
+ * and children counts; this keeps who calls whom (edges with counts) and a
+ * call-path tree, comm at the root and the outermost frame first, for
+ * folded stacks and flame graphs. The tree is bounded: stacks that would
+ * need a node past the bound count as "other". Owned and fed by agg. */
+#ifndef PERFTOP_CALLGRAPH_H
+#define PERFTOP_CALLGRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agg.h"
+
+#define CG_MAX_NODES_DEFAULT ((size_t)1 << 18)
+
+struct cg;
+
+struct cg *cg_new(size_t nevents, size_t max_nodes);
+void cg_free(struct cg *g);
+
+/* One sample's stack: frames[0] the leaf, frames[n-1] the outermost. */
+void cg_add(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n);
+
+/* Interval counts scaled by decay_pct/100 (0: zeroed), as agg_roll. */
+void cg_roll(struct cg *g, unsigned decay_pct);
+
+/* A caller or callee of a symbol, with the samples of event ev that went
+ * through that edge. */
+struct cg_link {
+	const struct agg_sym *sym;
+	uint64_t samples;
+};
+
+/* The top `max` callers (or callees) of sym by samples of ev in scope,
+ * most first. */
+size_t cg_callers(const struct cg *g, const struct agg_sym *sym, enum agg_scope scope, size_t ev,
+		  struct cg_link *out, size_t max);
+size_t cg_callees(const struct cg *g, const struct agg_sym *sym, enum agg_scope scope, size_t ev,
+		  struct cg_link *out, size_t max);
+
+/* A node of the call-path tree as the walk shows it. */
+struct cg_frame {
+	const char *name;          /* the comm at depth 0, else the symbol */
+	const struct agg_sym *sym; /* NULL at depth 0 */
+};
+
+/* Visits every path that ends a stack (samples > 0 ending exactly there),
+ * root first: path[0] is the comm, path[depth-1] the leaf. */
+typedef void (*cg_path_fn)(void *arg, const struct cg_frame *path, size_t depth, uint64_t samples);
+void cg_walk_paths(const struct cg *g, enum agg_scope scope, size_t ev, cg_path_fn fn, void *arg);
+
+/* The whole tree, for drawing: node i's parent (node 0 is the root, its own
+ * parent), frame and inclusive samples; children come after their parent. */
+size_t cg_nodes(const struct cg *g);
+size_t cg_node_parent(const struct cg *g, size_t i);
+struct cg_frame cg_node_frame(const struct cg *g, size_t i);
+uint64_t cg_node_samples(const struct cg *g, size_t i, enum agg_scope scope, size_t ev);
+
+/* Samples whose stacks did not fit the tree's bound. */
+uint64_t cg_other(const struct cg *g, enum agg_scope scope, size_t ev);
+
+#endif

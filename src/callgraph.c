@@ -1,0 +1,377 @@
+#include "callgraph.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Node 0 is the root; its children are comms, theirs symbols. */
+struct node {
+	const struct agg_sym *sym;
+	char *comm;
+	uint32_t parent, first_child, next_sibling, depth;
+};
+
+struct edge {
+	const struct agg_sym *callee, *caller;
+};
+
+/* Open addressing from a hash to an index + 1 (0: empty). */
+struct imap {
+	uint32_t *tab;
+	size_t mask, used;
+};
+
+struct cg {
+	size_t nev, stride;        /* counts per node/edge: iv[nev] then total[nev] */
+	struct node *nodes;
+	uint64_t *ncount;
+	size_t nnodes, ncap, max;
+	struct imap nmap;
+	struct edge *edges;
+	uint64_t *ecount;
+	size_t nedges, ecap;
+	struct imap emap;
+	uint64_t *other;
+};
+
+static inline uint64_t mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int imap_init(struct imap *m, size_t cap)
+{
+	m->tab = calloc(cap, sizeof(*m->tab));
+	m->mask = cap - 1;
+	m->used = 0;
+	return m->tab ? 0 : -ENOMEM;
+}
+
+static uint64_t node_hash(const struct cg *g, uint32_t parent, const struct agg_sym *sym, const char *comm)
+{
+	(void)g;
+	return mix(((uint64_t)parent << 32) ^ (sym ? (uint64_t)(uintptr_t)sym : str_hash(comm)));
+}
+
+static uint64_t edge_hash(const struct agg_sym *callee, const struct agg_sym *caller)
+{
+	return mix((uint64_t)(uintptr_t)callee * 31 ^ mix((uint64_t)(uintptr_t)caller));
+}
+
+static void imap_put(struct imap *m, uint64_t h, uint32_t idx)
+{
+	size_t i;
+
+	for (i = h & m->mask; m->tab[i]; i = (i + 1) & m->mask)
+		;
+	m->tab[i] = idx + 1;
+	m->used++;
+}
+
+/* Rehashes at half load; hash(i) gives entry i's hash. */
+static int imap_grow(struct cg *g, struct imap *m, size_t n, uint64_t (*hash)(const struct cg *, size_t))
+{
+	struct imap nm;
+
+	if (2 * (m->used + 1) <= m->mask + 1)
+		return 0;
+	if (imap_init(&nm, 2 * (m->mask + 1)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		imap_put(&nm, hash(g, i), (uint32_t)i);
+	free(m->tab);
+	*m = nm;
+	return 0;
+}
+
+static uint64_t node_hash_at(const struct cg *g, size_t i)
+{
+	return node_hash(g, g->nodes[i].parent, g->nodes[i].sym, g->nodes[i].comm);
+}
+
+static uint64_t edge_hash_at(const struct cg *g, size_t i)
+{
+	return edge_hash(g->edges[i].callee, g->edges[i].caller);
+}
+
+struct cg *cg_new(size_t nevents, size_t max_nodes)
+{
+	struct cg *g = calloc(1, sizeof(*g));
+
+	if (g == NULL)
+		return NULL;
+	g->nev = nevents;
+	g->stride = 2 * nevents;
+	g->max = max_nodes > 1 ? max_nodes : 2;
+	g->ncap = 256;
+	g->nodes = calloc(g->ncap, sizeof(*g->nodes));
+	g->ncount = calloc(g->ncap * g->stride, sizeof(*g->ncount));
+	g->other = calloc(g->stride, sizeof(*g->other));
+	if (g->nodes == NULL || g->ncount == NULL || g->other == NULL || imap_init(&g->nmap, 512) ||
+	    imap_init(&g->emap, 512)) {
+		cg_free(g);
+		return NULL;
+	}
+	g->nnodes = 1; /* the root */
+	return g;
+}
+
+void cg_free(struct cg *g)
+{
+	if (g == NULL)
+		return;
+	for (size_t i = 0; i < g->nnodes; i++)
+		free(g->nodes[i].comm);
+	free(g->nodes);
+	free(g->ncount);
+	free(g->nmap.tab);
+	free(g->edges);
+	free(g->ecount);
+	free(g->emap.tab);
+	free(g->other);
+	free(g);
+}
+
+static bool grow_arrays(void **items, uint64_t **counts, size_t *cap, size_t item_size, size_t stride)
+{
+	size_t ncap = 2 * *cap;
+	void *ni = reallocarray(*items, ncap, item_size);
+	uint64_t *nc;
+
+	if (ni == NULL)
+		return false;
+	*items = ni;
+	nc = reallocarray(*counts, ncap, stride * sizeof(**counts));
+	if (nc == NULL)
+		return false;
+	memset(nc + *cap * stride, 0, (ncap - *cap) * stride * sizeof(*nc));
+	*counts = nc;
+	*cap = ncap;
+	return true;
+}
+
+/* The child of parent for sym (or comm), made if new; UINT32_MAX past the bound. */
+static uint32_t child(struct cg *g, uint32_t parent, const struct agg_sym *sym, const char *comm)
+{
+	uint64_t h = node_hash(g, parent, sym, comm);
+	struct node *n;
+
+	for (size_t i = h & g->nmap.mask; g->nmap.tab[i]; i = (i + 1) & g->nmap.mask) {
+		uint32_t k = g->nmap.tab[i] - 1;
+
+		n = &g->nodes[k];
+		if (n->parent == parent && (sym ? n->sym == sym : n->sym == NULL && strcmp(n->comm, comm) == 0))
+			return k;
+	}
+	if (g->nnodes >= g->max)
+		return UINT32_MAX;
+	if (g->nnodes == g->ncap &&
+	    !grow_arrays((void **)&g->nodes, &g->ncount, &g->ncap, sizeof(*g->nodes), g->stride))
+		return UINT32_MAX;
+	n = &g->nodes[g->nnodes];
+	memset(n, 0, sizeof(*n));
+	n->sym = sym;
+	if (sym == NULL && (n->comm = strdup(comm)) == NULL)
+		return UINT32_MAX;
+	n->parent = parent;
+	n->depth = g->nodes[parent].depth + 1;
+	n->next_sibling = g->nodes[parent].first_child;
+	g->nodes[parent].first_child = (uint32_t)g->nnodes;
+	g->nnodes++;
+	if (imap_grow(g, &g->nmap, g->nnodes - 1, node_hash_at) == 0)
+		imap_put(&g->nmap, h, (uint32_t)(g->nnodes - 1));
+	return (uint32_t)(g->nnodes - 1);
+}
+
+static void count_node(struct cg *g, uint32_t idx, size_t ev)
+{
+	uint64_t *c = &g->ncount[idx * g->stride];
+
+	c[ev]++;
+	c[g->nev + ev]++;
+}
+
+static void count_edge(struct cg *g, const struct agg_sym *callee, const struct agg_sym *caller, size_t ev)
+{
+	uint64_t h = edge_hash(callee, caller);
+	uint64_t *c;
+	size_t i;
+
+	for (i = h & g->emap.mask; g->emap.tab[i]; i = (i + 1) & g->emap.mask) {
+		uint32_t k = g->emap.tab[i] - 1;
+
+		if (g->edges[k].callee == callee && g->edges[k].caller == caller) {
+			c = &g->ecount[k * g->stride];
+			c[ev]++;
+			c[g->nev + ev]++;
+			return;
+		}
+	}
+	if (g->nedges == g->ecap) {
+		if (g->ecap == 0) {
+			g->edges = malloc(64 * sizeof(*g->edges));
+			g->ecount = calloc(64 * g->stride, sizeof(*g->ecount));
+			if (g->edges == NULL || g->ecount == NULL)
+				return;
+			g->ecap = 64;
+		} else if (!grow_arrays((void **)&g->edges, &g->ecount, &g->ecap, sizeof(*g->edges), g->stride)) {
+			return;
+		}
+	}
+	g->edges[g->nedges] = (struct edge){ callee, caller };
+	c = &g->ecount[g->nedges * g->stride];
+	c[ev]++;
+	c[g->nev + ev]++;
+	g->nedges++;
+	if (imap_grow(g, &g->emap, g->nedges - 1, edge_hash_at) == 0)
+		imap_put(&g->emap, h, (uint32_t)(g->nedges - 1));
+}
+
+void cg_add(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n)
+{
+	uint32_t cur;
+
+	if (ev >= g->nev)
+		return;
+	count_node(g, 0, ev);
+	for (size_t i = 0; i + 1 < n; i++)
+		count_edge(g, frames[i], frames[i + 1], ev);
+	cur = child(g, 0, NULL, comm ? comm : "?");
+	if (cur == UINT32_MAX)
+		goto other;
+	count_node(g, cur, ev);
+	for (size_t i = n; i-- > 0;) {
+		cur = child(g, cur, frames[i], NULL);
+		if (cur == UINT32_MAX)
+			goto other;
+		count_node(g, cur, ev);
+	}
+	return;
+other:
+	g->other[ev]++;
+	g->other[g->nev + ev]++;
+}
+
+static void decay(uint64_t *c, size_t nev, unsigned pct)
+{
+	for (size_t e = 0; e < nev; e++)
+		c[e] = c[e] * pct / 100;
+}
+
+void cg_roll(struct cg *g, unsigned decay_pct)
+{
+	if (decay_pct > 100)
+		decay_pct = 100;
+	for (size_t i = 0; i < g->nnodes; i++)
+		decay(&g->ncount[i * g->stride], g->nev, decay_pct);
+	for (size_t i = 0; i < g->nedges; i++)
+		decay(&g->ecount[i * g->stride], g->nev, decay_pct);
+	decay(g->other, g->nev, decay_pct);
+}
+
+static inline uint64_t at(const uint64_t *c, const struct cg *g, enum agg_scope scope, size_t ev)
+{
+	return c[(scope == AGG_TOTAL ? g->nev : 0) + ev];
+}
+
+static size_t links(const struct cg *g, const struct agg_sym *sym, bool callers, enum agg_scope scope,
+		    size_t ev, struct cg_link *out, size_t max)
+{
+	size_t n = 0;
+
+	if (ev >= g->nev || max == 0)
+		return 0;
+	for (size_t i = 0; i < g->nedges; i++) {
+		const struct edge *e = &g->edges[i];
+		uint64_t v = at(&g->ecount[i * g->stride], g, scope, ev);
+		size_t k;
+
+		if ((callers ? e->callee : e->caller) != sym || v == 0)
+			continue;
+		/* Insertion into the short sorted list. */
+		if (n == max && out[n - 1].samples >= v)
+			continue;
+		k = n < max ? n++ : max - 1;
+		while (k > 0 && out[k - 1].samples < v) {
+			out[k] = out[k - 1];
+			k--;
+		}
+		out[k] = (struct cg_link){ callers ? e->caller : e->callee, v };
+	}
+	return n;
+}
+
+size_t cg_callers(const struct cg *g, const struct agg_sym *sym, enum agg_scope scope, size_t ev,
+		  struct cg_link *out, size_t max)
+{
+	return links(g, sym, true, scope, ev, out, max);
+}
+
+size_t cg_callees(const struct cg *g, const struct agg_sym *sym, enum agg_scope scope, size_t ev,
+		  struct cg_link *out, size_t max)
+{
+	return links(g, sym, false, scope, ev, out, max);
+}
+
+size_t cg_nodes(const struct cg *g) { return g->nnodes; }
+size_t cg_node_parent(const struct cg *g, size_t i) { return i < g->nnodes ? g->nodes[i].parent : 0; }
+
+struct cg_frame cg_node_frame(const struct cg *g, size_t i)
+{
+	const struct node *n = &g->nodes[i < g->nnodes ? i : 0];
+
+	return (struct cg_frame){ n->sym ? n->sym->sym : n->comm ? n->comm : "all", n->sym };
+}
+
+uint64_t cg_node_samples(const struct cg *g, size_t i, enum agg_scope scope, size_t ev)
+{
+	return i < g->nnodes && ev < g->nev ? at(&g->ncount[i * g->stride], g, scope, ev) : 0;
+}
+
+uint64_t cg_other(const struct cg *g, enum agg_scope scope, size_t ev)
+{
+	return ev < g->nev ? at(g->other, g, scope, ev) : 0;
+}
+
+void cg_walk_paths(const struct cg *g, enum agg_scope scope, size_t ev, cg_path_fn fn, void *arg)
+{
+	struct cg_frame path[1024];
+
+	if (ev >= g->nev)
+		return;
+	/* Depth-first without recursion: the sibling links and parents are the stack. */
+	for (uint32_t cur = g->nodes[0].first_child; cur;) {
+		const struct node *n = &g->nodes[cur];
+		uint64_t self = at(&g->ncount[cur * g->stride], g, scope, ev);
+
+		if (n->depth <= sizeof(path) / sizeof(path[0]))
+			path[n->depth - 1] = cg_node_frame(g, cur);
+		for (uint32_t c = n->first_child; c; c = g->nodes[c].next_sibling) {
+			uint64_t v = at(&g->ncount[c * g->stride], g, scope, ev);
+
+			self = self > v ? self - v : 0;
+		}
+		if (self && n->depth <= sizeof(path) / sizeof(path[0]))
+			fn(arg, path, n->depth, self);
+		if (n->first_child) {
+			cur = n->first_child;
+			continue;
+		}
+		while (cur && g->nodes[cur].next_sibling == 0)
+			cur = g->nodes[cur].parent;
+		if (cur)
+			cur = g->nodes[cur].next_sibling;
+	}
+}
