@@ -1,0 +1,297 @@
+#include "unwind.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+/* DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip. */
+static const int dwarf_from_perf[] = {
+	PERF_REG_X86_AX, PERF_REG_X86_DX, PERF_REG_X86_CX, PERF_REG_X86_BX, PERF_REG_X86_SI,
+	PERF_REG_X86_DI, PERF_REG_X86_BP, PERF_REG_X86_SP, PERF_REG_X86_R8, PERF_REG_X86_R9,
+	PERF_REG_X86_R10, PERF_REG_X86_R11, PERF_REG_X86_R12, PERF_REG_X86_R13, PERF_REG_X86_R14,
+	PERF_REG_X86_R15, PERF_REG_X86_IP,
+};
+#define REG_SP PERF_REG_X86_SP
+#define REG_IP PERF_REG_X86_IP
+#define PC_IN_DWARF 1
+#elif defined(__aarch64__)
+/* x0..x30, sp: perf's and DWARF's numbers agree; the pc is passed apart. */
+static const int dwarf_from_perf[] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+	25, 26, 27, 28, 29, 30, 31,
+};
+#define REG_SP 31
+#define REG_IP 32
+#define PC_IN_DWARF 0
+#endif
+
+#define NDWARF (sizeof(dwarf_from_perf) / sizeof(dwarf_from_perf[0]))
+
+/* One process's Dwfl and what the sample being unwound offers it. */
+struct proc {
+	pid_t pid;
+	Dwfl *dwfl;
+	bool attached;
+	uint64_t used;            /* LRU clock */
+	struct unwind *u;
+	/* the current sample */
+	const struct record *r;
+	uint64_t sp;
+	uint64_t *ips;
+	size_t n, max;
+	bool read_failed;         /* the walk wanted memory the copy lacks */
+};
+
+struct unwind {
+	unwind_map_fn find_map;
+	void *arg;
+	struct proc *procs;
+	size_t nprocs, max;
+	uint64_t clock;
+	struct unwind_stats st;
+};
+
+uint64_t unwind_regs_mask(void)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < NDWARF; i++)
+		m |= 1ull << dwarf_from_perf[i];
+	return m | 1ull << REG_SP | 1ull << REG_IP;
+#else
+	return 0;
+#endif
+}
+
+/* A register of the sample by perf number: its index among the mask's bits. */
+static bool sample_reg(const struct record *r, int perf_reg, uint64_t *out)
+{
+	uint64_t mask = unwind_regs_mask(), idx;
+
+	if (!(mask & (1ull << perf_reg)))
+		return false;
+	idx = (uint64_t)__builtin_popcountll(mask & ((1ull << perf_reg) - 1));
+	if (idx >= r->sample.nregs)
+		return false;
+	*out = record_u64(r->sample.regs, idx);
+	return true;
+}
+
+static const Dwfl_Callbacks dwfl_cbs = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+/* The module holding addr, reported from the process table if new. */
+static bool report(struct proc *p, uint64_t addr)
+{
+	struct unwind_map m;
+	Dwfl_Module *mod;
+
+	if (dwfl_addrmodule(p->dwfl, addr))
+		return true;
+	if (!p->u->find_map(p->u->arg, p->pid, addr, &m))
+		return false;
+	dwfl_report_begin_add(p->dwfl);
+	mod = dwfl_report_elf(p->dwfl, m.path, m.path, -1, m.base, false);
+	dwfl_report_end(p->dwfl, NULL, NULL);
+	return mod != NULL;
+}
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	return 0; /* get_thread names the one we want */
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	*thread_argp = arg;
+	return true;
+}
+
+/* Only the stack the kernel copied: anything else ends the walk. */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct proc *p = arg;
+	const struct record *r = p->r;
+
+	if (addr < p->sp || addr - p->sp > r->sample.stack_dyn_size || r->sample.stack_dyn_size - (addr - p->sp) < 8) {
+		p->read_failed = true;
+		return false;
+	}
+	memcpy(result, r->sample.stack + (addr - p->sp), 8);
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+	struct proc *p = arg;
+	Dwarf_Word regs[NDWARF];
+	uint64_t ip;
+
+	for (size_t i = 0; i < NDWARF; i++) {
+		uint64_t v = 0;
+
+		if (!sample_reg(p->r, dwarf_from_perf[i], &v))
+			return false;
+		regs[i] = v;
+	}
+	if (!dwfl_thread_state_registers(thread, 0, NDWARF, regs))
+		return false;
+	if (!PC_IN_DWARF && sample_reg(p->r, REG_IP, &ip))
+		dwfl_thread_state_register_pc(thread, ip);
+	return true;
+#else
+	return false;
+#endif
+}
+
+static const Dwfl_Thread_Callbacks thread_cbs = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static int on_frame(Dwfl_Frame *frame, void *arg)
+{
+	struct proc *p = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(frame, &pc, &activation) || p->n >= p->max)
+		return DWARF_CB_ABORT;
+	/* Modules are reported as the walk reaches them, for their CFI. */
+	report(p, activation ? pc : pc - 1);
+	p->ips[p->n++] = pc;
+	return DWARF_CB_OK;
+}
+
+struct unwind *unwind_new(unwind_map_fn find_map, void *arg, size_t max_procs)
+{
+	struct unwind *u = calloc(1, sizeof(*u));
+
+	if (u == NULL)
+		return NULL;
+	u->find_map = find_map;
+	u->arg = arg;
+	u->max = max_procs ? max_procs : 1;
+	u->procs = calloc(u->max, sizeof(*u->procs));
+	if (u->procs == NULL) {
+		free(u);
+		return NULL;
+	}
+	return u;
+}
+
+static void proc_drop(struct unwind *u, size_t i)
+{
+	if (u->procs[i].dwfl) {
+		dwfl_end(u->procs[i].dwfl);
+		u->st.dwfl_dropped++;
+	}
+	u->procs[i] = u->procs[--u->nprocs];
+}
+
+void unwind_free(struct unwind *u)
+{
+	if (u == NULL)
+		return;
+	while (u->nprocs)
+		proc_drop(u, 0);
+	free(u->procs);
+	free(u);
+}
+
+void unwind_forget(struct unwind *u, pid_t pid)
+{
+	for (size_t i = 0; u && i < u->nprocs; i++)
+		if (u->procs[i].pid == pid) {
+			proc_drop(u, i);
+			return;
+		}
+}
+
+/* The process's entry, made (evicting the least recently used) if new. A
+ * few dozen processes at most are unwound at once: a linear scan is enough. */
+static struct proc *proc_get(struct unwind *u, pid_t pid)
+{
+	struct proc *p;
+	size_t lru = 0;
+
+	for (size_t i = 0; i < u->nprocs; i++) {
+		if (u->procs[i].pid == pid) {
+			u->procs[i].used = ++u->clock;
+			return &u->procs[i];
+		}
+		if (u->procs[i].used < u->procs[lru].used)
+			lru = i;
+	}
+	if (u->nprocs == u->max)
+		proc_drop(u, lru);
+	p = &u->procs[u->nprocs];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->u = u;
+	p->used = ++u->clock;
+	p->dwfl = dwfl_begin(&dwfl_cbs);
+	if (p->dwfl == NULL)
+		return NULL;
+	u->nprocs++;
+	u->st.dwfl_made++;
+	return p;
+}
+
+size_t unwind_stack(struct unwind *u, pid_t pid, pid_t tid, const struct record *r, uint64_t *ips,
+		    size_t max, bool *complete)
+{
+	struct proc *p;
+	uint64_t ip;
+	int rc;
+
+	*complete = false;
+	if (max == 0 || r->sample.nregs == 0 || !sample_reg(r, REG_IP, &ip))
+		return 0;
+	u->st.stacks++;
+	p = proc_get(u, pid);
+	if (p == NULL || !sample_reg(r, REG_SP, &p->sp) || !report(p, ip)) {
+		ips[0] = ip;
+		u->st.truncated++;
+		return 1;
+	}
+	/* Attached once; each sample only changes what the callbacks read.
+	 * The Dwfl's address of p is stable until the entry is dropped. */
+	if (!p->attached) {
+		if (!dwfl_attach_state(p->dwfl, NULL, pid, &thread_cbs, p)) {
+			ips[0] = ip;
+			u->st.truncated++;
+			return 1;
+		}
+		p->attached = true;
+	}
+	p->r = r;
+	p->ips = ips;
+	p->n = 0;
+	p->max = max;
+	p->read_failed = false;
+	rc = dwfl_getthread_frames(p->dwfl, tid, on_frame, p);
+	/* 0 alone is not enough: libdw also stops quietly where a read fails. */
+	*complete = rc == 0 && !p->read_failed;
+	if (p->n == 0)
+		ips[p->n++] = ip;
+	if (!*complete)
+		u->st.truncated++;
+	p->r = NULL;
+	return p->n;
+}
+
+void unwind_get_stats(const struct unwind *u, struct unwind_stats *st)
+{
+	*st = u->st;
+}

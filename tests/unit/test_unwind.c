@@ -1,0 +1,145 @@
+/* DWARF unwinding of a stack of our own: registers and a stack copy taken
+ * inside a known call chain (three frames without frame pointers), fed to
+ * unwind_stack as a sample would be; the frames must be found in order. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "unwind.h"
+
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+
+#define STACK_COPY 8192
+
+static uint64_t regs_at[PERF_REG_X86_64_MAX];
+static unsigned char stack_copy[STACK_COPY];
+
+/* All general registers, the stack pointer and the IP at one instruction. */
+#define CAPTURE() __asm__ volatile( \
+	"movq %%rax, 0(%0)\n\t movq %%rbx, 8(%0)\n\t movq %%rcx, 16(%0)\n\t movq %%rdx, 24(%0)\n\t" \
+	"movq %%rsi, 32(%0)\n\t movq %%rdi, 40(%0)\n\t movq %%rbp, 48(%0)\n\t movq %%rsp, 56(%0)\n\t" \
+	"leaq 0(%%rip), %%rax\n\t movq %%rax, 64(%0)\n\t" \
+	"movq %%r8, 128(%0)\n\t movq %%r9, 136(%0)\n\t movq %%r10, 144(%0)\n\t movq %%r11, 152(%0)\n\t" \
+	"movq %%r12, 160(%0)\n\t movq %%r13, 168(%0)\n\t movq %%r14, 176(%0)\n\t movq %%r15, 184(%0)\n\t" \
+	: : "r"(regs_at) : "rax", "memory")
+
+__attribute__((noinline)) void take_sample(void);
+__attribute__((noinline)) void take_sample(void)
+{
+	CAPTURE();
+	memcpy(stack_copy, (void *)(uintptr_t)regs_at[PERF_REG_X86_SP], STACK_COPY);
+}
+
+__attribute__((noinline)) void unwind_leaf(int n);
+__attribute__((noinline)) void unwind_mid(int n);
+__attribute__((noinline)) void unwind_outer(int n);
+
+__attribute__((noinline)) void unwind_leaf(int n)
+{
+	volatile int x = n;
+
+	take_sample();
+	__asm__ volatile("" ::: "memory");
+	(void)x;
+}
+
+__attribute__((noinline)) void unwind_mid(int n)
+{
+	volatile char pad[40];
+
+	pad[0] = (char)n;
+	unwind_leaf(pad[0] + 1);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void unwind_outer(int n)
+{
+	unwind_mid(n * 2);
+	__asm__ volatile("" ::: "memory");
+}
+
+/* This test's own process table: /proc/self/maps. */
+static bool find_map(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[4608];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off;
+		char perms[8], path[4096] = "";
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &s, &e, perms, &off, path) >= 4 &&
+		    addr >= s && addr < e && path[0] == '/') {
+			strlcpy(out->path, path, sizeof(out->path));
+			out->start = s;
+			out->end = e;
+			out->base = s - off;
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static const char *name_of(uint64_t ip)
+{
+	Dl_info di;
+
+	return dladdr((void *)(uintptr_t)ip, &di) && di.dli_sname ? di.dli_sname : "?";
+}
+
+int main(void)
+{
+	uint64_t mask = unwind_regs_mask(), regs[64], ips[32];
+	struct record r;
+	struct unwind *u = unwind_new(find_map, NULL, 4);
+	size_t n = 0, k;
+	bool complete;
+
+	unwind_outer(3);
+	memset(&r, 0, sizeof(r));
+	for (int b = 0; b < 64; b++)
+		if (mask & (1ull << b))
+			regs[n++] = regs_at[b];
+	r.sample.regs_abi = PERF_SAMPLE_REGS_ABI_64;
+	r.sample.nregs = n;
+	r.sample.regs = (const unsigned char *)regs;
+	r.sample.stack_size = r.sample.stack_dyn_size = STACK_COPY;
+	r.sample.stack = stack_copy;
+	CHECK(u != NULL && mask != 0, "an unwinder for x86_64");
+	k = unwind_stack(u, getpid(), getpid(), &r, ips, 32, &complete);
+	CHECK(k >= 5, "frames found: %zu", k);
+	CHECK(k >= 1 && strcmp(name_of(ips[0]), "take_sample") == 0, "frame 0: %s", k ? name_of(ips[0]) : "-");
+	CHECK(k >= 2 && strcmp(name_of(ips[1] - 1), "unwind_leaf") == 0, "frame 1: %s", k > 1 ? name_of(ips[1] - 1) : "-");
+	CHECK(k >= 3 && strcmp(name_of(ips[2] - 1), "unwind_mid") == 0, "frame 2: %s", k > 2 ? name_of(ips[2] - 1) : "-");
+	CHECK(k >= 4 && strcmp(name_of(ips[3] - 1), "unwind_outer") == 0, "frame 3: %s", k > 3 ? name_of(ips[3] - 1) : "-");
+	CHECK(k >= 5 && strcmp(name_of(ips[4] - 1), "main") == 0, "frame 4: %s", k > 4 ? name_of(ips[4] - 1) : "-");
+	/* The same Dwfl serves the next sample. */
+	k = unwind_stack(u, getpid(), getpid(), &r, ips, 3, &complete);
+	CHECK(k == 3 && !complete, "a max of 3 frames stops there, not complete");
+	{
+		struct unwind_stats st;
+
+		unwind_get_stats(u, &st);
+		CHECK(st.dwfl_made == 1 && st.stacks == 2, "one Dwfl kept for the process (%llu made)",
+		      (unsigned long long)st.dwfl_made);
+	}
+	r.sample.stack_dyn_size = 16; /* a stack copy cut short: the walk ends early */
+	k = unwind_stack(u, getpid(), getpid(), &r, ips, 32, &complete);
+	CHECK(!complete && k >= 1, "a short stack copy: incomplete (%zu frames)", k);
+	unwind_free(u);
+	return check_done();
+}
+#else
+int main(void)
+{
+	CHECK_SKIP("DWARF unwinding tests are written for x86_64 registers");
+	return check_done();
+}
+#endif
