@@ -5,6 +5,7 @@
 
 #include <linux/perf_event.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Bits for --exclude and for the per-event exclude state. */
@@ -20,6 +21,17 @@ enum {
 };
 
 #define EVSPEC_NAME_MAX 128
+
+/* How samples carry their call stacks (-g, --call-graph). */
+enum callgraph_mode { CALLGRAPH_NONE, CALLGRAPH_FP, CALLGRAPH_DWARF, CALLGRAPH_LBR };
+
+struct callgraph_opts {
+	enum callgraph_mode mode;
+	uint32_t stack_size;      /* dwarf: user stack bytes copied per sample */
+	uint16_t max_stack;       /* frames at most (attr.sample_max_stack) */
+};
+
+#define CALLGRAPH_DWARF_SIZE 8192
 
 struct evspec {
 	char name[EVSPEC_NAME_MAX];   /* display name: as typed, or pmu term name=… */

@@ -9,7 +9,8 @@
 
 #include "evspec.h"
 
-enum dump_format { DUMP_TEXT, DUMP_CSV, DUMP_JSON };
+/* folded and svg: the whole run's call paths, written when it ends. */
+enum dump_format { DUMP_TEXT, DUMP_CSV, DUMP_JSON, DUMP_FOLDED, DUMP_SVG };
 
 struct options {
 	struct evspec *events;
@@ -37,6 +38,8 @@ struct options {
 	bool no_color;
 	bool no_demangle;        /* --no-demangle: raw C++/Rust symbol names */
 	bool stats;
+	struct callgraph_opts cg; /* -g, --call-graph, --max-stack */
+	bool children;            /* --children (the default with call graphs) */
 };
 
 /* Fills o from argv. Returns 0, 1 when the run is done (--help, --version),

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dump.h"
+#include "flame.h"
 #include "options.h"
 #include "session.h"
 #include "tui.h"
@@ -46,7 +47,31 @@ static void batch_show(void *arg, double lap)
 		.stats = b->o->stats,
 	};
 
-	b->write_rc = dump_interval(b->out, b->o->format, b->s, &m, b->o->rows);
+	/* Folded stacks and flame graphs show the whole run, once, at its end. */
+	if (b->o->format == DUMP_FOLDED || b->o->format == DUMP_SVG)
+		b->write_rc = 0;
+	else
+		b->write_rc = dump_interval(b->out, b->o->format, b->s, &m, b->o->rows);
+}
+
+/* The run's call paths, when it ends (-n, a signal, the focus exiting). */
+static int batch_paths(struct batch *b)
+{
+	int rc;
+
+	if (b->o->format == DUMP_FOLDED)
+		rc = flame_folded(b->out, b->s->agg, AGG_TOTAL, 0);
+	else if (b->o->format == DUMP_SVG)
+		rc = flame_svg(b->out, b->s->agg, AGG_TOTAL, 0, b->s->target);
+	else
+		return 0;
+	if (rc == -EPIPE)
+		return 0;
+	if (rc) {
+		fprintf(stderr, "perftop: cannot write the call paths: %s\n", strerror(-rc));
+		return 1;
+	}
+	return 0;
 }
 
 /* Writes the interval so far; false when the reader is gone or writing failed. */
@@ -124,6 +149,8 @@ static int run_batch(struct session *s, const struct options *o)
 		fprintf(stderr, "perftop: event loop failed: %s\n", strerror(-rc));
 		b.rc = 1;
 	}
+	if (b.rc == 0)
+		b.rc = batch_paths(&b);
 	if (b.out != stdout && fclose(b.out) == EOF && b.rc == 0) {
 		fprintf(stderr, "perftop: cannot write %s: %s\n", o->output, strerror(errno));
 		b.rc = 1;

@@ -22,6 +22,10 @@ enum {
 	OPT_COUNTERS,
 	OPT_THREADS,
 	OPT_NO_DEMANGLE,
+	OPT_CALL_GRAPH,
+	OPT_MAX_STACK,
+	OPT_CHILDREN,
+	OPT_NO_CHILDREN,
 };
 
 static const struct option longopts[] = {
@@ -46,6 +50,10 @@ static const struct option longopts[] = {
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -68,12 +76,18 @@ static void usage(FILE *f)
 	      "                          context-switches, cpu-migrations, page-faults and\n"
 	      "                          the hardware ones the PMU has)\n"
 	      "      --threads           per-thread rows too\n"
+	      "  -g                      call graphs (frame pointers): who calls the hot code\n"
+	      "      --call-graph MODE   fp, dwarf[,SIZE] (user stack bytes, default 8192) or lbr\n"
+	      "      --max-stack N       frames per stack at most (default kernel.perf_event_max_stack)\n"
+	      "      --children          sort by time spent in a function and its callees\n"
+	      "                          (the default with call graphs); --no-children: self\n"
 	      "  -b, --batch             headless dump instead of the live view\n"
 	      "  -d, --delay SECS        refresh interval (default 1, fractions allowed)\n"
 	      "  -n, --iterations N      stop after N intervals (default: until a signal)\n"
 	      "  -E, --entries N         rows per table in the dump (default 20)\n"
 	      "  -o, --output FILE       write the dump to FILE\n"
-	      "      --format FMT        dump format: text, csv or json (JSON Lines)\n"
+	      "      --format FMT        dump format: text, csv or json (JSON Lines); folded\n"
+	      "                          or svg (call paths of the whole run, implies -g)\n"
 	      "      --list-events       events this host supports, probed\n"
 	      "      --stats             add engine and symbol-table figures to the dump\n"
 	      "      --no-color          monochrome live view (also NO_COLOR)\n"
@@ -116,6 +130,42 @@ static uint64_t max_sample_rate(void)
 	return v;
 }
 
+/* "fp", "dwarf", "dwarf,SIZE", "lbr": 0 or -1. */
+static int parse_call_graph(const char *s, struct callgraph_opts *cg)
+{
+	const char *comma = strchr(s, ',');
+	size_t n = comma ? (size_t)(comma - s) : strlen(s);
+	uint64_t size = CALLGRAPH_DWARF_SIZE;
+
+	if (n == 2 && strncmp(s, "fp", 2) == 0 && !comma)
+		cg->mode = CALLGRAPH_FP;
+	else if (n == 3 && strncmp(s, "lbr", 3) == 0 && !comma)
+		cg->mode = CALLGRAPH_LBR;
+	else if (n == 5 && strncmp(s, "dwarf", 5) == 0)
+		cg->mode = CALLGRAPH_DWARF;
+	else
+		return -1;
+	/* The kernel takes a multiple of 8 below 64 KiB (u16 dyn_size). */
+	if (comma && (parse_u64(comma + 1, 8, 65528, &size) || size % 8))
+		return -1;
+	cg->stack_size = (uint32_t)size;
+	return 0;
+}
+
+/* kernel.perf_event_max_stack, the kernel's own bound (127 by default). */
+static uint16_t max_stack_default(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+	unsigned v = 0;
+
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v >= 1 && v <= UINT16_MAX ? (uint16_t)v : 127;
+}
+
 static int check_cpus(const struct options *o)
 {
 	int *online = NULL;
@@ -144,7 +194,7 @@ int options_parse(struct options *o, int argc, char **argv)
 	const char *events = NULL, *counters = NULL, *nc;
 	char err[512];
 	uint64_t v;
-	int c;
+	int c, children = -1;
 
 	memset(o, 0, sizeof(*o));
 	o->freq = DEFAULT_FREQ;
@@ -154,7 +204,7 @@ int options_parse(struct options *o, int argc, char **argv)
 	nc = getenv("NO_COLOR"); /* set and not empty, as no-color.org says */
 	o->no_color = nc && *nc;
 
-	while ((c = getopt_long(argc, argv, "e:F:c:m:C:p:t:G:bd:n:E:o:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:F:c:m:C:p:t:G:bd:n:E:o:ghV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = optarg;
@@ -234,8 +284,29 @@ int options_parse(struct options *o, int argc, char **argv)
 				o->format = DUMP_CSV;
 			else if (strcmp(optarg, "json") == 0)
 				o->format = DUMP_JSON;
+			else if (strcmp(optarg, "folded") == 0)
+				o->format = DUMP_FOLDED;
+			else if (strcmp(optarg, "svg") == 0)
+				o->format = DUMP_SVG;
 			else
-				return bad("--format wants text, csv or json, not '%s'", optarg);
+				return bad("--format wants text, csv, json, folded or svg, not '%s'", optarg);
+			break;
+		case 'g':
+			o->cg.mode = CALLGRAPH_FP;
+			break;
+		case OPT_CALL_GRAPH:
+			if (parse_call_graph(optarg, &o->cg))
+				return bad("--call-graph wants fp, dwarf[,SIZE] (SIZE a multiple of 8 below 65536) "
+					   "or lbr, not '%s'", optarg);
+			break;
+		case OPT_MAX_STACK:
+			if (parse_u64(optarg, 1, UINT16_MAX, &v))
+				return bad("--max-stack wants a frame count from 1 to 65535, not '%s'", optarg);
+			o->cg.max_stack = (uint16_t)v;
+			break;
+		case OPT_CHILDREN:
+		case OPT_NO_CHILDREN:
+			children = c == OPT_CHILDREN;
 			break;
 		case OPT_LIST_EVENTS:
 			o->list_events = true;
@@ -263,6 +334,18 @@ int options_parse(struct options *o, int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad("unexpected argument '%s'", argv[optind]);
+	/* Call paths are what folded stacks and flame graphs draw. */
+	if ((o->format == DUMP_FOLDED || o->format == DUMP_SVG) && o->cg.mode == CALLGRAPH_NONE)
+		o->cg.mode = CALLGRAPH_FP;
+	if (o->cg.mode != CALLGRAPH_NONE) {
+		if (o->cg.max_stack == 0)
+			o->cg.max_stack = max_stack_default();
+		if (o->cg.mode == CALLGRAPH_DWARF && o->cg.stack_size == 0)
+			o->cg.stack_size = CALLGRAPH_DWARF_SIZE;
+	} else if (children == 1 || o->cg.max_stack) {
+		return bad("%s", "--children and --max-stack need call graphs: add -g or --call-graph");
+	}
+	o->children = children != 0 && o->cg.mode != CALLGRAPH_NONE;
 	if (o->list_events)
 		return 0;
 	if (!o->period) {
