@@ -19,6 +19,7 @@ struct dump_meta {
 	const char *final;        /* why this is the last interval, or NULL */
 	bool threads;             /* per-thread rows too (--threads) */
 	bool stats;               /* perftop's own figures (--stats) */
+	bool children;            /* with call graphs: symbols by children (--children) */
 };
 
 /* The CSV header line (once per stream); nothing for other formats. With

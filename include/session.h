@@ -18,6 +18,7 @@
 #include "symbols.h"
 
 #define SESSION_NOTICES 4
+#define SESSION_STACK_MAX 512   /* frames per sample at most (--max-stack is u16) */
 
 struct session {
 	const struct options *opts;

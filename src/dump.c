@@ -204,7 +204,7 @@ static void dump_text(struct dctx *c)
 		if (dump_tables[k].text_head == NULL || (dump_tables[k].threads_only && !m->threads))
 			continue;
 		n = dump_collect(c, &dump_tables[k]);
-		fputs(dump_tables[k].text_head, c->f);
+		fputs(c->cg && dump_tables[k].text_head_cg ? dump_tables[k].text_head_cg : dump_tables[k].text_head, c->f);
 		for (size_t i = 0; i < n; i++)
 			dump_tables[k].text(c, &c->rows[i]);
 	}
@@ -216,7 +216,7 @@ static void dump_text(struct dctx *c)
 int dump_interval(FILE *f, enum dump_format fmt, const struct session *s, const struct dump_meta *m,
 		  size_t rows)
 {
-	struct dctx c = { .f = f, .fmt = fmt, .s = s, .a = s->agg, .ac = agg_counters(s->agg),
+	struct dctx c = { .f = f, .fmt = fmt, .s = s, .a = s->agg, .ac = agg_counters(s->agg), .cg = agg_callgraph(s->agg),
 			  .m = m, .limit = rows, .nev = agg_nevents(s->agg) };
 
 	for (size_t i = 0; i < c.nev; i++) {

@@ -70,6 +70,24 @@ static void json_ratios(struct json *j, const struct ratio r[RATIO_COUNT])
 	json_obj_end(j);
 }
 
+/* "callers":[{"symbol":…,"dso":…,"samples":N},…]: the top few, most first. */
+static void json_links(struct json *j, struct dctx *c, const struct agg_sym *sym, bool callers)
+{
+	struct cg_link l[DUMP_LINKS];
+	size_t n = callers ? cg_callers(c->cg, sym, AGG_INTERVAL, 0, l, DUMP_LINKS)
+		   : cg_callees(c->cg, sym, AGG_INTERVAL, 0, l, DUMP_LINKS);
+
+	json_arr_begin(j, callers ? "callers" : "callees");
+	for (size_t i = 0; i < n; i++) {
+		json_obj_begin(j, NULL);
+		json_str(j, "symbol", l[i].sym->sym);
+		json_str(j, "dso", l[i].sym->dso);
+		json_u64(j, "samples", l[i].samples);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 static void json_field(struct json *j, struct dctx *c, const struct drow *r, enum field f)
 {
 	switch (f) {
@@ -121,6 +139,21 @@ static void json_field(struct json *j, struct dctx *c, const struct drow *r, enu
 			json_counters(j, c->ac, &r->cr->c);
 		break;
 	case F_RATIOS: json_ratios(j, r->ratios); break;
+	case F_SELF:
+		if (c->cg && r->sym)
+			json_u64(j, "self", r->sym->iv.samples[0]);
+		break;
+	case F_CHILDREN:
+		if (c->cg && r->sym) {
+			json_u64(j, "children", r->sym->ch_iv.samples[0]);
+			json_double(j, "children_share", agg_share(c->a, &r->sym->ch_iv, AGG_INTERVAL), 2);
+		}
+		break;
+	case F_CALLERS:
+	case F_CALLEES:
+		if (c->cg && r->sym)
+			json_links(j, c, r->sym, f == F_CALLERS);
+		break;
 	case F_END: break;
 	}
 }

@@ -60,9 +60,11 @@ static void collect_events(struct dctx *c)
 static void collect_symbols(struct dctx *c)
 {
 	const struct agg_sym **syms;
-	size_t n = agg_symbols_top(c->a, AGG_INTERVAL, c->limit, &syms);
+	bool children = c->cg && c->m->children;
+	size_t n = children ? agg_symbols_children_top(c->a, AGG_INTERVAL, c->limit, &syms)
+		   : agg_symbols_top(c->a, AGG_INTERVAL, c->limit, &syms);
 
-	for (size_t i = 0; i < n && has_samples(c, &syms[i]->iv); i++) {
+	for (size_t i = 0; i < n && has_samples(c, children ? &syms[i]->ch_iv : &syms[i]->iv); i++) {
 		struct drow *r = row_new(c);
 
 		if (r == NULL)
@@ -73,6 +75,7 @@ static void collect_symbols(struct dctx *c)
 		r->samples = syms[i]->iv.samples[0];
 		r->share = agg_share(c->a, &syms[i]->iv, AGG_INTERVAL);
 		r->counts = &syms[i]->iv;
+		r->sym = syms[i];
 	}
 }
 
@@ -198,6 +201,8 @@ static void text_symbol(struct dctx *c, const struct drow *r)
 
 	sanitize(sym, sizeof(sym), r->name);
 	sanitize(dso, sizeof(dso), r->dso);
+	if (c->cg)
+		fprintf(c->f, "  %7.2f%%", agg_share(c->a, &r->sym->ch_iv, AGG_INTERVAL));
 	fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  %-28.28s %s %s\n", r->share, r->samples, dso,
 		r->kernel ? "[k]" : "[.]", sym);
 }
@@ -221,19 +226,21 @@ static void text_task(struct dctx *c, const struct drow *r)
 /* --- the tables --------------------------------------------------------------- */
 
 const struct dtable dump_tables[] = {
-	{ "events", "event", NULL, text_event, collect_events, false,
+	{ "events", "event", NULL, NULL, text_event, collect_events, false,
 	  { F_NAME, F_ENABLED, F_SAMPLES, F_PERIOD, F_LOST, F_THROTTLED, F_SAMPLES_TOTAL,
 	    F_LOST_TOTAL, F_THROTTLED_TOTAL, F_RUNNING, F_EXCLUDE, F_END } },
 	{ "symbols", "symbol", "\n  Overhead   Samples  Shared Object                    Symbol\n",
+	  "\n  Children      Self   Samples  Shared Object                    Symbol\n",
 	  text_symbol, collect_symbols, false,
-	  { F_SYMBOL, F_DSO, F_KERNEL, F_SAMPLES, F_SHARE, F_COUNTS, F_END } },
-	{ "tasks", "task", "\n      PID  COMM                 Share   Samples  Threads\n",
+	  { F_SYMBOL, F_DSO, F_KERNEL, F_SAMPLES, F_SHARE, F_SELF, F_CHILDREN, F_COUNTS, F_CALLERS,
+	    F_CALLEES, F_END } },
+	{ "tasks", "task", "\n      PID  COMM                 Share   Samples  Threads\n", NULL,
 	  text_task, collect_tasks, false,
 	  { F_PID, F_COMM, F_SAMPLES, F_SHARE, F_THREADS, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },
-	{ "tasks", "thread", "\n      PID      TID  COMM                 Share   Samples\n",
+	{ "tasks", "thread", "\n      PID      TID  COMM                 Share   Samples\n", NULL,
 	  text_task, collect_threads, true,
 	  { F_PID, F_TID, F_COMM, F_SAMPLES, F_SHARE, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },
-	{ "cpus", "cpu", NULL, NULL, collect_cpus, false,
+	{ "cpus", "cpu", NULL, NULL, NULL, collect_cpus, false,
 	  { F_CPU, F_SAMPLES, F_SHARE, F_LOST, F_THROTTLED, F_END } },
 };
 const size_t dump_ntables = sizeof(dump_tables) / sizeof(dump_tables[0]);

@@ -455,18 +455,65 @@ static bool cpumode_kernel(uint16_t misc)
 	}
 }
 
-void session_record(void *arg, int ev, const struct record *r)
+/* Frames of a sample's callchain, leaf first. The first address after each
+ * context marker is where that context was interrupted; the others are
+ * return addresses, looked up at address - 1 (the call, not what follows). */
+static size_t chain_frames(struct session *s, const struct record *r, struct sym_result *frames, size_t max)
 {
-	struct session *s = arg;
-	struct sym_result sr = { 0 };
+	pid_t pid = (pid_t)r->sid.pid;
+	bool kernel = cpumode_kernel(r->misc), first = true;
+	size_t n = 0;
 
-	switch (r->type) {
-	case PERF_RECORD_SAMPLE:
+	for (uint64_t i = 0; i < r->sample.nr && n < max; i++) {
+		uint64_t ip = record_u64(r->sample.ips, i);
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			kernel = ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_HV || ip == PERF_CONTEXT_GUEST_KERNEL;
+			first = true;
+			continue;
+		}
+		memset(&frames[n], 0, sizeof(frames[n]));
+		symbols_resolve(s->syms, pid, first ? ip : ip - 1, kernel, &frames[n]);
+		first = false;
+		n++;
+	}
+	return n;
+}
+
+static void sample(struct session *s, int ev, const struct record *r)
+{
+	struct sym_result frames[SESSION_STACK_MAX];
+	size_t n;
+
+	if (r->sample.nr == 0) {
+		struct sym_result sr = { 0 };
+
 		symbols_resolve(s->syms, (pid_t)r->sid.pid, r->sample.ip, cpumode_kernel(r->misc), &sr);
 		if (sr.comm == NULL)
 			sr.comm = session_comm(s, (pid_t)r->sid.pid);
 		agg_sample(s->agg, (size_t)ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid,
 			   &sr, r->sample.period);
+		return;
+	}
+	n = chain_frames(s, r, frames, SESSION_STACK_MAX);
+	if (n == 0) {
+		memset(&frames[0], 0, sizeof(frames[0]));
+		symbols_resolve(s->syms, (pid_t)r->sid.pid, r->sample.ip, cpumode_kernel(r->misc), &frames[0]);
+		n = 1;
+	}
+	if (frames[0].comm == NULL)
+		frames[0].comm = session_comm(s, (pid_t)r->sid.pid);
+	agg_sample_stack(s->agg, (size_t)ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid,
+			 frames, n, r->sample.period);
+}
+
+void session_record(void *arg, int ev, const struct record *r)
+{
+	struct session *s = arg;
+
+	switch (r->type) {
+	case PERF_RECORD_SAMPLE:
+		sample(s, ev, r);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

@@ -8,9 +8,11 @@
 #include <stdio.h>
 
 #include "dump.h"
+#include "callgraph.h"
 #include "ratios.h"
 
 #define NAME_MAX_OUT 1024
+#define DUMP_LINKS 5       /* callers and callees per symbol row */
 
 /* One row of any table, as every format sees it. */
 struct drow {
@@ -24,6 +26,7 @@ struct drow {
 	const struct agg_counts *counts;   /* NULL: none (a counter-only row) */
 	const struct agg_task *task;       /* task and thread rows that took samples */
 	const struct agg_counter_row *cr;  /* focus mode's exact counters */
+	const struct agg_sym *sym;         /* symbol rows */
 	struct session_event ev;           /* event rows */
 	int running_pct;
 	int cpu;
@@ -36,6 +39,7 @@ enum field {
 	F_NAME, F_SYMBOL, F_DSO, F_KERNEL, F_PID, F_TID, F_COMM, F_CPU, F_ENABLED, F_SAMPLES,
 	F_PERIOD, F_SHARE, F_THREADS, F_EXITED, F_LOST, F_THROTTLED, F_SAMPLES_TOTAL,
 	F_LOST_TOTAL, F_THROTTLED_TOTAL, F_RUNNING, F_EXCLUDE, F_COUNTS, F_COUNTERS, F_RATIOS,
+	F_SELF, F_CHILDREN, F_CALLERS, F_CALLEES,
 	F_END,
 };
 
@@ -45,6 +49,7 @@ struct dctx {
 	const struct session *s;
 	struct agg *a;
 	const struct agg_counters *ac;
+	const struct cg *cg;               /* call graphs, or NULL */
 	const struct dump_meta *m;
 	size_t limit;
 	struct session_event evs[AGG_MAX_EVENTS];
@@ -58,6 +63,7 @@ struct dtable {
 	const char *json;     /* array key; tables with the same key share one array */
 	const char *csv;      /* the CSV "table" column; NULL: not in CSV */
 	const char *text_head; /* NULL: not in the text dump */
+	const char *text_head_cg; /* the same with call graphs, if it differs */
 	void (*text)(struct dctx *c, const struct drow *r);
 	void (*collect)(struct dctx *c);
 	bool threads_only;    /* only with --threads */

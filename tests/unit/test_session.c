@@ -146,6 +146,52 @@ int main(int argc, char **argv)
 		      "text: the counters section and its exact IPC");
 		free(out);
 	}
+	/* -g: a kernel callchain through the session into self, children, callers. */
+	{
+		struct record_layout lay = { .extra = PERF_SAMPLE_CALLCHAIN };
+		struct dump_meta m = { .time = 1, .interval = 1, .iteration = 2, .freq = 4000, .children = true };
+		struct record r;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f;
+
+		for (int i = 0; i < 4; i++) {
+			synth_sample(&sy, 7, 0xffffffff81001010ull, 100, 100, 20, 0, 1000, PERF_RECORD_MISC_KERNEL);
+			synth_u64(&sy, 4);
+			synth_u64(&sy, PERF_CONTEXT_KERNEL);
+			synth_u64(&sy, 0xffffffff81001010ull);      /* do_one_thing, where it was */
+			synth_u64(&sy, i < 3 ? 0xffffffff81002011ull   /* returns into weak_thing */
+				       : 0xffffffff81000011ull);      /* or into _stext */
+			synth_u64(&sy, 0xffffffff81000001ull);      /* _stext + 1: _stext at -1 */
+			if (record_decode_with(synth_done(&sy), &lay, &r) == RECORD_OK)
+				session_record(&s, 0, &r);
+		}
+		agg_roll(s.agg, 0);
+		for (int i = 0; i < 4; i++) {
+			synth_sample(&sy, 7, 0xffffffff81001010ull, 100, 100, 20, 0, 1000, PERF_RECORD_MISC_KERNEL);
+			synth_u64(&sy, 3);
+			synth_u64(&sy, PERF_CONTEXT_KERNEL);
+			synth_u64(&sy, 0xffffffff81001010ull);
+			synth_u64(&sy, i < 3 ? 0xffffffff81002011ull : 0xffffffff81000011ull);
+			if (record_decode_with(synth_done(&sy), &lay, &r) == RECORD_OK)
+				session_record(&s, 0, &r);
+		}
+		f = open_memstream(&buf, &len);
+		if (f) {
+			dump_interval(f, DUMP_JSON, &s, &m, 10);
+			fclose(f);
+		}
+		CHECK(buf && strstr(buf, "\"symbol\":\"do_one_thing\"") &&
+		      strstr(buf, "\"self\":4,\"children\":4,\"children_share\":100.00"),
+		      "JSON -g: the leaf's self and children");
+		CHECK(buf && strstr(buf, "\"callers\":[{\"symbol\":\"weak_thing\",\"dso\":\"[kernel.kallsyms]\",\"samples\":3},"
+				   "{\"symbol\":\"_stext\",\"dso\":\"[kernel.kallsyms]\",\"samples\":1}]"),
+		      "JSON -g: callers at return address - 1, most first");
+		CHECK(buf && strstr(buf, "\"symbol\":\"weak_thing\",\"dso\":\"[kernel.kallsyms]\",\"kernel\":true,"
+				   "\"samples\":0,\"share\":0.00,\"self\":0,\"children\":3"),
+		      "JSON -g --children: a caller without self samples has its row");
+		free(buf);
+	}
 	agg_free(s.agg);
 	symbols_free(s.syms);
 	return check_done();
