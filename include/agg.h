@@ -28,6 +28,7 @@ struct agg_sym {
 	struct agg_counts iv, total;       /* self: samples that ended here */
 	struct agg_counts ch_iv, ch_total; /* children (-g): stacks through here, once each */
 	uint64_t stamp;                    /* the last stack counted in ch_* */
+	bool active;                       /* interval counts not all zero: rolled */
 };
 
 struct agg_task {
@@ -37,6 +38,7 @@ struct agg_task {
 	unsigned threads;       /* distinct TIDs seen sampling (process rows) */
 	bool exited;
 	unsigned exited_ticks;  /* intervals since it exited */
+	bool active, aging;     /* on the roll's lists (agg.c) */
 	struct agg_counts iv, total;
 };
 
@@ -85,6 +87,11 @@ const struct cg *agg_callgraph(const struct agg *a);
 /* Losses are kept per event and per CPU (cpu < 0: unknown). */
 void agg_lost(struct agg *a, size_t ev, int cpu, uint64_t n);
 void agg_throttle(struct agg *a, size_t ev, int cpu);
+
+/* A new task under pid (a FORK, or an exec the process table calls a new
+ * owner): if the row of that pid belongs to an owner that exited, it
+ * starts again empty (name, threads, counts), as does its main thread's. */
+void agg_task_new(struct agg *a, pid_t pid);
 
 /* A task renamed (exec, prctl) or gone. */
 void agg_task_comm(struct agg *a, pid_t pid, const char *comm);

@@ -18,6 +18,13 @@ struct map {
 	size_t mask, used;
 };
 
+/* Rows the roll must visit: those with interval counts, and exited tasks
+ * ageing out. The roll's work follows them, not every row ever seen. */
+struct rowlist {
+	void **v;
+	size_t n, cap;
+};
+
 struct agg {
 	size_t nevents;
 	struct agg_event ev[AGG_MAX_EVENTS];
@@ -36,7 +43,41 @@ struct agg {
 	bool has_cnt;
 	struct cg *cg;
 	uint64_t stamp;           /* stacks counted: children dedupe */
+	struct rowlist act_syms, act_tasks, aging;
+	bool walk_all;            /* a list could not grow: the next roll walks the maps */
 };
+
+static void rowlist_push(struct agg *a, struct rowlist *l, void *row)
+{
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? 2 * l->cap : 64;
+		void **p = reallocarray(l->v, ncap, sizeof(*p));
+
+		if (p == NULL) {
+			a->walk_all = true;
+			return;
+		}
+		l->v = p;
+		l->cap = ncap;
+	}
+	l->v[l->n++] = row;
+}
+
+static inline void sym_active(struct agg *a, struct agg_sym *s)
+{
+	if (!s->active) {
+		s->active = true;
+		rowlist_push(a, &a->act_syms, s);
+	}
+}
+
+static inline void task_active(struct agg *a, struct agg_task *t)
+{
+	if (!t->active) {
+		t->active = true;
+		rowlist_push(a, &a->act_tasks, t);
+	}
+}
 
 static inline size_t hash64(uint64_t k)
 {
@@ -175,6 +216,9 @@ void agg_free(struct agg *a)
 	free(a->cpu_index);
 	free(a->sorted);
 	cg_free(a->cg);
+	free(a->act_syms.v);
+	free(a->act_tasks.v);
+	free(a->aging.v);
 	free(a->cnt.procs);
 	free(a->cnt.threads);
 	free(a);
@@ -211,15 +255,39 @@ static struct agg_sym *sym_row(struct agg *a, const struct sym_result *sr)
 	return s;
 }
 
+/* A row of an owner that exited, ready for the pid's (or tid's) new one. */
+static void task_reset(struct agg_task *t, pid_t pid)
+{
+	t->pid = pid;
+	t->comm[0] = '\0';
+	t->threads = 0;
+	t->exited = false;
+	t->exited_ticks = 0;
+	memset(&t->iv, 0, sizeof(t->iv));
+	memset(&t->total, 0, sizeof(t->total));
+}
+
 /* pid 0 is the idle task on every CPU; keys are pid + 1 so 0 stays "empty". */
 /* A thread's row, made on its first sample; its process counts it. */
 static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t tid, const char *comm)
 {
 	struct agg_task *t = map_get(&a->tids, (uint64_t)tid + 1);
 
-	if (t && t->pid == proc->pid)
+	if (t && t->pid == proc->pid) {
+		if (t->comm[0] == '\0') { /* reset for a new owner: named by its first sample */
+			strlcpy(t->comm, comm ? comm : proc->comm, sizeof(t->comm));
+			proc->threads++;
+		}
 		return t;
-	if (t) /* a reused tid from another process */
+	}
+	if (t && t->exited) { /* a tid reused by another process */
+		task_reset(t, proc->pid);
+		t->tid = tid;
+		strlcpy(t->comm, comm ? comm : proc->comm, sizeof(t->comm));
+		proc->threads++;
+		return t;
+	}
+	if (t) /* still someone else's: its EXIT has not come yet */
 		return NULL;
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
@@ -242,6 +310,8 @@ static struct agg_task *task_row(struct agg *a, pid_t pid, pid_t tid, const stru
 	if (t && t->pid == pid && a->last_tid == tid)
 		return t;
 	t = map_get(&a->tasks, (uint64_t)pid + 1);
+	if (t && t->comm[0] == '\0') /* reset for a new owner */
+		strlcpy(t->comm, sr->comm ? sr->comm : "?", sizeof(t->comm));
 	if (t == NULL) {
 		t = calloc(1, sizeof(*t));
 		if (t == NULL)
@@ -287,12 +357,17 @@ void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 	a->ev[ev].samples_total++;
 	a->ev[ev].period_iv += period;
 	a->ev[ev].period_total += period;
-	if ((s = sym_row(a, sr)) != NULL)
+	if ((s = sym_row(a, sr)) != NULL) {
 		count(&s->iv, &s->total, ev, period);
+		sym_active(a, s);
+	}
 	if ((t = task_row(a, pid, tid, sr)) != NULL) {
 		count(&t->iv, &t->total, ev, period);
-		if (a->last_thread)
+		task_active(a, t);
+		if (a->last_thread) {
 			count(&a->last_thread->iv, &a->last_thread->total, ev, period);
+			task_active(a, a->last_thread);
+		}
 	}
 	if ((c = cpu_row(a, cpu)) != NULL)
 		count(&c->iv, &c->total, ev, period);
@@ -321,6 +396,7 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		if (s->stamp != a->stamp) {
 			s->stamp = a->stamp;
 			count(&s->ch_iv, &s->ch_total, ev, period);
+			sym_active(a, s);
 		}
 	}
 	cg_add(a->cg, ev, a->last_task ? a->last_task->comm : frames[0].comm, rows, k);
@@ -367,12 +443,32 @@ void agg_task_comm(struct agg *a, pid_t pid, const char *comm)
 		strlcpy(t->comm, comm, sizeof(t->comm));
 }
 
-void agg_task_exit(struct agg *a, pid_t pid)
+static void mark_exited(struct agg *a, struct agg_task *t)
+{
+	if (t == NULL || t->exited)
+		return;
+	t->exited = true;
+	if (!t->aging) {
+		t->aging = true;
+		rowlist_push(a, &a->aging, t);
+	}
+}
+
+void agg_task_new(struct agg *a, pid_t pid)
 {
 	struct agg_task *t = map_get(&a->tasks, (uint64_t)pid + 1);
+	struct agg_task *th = map_get(&a->tids, (uint64_t)pid + 1);
 
-	if (t)
-		t->exited = true;
+	if (t && t->exited)
+		task_reset(t, pid);
+	if (th && th->exited)
+		task_reset(th, pid);
+	a->last_task = a->last_thread = NULL;
+}
+
+void agg_task_exit(struct agg *a, pid_t pid)
+{
+	mark_exited(a, map_get(&a->tasks, (uint64_t)pid + 1));
 	agg_thread_exit(a, pid);
 }
 
@@ -386,10 +482,7 @@ void agg_thread_comm(struct agg *a, pid_t tid, const char *comm)
 
 void agg_thread_exit(struct agg *a, pid_t tid)
 {
-	struct agg_task *t = map_get(&a->tids, (uint64_t)tid + 1);
-
-	if (t)
-		t->exited = true;
+	mark_exited(a, map_get(&a->tids, (uint64_t)tid + 1));
 }
 
 static uint64_t sum_samples(const struct agg_counts *c, size_t n)
@@ -552,16 +645,72 @@ static void decay(struct agg_counts *c, unsigned pct)
 	}
 }
 
+static bool counts_zero(const struct agg_counts *c, size_t nev)
+{
+	for (size_t e = 0; e < nev; e++)
+		if (c->samples[e] || c->period[e])
+			return false;
+	return true;
+}
+
+/* The lists again from the maps: after a list could not grow. */
+static void relist(struct agg *a)
+{
+	a->walk_all = false;
+	a->act_syms.n = a->act_tasks.n = a->aging.n = 0;
+	for (size_t i = 0; i <= a->syms.mask; i++) {
+		struct agg_sym *s = a->syms.tab[i].row;
+
+		if (s == NULL)
+			continue;
+		s->active = false;
+		if (!counts_zero(&s->iv, a->nevents) || !counts_zero(&s->ch_iv, a->nevents))
+			sym_active(a, s);
+	}
+	for (int m = 0; m < 2; m++) {
+		struct map *map = m ? &a->tids : &a->tasks;
+
+		for (size_t i = 0; i <= map->mask; i++) {
+			struct agg_task *t = map->tab[i].row;
+
+			if (t == NULL)
+				continue;
+			t->active = t->aging = false;
+			if (!counts_zero(&t->iv, a->nevents))
+				task_active(a, t);
+			if (t->exited) {
+				t->aging = true;
+				rowlist_push(a, &a->aging, t);
+			}
+		}
+	}
+}
+
+static bool task_gone(const struct agg_task *t)
+{
+	return t->exited && t->exited_ticks > AGG_EXIT_GRACE;
+}
+
 static bool task_keep(void *row, void *arg)
 {
-	const struct agg_task *t = row;
+	return !task_gone(row);
+}
 
-	return !(t->exited && t->exited_ticks > AGG_EXIT_GRACE);
+/* Drops the rows about to be freed from a list. */
+static void rowlist_purge(struct rowlist *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!task_gone(l->v[i]))
+			l->v[n++] = l->v[i];
+	l->n = n;
 }
 
 void agg_roll(struct agg *a, unsigned decay_pct)
 {
 	bool reap = false;
+	size_t n;
 
 	if (decay_pct > 100)
 		decay_pct = 100;
@@ -573,40 +722,54 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 		e->lost_iv = 0;
 		e->throttled_iv = 0;
 	}
-	for (size_t i = 0; i <= a->syms.mask; i++) {
-		struct agg_sym *s = a->syms.tab[i].row;
+	if (a->walk_all)
+		relist(a);
+	n = 0;
+	for (size_t i = 0; i < a->act_syms.n; i++) {
+		struct agg_sym *s = a->act_syms.v[i];
 
-		if (s) {
-			decay(&s->iv, decay_pct);
-			decay(&s->ch_iv, decay_pct);
-		}
+		decay(&s->iv, decay_pct);
+		decay(&s->ch_iv, decay_pct);
+		if (counts_zero(&s->iv, a->nevents) && counts_zero(&s->ch_iv, a->nevents))
+			s->active = false;
+		else
+			a->act_syms.v[n++] = s;
 	}
+	a->act_syms.n = n;
 	if (a->cg)
 		cg_roll(a->cg, decay_pct);
-	for (size_t i = 0; i <= a->tasks.mask; i++) {
-		struct agg_task *t = a->tasks.tab[i].row;
+	n = 0;
+	for (size_t i = 0; i < a->act_tasks.n; i++) {
+		struct agg_task *t = a->act_tasks.v[i];
 
-		if (t == NULL)
-			continue;
 		decay(&t->iv, decay_pct);
-		if (t->exited && ++t->exited_ticks > AGG_EXIT_GRACE)
-			reap = true;
+		if (counts_zero(&t->iv, a->nevents))
+			t->active = false;
+		else
+			a->act_tasks.v[n++] = t;
 	}
-	for (size_t i = 0; i <= a->tids.mask; i++) {
-		struct agg_task *t = a->tids.tab[i].row;
+	a->act_tasks.n = n;
+	n = 0;
+	for (size_t i = 0; i < a->aging.n; i++) {
+		struct agg_task *t = a->aging.v[i];
 
-		if (t == NULL)
+		if (!t->exited) { /* its pid was taken by a new task */
+			t->aging = false;
 			continue;
-		decay(&t->iv, decay_pct);
-		if (t->exited && ++t->exited_ticks > AGG_EXIT_GRACE)
+		}
+		if (++t->exited_ticks > AGG_EXIT_GRACE)
 			reap = true;
+		a->aging.v[n++] = t;
 	}
+	a->aging.n = n;
 	for (size_t i = 0; i < a->ncpus; i++) {
 		decay(&a->cpus[i].iv, decay_pct);
 		a->cpus[i].lost_iv = 0;
 		a->cpus[i].throttled_iv = 0;
 	}
 	if (reap) {
+		rowlist_purge(&a->act_tasks);
+		rowlist_purge(&a->aging);
 		map_filter(&a->tids, task_keep, free, NULL);
 		map_filter(&a->tasks, task_keep, free, NULL);
 		a->last_task = NULL;

@@ -523,6 +523,9 @@ void session_record(void *arg, int ev, const struct record *r)
 	case PERF_RECORD_COMM:
 		symbols_comm(s->syms, (pid_t)r->comm.pid, (pid_t)r->comm.tid, r->comm.comm,
 			     r->misc & PERF_RECORD_MISC_COMM_EXEC);
+		/* An exec under a pid whose owner exited (its FORK lost) is a new task. */
+		if (r->misc & PERF_RECORD_MISC_COMM_EXEC)
+			agg_task_new(s->agg, (pid_t)r->comm.pid);
 		if (r->comm.pid == r->comm.tid)
 			agg_task_comm(s->agg, (pid_t)r->comm.pid, r->comm.comm);
 		agg_thread_comm(s->agg, (pid_t)r->comm.tid, r->comm.comm);
@@ -530,6 +533,8 @@ void session_record(void *arg, int ev, const struct record *r)
 	case PERF_RECORD_FORK:
 		symbols_fork(s->syms, (pid_t)r->task.pid, (pid_t)r->task.ppid, (pid_t)r->task.tid,
 			     (pid_t)r->task.ptid);
+		if (r->task.pid == r->task.tid)
+			agg_task_new(s->agg, (pid_t)r->task.pid);
 		break;
 	case PERF_RECORD_EXIT:
 		symbols_exit(s->syms, (pid_t)r->task.pid, (pid_t)r->task.tid);

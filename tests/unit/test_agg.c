@@ -125,5 +125,45 @@ int main(void)
 		CHECK(agg_symbols_top(a, AGG_TOTAL, 0, &top) == 0, "top 0 is empty");
 	}
 	agg_free(a);
+
+	/* The roll follows the rows with interval counts; decayed ones keep
+	 * rolling until zero; a pid whose owner exited starts afresh. */
+	{
+		static const int one[] = { 0 };
+		struct agg *b = agg_new(1, one, 1);
+		struct sym_result x = sym("x", 1, false, "old"), y = sym("y", 2, false, "new");
+
+		for (int i = 0; i < 8; i++)
+			agg_sample(b, 0, 0, 50, 50, &x, 1);
+		for (int i = 0; i < 3; i++)
+			agg_roll(b, 50);
+		n = agg_symbols(b, AGG_INTERVAL, &srows);
+		CHECK(n == 1 && srows[0]->iv.samples[0] == 1, "a decaying row keeps rolling: 8 -> 4 -> 2 -> 1");
+		agg_roll(b, 50);
+		agg_sample(b, 0, 0, 50, 51, &x, 1);
+		agg_task_exit(b, 50);
+		agg_thread_exit(b, 51);
+		agg_task_new(b, 50);
+		agg_sample(b, 0, 0, 50, 50, &y, 1);
+		n = agg_tasks(b, AGG_TOTAL, &trows);
+		CHECK(n == 1 && strcmp(trows[0]->comm, "new") == 0 && trows[0]->total.samples[0] == 1 &&
+		      trows[0]->threads == 1 && !trows[0]->exited,
+		      "a pid reused after its owner exited: a fresh row (comm %s, %u threads, %llu samples)",
+		      n ? trows[0]->comm : "-", n ? trows[0]->threads : 0,
+		      n ? (unsigned long long)trows[0]->total.samples[0] : 0ull);
+		agg_sample(b, 0, 0, 60, 51, &y, 1); /* tid 51 reused by another process */
+		n = agg_threads(b, AGG_TOTAL, &trows);
+		{
+			const struct agg_task *t51 = n == 2 ? (trows[0]->tid == 51 ? trows[0] : trows[1]) : NULL;
+
+			CHECK(t51 && t51->tid == 51 && t51->pid == 60 && t51->total.samples[0] == 1,
+			      "an exited thread's tid taken by another process: its own row");
+		}
+		for (int i = 0; i < 10; i++)
+			agg_roll(b, 0);
+		n = agg_tasks(b, AGG_TOTAL, &trows);
+		CHECK(n == 2, "the new owners stay (%zu rows)", n);
+		agg_free(b);
+	}
 	return check_done();
 }
