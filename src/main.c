@@ -71,6 +71,9 @@ static int batch_paths(struct batch *b)
 		fprintf(stderr, "perftop: cannot write the call paths: %s\n", strerror(-rc));
 		return 1;
 	}
+	if (b->o->stats)
+		fprintf(stderr, "perftop: %llu samples in the call paths written (%s)\n",
+			(unsigned long long)agg_event(b->s->agg, 0)->samples_total, agg_event(b->s->agg, 0)->name);
 	return 0;
 }
 

@@ -485,7 +485,8 @@ static void sample(struct session *s, int ev, const struct record *r)
 	struct sym_result frames[SESSION_STACK_MAX];
 	size_t n;
 
-	if (r->sample.nr == 0) {
+	/* A call-graph layout gives every sample a stack, if only its own frame. */
+	if (r->sample.ips == NULL && r->sample.regs == NULL) {
 		struct sym_result sr = { 0 };
 
 		symbols_resolve(s->syms, (pid_t)r->sid.pid, r->sample.ip, cpumode_kernel(r->misc), &sr);

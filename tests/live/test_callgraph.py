@@ -1,0 +1,119 @@
+"""Call graphs (-g, --call-graph dwarf) on a workload with a known tree:
+main -> caller_a -> hot (3 parts), main -> caller_b -> hot (1), main -> lone (1).
+
+usage: test_callgraph.py PERFTOP CGWORK_FP CGWORK_NOFP WORKLOAD
+"""
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tap import diag, done, finish_workload, ok, perftop_json, skip, start_workload  # noqa: E402
+
+PERFTOP, FP, NOFP, WORKLOAD = sys.argv[1:5]
+SECS = "5"
+
+
+def callers_of(recs, sym):
+    tot = {}
+    for rec in recs:
+        for s in rec.get("symbols", []):
+            if s["symbol"] == sym:
+                for c in s.get("callers", []):
+                    tot[c["symbol"]] = tot.get(c["symbol"], 0) + c["samples"]
+    return tot
+
+
+def check_split(label, binary, *mode):
+    p, pid = start_workload(binary, SECS)
+    rc, recs, err = perftop_json(PERFTOP, *mode, "-p", str(pid), "-d", "1", "-F", "4000", "-E", "50")
+    measured = finish_workload(p)
+    ok(rc == 0 and recs, "%s: perftop ran (%s)" % (label, err.strip()[:200]))
+    callers = callers_of(recs, "hot")
+    diag("%s: callers of hot %r, measured %r" % (label, callers, measured))
+    a, b = callers.get("caller_a", 0), callers.get("caller_b", 0)
+    if not ok(a > 0 and b > 0 and measured, "%s: hot's callers caller_a and caller_b found" % label):
+        return recs
+    got = 100.0 * a / (a + b)
+    want = 100.0 * measured["caller_a"] / (measured["caller_a"] + measured["caller_b"])
+    ok(abs(got - want) <= 1.5, "%s: caller split %.1f%% within 1.5 points of the workload's %.1f%%"
+       % (label, got, want))
+    rows = {s["symbol"]: s for rec in recs[-1:] for s in rec["symbols"]}
+    m = rows.get("main")
+    ok(m is not None and m.get("self", 1) <= 2 and m.get("children", 0) >= 0.9 * sum(
+        t["samples"] for t in recs[-1]["tasks"] if t["pid"] == pid),
+       "%s: main has (almost) no self and the children of the whole process" % label)
+    return recs
+
+
+def folded(binary, *mode):
+    p, pid = start_workload(binary, "3")
+    r = subprocess.run([PERFTOP, "-b", "--format", "folded", "--stats", *mode, "-p", str(pid), "-d", "1",
+                        "-F", "2000"], capture_output=True, text=True, timeout=60)
+    finish_workload(p)
+    return r
+
+
+def test_folded(label, binary, *mode, all_reach_main=False):
+    r = folded(binary, *mode)
+    lines = [l for l in r.stdout.splitlines() if l.strip()]
+    parsed = []
+    for l in lines:
+        stack, _, count = l.rpartition(" ")
+        if stack and count.isdigit():
+            parsed.append((stack.split(";"), int(count)))
+    ok(r.returncode == 0 and lines and len(parsed) == len(lines),
+       "%s: folded output parses (%d lines)" % (label, len(lines)))
+    total = sum(c for _, c in parsed)
+    said = [l for l in r.stderr.splitlines() if "samples in" in l]
+    diag("%s: %s" % (label, said))
+    ok(said and ("perftop: %d samples in" % total) in said[0],
+       "%s: the folded counts add up to the samples taken (%d)" % (label, total))
+    mine = [(s, c) for s, c in parsed if s[0].startswith("cgwork")]
+    ok(any(s[1:] == ["main", "caller_a", "hot"] for s, _ in mine), "%s: main;caller_a;hot stacks" % label)
+    if all_reach_main:
+        user = [(s, c) for s, c in mine if not any(f.endswith("_[k]") for f in s)]
+        reach = sum(c for s, c in user if "main" in s)
+        n = sum(c for _, c in user)
+        ok(n and reach == n, "%s: every user stack reaches main (%d of %d)" % (label, reach, n))
+
+
+def test_svg():
+    p, pid = start_workload(FP, "2")
+    out = "/tmp/perftop-test-%d.svg" % os.getpid()
+    r = subprocess.run([PERFTOP, "-b", "--format", "svg", "-o", out, "-p", str(pid), "-d", "1"],
+                       capture_output=True, text=True, timeout=60)
+    finish_workload(p)
+    try:
+        root = ET.parse(out).getroot()
+        names = {g.get("data-n") for g in root.iter("{http://www.w3.org/2000/svg}g")}
+        ok(r.returncode == 0 and root.tag.endswith("svg") and "hot" in names and "caller_a" in names,
+           "svg: well-formed XML naming the hot functions")
+    except (ET.ParseError, OSError) as e:
+        ok(False, "svg: well-formed XML (%s)" % e)
+    finally:
+        if os.path.exists(out):
+            os.unlink(out)
+
+
+def test_kernel():
+    p, pid = start_workload(WORKLOAD, "syscalls", "2")
+    rc, recs, err = perftop_json(PERFTOP, "-g", "-p", str(pid), "-d", "1", "-E", "50")
+    finish_workload(p)
+    kern = [s for rec in recs for s in rec["symbols"] if s["kernel"] and s.get("callers")]
+    ok(rc == 0 and kern, "kernel frames with their callers for a syscall-heavy workload (%d rows)" % len(kern))
+
+
+check_split("fp", FP, "-g")
+test_folded("fp", FP, "-g")
+test_svg()
+test_kernel()
+r = subprocess.run([PERFTOP, "-b", "-n", "1", "-d", "0.2", "--call-graph", "dwarf", "-p", str(os.getpid())],
+                   capture_output=True, text=True, timeout=60)
+if r.returncode != 0 and "dwarf" in r.stderr:
+    skip("dwarf mode", r.stderr.strip())
+else:
+    check_split("dwarf", NOFP, "--call-graph", "dwarf")
+    test_folded("dwarf", NOFP, "--call-graph", "dwarf", all_reach_main=True)
+done()
