@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "elfsym.h"
+#include "internal/elfsym.h"
 #include "symbols.h"
 
 enum { A_PIE, A_NOPIE, A_STRIPPED, A_LIB, A_LIB_STRIPPED, A_DIR, A_DEBUGLINK, A_DEBUG_ROOT, A_CXX, A_MINIDEBUG, A_N };
