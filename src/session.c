@@ -171,10 +171,19 @@ void session_record(void *arg, int ev, const struct record *r)
 			   &sr, r->sample.period);
 		break;
 	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		symbols_mmap(s->syms, (pid_t)r->mmap.pid, r->mmap.start, r->mmap.len, r->mmap.pgoff,
-			     r->mmap.maj, r->mmap.min, r->mmap.ino, r->mmap.prot, r->mmap.filename);
+	case PERF_RECORD_MMAP2: {
+		/* The build-id form leaves maj/min/ino zero: the build-id is the key. */
+		struct sym_map m = {
+			.pid = (pid_t)r->mmap.pid, .start = r->mmap.start, .len = r->mmap.len,
+			.pgoff = r->mmap.pgoff, .prot = r->mmap.prot, .filename = r->mmap.filename,
+			.build_id = r->mmap.build_id, .build_id_len = r->mmap.build_id_size,
+			.maj = r->mmap.maj, .min = r->mmap.min, .ino = r->mmap.ino,
+			.ino_generation = r->mmap.ino_generation,
+		};
+
+		symbols_mmap(s->syms, &m);
 		break;
+	}
 	case PERF_RECORD_COMM:
 		symbols_comm(s->syms, (pid_t)r->comm.pid, (pid_t)r->comm.tid, r->comm.comm,
 			     r->misc & PERF_RECORD_MISC_COMM_EXEC);
