@@ -295,15 +295,15 @@ static bool build_id_ok(const struct dso *d, const struct elfsym *t)
 					memcmp(t->build_id, d->ident.build_id, d->ident.build_id_len) == 0);
 }
 
-/* Symbols from d's separate debug file, if any: for a binary without
- * .symtab (t is its table), or with no table at all (t NULL: the file is out
- * of reach, only its build-id from the record names it). NULL if none. */
+/* The symbols of the separate debug file of d, whose table t has none of
+ * its own (no .symtab): found by d's build-id (the record's, else the
+ * file's) or t's debuglink. NULL if none. */
 static struct elfsym *load_debug_file(const struct dso_set *ds, const struct dso *d, const struct elfsym *t)
 {
 	char paths[DEBUGINFO_MAX_PATHS][PATH_MAX];
-	const uint8_t *bid = d->ident.build_id_len ? d->ident.build_id : t ? t->build_id : NULL;
-	size_t bidlen = d->ident.build_id_len ? d->ident.build_id_len : t ? t->build_id_len : 0;
-	size_t n = debuginfo_paths(bid, bidlen, t ? t->debuglink : NULL, d->path, ds->debug_root, paths);
+	const uint8_t *bid = d->ident.build_id_len ? d->ident.build_id : t->build_id;
+	size_t bidlen = d->ident.build_id_len ? d->ident.build_id_len : t->build_id_len;
+	size_t n = debuginfo_paths(bid, bidlen, t->debuglink, d->path, ds->debug_root, paths);
 
 	for (size_t i = 0; i < n; i++) {
 		struct elfsym *dbg = NULL;
@@ -313,8 +313,7 @@ static struct elfsym *load_debug_file(const struct dso_set *ds, const struct dso
 			continue;
 		elfsym_load_debug_fd(&dbg, fd);
 		close(fd);
-		if (dbg && dbg->nsyms && !dbg->from_dynsym && (t == NULL || debuginfo_matches(t, dbg)) &&
-		    build_id_ok(d, dbg))
+		if (dbg && dbg->nsyms && !dbg->from_dynsym && debuginfo_matches(t, dbg) && build_id_ok(d, dbg))
 			return dbg;
 		elfsym_free(dbg);
 	}
@@ -436,9 +435,6 @@ void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint
 		if (d->tab && d->tab->from_dynsym && d->kind == DSO_FILE && (dbg = load_debug_file(ds, d, d->tab)))
 			elfsym_adopt_symbols(d->tab, dbg);
 	}
-	/* No file to read, but the record's build-id finds its debug file. */
-	if (d->tab == NULL && d->kind == DSO_FILE && d->ident.build_id_len)
-		d->tab = load_debug_file(ds, d, NULL);
 	if (d->tab) {
 		ds->ntables++;
 		ds->nsyms += d->tab->nsyms;

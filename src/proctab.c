@@ -139,6 +139,35 @@ struct proctab_proc *proctab_find(struct proctab *pt, pid_t pid)
 	return p;
 }
 
+static void thread_mark_exited(struct proctab *pt, struct proctab_thread *t)
+{
+	if (t->exited)
+		return;
+	t->exited = true;
+	t->exit_epoch = pt->epoch;
+	TAILQ_INSERT_TAIL(&pt->exited_threads, t, exited_link);
+	pt->nexited_threads++;
+}
+
+/* Exited threads are kept (for late samples, and to know a tid reused) but
+ * bounded even when nobody calls proctab_reap; not within a walk of a
+ * thread list. */
+static void threads_trim(struct proctab *pt)
+{
+	while (pt->nexited_threads > EXITED_MAX)
+		thread_drop(pt, TAILQ_FIRST(&pt->exited_threads));
+}
+
+/* The threads of p are gone with its image or its life. */
+static void threads_exit(struct proctab *pt, struct proctab_proc *p)
+{
+	struct proctab_thread *t;
+
+	LIST_FOREACH(t, &p->threads, sibling)
+		thread_mark_exited(pt, t);
+	threads_trim(pt);
+}
+
 /* A new owner of p's pid: nothing of the old one is inherited. */
 static void proc_reset(struct proctab *pt, struct proctab_proc *p)
 {
@@ -151,7 +180,7 @@ static void proc_reset(struct proctab *pt, struct proctab_proc *p)
 	p->nmaps = 0;
 	p->comm[0] = '\0';
 	jit_retire(pt, p);
-	threads_drop(pt, p);
+	threads_exit(pt, p);
 	proctab_changed(pt, p->pid);
 }
 
@@ -192,19 +221,6 @@ static void proc_mark_exited(struct proctab *pt, struct proctab_proc *p)
 	/* Bounded even when nobody calls proctab_reap. */
 	if (++pt->nexited > EXITED_MAX && (old = TAILQ_FIRST(&pt->exited)) != NULL)
 		proc_drop(pt, old);
-}
-
-static void thread_mark_exited(struct proctab *pt, struct proctab_thread *t)
-{
-	struct proctab_thread *old;
-
-	if (t->exited)
-		return;
-	t->exited = true;
-	t->exit_epoch = pt->epoch;
-	TAILQ_INSERT_TAIL(&pt->exited_threads, t, exited_link);
-	if (++pt->nexited_threads > EXITED_MAX && (old = TAILQ_FIRST(&pt->exited_threads)) != NULL)
-		thread_drop(pt, old);
 }
 
 /* Thread tid of p, created if new. A tid whose previous owner exited (or
@@ -524,7 +540,7 @@ bool proctab_comm(struct proctab *pt, pid_t pid, pid_t tid, const char *comm, bo
 		 * kernel sends the new image's MMAP2s. */
 		p->nmaps = 0;
 		jit_retire(pt, p);
-		threads_drop(pt, p);
+		threads_exit(pt, p);
 		p->complete = true;
 		proctab_changed(pt, pid);
 	}
@@ -581,11 +597,11 @@ void proctab_exit(struct proctab *pt, pid_t pid, pid_t tid)
 	if (pid == tid) {
 		if ((p = proctab_find(pt, pid)) == NULL)
 			return;
+		threads_exit(pt, p);
 		proc_mark_exited(pt, p);
-		LIST_FOREACH(t, &p->threads, sibling)
-			thread_mark_exited(pt, t);
 	} else if ((t = RB_FIND(proctab_threads, &pt->threads, &key)) != NULL && t->proc->pid == pid) {
 		thread_mark_exited(pt, t);
+		threads_trim(pt);
 	}
 }
 
