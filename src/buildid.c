@@ -13,7 +13,8 @@ int buildid_read_fd(int fd, uint8_t out[BUILDID_MAX])
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOSYS;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* Plain reads: mapping the file for a few hundred bytes costs more. */
+	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (e == NULL)
 		return -ENOEXEC;
 	if (elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &phnum) != 0) {

@@ -366,8 +366,8 @@ void symbols_resolve_thread(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip
 			    struct sym_result *out)
 {
 	/* Known, or read from /proc once (which may move the generation on). */
-	struct proctab_proc *p = proctab_get(&s->pt, pid);
-	struct proctab_thread *t = p && tid != pid ? proctab_thread_get(&s->pt, p, tid) : NULL;
+	struct proctab_proc *p = proctab_task(&s->pt, pid);
+	struct proctab_thread *t = p ? proctab_task_thread(&s->pt, p, tid) : NULL;
 	int32_t cpid = kernel ? -1 : pid;
 	uint32_t tag = kernel ? PROCTAB_GEN_KERNEL | s->kgen : proctab_gen(&s->pt, pid);
 	struct cache_entry *e = &s->cache[cache_slot(cpid, ip)];

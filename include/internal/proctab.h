@@ -100,6 +100,24 @@ struct proctab_proc *proctab_get(struct proctab *pt, pid_t pid);
 /* Thread tid of p, read from /proc once when unknown; NULL for the main
  * thread or when out of memory. */
 struct proctab_thread *proctab_thread_get(struct proctab *pt, struct proctab_proc *p, pid_t tid);
+
+/* The sample path's way to both: a last hit costs no call. pid 0 (the
+ * idle tasks) and below are never in the table. */
+static inline struct proctab_proc *proctab_task(struct proctab *pt, pid_t pid)
+{
+	if (pt->last && pt->last->pid == pid)
+		return pt->last;
+	return pid > 0 ? proctab_get(pt, pid) : NULL;
+}
+
+static inline struct proctab_thread *proctab_task_thread(struct proctab *pt, struct proctab_proc *p, pid_t tid)
+{
+	struct proctab_thread *t = pt->last_thread;
+
+	if (tid == p->pid)
+		return NULL;
+	return t && t->tid == tid && t->proc == p ? t : proctab_thread_get(pt, p, tid);
+}
 /* Fills what records did not tell of p (first seen through a late MMAP)
  * from /proc, once. 0 or -errno. */
 int proctab_fill(struct proctab *pt, struct proctab_proc *p);
