@@ -53,6 +53,36 @@ void proctab_changed(struct proctab *pt, pid_t pid)
 		*g = 1; /* 0 is what an empty cache entry holds */
 }
 
+/* The name and life of a process or a thread: one piece for both. */
+static void task_set_comm(struct proctab_task *k, const char *comm)
+{
+	strlcpy(k->comm, comm ? comm : "", sizeof(k->comm));
+}
+
+static void task_exit(struct proctab *pt, struct proctab_task *k, struct proctab_exited *list, size_t *n)
+{
+	if (k->exited)
+		return;
+	k->exited = true;
+	k->exit_epoch = pt->epoch;
+	TAILQ_INSERT_TAIL(list, k, exited_link);
+	(*n)++;
+}
+
+/* Off the exited list: dropped, or its id taken by a new task. */
+static void task_unexit(struct proctab_task *k, struct proctab_exited *list, size_t *n)
+{
+	if (!k->exited)
+		return;
+	TAILQ_REMOVE(list, k, exited_link);
+	(*n)--;
+	k->exited = false;
+}
+
+/* The exited lists hold tasks, first in their process or thread. */
+#define TASK_PROC(k) ((struct proctab_proc *)(void *)(k))
+#define TASK_THREAD(k) ((struct proctab_thread *)(void *)(k))
+
 /* The JIT map of a process that is gone or became another program. */
 static void jit_retire(struct proctab *pt, struct proctab_proc *p)
 {
@@ -73,10 +103,7 @@ static void thread_drop(struct proctab *pt, struct proctab_thread *t)
 {
 	RB_REMOVE(proctab_threads, &pt->threads, t);
 	LIST_REMOVE(t, sibling);
-	if (t->exited) {
-		TAILQ_REMOVE(&pt->exited_threads, t, exited_link);
-		pt->nexited_threads--;
-	}
+	task_unexit(&t->task, &pt->exited_threads, &pt->nexited_threads);
 	if (pt->last_thread == t)
 		pt->last_thread = NULL;
 	pt->nthreads--;
@@ -94,10 +121,7 @@ static void proc_drop(struct proctab *pt, struct proctab_proc *p)
 {
 	threads_drop(pt, p);
 	RB_REMOVE(proctab_procs, &pt->procs, p);
-	if (p->exited) {
-		TAILQ_REMOVE(&pt->exited, p, exited_link);
-		pt->nexited--;
-	}
+	task_unexit(&p->task, &pt->exited, &pt->nexited);
 	if (pt->last == p)
 		pt->last = NULL;
 	proctab_changed(pt, p->pid);
@@ -139,23 +163,13 @@ struct proctab_proc *proctab_find(struct proctab *pt, pid_t pid)
 	return p;
 }
 
-static void thread_mark_exited(struct proctab *pt, struct proctab_thread *t)
-{
-	if (t->exited)
-		return;
-	t->exited = true;
-	t->exit_epoch = pt->epoch;
-	TAILQ_INSERT_TAIL(&pt->exited_threads, t, exited_link);
-	pt->nexited_threads++;
-}
-
 /* Exited threads are kept (for late samples, and to know a tid reused) but
  * bounded even when nobody calls proctab_reap; not within a walk of a
  * thread list. */
 static void threads_trim(struct proctab *pt)
 {
 	while (pt->nexited_threads > EXITED_MAX)
-		thread_drop(pt, TAILQ_FIRST(&pt->exited_threads));
+		thread_drop(pt, TASK_THREAD(TAILQ_FIRST(&pt->exited_threads)));
 }
 
 /* The threads of p are gone with its image or its life. */
@@ -164,21 +178,17 @@ static void threads_exit(struct proctab *pt, struct proctab_proc *p)
 	struct proctab_thread *t;
 
 	LIST_FOREACH(t, &p->threads, sibling)
-		thread_mark_exited(pt, t);
+		task_exit(pt, &t->task, &pt->exited_threads, &pt->nexited_threads);
 	threads_trim(pt);
 }
 
 /* A new owner of p's pid: nothing of the old one is inherited. */
 static void proc_reset(struct proctab *pt, struct proctab_proc *p)
 {
-	if (p->exited) {
-		TAILQ_REMOVE(&pt->exited, p, exited_link);
-		pt->nexited--;
-	}
-	p->exited = false;
+	task_unexit(&p->task, &pt->exited, &pt->nexited);
 	p->complete = false;
 	p->nmaps = 0;
-	p->comm[0] = '\0';
+	task_set_comm(&p->task, NULL);
 	jit_retire(pt, p);
 	threads_exit(pt, p);
 	proctab_changed(pt, p->pid);
@@ -192,8 +202,8 @@ static struct proctab_proc *proc_live(struct proctab *pt, pid_t pid, bool *reuse
 	struct proctab_proc *p = proctab_find(pt, pid);
 
 	if (reused)
-		*reused = p && p->exited;
-	if (p && p->exited)
+		*reused = p && p->task.exited;
+	if (p && p->task.exited)
 		proc_reset(pt, p);
 	if (p)
 		return p;
@@ -211,16 +221,10 @@ static struct proctab_proc *proc_live(struct proctab *pt, pid_t pid, bool *reuse
 
 static void proc_mark_exited(struct proctab *pt, struct proctab_proc *p)
 {
-	struct proctab_proc *old;
-
-	if (p->exited)
-		return;
-	p->exited = true;
-	p->exit_epoch = pt->epoch;
-	TAILQ_INSERT_TAIL(&pt->exited, p, exited_link);
+	task_exit(pt, &p->task, &pt->exited, &pt->nexited);
 	/* Bounded even when nobody calls proctab_reap. */
-	if (++pt->nexited > EXITED_MAX && (old = TAILQ_FIRST(&pt->exited)) != NULL)
-		proc_drop(pt, old);
+	if (pt->nexited > EXITED_MAX)
+		proc_drop(pt, TASK_PROC(TAILQ_FIRST(&pt->exited)));
 }
 
 /* Thread tid of p, created if new. A tid whose previous owner exited (or
@@ -231,8 +235,8 @@ static struct proctab_thread *thread_live(struct proctab *pt, struct proctab_pro
 	struct proctab_thread key = { .tid = tid }, *t = RB_FIND(proctab_threads, &pt->threads, &key);
 
 	if (reused)
-		*reused = t && (t->exited || t->proc != p);
-	if (t && (t->exited || t->proc != p)) {
+		*reused = t && (t->task.exited || t->proc != p);
+	if (t && (t->task.exited || t->proc != p)) {
 		thread_drop(pt, t);
 		t = NULL;
 	}
@@ -265,9 +269,9 @@ static const char *task_comm(struct proctab *pt, struct proctab_proc *p, pid_t t
 	struct proctab_thread key = { .tid = tid }, *t;
 
 	if (tid != p->pid && (t = RB_FIND(proctab_threads, &pt->threads, &key)) != NULL && t->proc == p &&
-	    t->comm[0])
-		return t->comm;
-	return p->comm;
+	    t->task.comm[0])
+		return t->task.comm;
+	return p->task.comm;
 }
 
 static bool maps_reserve(struct proctab *pt, struct proctab_proc *p, size_t extra)
@@ -416,8 +420,8 @@ static int synth_one(struct proctab *pt, pid_t pid, bool replace, struct dso_ide
 	free(line);
 	if (f)
 		fclose(f);
-	if (have_comm && (p->comm[0] == '\0' || replace))
-		strlcpy(p->comm, comm, sizeof(p->comm));
+	if (have_comm && (p->task.comm[0] == '\0' || replace))
+		task_set_comm(&p->task, comm);
 	p->complete = true;
 	proctab_changed(pt, pid);
 	return 0;
@@ -491,8 +495,8 @@ struct proctab_thread *proctab_thread_get(struct proctab *pt, struct proctab_pro
 		if ((t = thread_live(pt, p, tid, NULL)) == NULL)
 			return NULL;
 		if (util_pathf(path, sizeof(path), "%s/%d/task/%d/comm", pt->proc_root, (int)p->pid, (int)tid) != 0 ||
-		    !read_comm(path, t->comm, sizeof(t->comm)))
-			t->comm[0] = '\0';
+		    !read_comm(path, t->task.comm, sizeof(t->task.comm)))
+			t->task.comm[0] = '\0';
 	}
 	pt->last_thread = t;
 	return t;
@@ -531,10 +535,10 @@ bool proctab_comm(struct proctab *pt, pid_t pid, pid_t tid, const char *comm, bo
 	if (pid != tid && !exec) {
 		/* A thread's name is not the process's. */
 		if ((t = thread_live(pt, p, tid, &treused)) != NULL)
-			strlcpy(t->comm, comm ? comm : "", sizeof(t->comm));
+			task_set_comm(&t->task, comm);
 		return reused || treused;
 	}
-	strlcpy(p->comm, comm ? comm : "", sizeof(p->comm));
+	task_set_comm(&p->task, comm);
 	if (exec) {
 		/* The old image is gone, and every other thread with it; the
 		 * kernel sends the new image's MMAP2s. */
@@ -560,7 +564,7 @@ bool proctab_fork(struct proctab *pt, pid_t pid, pid_t ppid, pid_t tid, pid_t pt
 		if (tid == pid || (child = proc_live(pt, pid, NULL)) == NULL ||
 		    (t = thread_live(pt, child, tid, &reused)) == NULL)
 			return reused;
-		strlcpy(t->comm, task_comm(pt, child, ptid), sizeof(t->comm));
+		task_set_comm(&t->task, task_comm(pt, child, ptid));
 		return reused;
 	}
 	thread_forget(pt, pid);
@@ -569,12 +573,12 @@ bool proctab_fork(struct proctab *pt, pid_t pid, pid_t ppid, pid_t tid, pid_t pt
 	/* A fork is always a new process: nothing of an entry under its pid
 	 * (one that exited, or one a sample made before this record) stays. */
 	if (child) {
-		reused = child->exited;
+		reused = child->task.exited;
 		/* Made by a sample that came first: /proc's name is the new one's. */
 		if (!reused && parent == NULL)
-			strlcpy(comm, child->comm, sizeof(comm));
+			strlcpy(comm, child->task.comm, sizeof(comm));
 		proc_reset(pt, child);
-		strlcpy(child->comm, comm, sizeof(child->comm));
+		task_set_comm(&child->task, comm);
 	} else if ((child = proc_live(pt, pid, NULL)) == NULL) {
 		return false;
 	}
@@ -583,7 +587,7 @@ bool proctab_fork(struct proctab *pt, pid_t pid, pid_t ppid, pid_t tid, pid_t pt
 			memcpy(child->maps, parent->maps, parent->nmaps * sizeof(*parent->maps));
 		child->nmaps = parent->nmaps;
 		child->complete = parent->complete;
-		strlcpy(child->comm, task_comm(pt, parent, ptid), sizeof(child->comm));
+		task_set_comm(&child->task, task_comm(pt, parent, ptid));
 	}
 	proctab_changed(pt, pid);
 	return reused;
@@ -600,19 +604,18 @@ void proctab_exit(struct proctab *pt, pid_t pid, pid_t tid)
 		threads_exit(pt, p);
 		proc_mark_exited(pt, p);
 	} else if ((t = RB_FIND(proctab_threads, &pt->threads, &key)) != NULL && t->proc->pid == pid) {
-		thread_mark_exited(pt, t);
+		task_exit(pt, &t->task, &pt->exited_threads, &pt->nexited_threads);
 		threads_trim(pt);
 	}
 }
 
 void proctab_reap(struct proctab *pt)
 {
-	struct proctab_proc *p;
-	struct proctab_thread *t;
+	struct proctab_task *k;
 
-	while ((t = TAILQ_FIRST(&pt->exited_threads)) != NULL && t->exit_epoch < pt->epoch)
-		thread_drop(pt, t);
-	while ((p = TAILQ_FIRST(&pt->exited)) != NULL && p->exit_epoch < pt->epoch)
-		proc_drop(pt, p);
+	while ((k = TAILQ_FIRST(&pt->exited_threads)) != NULL && k->exit_epoch < pt->epoch)
+		thread_drop(pt, TASK_THREAD(k));
+	while ((k = TAILQ_FIRST(&pt->exited)) != NULL && k->exit_epoch < pt->epoch)
+		proc_drop(pt, TASK_PROC(k));
 	pt->epoch++;
 }

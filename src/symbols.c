@@ -229,7 +229,7 @@ static const struct perfmap_sym *jit_find(struct symbols *s, struct proctab_proc
 	struct stat st;
 	int rc;
 
-	if (sym || p->jit_checked == s->pt.epoch + 1 || p->exited)
+	if (sym || p->jit_checked == s->pt.epoch + 1 || p->task.exited)
 		return sym;
 	p->jit_checked = s->pt.epoch + 1;
 	if (util_pathf(path, sizeof(path), "%s/%d", s->proc_root, (int)p->pid) != 0 || stat(path, &st) != 0 ||
@@ -322,7 +322,7 @@ static struct lookup resolve_user(struct symbols *s, struct proctab_proc *p, uin
 
 	if (p)
 		m = proctab_map_find(p, ip);
-	if (m == NULL && p && !p->complete && !p->exited && proctab_fill(&s->pt, p) == 0)
+	if (m == NULL && p && !p->complete && !p->task.exited && proctab_fill(&s->pt, p) == 0)
 		m = proctab_map_find(p, ip);
 	if (m && !(d = m->dso)->loaded)
 		dso_load(&s->dsos, d, p->pid, m->start, m->end);
@@ -374,8 +374,8 @@ void symbols_resolve_thread(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip
 	struct lookup l;
 
 	out->kernel = kernel;
-	out->comm = pid == 0 ? "swapper" : p && p->comm[0] ? p->comm : NULL;
-	out->thread_comm = t && t->comm[0] ? t->comm : out->comm;
+	out->comm = pid == 0 ? "swapper" : p && p->task.comm[0] ? p->task.comm : NULL;
+	out->thread_comm = t && t->task.comm[0] ? t->task.comm : out->comm;
 	if (e->ip == ip && e->pid == cpid && e->tag == tag) {
 		out->sym = e->sym;
 		out->dso = e->dso;
@@ -434,7 +434,7 @@ const char *symbols_comm_of(struct symbols *s, pid_t pid)
 {
 	struct proctab_proc *p = proctab_get(&s->pt, pid);
 
-	return p && p->comm[0] ? p->comm : NULL;
+	return p && p->task.comm[0] ? p->task.comm : NULL;
 }
 
 void symbols_stats(const struct symbols *s, struct symbols_stats *st)

@@ -33,27 +33,30 @@ struct proctab_jit {
 	char dso[32];       /* "perf-PID.map", as perf report shows it */
 };
 
-/* A thread other than its process's main one (whose name is the process's). */
-struct proctab_thread {
-	RB_ENTRY(proctab_thread) node;
-	LIST_ENTRY(proctab_thread) sibling;
-	TAILQ_ENTRY(proctab_thread) exited_link;
-	struct proctab_proc *proc;
-	pid_t tid;
+/* What a process and a thread both have: a name and a life. Exited ones
+ * stay on a list until reaped, for the late samples of their interval. */
+struct proctab_task {
+	TAILQ_ENTRY(proctab_task) exited_link;
 	bool exited;
 	unsigned exit_epoch;
-	char comm[PROCTAB_COMM_LEN]; /* "": unknown, its process's stands for it */
+	char comm[PROCTAB_COMM_LEN]; /* a thread's "": its process's stands for it */
+};
+
+/* A thread other than its process's main one (whose name is the process's). */
+struct proctab_thread {
+	struct proctab_task task; /* first: the exited list holds tasks */
+	RB_ENTRY(proctab_thread) node;
+	LIST_ENTRY(proctab_thread) sibling;
+	struct proctab_proc *proc;
+	pid_t tid;
 };
 
 struct proctab_proc {
+	struct proctab_task task; /* first: the exited list holds tasks */
 	RB_ENTRY(proctab_proc) node;
-	TAILQ_ENTRY(proctab_proc) exited_link;
 	LIST_HEAD(, proctab_thread) threads;
 	pid_t pid;
-	bool exited;
 	bool complete;      /* maps came from /proc or an exec: no lazy re-read */
-	unsigned exit_epoch;
-	char comm[PROCTAB_COMM_LEN];
 	struct proctab_map *maps; /* sorted by start, non-overlapping */
 	size_t nmaps, cap;
 	struct proctab_jit *jit;  /* its perf-PID.map, once one was found */
@@ -62,8 +65,7 @@ struct proctab_proc {
 
 RB_HEAD(proctab_procs, proctab_proc);
 RB_HEAD(proctab_threads, proctab_thread);
-TAILQ_HEAD(proctab_exited, proctab_proc);
-TAILQ_HEAD(proctab_exited_threads, proctab_thread);
+TAILQ_HEAD(proctab_exited, proctab_task);
 
 struct proctab {
 	char *proc_root;
@@ -71,7 +73,7 @@ struct proctab {
 	struct proctab_procs procs;
 	struct proctab_threads threads;
 	struct proctab_exited exited;
-	struct proctab_exited_threads exited_threads;
+	struct proctab_exited exited_threads;
 	struct proctab_proc *last;          /* last-hit lookups of the sample path */
 	struct proctab_thread *last_thread;
 	size_t nprocs, nthreads, nexited, nexited_threads, bytes;
