@@ -51,7 +51,7 @@ struct record {
 		} sample;
 		struct {
 			uint32_t pid, tid;
-			uint64_t start, len, pgoff, ino;
+			uint64_t start, len, pgoff, ino, ino_generation;
 			uint32_t maj, min, prot, flags;
 			uint8_t build_id_size;
 			const uint8_t *build_id;   /* misc & PERF_RECORD_MISC_MMAP_BUILD_ID */

@@ -1,5 +1,6 @@
 /* symbols: which function an address falls in, for the kernel and for every
- * process we know of. Owns the process table (pid -> comm, maps) and the
+ * process we know of. Owns the process table (pid -> comm, threads, maps;
+ * src/proctab.c), the resolver with its cache (src/symbols.c) and the
  * per-file symbol tables (shared between processes mapping the same file). */
 #ifndef PERFTOP_SYMBOLS_H
 #define PERFTOP_SYMBOLS_H
@@ -25,8 +26,29 @@ struct sym_result {
 	const char *dso;   /* "/usr/bin/foo", "[kernel.kallsyms]", "[unknown]" */
 	uint64_t key;
 	bool kernel;
-	const char *comm;         /* the process's name ("swapper" for pid 0), or NULL */
-	const char *thread_comm;  /* the thread's, or NULL (then the process's) */
+	/* The task's names as the process table has them, so that the
+	 * aggregation is handed them rather than asking: the process's
+	 * ("swapper" for pid 0, NULL when unknown) and the thread's (its own,
+	 * else the same pointer as comm). Valid until the next record of that
+	 * task is applied or symbols_reap(): copy them. */
+	const char *comm;
+	const char *thread_comm;
+};
+
+/* One MMAP or MMAP2 record: the mapping and what the file is. */
+struct sym_map {
+	pid_t pid;
+	uint64_t start, len, pgoff;
+	uint32_t prot;           /* PROT_*: only PROT_EXEC mappings hold code */
+	const char *filename;
+	/* The identity: MMAP2's build-id form (misc &
+	 * PERF_RECORD_MISC_MMAP_BUILD_ID; build_id NULL otherwise), else its
+	 * inode form (maj, min, ino, ino_generation); all 0 for a plain MMAP,
+	 * known by path alone. */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
 };
 
 struct symbols *symbols_new(const struct symbols_opts *opts);
@@ -40,23 +62,23 @@ int symbols_load_kernel(struct symbols *s);
 /* One line for the user, or NULL: e.g. the kptr_restrict notice. */
 const char *symbols_notice(const struct symbols *s);
 
-/* Processes present before sampling began: /proc/PID/maps and comm.
+/* Processes present before sampling began: /proc/PID/maps and comm, each
+ * file identified as a record would (its build-id, else dev+inode).
  * pid < 0 means every process. Missing processes are skipped quietly. */
 int symbols_synthesize(struct symbols *s, pid_t pid);
 
-/* Mirrors of the ring's records. */
-void symbols_mmap(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
-		  uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino,
-		  uint32_t prot, const char *filename);
-/* An MMAP2 record that carries the file's build-id instead of its device
- * and inode (attr.build_id, misc & PERF_RECORD_MISC_MMAP_BUILD_ID): the DSO
- * is keyed by the build-id, and a file at the path with another build-id
- * (replaced since) is not taken for it. build_id_len 0: as symbols_mmap. */
-void symbols_mmap_build_id(struct symbols *s, pid_t pid, uint64_t start, uint64_t len,
-			   uint64_t pgoff, const uint8_t *build_id, size_t build_id_len,
-			   uint32_t prot, const char *filename);
-void symbols_comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, bool exec);
-void symbols_fork(struct symbols *s, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
+/* Mirrors of the ring's records. A file is what its identity says, not its
+ * path: a file replaced at its path is another DSO, and a process still
+ * running the old one keeps the old one's names. */
+void symbols_mmap(struct symbols *s, const struct sym_map *m);
+/* The return values of symbols_comm and symbols_fork say that a new task
+ * took over a pid (or tid) whose previous owner's exit was seen (even if
+ * not yet reaped): its entry starts afresh (comm, threads, maps), nothing
+ * inherited, and the caller should count it as a new task. A FORK, an exec
+ * (exec: COMM with PERF_RECORD_MISC_COMM_EXEC) or a thread's COMM does it. */
+bool symbols_comm(struct symbols *s, pid_t pid, pid_t tid, const char *comm, bool exec);
+bool symbols_fork(struct symbols *s, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
+/* pid == tid: the process exited (and its threads); else the thread. */
 void symbols_exit(struct symbols *s, pid_t pid, pid_t tid);
 
 /* Frees processes that exited before the previous call: late samples of an
@@ -64,12 +86,16 @@ void symbols_exit(struct symbols *s, pid_t pid, pid_t tid);
  * evicts symbol tables over the bound. Call once per interval. */
 void symbols_reap(struct symbols *s);
 
-/* Hot path: no allocation once the address's DSO table is loaded. kernel says
- * the sample's cpumode was kernel (or hypervisor). */
+/* Hot path: no allocation once the address's DSO table is loaded (and the
+ * task is known). kernel says the sample's cpumode was kernel (or
+ * hypervisor). tid names the thread whose thread_comm is wanted. */
+void symbols_resolve_thread(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip, bool kernel,
+			    struct sym_result *out);
+/* The same for the main thread (thread_comm == comm). */
 void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
 		     struct sym_result *out);
 
-/* comm of a process we know, or NULL. */
+/* comm of a process we know, or NULL (as sym_result.comm: prefer that). */
 const char *symbols_comm_of(struct symbols *s, pid_t pid);
 
 struct symbols_stats {

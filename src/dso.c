@@ -7,11 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "debuginfo.h"
 #include "elfsym.h"
+#include "util.h"
 
 static const char ANON[] = "//anon";
 static const char DELETED[] = " (deleted)";
@@ -24,30 +28,33 @@ static bool ends_deleted(const char *path)
 }
 
 /* Keyed by build-id, else by path (pseudo-files, unknown inode), else by
- * device and inode; the three never compare equal. */
+ * device, inode and generation; the three never compare equal. */
 static int dso_class(const struct dso *d)
 {
-	return d->build_id_len ? 0 : d->ino == 0 ? 1 : 2;
+	return d->ident.build_id_len ? 0 : d->ident.ino == 0 ? 1 : 2;
 }
+
+#define CMP(x, y) if ((x) != (y)) return (x) < (y) ? -1 : 1
 
 static int dso_cmp(const struct dso *a, const struct dso *b)
 {
+	const struct dso_ident *x = &a->ident, *y = &b->ident;
 	int ca = dso_class(a), cb = dso_class(b);
 
-	if (ca != cb)
-		return ca < cb ? -1 : 1;
+	CMP(ca, cb);
 	if (ca == 0) {
-		if (a->build_id_len != b->build_id_len)
-			return a->build_id_len < b->build_id_len ? -1 : 1;
-		return memcmp(a->build_id, b->build_id, a->build_id_len);
+		/* A memfd is a file of its own, whatever it holds. */
+		CMP(a->kind, b->kind);
+		CMP(x->build_id_len, y->build_id_len);
+		return memcmp(x->build_id, y->build_id, x->build_id_len);
 	}
 	if (ca == 1)
 		return strcmp(a->path, b->path);
-	if (a->ino != b->ino)
-		return a->ino < b->ino ? -1 : 1;
-	if (a->maj != b->maj)
-		return a->maj < b->maj ? -1 : 1;
-	return (a->min > b->min) - (a->min < b->min);
+	CMP(x->ino, y->ino);
+	CMP(x->maj, y->maj);
+	CMP(x->min, y->min);
+	CMP(x->gen, y->gen);
+	return 0;
 }
 
 /* libbsd's RB_GENERATE_STATIC relies on a __unused its cdefs.h leaves out. */
@@ -130,8 +137,7 @@ static struct dso *dso_find_or_add(struct dso_set *ds, const struct dso *key, pi
 	return d;
 }
 
-struct dso *dso_get(struct dso_set *ds, const char *path, uint32_t maj, uint32_t min, uint64_t ino,
-		    pid_t pid)
+struct dso *dso_get(struct dso_set *ds, const char *path, const struct dso_ident *id, pid_t pid)
 {
 	struct dso key = { 0 };
 
@@ -140,29 +146,116 @@ struct dso *dso_get(struct dso_set *ds, const char *path, uint32_t maj, uint32_t
 	key.kind = (uint8_t)dso_kind_of(path);
 	/* Pseudo-files are one DSO whatever their inode says; a memfd is a
 	 * file of its own. */
-	if (key.kind == DSO_FILE || key.kind == DSO_MEMFD) {
-		key.ino = ino;
-		key.maj = maj;
-		key.min = min;
+	if (id && (key.kind == DSO_FILE || key.kind == DSO_MEMFD)) {
+		key.ident = *id;
+		if (key.ident.build_id_len > DSO_BUILD_ID_MAX)
+			key.ident.build_id_len = 0;
+		/* The build-id says it all: one DSO however it was reached. */
+		if (key.ident.build_id_len)
+			key.ident.maj = key.ident.min = 0, key.ident.ino = key.ident.gen = 0;
+		else
+			memset(key.ident.build_id, 0, sizeof(key.ident.build_id));
 	}
 	key.path = (char *)(uintptr_t)path;
 	return dso_find_or_add(ds, &key, pid);
 }
 
-struct dso *dso_get_build_id(struct dso_set *ds, const char *path, const uint8_t *build_id,
-			     size_t len, pid_t pid)
+/* The inode's generation (FS_IOC_GETVERSION), as MMAP2 records carry it;
+ * 0 where the filesystem does not say. */
+static uint64_t file_gen(int fd)
 {
-	struct dso key = { 0 };
+	int gen = 0;
 
-	if (path == NULL || path[0] == '\0')
-		path = ANON;
-	key.kind = (uint8_t)dso_kind_of(path);
-	if (len == 0 || len > DSO_BUILD_ID_MAX || (key.kind != DSO_FILE && key.kind != DSO_MEMFD))
-		return dso_get(ds, path, 0, 0, 0, pid);
-	memcpy(key.build_id, build_id, len);
-	key.build_id_len = (uint8_t)len;
-	key.path = (char *)(uintptr_t)path;
-	return dso_find_or_add(ds, &key, pid);
+	return ioctl(fd, FS_IOC_GETVERSION, &gen) == 0 ? (uint64_t)(uint32_t)gen : 0;
+}
+
+struct ident_entry {
+	RB_ENTRY(ident_entry) node;
+	uint32_t maj, min;
+	uint64_t ino;
+	struct dso_ident ident;
+};
+
+static int ident_entry_cmp(const struct ident_entry *a, const struct ident_entry *b)
+{
+	CMP(a->ino, b->ino);
+	CMP(a->maj, b->maj);
+	CMP(a->min, b->min);
+	return 0;
+}
+
+RB_HEAD(ident_tree, ident_entry);
+RB_GENERATE_INTERNAL(ident_tree, ident_entry, node, ident_entry_cmp, __attribute__((unused)) static)
+
+struct dso_ident_cache {
+	struct ident_tree tree;
+};
+
+void dso_ident_cache_free(struct dso_ident_cache *c)
+{
+	struct ident_entry *e, *en;
+
+	if (c == NULL)
+		return;
+	RB_FOREACH_SAFE(e, ident_tree, &c->tree, en) {
+		RB_REMOVE(ident_tree, &c->tree, e);
+		free(e);
+	}
+	free(c);
+}
+
+static int open_as(const struct dso_set *ds, pid_t pid, const char *path, uint64_t ino, bool *other);
+
+/* The identity of the file pid maps at [start, end): its build-id, else
+ * id's device and inode with the inode's generation. The mapping itself
+ * (map_files) is the file; the path may name a newer one. */
+static void ident_read(const struct dso_set *ds, const char *path, pid_t pid, uint64_t start,
+		       uint64_t end, struct dso_ident *id)
+{
+	char mf[PATH_MAX];
+	struct stat st;
+	bool other = false;
+	int fd = -1, n;
+
+	if (util_pathf(mf, sizeof(mf), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, ds->proc_root, (int)pid,
+		       start, end) == 0)
+		fd = open(mf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && !ends_deleted(path) && (fd = open_as(ds, pid, path, id->ino, &other)) >= 0 && other) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && st.st_ino == id->ino) {
+		if ((n = buildid_read_fd(fd, id->build_id)) > 0)
+			id->build_id_len = (uint8_t)n;
+		else
+			id->gen = file_gen(fd);
+	}
+	close(fd);
+}
+
+struct dso *dso_get_mapped(struct dso_set *ds, const char *path, uint32_t maj, uint32_t min,
+			   uint64_t ino, pid_t pid, uint64_t start, uint64_t end,
+			   struct dso_ident_cache **cache)
+{
+	struct ident_entry key = { .maj = maj, .min = min, .ino = ino }, *e = NULL;
+	struct dso_ident id = { .maj = maj, .min = min, .ino = ino };
+	enum dso_kind kind = dso_kind_of(path && path[0] ? path : ANON);
+
+	if ((kind != DSO_FILE && kind != DSO_MEMFD) || ino == 0)
+		return dso_get(ds, path, &id, pid);
+	if (*cache == NULL && (*cache = calloc(1, sizeof(**cache))) != NULL)
+		RB_INIT(&(*cache)->tree);
+	if (*cache && (e = RB_FIND(ident_tree, &(*cache)->tree, &key)) != NULL)
+		return dso_get(ds, path, &e->ident, pid);
+	ident_read(ds, path, pid, start, end, &id);
+	if (*cache && (e = malloc(sizeof(*e))) != NULL) {
+		*e = key;
+		e->ident = id;
+		RB_INSERT(ident_tree, &(*cache)->tree, e);
+	}
+	return dso_get(ds, path, &id, pid);
 }
 
 /* Opens path as process pid sees it (through /proc/PID/root, for
@@ -194,11 +287,23 @@ static int open_as(const struct dso_set *ds, pid_t pid, const char *path, uint64
 	return fd;
 }
 
-/* A binary without .symtab: its separate debug file's symbols, if any. */
-static void load_debug_file(const struct dso_set *ds, struct dso *d)
+/* A table that is not of the build-id the kernel saw is another file's
+ * (the path was replaced): dropped. */
+static bool build_id_ok(const struct dso *d, const struct elfsym *t)
+{
+	return d->ident.build_id_len == 0 || (t->build_id_len == d->ident.build_id_len &&
+					memcmp(t->build_id, d->ident.build_id, d->ident.build_id_len) == 0);
+}
+
+/* The symbols of the separate debug file of d, whose table t has none of
+ * its own (no .symtab): found by d's build-id (the record's, else the
+ * file's) or t's debuglink. NULL if none. */
+static struct elfsym *load_debug_file(const struct dso_set *ds, const struct dso *d, const struct elfsym *t)
 {
 	char paths[DEBUGINFO_MAX_PATHS][PATH_MAX];
-	size_t n = debuginfo_paths(d->tab, d->path, ds->debug_root, paths);
+	const uint8_t *bid = d->ident.build_id_len ? d->ident.build_id : t->build_id;
+	size_t bidlen = d->ident.build_id_len ? d->ident.build_id_len : t->build_id_len;
+	size_t n = debuginfo_paths(bid, bidlen, t->debuglink, d->path, ds->debug_root, paths);
 
 	for (size_t i = 0; i < n; i++) {
 		struct elfsym *dbg = NULL;
@@ -208,12 +313,11 @@ static void load_debug_file(const struct dso_set *ds, struct dso *d)
 			continue;
 		elfsym_load_debug_fd(&dbg, fd);
 		close(fd);
-		if (dbg && dbg->nsyms && !dbg->from_dynsym && debuginfo_matches(d->tab, dbg)) {
-			elfsym_adopt_symbols(d->tab, dbg);
-			return;
-		}
+		if (dbg && dbg->nsyms && !dbg->from_dynsym && debuginfo_matches(t, dbg) && build_id_ok(d, dbg))
+			return dbg;
 		elfsym_free(dbg);
 	}
+	return NULL;
 }
 
 /* The very file process pid maps at [start, end), deleted, replaced or
@@ -233,12 +337,12 @@ static int open_mapped(const struct dso_set *ds, const struct dso *d, pid_t pid,
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	/* /proc/PID/exe is right only for the main binary: known by its inode,
 	 * or by the build-id its table is checked against. */
-	if (fd >= 0 || !exe || (d->ino == 0 && d->build_id_len == 0))
+	if (fd >= 0 || !exe || (d->ident.ino == 0 && d->ident.build_id_len == 0))
 		return fd;
 	if ((size_t)snprintf(path, sizeof(path), "%s/%d/exe", ds->proc_root, (int)pid) >= sizeof(path) ||
 	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
-	if (d->ino && (fstat(fd, &st) != 0 || st.st_ino != d->ino)) {
+	if (d->ident.ino && (fstat(fd, &st) != 0 || st.st_ino != d->ident.ino)) {
 		close(fd);
 		return -1;
 	}
@@ -272,11 +376,15 @@ static int open_dso(const struct dso_set *ds, const struct dso *d, pid_t pid, ui
 		return open_mapped(ds, d, pid, start, end, true);
 	/* Known by path alone (or by build-id), the path may name a newer
 	 * file: the mapping itself is the surer way when we may open it. */
-	if (d->ino == 0 && !d->deleted && (mfd = open_mapped(ds, d, pid, start, end, false)) >= 0)
+	if (d->ident.ino == 0 && !d->deleted && (mfd = open_mapped(ds, d, pid, start, end, false)) >= 0)
 		return mfd;
 	/* A deleted file's path may name a new file now: never trust it. */
-	if (!d->deleted && (fd = open_as(ds, d->pid, d->path, d->ino, &other)) >= 0 && !other)
-		return fd;
+	if (!d->deleted && (fd = open_as(ds, d->pid, d->path, d->ident.ino, &other)) >= 0 && !other) {
+		if (d->ident.gen == 0 || file_gen(fd) == 0 || file_gen(fd) == d->ident.gen)
+			return fd;
+		close(fd); /* the inode number reused by another file */
+		fd = -1;
+	}
 	mfd = open_mapped(ds, d, pid, start, end, true);
 	if (mfd >= 0) {
 		if (fd >= 0)
@@ -286,19 +394,11 @@ static int open_dso(const struct dso_set *ds, const struct dso *d, pid_t pid, ui
 	/* Deleted, but still there under its old name (a hard link, or the
 	 * "(deleted)" was in the name all along). */
 	if (fd < 0 && d->deleted && (path = live_path(d, buf, sizeof(buf))) != NULL &&
-	    (fd = open_as(ds, d->pid, path, d->ino, &other)) >= 0 && other) {
+	    (fd = open_as(ds, d->pid, path, d->ident.ino, &other)) >= 0 && other) {
 		close(fd);
 		fd = -1;
 	}
 	return fd;
-}
-
-/* A table that is not of the build-id the kernel saw is another file's
- * (the path was replaced): dropped. */
-static bool build_id_ok(const struct dso *d, const struct elfsym *t)
-{
-	return d->build_id_len == 0 || (t->build_id_len == d->build_id_len &&
-					memcmp(t->build_id, d->build_id, d->build_id_len) == 0);
 }
 
 static void load_fd_checked(struct dso *d, int fd, const char *label)
@@ -315,6 +415,7 @@ void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint
 {
 	char buf[PATH_MAX];
 	const char *path = live_path(d, buf, sizeof(buf)), *base, *label;
+	struct elfsym *dbg;
 	int fd;
 
 	if (path == NULL)
@@ -328,11 +429,11 @@ void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint
 		   (fd = open_dso(ds, d, pid, start, end)) >= 0) {
 		load_fd_checked(d, fd, label);
 		/* The path's file is not the mapped one: the mapping's is. */
-		if (d->tab == NULL && d->build_id_len && d->kind == DSO_FILE &&
+		if (d->tab == NULL && d->ident.build_id_len && d->kind == DSO_FILE &&
 		    (fd = open_mapped(ds, d, pid, start, end, true)) >= 0)
 			load_fd_checked(d, fd, label);
-		if (d->tab && d->tab->from_dynsym && d->kind == DSO_FILE)
-			load_debug_file(ds, d);
+		if (d->tab && d->tab->from_dynsym && d->kind == DSO_FILE && (dbg = load_debug_file(ds, d, d->tab)))
+			elfsym_adopt_symbols(d->tab, dbg);
 	}
 	if (d->tab) {
 		ds->ntables++;

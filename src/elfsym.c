@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "demangle.h"
+#include "util.h"
 
 /* .gnu_debugdata: what its decompression may take and give. */
 #define MINIDEBUG_MAX_OUT ((size_t)64 << 20)
@@ -238,28 +239,7 @@ static Elf_Scn *find_symtab(Elf *e, uint32_t type, uint64_t fsize, size_t *strnd
 
 static int names_put(struct builder *b, const char *s, size_t len, uint32_t *off)
 {
-	struct elfsym *t = b->t;
-	size_t need = t->names_len + len + 1;
-
-	if (need > UINT32_MAX)
-		return -E2BIG;
-	if (need > b->names_cap) {
-		size_t cap = b->names_cap ? b->names_cap : 4096;
-		char *p;
-
-		while (cap < need)
-			cap *= 2;
-		p = realloc(t->names, cap);
-		if (p == NULL)
-			return -ENOMEM;
-		t->names = p;
-		b->names_cap = cap;
-	}
-	memcpy(t->names + t->names_len, s, len);
-	t->names[t->names_len + len] = '\0';
-	*off = (uint32_t)t->names_len;
-	t->names_len = need;
-	return 0;
+	return util_pool_put(&b->t->names, &b->t->names_len, &b->names_cap, 4096, s, len, off);
 }
 
 /* Lower is better among aliases: global, weak, local; then a name without

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
+
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define SPEC_MAX 1024 /* longest event text taken; .name keeps what fits */
 #define DEVICES "bus/event_source/devices"
@@ -43,18 +45,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-__attribute__((format(printf, 3, 4)))
-static int pathf(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
 /* First bytes of a sysfs/tracefs file, trailing whitespace dropped. */
@@ -236,7 +226,7 @@ static int pmu_format(struct pmu_ctx *c, const char *term, uint64_t v)
 	int bits;
 
 	if (!safe_name(term) ||
-	    pathf(path, sizeof(path), "%s/" DEVICES "/%s/format/%s", sysfs_root, c->pmu, term) ||
+	    util_pathf(path, sizeof(path), "%s/" DEVICES "/%s/format/%s", sysfs_root, c->pmu, term) ||
 	    evspec_read_line(path, spec, sizeof(spec)))
 		return 1;
 	ranges = strchr(spec, ':');
@@ -319,7 +309,7 @@ static int pmu_term(struct pmu_ctx *c, char *term, int depth)
 				    "event %s: term '%s' wants a number (decimal or 0x hex), not '%s'", c->ev,
 				    term, val);
 	} else if (depth == 0 && safe_name(term) &&
-		   !pathf(path, sizeof(path), "%s/" DEVICES "/%s/events/%s", sysfs_root, c->pmu, term) &&
+		   !util_pathf(path, sizeof(path), "%s/" DEVICES "/%s/events/%s", sysfs_root, c->pmu, term) &&
 		   evspec_read_line(path, alias, sizeof(alias)) == 0) {
 		/* A bare word is first an alias from events/, itself a term list. */
 		return pmu_terms(c, alias, depth + 1);
@@ -370,7 +360,7 @@ static int parse_pmu(const char *ev, char *text, struct evspec *out, char *err, 
 	if (text[0] == '\0')
 		return fail(err, errlen, "event %s: no PMU name before '/' (want pmu/term=value,…/)", ev);
 	if (!safe_name(text) ||
-	    pathf(path, sizeof(path), "%s/" DEVICES "/%s/type", sysfs_root, text) ||
+	    util_pathf(path, sizeof(path), "%s/" DEVICES "/%s/type", sysfs_root, text) ||
 	    read_number(path, UINT32_MAX, &t))
 		return fail(err, errlen, "PMU '%s' not found in %s/" DEVICES " (see perftop --list-events)",
 			    text, sysfs_root);
@@ -397,7 +387,7 @@ const char *evspec_tracefs_dir(int *eno)
 	for (size_t i = 0; i < NELEM(usual); i++) {
 		const char *root = tracefs_root[0] ? tracefs_root : usual[i];
 
-		if (pathf(path, sizeof(path), "%s/events", root) == 0 && stat(path, &st) == 0 &&
+		if (util_pathf(path, sizeof(path), "%s/events", root) == 0 && stat(path, &st) == 0 &&
 		    S_ISDIR(st.st_mode))
 			return root;
 		if (errno == EACCES || errno == EPERM)
@@ -427,7 +417,7 @@ static int parse_tracepoint(const char *ev, const char *sys, const char *name, s
 	if (root == NULL)
 		return fail(err, errlen, "tracepoint %s:%s: tracefs is not mounted: "
 			    "mount -t tracefs nodev /sys/kernel/tracing", sys, name);
-	rc = pathf(path, sizeof(path), "%s/events/%s/%s/id", root, sys, name);
+	rc = util_pathf(path, sizeof(path), "%s/events/%s/%s/id", root, sys, name);
 	if (rc == 0)
 		rc = read_number(path, LLONG_MAX, &v);
 	if (rc == -EACCES || rc == -EPERM)

@@ -15,6 +15,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util.h"
+
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define DEVICES "bus/event_source/devices"
 
@@ -154,19 +156,6 @@ static int raw_decode(const char *name, uint64_t *config)
 	return 0;
 }
 
-/* snprintf that says whether it all fit: a cut path must not name another file. */
-__attribute__((format(printf, 3, 4)))
-static int snprintf_ok(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
 int evspec_symbol(const char *name, struct perf_event_attr *attr)
 {
 	int rc;
@@ -269,12 +258,12 @@ static void list_pmu(FILE *out, const char *dir, const char *pmu)
 	char path[PATH_MAX], type[32], names[160];
 	int aliases;
 
-	if (snprintf_ok(path, sizeof(path), "%s/%s/type", dir, pmu) ||
+	if (util_pathf(path, sizeof(path), "%s/%s/type", dir, pmu) ||
 	    evspec_read_line(path, type, sizeof(type)))
 		return;
-	aliases = snprintf_ok(path, sizeof(path), "%s/%s/events", dir, pmu) ? 0 :
+	aliases = util_pathf(path, sizeof(path), "%s/%s/events", dir, pmu) ? 0 :
 		  dir_join(path, names, sizeof(names));
-	if (snprintf_ok(path, sizeof(path), "%s/%s/format", dir, pmu) || dir_join(path, names, sizeof(names)) == 0)
+	if (util_pathf(path, sizeof(path), "%s/%s/format", dir, pmu) || dir_join(path, names, sizeof(names)) == 0)
 		strlcpy(names, "-", sizeof(names));
 	fprintf(out, "  %-24s type %-4s %3d event aliases  terms: %s\n", pmu, type, aliases, names);
 }
@@ -286,7 +275,7 @@ static void list_pmus(FILE *out)
 	int n = -1;
 
 	fprintf(out, "\nPMUs (pmu/term=value,…/ or pmu/event-alias/)\n");
-	if (snprintf_ok(dir, sizeof(dir), "%s/" DEVICES, evspec_sysfs_root()) == 0)
+	if (util_pathf(dir, sizeof(dir), "%s/" DEVICES, evspec_sysfs_root()) == 0)
 		n = scandir(dir, &ents, not_hidden, alphasort);
 	if (n < 0) {
 		fprintf(out, "  none: %s/" DEVICES " is not readable\n", evspec_sysfs_root());
@@ -310,7 +299,7 @@ static void list_tracepoints(FILE *out)
 
 	fprintf(out, "\nTracepoints\n");
 	root = evspec_tracefs_dir(&eno);
-	if (root == NULL || snprintf_ok(path, sizeof(path), "%s/events", root) || (d = opendir(path)) == NULL) {
+	if (root == NULL || util_pathf(path, sizeof(path), "%s/events", root) || (d = opendir(path)) == NULL) {
 		if (root == NULL && eno == ENOENT)
 			fprintf(out, "  tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing\n");
 		else

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 /* "[name]" as the kernel prints it; MODULE_NAME_LEN is 56 with the brackets
  * well inside this. */
 #define MODULE_MAX 64
@@ -26,28 +28,7 @@ static int hex_digit(char c)
 
 static int names_put(struct kallsyms *ks, const char *s, size_t len, uint32_t *off)
 {
-	size_t need = ks->names_len + len + 1;
-
-	/* Offsets are 32 bits to keep a symbol at 16 bytes. */
-	if (need > UINT32_MAX)
-		return -E2BIG;
-	if (need > ks->names_cap) {
-		size_t cap = ks->names_cap ? ks->names_cap : 1 << 16;
-		char *p;
-
-		while (cap < need)
-			cap *= 2;
-		p = realloc(ks->names, cap);
-		if (p == NULL)
-			return -ENOMEM;
-		ks->names = p;
-		ks->names_cap = cap;
-	}
-	memcpy(ks->names + ks->names_len, s, len);
-	ks->names[ks->names_len + len] = '\0';
-	*off = (uint32_t)ks->names_len;
-	ks->names_len = need;
-	return 0;
+	return util_pool_put(&ks->names, &ks->names_len, &ks->names_cap, 1 << 16, s, len, off);
 }
 
 static bool module_is(const struct kallsyms *ks, size_t i, const char *m, size_t len)

@@ -3,11 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "util.h"
 
 #define CHUNK_SIZE 65536
 
@@ -161,21 +164,13 @@ out_close:
 
 const struct perfmap_sym *perfmap_find(const struct perfmap *pm, uint64_t addr)
 {
-	size_t lo = 0, hi = pm->nsyms;
-
 	/* The last entry starting at or before addr; an older, longer one
 	 * that a newer entry overlaps does not count. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t i = util_upper_bound(pm->syms, pm->nsyms, sizeof(*pm->syms), offsetof(struct perfmap_sym, addr), addr);
 
-		if (pm->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	if (i == 0)
 		return NULL;
-	return addr - pm->syms[lo - 1].addr < pm->syms[lo - 1].size ? &pm->syms[lo - 1] : NULL;
+	return addr - pm->syms[i - 1].addr < pm->syms[i - 1].size ? &pm->syms[i - 1] : NULL;
 }
 
 void perfmap_free(struct perfmap *pm)

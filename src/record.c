@@ -140,10 +140,8 @@ static int decode_mmap(struct cursor *c, struct record *out, int v2)
 			out->mmap.build_id = out->mmap.build_id_size ? c->p + 4 : NULL;
 			c->p += 24;
 		} else {
-			uint64_t gen;
-
 			if (take_u32x2(c, &out->mmap.maj, &out->mmap.min) ||
-			    take_u64(c, &out->mmap.ino) || take_u64(c, &gen))
+			    take_u64(c, &out->mmap.ino) || take_u64(c, &out->mmap.ino_generation))
 				return -1;
 		}
 		if (take_u32x2(c, &out->mmap.prot, &out->mmap.flags))

@@ -473,7 +473,11 @@ static size_t chain_frames(struct session *s, const struct record *r, struct sym
 			continue;
 		}
 		memset(&frames[n], 0, sizeof(frames[n]));
-		symbols_resolve(s->syms, pid, first ? ip : ip - 1, kernel, &frames[n]);
+		/* The leaf names the task too (agg takes its comm from frames[0]). */
+		if (n == 0)
+			symbols_resolve_thread(s->syms, pid, (pid_t)r->sid.tid, ip, kernel, &frames[n]);
+		else
+			symbols_resolve(s->syms, pid, first ? ip : ip - 1, kernel, &frames[n]);
 		first = false;
 		n++;
 	}
@@ -489,7 +493,8 @@ static void sample(struct session *s, int ev, const struct record *r)
 	if (r->sample.ips == NULL && r->sample.regs == NULL) {
 		struct sym_result sr = { 0 };
 
-		symbols_resolve(s->syms, (pid_t)r->sid.pid, r->sample.ip, cpumode_kernel(r->misc), &sr);
+		symbols_resolve_thread(s->syms, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r->sample.ip,
+				       cpumode_kernel(r->misc), &sr);
 		if (sr.comm == NULL)
 			sr.comm = session_comm(s, (pid_t)r->sid.pid);
 		agg_sample(s->agg, (size_t)ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid,
@@ -499,7 +504,8 @@ static void sample(struct session *s, int ev, const struct record *r)
 	n = chain_frames(s, r, frames, SESSION_STACK_MAX);
 	if (n == 0) {
 		memset(&frames[0], 0, sizeof(frames[0]));
-		symbols_resolve(s->syms, (pid_t)r->sid.pid, r->sample.ip, cpumode_kernel(r->misc), &frames[0]);
+		symbols_resolve_thread(s->syms, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r->sample.ip,
+				       cpumode_kernel(r->misc), &frames[0]);
 		n = 1;
 	}
 	if (frames[0].comm == NULL)
@@ -517,10 +523,19 @@ void session_record(void *arg, int ev, const struct record *r)
 		sample(s, ev, r);
 		break;
 	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		symbols_mmap(s->syms, (pid_t)r->mmap.pid, r->mmap.start, r->mmap.len, r->mmap.pgoff,
-			     r->mmap.maj, r->mmap.min, r->mmap.ino, r->mmap.prot, r->mmap.filename);
+	case PERF_RECORD_MMAP2: {
+		/* The build-id form leaves maj/min/ino zero: the build-id is the key. */
+		struct sym_map m = {
+			.pid = (pid_t)r->mmap.pid, .start = r->mmap.start, .len = r->mmap.len,
+			.pgoff = r->mmap.pgoff, .prot = r->mmap.prot, .filename = r->mmap.filename,
+			.build_id = r->mmap.build_id, .build_id_len = r->mmap.build_id_size,
+			.maj = r->mmap.maj, .min = r->mmap.min, .ino = r->mmap.ino,
+			.ino_generation = r->mmap.ino_generation,
+		};
+
+		symbols_mmap(s->syms, &m);
 		break;
+	}
 	case PERF_RECORD_COMM:
 		symbols_comm(s->syms, (pid_t)r->comm.pid, (pid_t)r->comm.tid, r->comm.comm,
 			     r->misc & PERF_RECORD_MISC_COMM_EXEC);

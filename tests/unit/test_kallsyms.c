@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "kallsyms.h"
+#include "internal/kallsyms.h"
 
 static const char *name_at(const struct kallsyms *ks, uint64_t addr)
 {

@@ -22,8 +22,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "elfsym.h"
+#include "internal/elfsym.h"
 #include "symbols.h"
+#include "symtest.h"
 
 enum { A_PIE, A_NOPIE, A_STRIPPED, A_LIB, A_LIB_STRIPPED, A_DIR, A_DEBUGLINK, A_DEBUG_ROOT, A_CXX, A_MINIDEBUG, A_N };
 
@@ -43,25 +44,6 @@ struct child {
 	int in;
 	uint64_t addr[NFN];
 };
-
-static const struct elfsym_sym *sym_named(const struct elfsym *t, const char *name)
-{
-	for (size_t i = 0; t && i < t->nsyms; i++)
-		if (strcmp(elfsym_name(t, &t->syms[i]), name) == 0)
-			return &t->syms[i];
-	return NULL;
-}
-
-/* Inverse of elfsym_offset_to_vaddr, for building mappings by hand. */
-static bool vaddr_to_offset(const struct elfsym *t, uint64_t vaddr, uint64_t *off)
-{
-	for (size_t i = 0; i < t->nloads; i++)
-		if (vaddr >= t->loads[i].vaddr && vaddr - t->loads[i].vaddr < t->loads[i].filesz) {
-			*off = vaddr - t->loads[i].vaddr + t->loads[i].offset;
-			return true;
-		}
-	return false;
-}
 
 static struct elfsym *load_with(const char *path, int (*fn)(struct elfsym **, int, const char *),
 				 const char *label)
@@ -451,7 +433,7 @@ static void test_records(char **argv)
 	}
 	ip = base + off_a + 1;
 	symbols_comm(s, p1, p1, "parent", false);
-	symbols_mmap(s, p1, base, len, 0, 0, 0, 0, PROT_READ | PROT_EXEC, argv[A_PIE]);
+	map_ino(s, p1, base, len, 0, 0, 0, 0, 0, PROT_READ | PROT_EXEC, argv[A_PIE]);
 	symbols_resolve(s, p1, ip, false, &r);
 	CHECK_STR(r.sym, "fixture_alpha", "mmap record: PIE at a chosen base");
 	CHECK_STR(r.dso, argv[A_PIE], "dso is the mapped file");
@@ -460,7 +442,7 @@ static void test_records(char **argv)
 	CHECK_STR(symbols_comm_of(s, p1), "parent", "a thread's name is not the process's");
 
 	/* Only the page before alpha replaced: the tail keeps its offsets. */
-	symbols_mmap(s, p1, base + (off_a & ~0xfffull) - 0x1000, 0x1000, 0, 0, 0, 0, PROT_EXEC, "//anon");
+	map_ino(s, p1, base + (off_a & ~0xfffull) - 0x1000, 0x1000, 0, 0, 0, 0, 0, PROT_EXEC, "//anon");
 	symbols_resolve(s, p1, ip, false, &r);
 	CHECK_STR(r.sym, "fixture_alpha", "partial overlap: the rest of the mapping stays right");
 	symbols_resolve(s, p1, base + (off_a & ~0xfffull) - 0x800, false, &r);
@@ -476,10 +458,10 @@ static void test_records(char **argv)
 
 	/* Cached, then a new file over the same range: the cache must see it. */
 	symbols_resolve(s, p1, ip, false, &r);
-	symbols_mmap(s, p1, base, len, 0, 0, 0, 0, PROT_EXEC, argv[A_NOPIE]);
+	map_ino(s, p1, base, len, 0, 0, 0, 0, 0, PROT_EXEC, argv[A_NOPIE]);
 	symbols_resolve(s, p1, ip, false, &r);
 	CHECK_STR(r.dso, argv[A_NOPIE], "mmap over a cached range: the new file");
-	symbols_mmap(s, p1, base, len, 0, 0, 0, 0, PROT_READ, "/data");
+	map_ino(s, p1, base, len, 0, 0, 0, 0, 0, PROT_READ, "/data");
 	symbols_resolve(s, p1, ip, false, &r);
 	CHECK_STR(r.dso, "[unknown]", "data mapped over code removes it");
 	symbols_resolve(s, p2, base + off_b, false, &r);
@@ -490,8 +472,8 @@ static void test_records(char **argv)
 	symbols_resolve(s, p2, base + off_b, false, &r);
 	CHECK_STR(r.sym, "[unknown]", "exec: old maps gone");
 	/* Same file under two pids: one DSO, one key. */
-	symbols_mmap(s, p2, base, len, 0, 8, 1, 4242, PROT_EXEC, argv[A_PIE]);
-	symbols_mmap(s, p3, base + 0x200000, len, 0, 8, 1, 4242, PROT_EXEC, argv[A_PIE]);
+	map_ino(s, p2, base, len, 0, 8, 1, 4242, 0, PROT_EXEC, argv[A_PIE]);
+	map_ino(s, p3, base + 0x200000, len, 0, 8, 1, 4242, 0, PROT_EXEC, argv[A_PIE]);
 	{
 		struct sym_result r3;
 
@@ -506,7 +488,7 @@ static void test_records(char **argv)
 	symbols_resolve(s, p2, base + off_a, false, &r);
 	CHECK_STR(r.sym, "fixture_alpha", "a thread's exit leaves the process");
 	symbols_exit(s, p2, p2);
-	symbols_mmap(s, p2, base, len, 0, 0, 0, 0, PROT_EXEC, argv[A_NOPIE]);
+	map_ino(s, p2, base, len, 0, 0, 0, 0, 0, PROT_EXEC, argv[A_NOPIE]);
 	symbols_resolve(s, p2, base + off_a, false, &r);
 	CHECK_STR(r.dso, argv[A_NOPIE], "records after exit: a new process under the old pid");
 	symbols_resolve(s, FAKE_PID + 99, base, false, &r);
@@ -655,8 +637,8 @@ static void test_eviction(char **argv)
 		goto out;
 	}
 	symbols_set_table_limit(s, 1);
-	symbols_mmap(s, pid, base, len, 0, 0, 0, 0, PROT_EXEC, argv[A_PIE]);
-	symbols_mmap(s, pid, lbase, len, 0, 0, 0, 0, PROT_EXEC, argv[A_LIB]);
+	map_ino(s, pid, base, len, 0, 0, 0, 0, 0, PROT_EXEC, argv[A_PIE]);
+	map_ino(s, pid, lbase, len, 0, 0, 0, 0, 0, PROT_EXEC, argv[A_LIB]);
 	symbols_resolve(s, pid, base + off, false, &r);
 	symbols_reap(s);
 	symbols_stats(s, &st);
@@ -703,22 +685,22 @@ static void test_build_id(char **argv)
 		CHECK(0, "cannot prepare the build-id tests");
 		goto out;
 	}
-	symbols_mmap_build_id(s, FAKE_PID + 20, base, len, 0, t->build_id, t->build_id_len, PROT_EXEC,
+	map_bid(s, FAKE_PID + 20, base, len, 0, t->build_id, t->build_id_len, PROT_EXEC,
 			      argv[A_PIE]);
 	symbols_resolve(s, FAKE_PID + 20, base + off, false, &r);
 	CHECK_STR(r.sym, "fixture_alpha", "build-id keyed: resolves");
 	/* Same build-id at another path (the stripped copy): the same DSO. */
-	symbols_mmap_build_id(s, FAKE_PID + 21, base, len, 0, t->build_id, t->build_id_len, PROT_EXEC,
+	map_bid(s, FAKE_PID + 21, base, len, 0, t->build_id, t->build_id_len, PROT_EXEC,
 			      argv[A_STRIPPED]);
 	symbols_resolve(s, FAKE_PID + 21, base + off, false, &r2);
 	CHECK(r2.key == r.key && r2.dso == r.dso, "same build-id: one DSO, one key");
 	memcpy(wrong, t->build_id, sizeof(wrong));
 	wrong[0] ^= 0xff;
-	symbols_mmap_build_id(s, FAKE_PID + 22, base, len, 0, wrong, t->build_id_len, PROT_EXEC,
+	map_bid(s, FAKE_PID + 22, base, len, 0, wrong, t->build_id_len, PROT_EXEC,
 			      argv[A_PIE]);
 	symbols_resolve(s, FAKE_PID + 22, base + off, false, &r);
 	CHECK_STR(r.sym, "[unknown]", "the path holds another build-id: not taken for it");
-	symbols_mmap_build_id(s, FAKE_PID + 23, base, len, 0, NULL, 0, PROT_EXEC, argv[A_PIE]);
+	map_bid(s, FAKE_PID + 23, base, len, 0, NULL, 0, PROT_EXEC, argv[A_PIE]);
 	symbols_resolve(s, FAKE_PID + 23, base + off, false, &r);
 	CHECK_STR(r.sym, "fixture_alpha", "no build-id: by path");
 out:
@@ -749,7 +731,7 @@ static void test_cxx(const char *exe)
 		goto out;
 	}
 	CHECK(symbols_demangle(s), "demangling is on by default");
-	symbols_mmap(s, FAKE_PID + 10, base, len, 0, 0, 0, 0, PROT_EXEC, exe);
+	map_ino(s, FAKE_PID + 10, base, len, 0, 0, 0, 0, 0, PROT_EXEC, exe);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const struct elfsym_sym *sym = sym_named(t, names[i][0]);
 		uint64_t off;

@@ -15,6 +15,20 @@ struct elfsym;
 
 #define DSO_BUILD_ID_MAX 20
 
+/* What a file is, whatever its path: its build-id when known (the MMAP2
+ * build-id form, or read from the file), else device, inode and the
+ * inode's generation. All zero: known by path alone (pseudo-files). */
+struct dso_ident {
+	uint8_t build_id[DSO_BUILD_ID_MAX];
+	uint8_t build_id_len;
+	uint32_t maj, min;
+	uint64_t ino, gen;
+};
+
+/* Identities read from files in one pass over /proc, by device and inode:
+ * every process mapping libc costs one read of it. */
+struct dso_ident_cache;
+
 /* DSO_MEMFD: code in a memfd, readable only through /proc/PID/map_files. */
 enum dso_kind { DSO_FILE, DSO_VDSO, DSO_NONE, DSO_MEMFD };
 
@@ -22,10 +36,7 @@ enum dso_kind { DSO_FILE, DSO_VDSO, DSO_NONE, DSO_MEMFD };
  * handed out, and the addresses of its symbols are keys. */
 struct dso {
 	RB_ENTRY(dso) node;
-	uint8_t build_id[DSO_BUILD_ID_MAX]; /* from MMAP2: the key when build_id_len */
-	uint8_t build_id_len;
-	uint64_t ino;       /* 0: keyed by path */
-	uint32_t maj, min;
+	struct dso_ident ident; /* the key; the path too when ino and build_id_len are 0 */
 	char *path;
 	pid_t pid;          /* a process mapping it: its /proc/PID/root opens it */
 	bool deleted;       /* "... (deleted)": only the process's mapping reaches it */
@@ -51,13 +62,17 @@ int dso_set_init(struct dso_set *ds, const char *proc_root, const char *debug_ro
 void dso_set_free(struct dso_set *ds);
 int dso_set_debug_root(struct dso_set *ds, const char *debug_root);
 
-/* The DSO of a mapping, created if new; NULL when out of memory. */
-struct dso *dso_get(struct dso_set *ds, const char *path, uint32_t maj, uint32_t min,
-		    uint64_t ino, pid_t pid);
-/* The DSO of a mapping whose MMAP2 record gave the file's build-id rather
- * than its inode: keyed by the build-id, which its table must then have. */
-struct dso *dso_get_build_id(struct dso_set *ds, const char *path, const uint8_t *build_id,
-			     size_t len, pid_t pid);
+/* The DSO of a mapping of the file of identity id (NULL: by path alone),
+ * created if new; NULL when out of memory. */
+struct dso *dso_get(struct dso_set *ds, const char *path, const struct dso_ident *id, pid_t pid);
+/* The DSO of what process pid maps at [start, end) according to /proc
+ * (path, maj:min, inode): identified as a record would (build-id read from
+ * the file, else dev+inode+generation). *cache (NULL at first) spares
+ * re-reading a file; dso_ident_cache_free ends it. */
+struct dso *dso_get_mapped(struct dso_set *ds, const char *path, uint32_t maj, uint32_t min,
+			   uint64_t ino, pid_t pid, uint64_t start, uint64_t end,
+			   struct dso_ident_cache **cache);
+void dso_ident_cache_free(struct dso_ident_cache *cache);
 /* Reads d's table once (first sample in it). pid maps it at [start, end):
  * what /proc/PID/map_files opens when the path is gone or another file. */
 void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint64_t end);

@@ -1,0 +1,40 @@
+/* util: small helpers more than one module needs. */
+#ifndef PERFTOP_UTIL_H
+#define PERFTOP_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* snprintf that says whether it all fit: 0, or -ENAMETOOLONG (a cut path
+ * must not name another file). */
+__attribute__((format(printf, 3, 4)))
+int util_pathf(char *buf, size_t len, const char *fmt, ...);
+
+/* Appends s[0..len) and a NUL to the string pool *pool (*used bytes of
+ * *cap, grown from first_cap by doubling); *off gets its offset, kept to
+ * 32 bits so that tables of offsets stay small. 0, -E2BIG or -ENOMEM. */
+int util_pool_put(char **pool, size_t *used, size_t *cap, size_t first_cap, const char *s, size_t len,
+		  uint32_t *off);
+
+/* Of n elements of size bytes sorted by the uint64_t at offset off, the
+ * index of the first whose key is above v (n if none). */
+static inline size_t util_upper_bound(const void *base, size_t n, size_t size, size_t off, uint64_t v)
+{
+	const unsigned char *b = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+
+		memcpy(&k, b + mid * size + off, sizeof(k));
+		if (k <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+#endif

@@ -1,0 +1,43 @@
+#include "util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int util_pathf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int util_pool_put(char **pool, size_t *used, size_t *cap, size_t first_cap, const char *s, size_t len,
+		  uint32_t *off)
+{
+	size_t need = *used + len + 1;
+
+	if (need > UINT32_MAX)
+		return -E2BIG;
+	if (need > *cap) {
+		size_t c = *cap ? *cap : first_cap;
+		char *p;
+
+		while (c < need)
+			c *= 2;
+		p = realloc(*pool, c);
+		if (p == NULL)
+			return -ENOMEM;
+		*pool = p;
+		*cap = c;
+	}
+	memcpy(*pool + *used, s, len);
+	(*pool)[*used + len] = '\0';
+	*off = (uint32_t)*used;
+	*used = need;
+	return 0;
+}

@@ -1,0 +1,348 @@
+/* Identity in the symbol tables: a file is what its build-id (or device,
+ * inode and generation) says, not its path; a pid or tid reused after an
+ * exit is a new task; a resolve hands out the task's names.
+ *
+ * usage: test_identity BUILD1 BUILD2 PIE NOPIE DEBUG_ROOT
+ *
+ * BUILD1 and BUILD2 are one program in two builds whose function is named
+ * build1_hot in one, build2_hot in the other. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "internal/elfsym.h"
+#include "symbols.h"
+#include "symtest.h"
+
+enum { A_BUILD1, A_BUILD2, A_PIE, A_NOPIE, A_DEBUG_ROOT, A_N };
+
+/* pids above pid_max: never in /proc, so only records speak of them. */
+#define FAKE_PID 0x7ffff000
+
+struct child {
+	pid_t pid;
+	FILE *out;
+	int in;
+	uint64_t addr;
+	uint64_t start, len, pgoff, ino; /* its program's executable mapping */
+	uint32_t maj, min;
+};
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
+	ssize_t n;
+
+	if (in < 0 || (out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755)) < 0)
+		goto out;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			goto out;
+	rc = n == 0 ? 0 : -1;
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* The executable mapping of path (as the kernel names it then) in pid. */
+static bool exec_map(struct child *c, const char *path)
+{
+	char file[64], line[PATH_MAX + 128], perms[8], name[PATH_MAX];
+	bool found = false;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/proc/%d/maps", (int)c->pid);
+	if ((f = fopen(file, "re")) == NULL)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		uint64_t start, end;
+
+		name[0] = '\0';
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %4095[^\n]", &start, &end,
+			   perms, &c->pgoff, &c->maj, &c->min, &c->ino, name) == 8 &&
+		    strchr(perms, 'x') && strncmp(name, path, strlen(path)) == 0) {
+			c->start = start;
+			c->len = end - start;
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int spawn(const char *path, const char *fn, struct child *c)
+{
+	int to[2], from[2];
+	char line[256], name[64];
+	uint64_t addr;
+
+	memset(c, 0, sizeof(*c));
+	c->in = -1;
+	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC))
+		return -errno;
+	c->pid = fork();
+	if (c->pid < 0)
+		return -errno;
+	if (c->pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	c->in = to[1];
+	c->out = fdopen(from[0], "r");
+	while (c->out && fgets(line, sizeof(line), c->out) && strncmp(line, "ready", 5) != 0)
+		if (sscanf(line, "%63s %" SCNx64, name, &addr) == 2 && strcmp(name, fn) == 0)
+			c->addr = addr;
+	return c->addr && exec_map(c, path) ? 0 : -EIO;
+}
+
+static void reap_child(struct child *c)
+{
+	if (c->in >= 0)
+		close(c->in); /* EOF on its stdin: it exits */
+	if (c->out)
+		fclose(c->out);
+	if (c->pid > 0 && waitpid(c->pid, NULL, 0) < 0)
+		kill(c->pid, SIGKILL);
+	c->pid = -1;
+}
+
+static struct symbols *new_symbols(void)
+{
+	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
+
+	return symbols_new(&o);
+}
+
+/* One path, two builds, each run by a process: records and /proc. */
+static void test_two_builds(char **argv)
+{
+	char dir[] = "/tmp/perftop-ident-XXXXXX", prog[PATH_MAX], tmp[PATH_MAX];
+	struct child a = { .pid = -1, .in = -1 }, b = { .pid = -1, .in = -1 };
+	struct elfsym *t1 = NULL, *t2 = NULL;
+	struct symbols *s = NULL;
+	struct sym_result r, r2;
+
+	if (geteuid() != 0) {
+		CHECK_SKIP("two builds at one path: /proc/PID/map_files needs root");
+		return;
+	}
+	if (mkdtemp(dir) == NULL || elfsym_load(&t1, argv[A_BUILD1]) || elfsym_load(&t2, argv[A_BUILD2]) ||
+	    t1->build_id_len == 0 || t2->build_id_len == 0) {
+		CHECK(0, "cannot prepare the two builds");
+		goto out;
+	}
+	snprintf(prog, sizeof(prog), "%s/prog", dir);
+	snprintf(tmp, sizeof(tmp), "%s/prog.new", dir);
+	if (copy_file(argv[A_BUILD1], prog) || spawn(prog, "build1_hot", &a) ||
+	    copy_file(argv[A_BUILD2], tmp) || rename(tmp, prog) || spawn(prog, "build2_hot", &b)) {
+		CHECK(0, "cannot run the two builds at %s", prog);
+		goto out;
+	}
+
+	/* Build-id records: each process keeps its own build's names. */
+	s = new_symbols();
+	map_bid(s, a.pid, a.start, a.len, a.pgoff, t1->build_id, t1->build_id_len, PROT_EXEC, prog);
+	map_bid(s, b.pid, b.start, b.len, b.pgoff, t2->build_id, t2->build_id_len, PROT_EXEC, prog);
+	symbols_resolve(s, b.pid, b.addr, false, &r);
+	CHECK_STR(r.sym, "build2_hot", "build-id records: the new build's names");
+	symbols_resolve(s, a.pid, a.addr, false, &r);
+	CHECK_STR(r.sym, "build1_hot", "build-id records: the old build still running keeps its names");
+	symbols_free(s);
+
+	/* Inode records: device, inode and generation tell them apart too. */
+	s = new_symbols();
+	map_ino(s, a.pid, a.start, a.len, a.pgoff, a.maj, a.min, a.ino, 0, PROT_EXEC, prog);
+	map_ino(s, b.pid, b.start, b.len, b.pgoff, b.maj, b.min, b.ino, 0, PROT_EXEC, prog);
+	symbols_resolve(s, a.pid, a.addr, false, &r);
+	symbols_resolve(s, b.pid, b.addr, false, &r2);
+	CHECK(strcmp(r.sym, "build1_hot") == 0 && strcmp(r2.sym, "build2_hot") == 0,
+	      "inode records: each build its names (%s, %s)", r.sym, r2.sym);
+	symbols_free(s);
+
+	/* /proc: the same identity as a record's, so one DSO for both. */
+	s = new_symbols();
+	CHECK(symbols_synthesize(s, a.pid) == 0 && symbols_synthesize(s, b.pid) == 0, "synthesized both");
+	symbols_resolve(s, a.pid, a.addr, false, &r);
+	symbols_resolve(s, b.pid, b.addr, false, &r2);
+	CHECK(strcmp(r.sym, "build1_hot") == 0 && strcmp(r2.sym, "build2_hot") == 0,
+	      "/proc: each build its names (%s, %s)", r.sym, r2.sym);
+	map_bid(s, FAKE_PID, a.start, a.len, a.pgoff, t1->build_id, t1->build_id_len, PROT_EXEC, prog);
+	symbols_resolve(s, FAKE_PID, a.addr, false, &r2);
+	CHECK(strcmp(r2.sym, "build1_hot") == 0 && r2.key == r.key,
+	      "a file read in /proc and its build-id record: one DSO, one key (%s)", r2.sym);
+out:
+	reap_child(&a);
+	reap_child(&b);
+	unlink(prog);
+	unlink(tmp);
+	rmdir(dir);
+	elfsym_free(t1);
+	elfsym_free(t2);
+	symbols_free(s);
+}
+
+/* Same device and inode, another generation: another file. */
+static void test_inode_generation(char **argv)
+{
+	struct symbols *s = new_symbols();
+	const uint64_t base = 0x10000000, len = 0x100000;
+	const pid_t p1 = FAKE_PID + 10, p2 = FAKE_PID + 11, p3 = FAKE_PID + 12;
+	struct sym_result r1, r2, r3;
+
+	if (s == NULL) {
+		CHECK(0, "symbols_new");
+		return;
+	}
+	map_ino(s, p1, base, len, 0, 8, 1, 4242, 1, PROT_EXEC, argv[A_PIE]);
+	map_ino(s, p2, base, len, 0, 8, 1, 4242, 2, PROT_EXEC, argv[A_NOPIE]);
+	map_ino(s, p3, base, len, 0, 8, 1, 4242, 1, PROT_EXEC, "/elsewhere/fixture");
+	symbols_resolve(s, p1, base + 0x1000, false, &r1);
+	symbols_resolve(s, p2, base + 0x1000, false, &r2);
+	symbols_resolve(s, p3, base + 0x1000, false, &r3);
+	CHECK_STR(r2.dso, argv[A_NOPIE], "inode reused with another generation: another DSO");
+	CHECK(r1.dso == r3.dso && r1.key == r3.key, "same device, inode and generation: one DSO");
+	symbols_free(s);
+}
+
+/* A pid or tid whose owner's exit was seen starts afresh on FORK or exec. */
+static void test_pid_reuse(char **argv)
+{
+	struct symbols *s = new_symbols();
+	const uint64_t base = 0x10000000, len = 0x100000, ip = base + 0x1000;
+	const pid_t p = FAKE_PID + 30, t = p + 1, q = FAKE_PID + 40, x = FAKE_PID + 50;
+	struct sym_result r;
+
+	if (s == NULL) {
+		CHECK(0, "symbols_new");
+		return;
+	}
+	symbols_comm(s, p, p, "oldprog", false);
+	map_ino(s, p, base, len, 0, 0, 0, 0, 0, PROT_EXEC, argv[A_PIE]);
+	CHECK(!symbols_fork(s, p, p, t, p), "a new thread: no reuse");
+	symbols_comm(s, p, t, "oldthread", false);
+	symbols_resolve_thread(s, p, t, ip, false, &r);
+	CHECK(r.comm && r.thread_comm && strcmp(r.comm, "oldprog") == 0 && strcmp(r.thread_comm, "oldthread") == 0,
+	      "process and thread names (%s, %s)", r.comm ? r.comm : "-", r.thread_comm ? r.thread_comm : "-");
+	symbols_exit(s, p, t);
+	symbols_exit(s, p, p);
+
+	symbols_comm(s, q, q, "newparent", false);
+	map_ino(s, q, base, len, 0, 0, 0, 0, 0, PROT_EXEC, argv[A_NOPIE]);
+	CHECK(symbols_fork(s, p, q, p, q), "fork under an exited, unreaped pid: reused");
+	symbols_resolve_thread(s, p, p, ip, false, &r);
+	CHECK_STR(r.comm, "newparent", "the new process's name is its parent's");
+	CHECK_STR(r.dso, argv[A_NOPIE], "and its maps are its parent's, none of the old ones");
+	CHECK(symbols_fork(s, p, p, t, p), "a thread under an exited tid: reused");
+	symbols_resolve_thread(s, p, t, ip, false, &r);
+	CHECK_STR(r.thread_comm, "newparent", "the new thread's name is its creator's, not the old thread's");
+	CHECK(!symbols_fork(s, q + 1, q, q + 1, q), "fork of a pid never seen: no reuse");
+
+	symbols_comm(s, x, x, "before", false);
+	map_ino(s, x, base, len, 0, 0, 0, 0, 0, PROT_EXEC, argv[A_PIE]);
+	symbols_exit(s, x, x);
+	CHECK(symbols_comm(s, x, x, "after", true), "exec under an exited pid: reused");
+	symbols_resolve(s, x, ip, false, &r);
+	CHECK(strcmp(r.dso, "[unknown]") == 0 && r.comm && strcmp(r.comm, "after") == 0,
+	      "exec under a reused pid: the old maps are gone (%s, %s)", r.dso, r.comm ? r.comm : "-");
+	CHECK(!symbols_comm(s, x, x, "again", true), "exec of a live process: no reuse");
+	symbols_free(s);
+}
+
+static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t named_cond = PTHREAD_COND_INITIALIZER;
+static pid_t named_tid;
+static bool named_done;
+
+static void *named_thread(void *arg)
+{
+	pthread_setname_np(pthread_self(), "idthread");
+	pthread_mutex_lock(&named_lock);
+	named_tid = gettid();
+	pthread_cond_broadcast(&named_cond);
+	while (!named_done)
+		pthread_cond_wait(&named_cond, &named_lock);
+	pthread_mutex_unlock(&named_lock);
+	return arg;
+}
+
+/* sym_result's comm and thread_comm. */
+static void test_comm_fields(char **argv)
+{
+	struct symbols *s = new_symbols();
+	const uint64_t base = 0x10000000, len = 0x100000, ip = base + 0x1000;
+	const pid_t p = FAKE_PID + 60;
+	struct sym_result r;
+	pthread_t th;
+
+	if (s == NULL) {
+		CHECK(0, "symbols_new");
+		return;
+	}
+	symbols_resolve(s, 0, 0xffffffff81000000ull, true, &r);
+	CHECK_STR(r.comm, "swapper", "pid 0 is swapper");
+	symbols_resolve(s, FAKE_PID + 99, ip, false, &r);
+	CHECK(r.comm == NULL && r.thread_comm == NULL, "an unknown pid has no name");
+
+	symbols_comm(s, p, p, "named", false);
+	map_ino(s, p, base, len, 0, 0, 0, 0, 0, PROT_EXEC, argv[A_PIE]);
+	symbols_resolve_thread(s, p, p, ip, false, &r);
+	CHECK(r.comm && strcmp(r.comm, "named") == 0 && r.thread_comm == r.comm, "main thread: comm, same pointer");
+	symbols_comm(s, p, p, "renamed", false);
+	symbols_resolve_thread(s, p, p, ip, false, &r); /* a cache hit */
+	CHECK_STR(r.comm, "renamed", "a cached address: the name of now");
+	symbols_resolve_thread(s, p, p, 0xffffffff81000000ull, true, &r);
+	CHECK_STR(r.comm, "renamed", "a kernel sample: its task's name");
+	symbols_resolve_thread(s, p, p + 1, ip, false, &r);
+	CHECK(r.thread_comm == r.comm, "a thread without a name of its own: its process's");
+
+	/* A thread older than us: its name from /proc, once. */
+	if (pthread_create(&th, NULL, named_thread, NULL) != 0) {
+		CHECK(0, "pthread_create");
+		goto out;
+	}
+	pthread_mutex_lock(&named_lock);
+	while (named_tid == 0)
+		pthread_cond_wait(&named_cond, &named_lock);
+	pthread_mutex_unlock(&named_lock);
+	symbols_resolve_thread(s, getpid(), named_tid, (uint64_t)(uintptr_t)test_comm_fields, false, &r);
+	CHECK(r.comm && strncmp(r.comm, "test_identity", 13) == 0, "our comm from /proc (%s)", r.comm ? r.comm : "-");
+	CHECK_STR(r.thread_comm, "idthread", "a thread's own name from /proc");
+	pthread_mutex_lock(&named_lock);
+	named_done = true;
+	pthread_cond_broadcast(&named_cond);
+	pthread_mutex_unlock(&named_lock);
+	pthread_join(th, NULL);
+out:
+	symbols_free(s);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 1 + A_N) {
+		fprintf(stderr, "usage: test_identity BUILD1 BUILD2 PIE NOPIE DEBUG_ROOT\n");
+		return 2;
+	}
+	argv++;
+	test_two_builds(argv);
+	test_inode_generation(argv);
+	test_pid_reuse(argv);
+	test_comm_fields(argv);
+	return check_done();
+}
