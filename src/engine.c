@@ -69,8 +69,6 @@ struct engine {
 	bool reader_on;
 	int rd_epfd, rd_quit, rd_notify; /* the reader's epoll; eventfds to it and from it */
 	uint64_t rd_wakeups;  /* the reader's: atomic */
-	uint64_t deadline;    /* CLOCK_MONOTONIC ns a drain pass stops at; 0: none */
-	unsigned since_check; /* records since the clock was last read */
 	bool backlog;         /* a spill still holds records after the last pass */
 	size_t first_cpu;     /* where the last drain pass began */
 	struct src *ring_src, timer_src, signal_src, *pid_src, watch_src[MAX_WATCH];
@@ -823,31 +821,29 @@ void engine_close(struct engine *e)
 	free(e);
 }
 
-static int on_record(const struct perf_event_header *hdr, void *arg)
+static void on_record(struct engine *e, const struct perf_event_header *hdr)
 {
-	struct engine *e = arg;
 	struct record rec;
 	enum record_status st = record_decode(hdr, &rec);
 	int ev;
 
 	e->st.records++;
 	if (st == RECORD_IGNORED)
-		return 0;
+		return;
 	if (st == RECORD_BAD) {
 		e->st.bad_records++;
-		return 0;
+		return;
 	}
 	ev = idmap_find(e, rec.type == PERF_RECORD_LOST ? rec.lost.id
 			   : rec.type == PERF_RECORD_THROTTLE || rec.type == PERF_RECORD_UNTHROTTLE
 			   ? rec.throttle.id : rec.sid.id);
 	if (ev == -2) {
 		e->st.bad_records++;
-		return 0;
+		return;
 	}
 	if (rec.type == PERF_RECORD_SAMPLE)
 		e->st.samples++;
 	e->h->record(e->h->record_arg, ev, &rec);
-	return 0;
 }
 
 static uint64_t mono_ns(void)
@@ -858,18 +854,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* on_record, stopping the batch once the pass's time is up. */
-static int on_record_timed(const struct perf_event_header *hdr, void *arg)
-{
-	struct engine *e = arg;
-
-	on_record(hdr, arg);
-	if (++e->since_check < DRAIN_CHECK_EVERY)
-		return 0;
-	e->since_check = 0;
-	return mono_ns() >= e->deadline;
-}
-
 /* What the reader has not moved yet, then the spill: everything up to now,
  * or what budget_ns allows (0: no limit). Under overload the main loop may
  * decode slower than the kernel samples; a bounded pass keeps the interval
@@ -877,18 +861,30 @@ static int on_record_timed(const struct perf_event_header *hdr, void *arg)
  * (and, once that is full, the kernel counts its losses). */
 static void drain_all_for(struct engine *e, uint64_t budget_ns)
 {
-	e->deadline = budget_ns ? mono_ns() + budget_ns : 0;
-	e->since_check = 0;
+	uint64_t deadline = budget_ns ? mono_ns() + budget_ns : UINT64_MAX;
+	unsigned since_check = 0;
+
 	e->backlog = false;
 	/* Each pass starts one CPU on, so no CPU waits behind another's backlog. */
 	e->first_cpu = e->first_cpu + 1 < e->ncpus ? e->first_cpu + 1 : 0;
 	for (size_t i = 0; i < e->ncpus; i++) {
 		size_t c = (e->first_cpu + i) % e->ncpus;
+		struct ring *r = &e->spill[c];
+		const struct perf_event_header *hdr;
 
 		spill(e, c);
-		if (e->deadline == 0 || mono_ns() < e->deadline)
-			ring_read(&e->spill[c], e->deadline ? on_record_timed : on_record, e);
-		e->backlog |= ring_pending(&e->spill[c]) != 0;
+		if (mono_ns() < deadline && ring_read_begin(r) == 0) {
+			while (ring_next(r, &hdr)) {
+				on_record(e, hdr);
+				if (++since_check == DRAIN_CHECK_EVERY) {
+					since_check = 0;
+					if (mono_ns() >= deadline)
+						break;
+				}
+			}
+			ring_read_done(r);
+		}
+		e->backlog |= ring_pending(r) != 0;
 	}
 }
 

@@ -25,21 +25,19 @@ struct ctx {
 	bool full;
 };
 
-static int on_record(const struct perf_event_header *h, void *arg)
+static void on_record(const struct perf_event_header *h, struct ctx *c)
 {
-	struct ctx *c = arg;
 	struct record r;
 	struct sym_result sr;
 
 	if (record_decode(h, &r) != RECORD_OK)
-		return 0;
+		return;
 	c->n++;
 	if (!c->full)
-		return 0;
+		return;
 	symbols_resolve(c->syms, (pid_t)r.sid.pid, r.sample.ip,
 			(r.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL, &sr);
 	agg_sample(c->agg, 0, (int)r.sid.cpu, (pid_t)r.sid.pid, (pid_t)r.sid.tid, &sr, r.sample.period);
-	return 0;
 }
 
 /* Kernel text addresses from kallsyms, for a realistic kernel share. */
@@ -69,7 +67,13 @@ static double replay(struct ring *r, struct ctx *c, size_t filled, uint64_t pass
 	for (uint64_t p = 0; p < passes; p++) {
 		r->meta->data_tail = 0;
 		__atomic_store_n(&r->meta->data_head, filled, __ATOMIC_RELEASE);
-		ring_read(r, on_record, c);
+		if (ring_read_begin(r) == 0) {
+			const struct perf_event_header *h;
+
+			while (ring_next(r, &h))
+				on_record(h, c);
+			ring_read_done(r);
+		}
 	}
 	return now() - t0;
 }
