@@ -27,6 +27,7 @@ struct engine_opts {
 	uint64_t period;
 	size_t mmap_pages;             /* 0: sized from the rate */
 	double interval;               /* seconds between ticks */
+	const bool *enabled;           /* [nevents] initially on; NULL: all (a re-open passes its own) */
 };
 
 struct engine_handlers {
@@ -80,6 +81,10 @@ int engine_set_interval(struct engine *e, double seconds);
 /* Turns one sampling event on or off on every CPU/thread (ioctl, no re-open). */
 int engine_enable_event(struct engine *e, size_t ev, bool on);
 
+/* Whether sampling event ev is on (the engine owns the wish; its exclude
+ * bits are evspec_exclude_bits(&engine_event(e, ev)->attr)). */
+bool engine_event_enabled(const struct engine *e, size_t ev);
+
 /* Re-opens one sampling event with a new exclude mask; the rings, the
  * tracking event and thus all symbol/task state stay. On failure the old
  * event stays open and err says why. */
@@ -103,5 +108,7 @@ void engine_get_stats(const struct engine *e, struct engine_stats *st);
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
 void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
 		       const struct engine_opts *o, bool inherit);
+/* The per-CPU tracking event's (dummy: MMAP2, COMM, FORK/EXIT). */
+void engine_build_tracking_attr(struct perf_event_attr *attr, bool inherit);
 
 #endif
