@@ -31,8 +31,9 @@ struct engine_opts {
 };
 
 struct engine_handlers {
-	/* Every decoded record; ev is the sampling event's index, or -1 for
-	 * records of the tracking event (MMAP2/COMM/FORK/EXIT). */
+	/* Every decoded record, in time order across CPUs (a FORK before the
+	 * child's COMM/MMAP2 on another CPU); ev is the sampling event's index,
+	 * or -1 for records of the tracking event (MMAP2/COMM/FORK/EXIT). */
 	void (*record)(void *record_arg, int ev, const struct record *rec);
 	void *record_arg;
 	void *arg; /* for the handlers below */
@@ -51,6 +52,9 @@ struct engine_handlers {
 struct engine_stats {
 	uint64_t records, samples, bad_records, malformed, wakeups;
 	uint64_t backlog;   /* bytes taken from the kernel, not yet decoded (overload) */
+	/* Records delivered after a newer one (from another CPU) had been:
+	 * written later than the merge's slack allows. They are applied anyway. */
+	uint64_t reordered_late;
 };
 
 int engine_open(struct engine **out, const struct engine_opts *opts, char *err, size_t errlen);

@@ -43,6 +43,7 @@ struct counters {
 	int cgroup_fd;
 	bool inherit;
 	char notice[256];
+	bool user_only;      /* kernel counting refused: excluded for lack of rights */
 };
 
 static bool is_software(const struct evspec *e)
@@ -182,6 +183,15 @@ static int open_group(struct counters *c, struct unit *u, const struct counter_g
 				c->unsupported[ev] = true;
 				continue;
 			}
+			if ((e == EACCES || e == EPERM) && c->cgroup_fd < 0 && !c->evs[ev].has_modifiers &&
+			    !c->evs[ev].attr.exclude_kernel) {
+				/* As the sampling events: user space only, said once. */
+				c->evs[ev].attr.exclude_kernel = 1;
+				c->evs[ev].attr.exclude_hv = 1;
+				c->user_only = true;
+				m--;
+				continue;
+			}
 			return -e;
 		}
 		if (ioctl(fd, PERF_EVENT_IOC_ID, &u->r[ev].id) < 0) {
@@ -313,6 +323,13 @@ int counters_open(struct counters **out, const struct evspec *evs, size_t n,
 	if (dropped)
 		snprintf(c->notice, sizeof(c->notice), "fd limit: hardware counters dropped for %zu of %zu "
 			 "threads (%zu fds needed: raise ulimit -n)", dropped, c->nunits, need);
+	if (c->user_only) {
+		size_t used = strlen(c->notice);
+
+		snprintf(c->notice + used, sizeof(c->notice) - used, "%skernel counting not permitted "
+			 "(kernel.perf_event_paranoid=%d): counting user space only", used ? "; " : "",
+			 perfsys_paranoid());
+	}
 	for (size_t ev = 0; ev < c->nev; ev++)
 		for (size_t u = 0; u < c->nunits; u++)
 			c->units[u].row.v[ev].state = c->unsupported[ev] ? COUNTER_UNSUPPORTED : COUNTER_OK;

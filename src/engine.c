@@ -119,6 +119,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	e->epfd = e->tfd = e->sfd = e->cgroup_fd = -1;
 	e->rd_epfd = e->rd_quit = e->rd_notify = e->rd_kick = -1;
 	e->last_id = UINT64_MAX;
+	e->clock_mono = true;
 	e->events = calloc(o->nevents, sizeof(*e->events));
 	e->enabled = calloc(o->nevents, sizeof(*e->enabled));
 	e->prev_enabled = calloc(o->nevents, sizeof(*e->prev_enabled));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal/engine_int.h"
@@ -34,6 +35,10 @@ void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
 		attr->sample_freq = o->freq;
 	}
 	attr->watermark = 1;
+	/* Times comparable across CPUs and with clock_gettime: the drain merges
+	 * the CPUs' records by time up to "now less a slack". */
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
 	/* read() then tells how long the event really ran: multiplexing. */
 	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 }
@@ -83,6 +88,8 @@ void engine_build_tracking_attr(struct perf_event_attr *attr, bool inherit)
 	attr->task = 1;
 	attr->inherit = inherit;
 	attr->watermark = 1;
+	attr->use_clockid = 1; /* as the sampling events': one timeline */
+	attr->clockid = CLOCK_MONOTONIC;
 	/* It counts nothing, and side-band records come regardless: excluding
 	 * the kernel (as perf's aux dummy does) lets perf_event_paranoid=2
 	 * allow it for an unprivileged -p PID --exclude kernel. */
@@ -186,6 +193,30 @@ void events_close(struct engine *e, size_t ev)
 	close_all(e, ev);
 }
 
+/* perf top's fallback for ordinary users: kernel samples refused, user
+ * space only, said once. Not when the user chose the modifiers (cycles:k
+ * means kernel), nor for a CPU-wide event: that needs CAP_PERFMON (or
+ * paranoid <= 0) even for user space, so there is nothing to fall back to. */
+static bool user_only_fallback(struct engine *e, struct evspec *spec, int errnum, pid_t tid)
+{
+	int paranoid;
+
+	if ((errnum != EACCES && errnum != EPERM) || spec->has_modifiers || spec->attr.exclude_kernel ||
+	    tid < 0 || e->cgroup_fd >= 0)
+		return false;
+	spec->attr.exclude_kernel = 1;
+	spec->attr.exclude_hv = 1;
+	paranoid = perfsys_paranoid();
+	if (paranoid == PERFSYS_PARANOID_UNKNOWN)
+		engine_add_notice(e, "kernel sampling not permitted: sampling user space only (%s:u); run as "
+				  "root or lower kernel.perf_event_paranoid to 1 for kernel samples", spec->name);
+	else
+		engine_add_notice(e, "kernel sampling not permitted (kernel.perf_event_paranoid=%d): sampling "
+				  "user space only (%s:u); run as root or lower it with sysctl "
+				  "kernel.perf_event_paranoid=1 for kernel samples", paranoid, spec->name);
+	return true;
+}
+
 /* Opens one sampling event everywhere. Lowers precise_ip and falls back from
  * cycles to cpu-clock the way perf does, recording what it changed. */
 int events_open(struct engine *e, size_t ev, char *err, size_t errlen)
@@ -199,6 +230,8 @@ int events_open(struct engine *e, size_t ev, char *err, size_t errlen)
 retry:
 	engine_build_attr(&attr, spec, &e->o, inherit);
 	attr.wakeup_watermark = watermark_bytes(e->pages);
+	if (!e->clock_mono)
+		attr.use_clockid = 0, attr.clockid = 0;
 	for (c = 0; c < e->ncpus; c++) {
 		for (t = 0; t < e->ntids; t++) {
 			int fd = cg >= 0 ? perfsys_open(&attr, cg, e->cpus[c], -1, PERF_FLAG_PID_CGROUP)
@@ -225,6 +258,8 @@ retry:
 					snprintf(spec->name, sizeof(spec->name), "cpu-clock%s", mod ? mod : "");
 					goto retry;
 				}
+				if (user_only_fallback(e, spec, errnum, e->tids[t]))
+					goto retry;
 				open_error(e, errnum, spec->name, e->cpus[c], e->tids[t], err, errlen);
 				return -errnum;
 			}
@@ -255,6 +290,14 @@ int events_open_tracking(struct engine *e, char *err, size_t errlen)
 		for (t = 0; t < e->ntids; t++) {
 			int fd = perfsys_open(&attr, e->tids[t], e->cpus[c], -1, 0);
 
+			if (fd == -EINVAL && attr.use_clockid && c == 0 && t == 0) {
+				/* A kernel before use_clockid (4.1): the merge falls
+				 * back to perf's round rule. */
+				e->clock_mono = false;
+				attr.use_clockid = 0;
+				attr.clockid = 0;
+				fd = perfsys_open(&attr, e->tids[t], e->cpus[c], -1, 0);
+			}
 			if (fd == -ESRCH && e->tids[t] >= 0 && t > 0)
 				continue;
 			if (fd < 0) {

@@ -17,6 +17,12 @@
 
 #define DRAIN_SLICE_NS 20000000ull /* a drain pass between epoll waits: 20 ms */
 #define DRAIN_CHECK_EVERY 256      /* records between clock reads */
+/* How long a record may take from its timestamp to the ring: the kernel
+ * stamps and writes it in one non-preemptible section (perf_output_begin ..
+ * end), microseconds, but a VM's vCPU can be descheduled in between for
+ * milliseconds (steal time). 10 ms covers that and is small against the
+ * interval: what it holds back comes with the next pass. */
+#define ORDER_SLACK_NS 10000000ull
 
 int loop_epoll_add(struct engine *e, int fd, struct engine_src *src)
 {
@@ -44,6 +50,10 @@ int loop_setup(struct engine *e, char *err, size_t errlen)
 	}
 	if ((rc = spill_setup(e, err, errlen)) != 0)
 		return rc;
+	if ((rc = order_init(&e->order, e->spill, e->ncpus)) != 0) {
+		snprintf(err, errlen, "out of memory while opening events");
+		return rc;
+	}
 	e->timer_src = (struct engine_src){ SRC_TIMER, 0 };
 	e->signal_src = (struct engine_src){ SRC_SIGNAL, 0 };
 	if ((rc = loop_epoll_add(e, e->tfd, &e->timer_src)) || (rc = loop_epoll_add(e, e->sfd, &e->signal_src)))
@@ -76,6 +86,7 @@ static void close_fd(int fd)
 
 void loop_free(struct engine *e)
 {
+	order_free(&e->order);
 	for (size_t i = 0; i < e->npidfds; i++)
 		close_fd(e->pidfds[i]);
 	close_fd(e->epfd);
@@ -88,10 +99,8 @@ void loop_free(struct engine *e)
 	free(e->pid_src);
 }
 
-static void on_record(struct engine *e, const struct perf_event_header *hdr)
+static void on_record(struct engine *e, const struct record *rec, enum record_status st)
 {
-	struct record rec;
-	enum record_status st = record_decode(hdr, &rec);
 	int ev;
 
 	e->st.records++;
@@ -101,16 +110,16 @@ static void on_record(struct engine *e, const struct perf_event_header *hdr)
 		e->st.bad_records++;
 		return;
 	}
-	ev = events_find(e, rec.type == PERF_RECORD_LOST ? rec.lost.id
-			 : rec.type == PERF_RECORD_THROTTLE || rec.type == PERF_RECORD_UNTHROTTLE
-			 ? rec.throttle.id : rec.sid.id);
+	ev = events_find(e, rec->type == PERF_RECORD_LOST ? rec->lost.id
+			 : rec->type == PERF_RECORD_THROTTLE || rec->type == PERF_RECORD_UNTHROTTLE
+			 ? rec->throttle.id : rec->sid.id);
 	if (ev == -2) {
 		e->st.bad_records++;
 		return;
 	}
-	if (rec.type == PERF_RECORD_SAMPLE)
+	if (rec->type == PERF_RECORD_SAMPLE)
 		e->st.samples++;
-	e->h->record(e->h->record_arg, ev, &rec);
+	e->h->record(e->h->record_arg, ev, rec);
 }
 
 static uint64_t mono_ns(void)
@@ -121,38 +130,45 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* What the reader has not moved yet, then the spill: everything up to now,
- * or what budget_ns allows (0: no limit). Under overload the main loop may
- * decode slower than the kernel samples; a bounded pass keeps the interval
- * clock, the keys and signals on time while the rest waits in the spill
- * (and, once that is full, the kernel counts its losses). */
-static void drain(struct engine *e, uint64_t budget_ns)
+/* A drain pass: the reader moves every kernel ring into its spill, then the
+ * spills are merged by record time and decoded, for at most budget_ns (0:
+ * no limit). Under overload the main loop may decode slower than the kernel
+ * samples; a bounded pass keeps the interval clock, the keys and signals on
+ * time while the rest waits in the spill (and, once that is full, the
+ * kernel counts its losses).
+ *
+ * Unless `all`, records newer than the pass's start less ORDER_SLACK_NS stay
+ * for the next pass: one from another CPU may still be on its way. */
+static void drain(struct engine *e, uint64_t budget_ns, bool all)
 {
-	uint64_t deadline = budget_ns ? mono_ns() + budget_ns : UINT64_MAX;
+	uint64_t t0 = mono_ns(), deadline = budget_ns ? t0 + budget_ns : UINT64_MAX, limit;
+	const struct record *rec;
+	enum record_status st;
 	unsigned since_check = 0;
 
-	e->backlog = false;
 	spill_sync(e);
-	/* Each pass starts one CPU on, so no CPU waits behind another's backlog. */
-	e->first_cpu = e->first_cpu + 1 < e->ncpus ? e->first_cpu + 1 : 0;
-	for (size_t i = 0; i < e->ncpus; i++) {
-		size_t c = (e->first_cpu + i) % e->ncpus;
-		struct ring *r = &e->spill[c];
-		const struct perf_event_header *hdr;
-
-		if (mono_ns() < deadline && ring_read_begin(r) == 0) {
-			while (ring_next(r, &hdr)) {
-				on_record(e, hdr);
-				if (++since_check == DRAIN_CHECK_EVERY) {
-					since_check = 0;
-					if (mono_ns() >= deadline)
-						break;
-				}
-			}
-			ring_read_done(r);
-		}
-		e->backlog |= ring_pending(r) != 0;
+	if (all) {
+		limit = UINT64_MAX;
+	} else if (e->clock_mono) {
+		limit = t0 > ORDER_SLACK_NS ? t0 - ORDER_SLACK_NS : 0;
+	} else {
+		limit = e->round_limit;
+		e->round_limit = order_newest(&e->order);
 	}
+	e->backlog = false;
+	order_begin(&e->order, limit);
+	while (order_next(&e->order, &rec, &st)) {
+		on_record(e, rec, st);
+		if (++since_check == DRAIN_CHECK_EVERY) {
+			since_check = 0;
+			if (mono_ns() >= deadline) {
+				e->backlog = true;
+				break;
+			}
+		}
+	}
+	order_done(&e->order);
+	e->st.reordered_late = e->order.late;
 }
 
 static void handle_signal(struct engine *e)
@@ -223,7 +239,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 			case SRC_SPILL:
 				if (read(e->rd_notify, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 					return -errno;
-				drain(e, DRAIN_SLICE_NS);
+				drain(e, DRAIN_SLICE_NS, false);
 				break;
 			case SRC_RING:
 			case SRC_QUIT:
@@ -234,7 +250,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 					return -errno;
 				/* Up to a quarter interval of catching up: what is left
 				 * counts in the next interval, which then comes on time. */
-				drain(e, (uint64_t)(e->o.interval * 0.25e9) + 1);
+				drain(e, (uint64_t)(e->o.interval * 0.25e9) + 1, false);
 				if (h->tick)
 					h->tick(h->arg);
 				break;
@@ -243,7 +259,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 				break;
 			case SRC_PIDFD:
 				epoll_ctl(e->epfd, EPOLL_CTL_DEL, e->pidfds[s->idx], NULL);
-				drain(e, 0);
+				drain(e, 0, true); /* the process's last records */
 				if (h->pid_exit)
 					h->pid_exit(h->arg, e->o.pids[s->idx]);
 				break;
@@ -253,14 +269,14 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 			}
 		}
 		if (e->backlog && !e->stop)
-			drain(e, DRAIN_SLICE_NS);
+			drain(e, DRAIN_SLICE_NS, false);
 	}
 	/* Off, but remembered as they were: a later run turns the same ones on. */
 	for (ev = 0; ev < e->o.nevents; ev++)
 		events_set_state(e, ev, false);
 	e->started = false;
 	/* Nobody reads what comes after the stop: a quit is not held up. */
-	drain(e, DRAIN_SLICE_NS);
+	drain(e, DRAIN_SLICE_NS, true);
 	return 0;
 }
 
@@ -270,7 +286,7 @@ void engine_flush(struct engine *e)
 {
 	double secs = e->o.interval > 0.1 ? e->o.interval : 0.1;
 
-	drain(e, (uint64_t)(secs * 1e9));
+	drain(e, (uint64_t)(secs * 1e9), true);
 }
 
 void engine_stop(struct engine *e)

@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include "engine.h"
+#include "internal/order.h"
 #include "ring.h"
 
 #define ENGINE_MAX_WATCH 4
@@ -58,7 +59,9 @@ struct engine {
 	bool rd_exited;       /* the reader is gone: the main loop is then the only writer */
 	uint64_t rd_wakeups;  /* the reader's: atomic */
 	bool backlog;         /* a pass ran out of time with records left */
-	size_t first_cpu;     /* where the last drain pass began */
+	struct order order;   /* the spills merged by time */
+	bool clock_mono;      /* record times are CLOCK_MONOTONIC (use_clockid taken) */
+	uint64_t round_limit; /* else perf's round rule: the previous pass's newest time */
 	struct engine_src *ring_src, timer_src, signal_src, *pid_src, watch_src[ENGINE_MAX_WATCH];
 	struct engine_src quit_src, spill_src, kick_src;
 	int *pidfds;
