@@ -27,47 +27,46 @@ void order_free(struct order *o)
 	o->heap = NULL;
 }
 
-static inline uint64_t key_of(const struct order *o, size_t i)
+static void heap_up(struct order *o, size_t i)
 {
-	return o->head[o->heap[i]].key;
+	struct order_slot x = o->heap[i];
+
+	while (i > 0 && o->heap[(i - 1) / 2].key > x.key) {
+		o->heap[i] = o->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	o->heap[i] = x;
 }
 
-static void heap_swap(struct order *o, size_t a, size_t b)
+static void heap_down(struct order *o, size_t i)
 {
-	size_t t = o->heap[a];
+	struct order_slot x = o->heap[i];
 
-	o->heap[a] = o->heap[b];
-	o->heap[b] = t;
+	for (;;) {
+		size_t l = 2 * i + 1, m;
+
+		if (l >= o->nheap)
+			break;
+		m = l + 1 < o->nheap && o->heap[l + 1].key < o->heap[l].key ? l + 1 : l;
+		if (o->heap[m].key >= x.key)
+			break;
+		o->heap[i] = o->heap[m];
+		i = m;
+	}
+	o->heap[i] = x;
 }
 
 static void heap_push(struct order *o, size_t c)
 {
-	size_t i = o->nheap++;
-
-	o->heap[i] = c;
-	while (i > 0 && key_of(o, (i - 1) / 2) > key_of(o, i)) {
-		heap_swap(o, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
+	o->heap[o->nheap] = (struct order_slot){ o->head[c].key, c };
+	heap_up(o, o->nheap++);
 }
 
 static void heap_pop(struct order *o)
 {
-	size_t i = 0;
-
 	o->heap[0] = o->heap[--o->nheap];
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-
-		if (l < o->nheap && key_of(o, l) < key_of(o, m))
-			m = l;
-		if (l + 1 < o->nheap && key_of(o, l + 1) < key_of(o, m))
-			m = l + 1;
-		if (m == i)
-			return;
-		heap_swap(o, i, m);
-		i = m;
-	}
+	if (o->nheap)
+		heap_down(o, 0);
 }
 
 /* Takes ring c's next record into its head; false when the ring's batch is
@@ -122,18 +121,33 @@ bool order_next(struct order *o, const struct record **rec, enum record_status *
 		if (take(o, c)) {
 			uint64_t k = o->head[c].key;
 
-			/* A run from one ring (the usual case: each ring's own
-			 * records are in order) skips the heap. */
-			if (k <= o->limit && (o->nheap == 0 || k <= key_of(o, 0))) {
-				*rec = deliver(o, c, st);
-				return true;
+			if (o->nheap == 0 || k <= o->heap[0].key) {
+				/* A run from one ring (each ring's own records are
+				 * in order): no heap work. */
+				if (k <= o->limit) {
+					*rec = deliver(o, c, st);
+					return true;
+				}
+				heap_push(o, c);
+				return false;
 			}
-			heap_push(o, c);
+			if (o->heap[0].key > o->limit) {
+				heap_push(o, c);
+				return false;
+			}
+			/* Another ring's record is older: it leaves the heap as
+			 * this one enters, one sift instead of a push and a pop. */
+			size_t t = o->heap[0].ring;
+
+			o->heap[0] = (struct order_slot){ k, c };
+			heap_down(o, 0);
+			*rec = deliver(o, t, st);
+			return true;
 		}
 	}
-	if (o->nheap == 0 || key_of(o, 0) > o->limit)
+	if (o->nheap == 0 || o->heap[0].key > o->limit)
 		return false;
-	c = o->heap[0];
+	c = o->heap[0].ring;
 	heap_pop(o);
 	*rec = deliver(o, c, st);
 	return true;

@@ -26,11 +26,16 @@ struct order_head {        /* a ring's next record, decoded once */
 	bool held;
 };
 
+struct order_slot {        /* a heap entry: the key kept inline, no indirection */
+	uint64_t key;
+	size_t ring;
+};
+
 struct order {
 	struct ring *rings;     /* [n], not owned */
 	size_t n;
 	struct order_head *head; /* [n] */
-	size_t *heap;           /* ring indices with a held record, by key */
+	struct order_slot *heap; /* rings with a held record, least key first */
 	size_t nheap;
 	size_t cur;             /* the ring whose record order_next returned last; n: none */
 	uint64_t limit;
