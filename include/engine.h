@@ -51,7 +51,8 @@ struct engine_handlers {
  * LOST/THROTTLE records); the engine counts only what it alone can see. */
 struct engine_stats {
 	uint64_t records, samples, bad_records, malformed, wakeups;
-	uint64_t backlog;   /* bytes taken from the kernel, not yet decoded (overload) */
+	uint64_t backlog;   /* bytes taken from the kernel, not yet decoded (overload; between
+			     * passes also the last few ms, held back to be merged in time order) */
 	/* Records delivered after a newer one (from another CPU) had been:
 	 * written later than the merge's slack allows. They are applied anyway. */
 	uint64_t reordered_late;
