@@ -87,7 +87,7 @@ int main(void)
 
 	memset(&rs, 0, sizeof(rs));
 	for (int c = 0; c < NCPU; c++) {
-		rs.map[c] = aligned_alloc(PAGE, PAGE + DATA);
+		rs.map[c] = aligned_alloc(PAGE, 2 * PAGE); /* a multiple of the alignment */
 		memset(rs.map[c], 0, PAGE + DATA);
 		if (ring_init(&rs.r[c], rs.map[c], PAGE, DATA) != 0)
 			return 1;
