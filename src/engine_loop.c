@@ -130,33 +130,44 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* A drain pass: the reader moves every kernel ring into its spill, then the
- * spills are merged by record time and decoded, for at most budget_ns (0:
- * no limit). Under overload the main loop may decode slower than the kernel
- * samples; a bounded pass keeps the interval clock, the keys and signals on
- * time while the rest waits in the spill (and, once that is full, the
- * kernel counts its losses).
+enum drain_kind {
+	DRAIN_NEW,   /* the reader moves every kernel ring first; up to now less the slack */
+	DRAIN_MORE,  /* what the last pass had no time for: no transfer, the same limit */
+	DRAIN_ALL,   /* stops, flush, a focused process's exit: everything */
+};
+
+/* A drain pass: the spills merged by record time and decoded, for at most
+ * budget_ns (0: no limit). Under overload the main loop may decode slower
+ * than the kernel samples; a bounded pass keeps the interval clock, the
+ * keys and signals on time while the rest waits in the spill (and, once
+ * that is full, the kernel counts its losses).
  *
- * Unless `all`, records newer than the pass's start less ORDER_SLACK_NS stay
- * for the next pass: one from another CPU may still be on its way. */
-static void drain(struct engine *e, uint64_t budget_ns, bool all)
+ * A new pass has the reader move every kernel ring into its spill and
+ * waits for it, so records timed before the pass's start are all in the
+ * spills, but those newer than the start less ORDER_SLACK_NS stay for the
+ * next pass: one from another CPU may still be on its way. The passes that
+ * go on with a backlog skip the transfer (the spills hold plenty, and
+ * waiting for the reader on a loaded machine is a trip through the run
+ * queue) and keep the limit, which all that was moved still honours. */
+static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 {
-	uint64_t t0 = mono_ns(), deadline = budget_ns ? t0 + budget_ns : UINT64_MAX, limit;
+	uint64_t t0 = mono_ns(), deadline = budget_ns ? t0 + budget_ns : UINT64_MAX;
 	const struct record *rec;
 	enum record_status st;
 	unsigned since_check = 0;
 
-	spill_sync(e);
-	if (all) {
-		limit = UINT64_MAX;
-	} else if (e->clock_mono) {
-		limit = t0 > ORDER_SLACK_NS ? t0 - ORDER_SLACK_NS : 0;
-	} else {
-		limit = e->round_limit;
+	if (kind != DRAIN_MORE)
+		spill_sync(e);
+	if (kind == DRAIN_ALL) {
+		e->limit = UINT64_MAX;
+	} else if (kind == DRAIN_NEW && e->clock_mono) {
+		e->limit = t0 > ORDER_SLACK_NS ? t0 - ORDER_SLACK_NS : 0;
+	} else if (kind == DRAIN_NEW) {
+		e->limit = e->round_limit;
 		e->round_limit = order_newest(&e->order);
 	}
 	e->backlog = false;
-	order_begin(&e->order, limit);
+	order_begin(&e->order, e->limit);
 	while (order_next(&e->order, &rec, &st)) {
 		on_record(e, rec, st);
 		if (++since_check == DRAIN_CHECK_EVERY) {
@@ -239,7 +250,9 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 			case SRC_SPILL:
 				if (read(e->rd_notify, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 					return -errno;
-				drain(e, DRAIN_SLICE_NS, false);
+				/* Behind already: the spill holds plenty up to the
+				 * limit; the tick moves it on. */
+				drain(e, DRAIN_SLICE_NS, e->backlog ? DRAIN_MORE : DRAIN_NEW);
 				break;
 			case SRC_RING:
 			case SRC_QUIT:
@@ -250,7 +263,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 					return -errno;
 				/* Up to a quarter interval of catching up: what is left
 				 * counts in the next interval, which then comes on time. */
-				drain(e, (uint64_t)(e->o.interval * 0.25e9) + 1, false);
+				drain(e, (uint64_t)(e->o.interval * 0.25e9) + 1, DRAIN_NEW);
 				if (h->tick)
 					h->tick(h->arg);
 				break;
@@ -259,7 +272,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 				break;
 			case SRC_PIDFD:
 				epoll_ctl(e->epfd, EPOLL_CTL_DEL, e->pidfds[s->idx], NULL);
-				drain(e, 0, true); /* the process's last records */
+				drain(e, 0, DRAIN_ALL); /* the process's last records */
 				if (h->pid_exit)
 					h->pid_exit(h->arg, e->o.pids[s->idx]);
 				break;
@@ -269,14 +282,14 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 			}
 		}
 		if (e->backlog && !e->stop)
-			drain(e, DRAIN_SLICE_NS, false);
+			drain(e, DRAIN_SLICE_NS, DRAIN_MORE);
 	}
 	/* Off, but remembered as they were: a later run turns the same ones on. */
 	for (ev = 0; ev < e->o.nevents; ev++)
 		events_set_state(e, ev, false);
 	e->started = false;
 	/* Nobody reads what comes after the stop: a quit is not held up. */
-	drain(e, DRAIN_SLICE_NS, true);
+	drain(e, DRAIN_SLICE_NS, DRAIN_ALL);
 	return 0;
 }
 
@@ -286,7 +299,7 @@ void engine_flush(struct engine *e)
 {
 	double secs = e->o.interval > 0.1 ? e->o.interval : 0.1;
 
-	drain(e, (uint64_t)(secs * 1e9), true);
+	drain(e, (uint64_t)(secs * 1e9), DRAIN_ALL);
 }
 
 void engine_stop(struct engine *e)

@@ -62,6 +62,7 @@ struct engine {
 	struct order order;   /* the spills merged by time */
 	bool clock_mono;      /* record times are CLOCK_MONOTONIC (use_clockid taken) */
 	uint64_t round_limit; /* else perf's round rule: the previous pass's newest time */
+	uint64_t limit;       /* the last pass's: newer records wait for the next */
 	struct engine_src *ring_src, timer_src, signal_src, *pid_src, watch_src[ENGINE_MAX_WATCH];
 	struct engine_src quit_src, spill_src, kick_src;
 	int *pidfds;
