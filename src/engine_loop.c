@@ -166,19 +166,22 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 		e->limit = e->round_limit;
 		e->round_limit = order_newest(&e->order);
 	}
-	e->backlog = false;
+	e->cut = false;
 	order_begin(&e->order, e->limit);
 	while (order_next(&e->order, &rec, &st)) {
 		on_record(e, rec, st);
 		if (++since_check == DRAIN_CHECK_EVERY) {
 			since_check = 0;
 			if (mono_ns() >= deadline) {
-				e->backlog = true;
+				e->cut = true;
 				break;
 			}
 		}
 	}
 	order_done(&e->order);
+	/* Cut short, go on; caught up with an old limit, move it on now (a
+	 * full spill no longer wakes the reader, so nothing else would). */
+	e->backlog = e->cut || kind == DRAIN_MORE;
 	e->st.reordered_late = e->order.late;
 }
 
@@ -252,7 +255,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 					return -errno;
 				/* Behind already: the spill holds plenty up to the
 				 * limit; the tick moves it on. */
-				drain(e, DRAIN_SLICE_NS, e->backlog ? DRAIN_MORE : DRAIN_NEW);
+				drain(e, DRAIN_SLICE_NS, e->cut ? DRAIN_MORE : DRAIN_NEW);
 				break;
 			case SRC_RING:
 			case SRC_QUIT:
@@ -282,7 +285,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 			}
 		}
 		if (e->backlog && !e->stop)
-			drain(e, DRAIN_SLICE_NS, DRAIN_MORE);
+			drain(e, DRAIN_SLICE_NS, e->cut ? DRAIN_MORE : DRAIN_NEW);
 	}
 	/* Off, but remembered as they were: a later run turns the same ones on. */
 	for (ev = 0; ev < e->o.nevents; ev++)

@@ -58,7 +58,8 @@ struct engine {
 	uint64_t rd_asked, rd_served; /* transfer rounds asked by the main loop, done by the reader */
 	bool rd_exited;       /* the reader is gone: the main loop is then the only writer */
 	uint64_t rd_wakeups;  /* the reader's: atomic */
-	bool backlog;         /* a pass ran out of time with records left */
+	bool backlog;         /* behind: another pass at once */
+	bool cut;             /* the last pass ran out of time: the next may skip the transfer */
 	struct order order;   /* the spills merged by time */
 	bool clock_mono;      /* record times are CLOCK_MONOTONIC (use_clockid taken) */
 	uint64_t round_limit; /* else perf's round rule: the previous pass's newest time */
