@@ -62,8 +62,8 @@ static void permission_line(char *buf, size_t len, const struct perfsys_what *w,
 	if (paranoid != PERFSYS_PARANOID_UNKNOWN)
 		snprintf(lvl, sizeof(lvl), "%d", paranoid);
 	if (w->tid < 0)
-		snprintf(buf, len, "%s: permission denied (perf_event_paranoid is %s): system-wide "
-			 "sampling needs root or CAP_PERFMON, or sysctl kernel.perf_event_paranoid=0; "
+		snprintf(buf, len, "%s: permission denied (perf_event_paranoid is %s): whole CPUs "
+			 "(system-wide, -G) need root or CAP_PERFMON, or sysctl kernel.perf_event_paranoid=0; "
 			 "or watch your own process with -p PID", w->what, lvl);
 	else
 		snprintf(buf, len, "%s: permission denied (perf_event_paranoid is %s): watch your own "
