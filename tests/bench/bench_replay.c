@@ -2,7 +2,8 @@
  * -> agg, as the engine does, without the kernel. Prints ns per sample for
  * decode alone and for the whole path.
  *
- * usage: bench_replay [SAMPLES_MILLIONS [RINGS]]   (default 20, 4 rings)
+ * usage: bench_replay [SAMPLES_MILLIONS [RINGS [rr]]]   (default 20, 4 rings, dealt at random;
+ *        rr: in turn, as CPUs whose timers fire at one rate)
  *
  * The "ordered" lines deal the same samples to RINGS per-CPU rings, their
  * times interleaved at random, and merge them by time as the engine's drain
@@ -64,6 +65,7 @@ static void on_record(const struct perf_event_header *h, struct ctx *c)
  * to NRINGS per-CPU rings (times interleaved at random), merged by time. */
 #define NRINGS 8 /* at most; argv[2], default 4 */
 static size_t nrings = 4;
+static bool round_robin; /* argv[3] "rr": CPUs' timers at one rate take turns */
 static double replay_ordered(struct ring *rs, const size_t *filled, struct ctx *c, uint64_t passes)
 {
 	struct order o;
@@ -149,6 +151,7 @@ int main(int argc, char **argv)
 
 	if (argc > 2 && atoi(argv[2]) >= 1 && atoi(argv[2]) <= NRINGS)
 		nrings = (size_t)atoi(argv[2]);
+	round_robin = argc > 3 && strcmp(argv[3], "rr") == 0;
 	if (map == NULL || ring_init(&r, map, PAGE, DATA))
 		return 1;
 	memset(map, 0, PAGE);
@@ -206,7 +209,7 @@ int main(int argc, char **argv)
 			memset(omap[i], 0, PAGE);
 		}
 		for (size_t off = 0; off + 56 <= filled; off += 56) {
-			size_t i = (size_t)rand() % nrings;
+			size_t i = round_robin ? off / 56 % nrings : (size_t)rand() % nrings;
 
 			if (ofilled[i] + 56 > part)
 				continue;
@@ -237,8 +240,8 @@ int main(int argc, char **argv)
 	       (double)c.n / t_dec / 1e6);
 	printf("decode+resolve+agg %.1f ns/sample  %.1f M samples/s\n", t_full * 1e9 / (double)c.n,
 	       (double)c.n / t_full / 1e6);
-	printf("ordered %zu rings: decode+merge %.1f ns/sample, decode+merge+resolve+agg %.1f ns/sample\n",
-	       nrings, t_ord_dec * 1e9 / (double)n_dec, t_ord_full * 1e9 / (double)n_full);
+	printf("ordered %zu rings%s: decode+merge %.1f ns/sample, decode+merge+resolve+agg %.1f ns/sample\n",
+	       nrings, round_robin ? " (in turn)" : " (at random)", t_ord_dec * 1e9 / (double)n_dec, t_ord_full * 1e9 / (double)n_full);
 	agg_free(c.agg);
 	symbols_free(c.syms);
 	ring_unmap(&r);
