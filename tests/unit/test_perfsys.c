@@ -1,5 +1,5 @@
-/* perfsys: the one line an open's errno becomes, and the engine's notice
- * carrying several fallbacks at once. */
+/* perfsys: the one line an open's errno becomes; the engine's notice
+ * carrying several fallbacks at once, and its enabled flags. */
 #include <errno.h>
 #include <string.h>
 
@@ -46,5 +46,13 @@ int main(void)
 	engine_add_notice(&e, "cycles not supported here (ENOENT: no hardware PMU): sampling cpu-clock instead");
 	CHECK(engine_notice(&e) && HAS(engine_notice(&e), "user space only (cycles:u); cycles not supported"),
 	      "both fallbacks in one notice: %s", engine_notice(&e));
+	{
+		bool en[2] = { true, false };
+
+		e.o.nevents = 2;
+		e.enabled = en;
+		CHECK(engine_event_enabled(&e, 0) && !engine_event_enabled(&e, 1) && !engine_event_enabled(&e, 2),
+		      "engine_event_enabled: the engine's own flags, false past the end");
+	}
 	return check_done();
 }
