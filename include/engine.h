@@ -27,11 +27,14 @@ struct engine_opts {
 	uint64_t period;
 	size_t mmap_pages;             /* 0: sized from the rate */
 	double interval;               /* seconds between ticks */
+	const bool *enabled;           /* [nevents] initially on; NULL: all (a re-open passes its own) */
+	struct callgraph_opts cg;      /* call stacks in samples (-g, --call-graph) */
 };
 
 struct engine_handlers {
-	/* Every decoded record; ev is the sampling event's index, or -1 for
-	 * records of the tracking event (MMAP2/COMM/FORK/EXIT). */
+	/* Every decoded record, in time order across CPUs (a FORK before the
+	 * child's COMM/MMAP2 on another CPU); ev is the sampling event's index,
+	 * or -1 for records of the tracking event (MMAP2/COMM/FORK/EXIT). */
 	void (*record)(void *record_arg, int ev, const struct record *rec);
 	void *record_arg;
 	void *arg; /* for the handlers below */
@@ -49,7 +52,11 @@ struct engine_handlers {
  * LOST/THROTTLE records); the engine counts only what it alone can see. */
 struct engine_stats {
 	uint64_t records, samples, bad_records, malformed, wakeups;
-	uint64_t backlog;   /* bytes taken from the kernel, not yet decoded (overload) */
+	uint64_t backlog;   /* bytes taken from the kernel, not yet decoded (overload; between
+			     * passes also the last few ms, held back to be merged in time order) */
+	/* Records delivered after a newer one (from another CPU) had been:
+	 * written later than the merge's slack allows. They are applied anyway. */
+	uint64_t reordered_late;
 };
 
 int engine_open(struct engine **out, const struct engine_opts *opts, char *err, size_t errlen);
@@ -80,6 +87,10 @@ int engine_set_interval(struct engine *e, double seconds);
 /* Turns one sampling event on or off on every CPU/thread (ioctl, no re-open). */
 int engine_enable_event(struct engine *e, size_t ev, bool on);
 
+/* Whether sampling event ev is on (the engine owns the wish; its exclude
+ * bits are evspec_exclude_bits(&engine_event(e, ev)->attr)). */
+bool engine_event_enabled(const struct engine *e, size_t ev);
+
 /* Re-opens one sampling event with a new exclude mask; the rings, the
  * tracking event and thus all symbol/task state stay. On failure the old
  * event stays open and err says why. */
@@ -93,8 +104,6 @@ int engine_running_pct(struct engine *e, size_t ev);
 /* What was actually opened (after any fallback). */
 const struct evspec *engine_event(const struct engine *e, size_t ev);
 size_t engine_nevents(const struct engine *e);
-/* Whether the event is switched on (engine_enable_event): the engine owns it. */
-bool engine_event_enabled(const struct engine *e, size_t ev);
 /* Notice of a fallback ("cycles not supported … using cpu-clock"), or NULL. */
 const char *engine_notice(const struct engine *e);
 size_t engine_ncpus(const struct engine *e);
@@ -105,5 +114,9 @@ void engine_get_stats(const struct engine *e, struct engine_stats *st);
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
 void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
 		       const struct engine_opts *o, bool inherit);
+/* The per-CPU tracking event's (dummy: MMAP2, COMM, FORK/EXIT). */
+void engine_build_tracking_attr(struct perf_event_attr *attr, bool inherit);
+/* What call-graph samples carry, from the options (layout->extra 0: none). */
+void engine_build_layout(struct record_layout *layout, const struct callgraph_opts *cg);
 
 #endif

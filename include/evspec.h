@@ -32,6 +32,10 @@ struct callgraph_opts {
 };
 
 #define CALLGRAPH_DWARF_SIZE 8192
+/* -g: the user registers and this much stack too, so that the leaf's return
+ * address comes from its CFI: a leaf without a frame of its own would
+ * otherwise hide its caller (gcc omits it in leaves, frame pointers or not). */
+#define CALLGRAPH_LEAF_STACK 512
 
 struct evspec {
 	char name[EVSPEC_NAME_MAX];   /* display name: as typed, or pmu term name=… */

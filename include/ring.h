@@ -19,11 +19,11 @@ struct ring {
 	unsigned char *scratch; /* a record that wraps is copied here, whole */
 	size_t page;           /* ring_alloc's: pages read are given back (0: no) */
 	uint64_t given_back;   /* position up to which they were */
+	/* The reader's batch (ring_read_begin .. ring_read_done): */
+	uint64_t rd_end;       /* head as seen at ring_read_begin */
+	uint64_t rd_pos;       /* next record */
+	uint64_t rd_prev;      /* the record ring_next returned last */
 };
-
-/* Called once per record; the header and its body are contiguous and valid
- * only during the call. Returning non-zero stops the batch after this record. */
-typedef int (*ring_record_fn)(const struct perf_event_header *hdr, void *arg);
 
 /* Wraps an existing mapping (from mmap of a perf fd, or test memory):
  * page_size bytes of metadata then data_size bytes (a power of two). */
@@ -48,8 +48,36 @@ uint64_t ring_transfer(struct ring *from, struct ring *to);
 /* Bytes written but not yet consumed. */
 uint64_t ring_pending(const struct ring *r);
 
-/* Delivers every complete record between tail and head, then publishes the
- * new tail once. Returns the number of records delivered. */
-size_t ring_read(struct ring *r, ring_record_fn fn, void *arg);
+/* Pull reading, as libperf's perf_mmap__read_init / read_event / consume /
+ * read_done, so that a caller's budget and state stay in its own loop:
+ *
+ *	if (ring_read_begin(r) == 0) {
+ *		while (ring_next(r, &hdr))
+ *			use(hdr);
+ *		ring_read_done(r);
+ *	}
+ *
+ * ring_read_begin takes the batch: the records written up to now. 0, or
+ * -EAGAIN when there are none. */
+int ring_read_begin(struct ring *r);
+
+/* The batch's next record: 1 and *hdr, or 0 at its end. The header and body
+ * are contiguous and stay valid until the next ring_next or ring_read_done
+ * on this ring (one that wraps is copied into the ring's scratch). A record
+ * with an impossible size ends the batch: counted in malformed, and the
+ * reader resyncs at the batch's end rather than decode garbage. */
+int ring_next(struct ring *r, const struct perf_event_header **hdr);
+
+/* Puts back the record ring_next returned last: it comes first in the next
+ * batch (a merge that met a record newer than its limit). Once only. */
+void ring_unread(struct ring *r);
+
+/* Frees what was read so far for the writer (the tail, published with
+ * release; pages of our own rings given back first). Once per batch is
+ * enough; mid-batch it makes room sooner. */
+void ring_consume(struct ring *r);
+
+/* Ends the batch: ring_consume. */
+void ring_read_done(struct ring *r);
 
 #endif

@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "options.h"
 #include "symbols.h"
+#include "unwind.h"
 
 #define SESSION_NOTICES 4
 #define SESSION_STACK_MAX 512   /* frames per sample at most (--max-stack is u16) */
@@ -26,6 +27,8 @@ struct session {
 	struct symbols *syms;
 	struct agg *agg;
 	struct counters *cnt;      /* exact counters in focus mode, else NULL */
+	struct unwind *unw;        /* -g (the leaf fix) and --call-graph dwarf, else NULL */
+	uint64_t leaf_fixed;
 	uint64_t tracking_lost;    /* MMAP/COMM/… records the kernel dropped */
 	size_t focus_left;         /* -p: processes still alive */
 	const char *notices[SESSION_NOTICES];
@@ -79,6 +82,8 @@ struct session_stats {
 	struct engine_stats eng;
 	struct symbols_stats sym;
 	uint64_t tracking_lost;
+	uint64_t unwound, unwind_truncated; /* stacks unwound from CFI, and those cut short */
+	uint64_t leaf_fixed;  /* -g: leaves without a frame whose caller the CFI gave back */
 };
 void session_stats(const struct session *s, struct session_stats *st);
 

@@ -95,6 +95,13 @@ void symbols_resolve_thread(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip
 void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
 		     struct sym_result *out);
 
+/* The file mapping pid's address addr, as a path this process can open
+ * (through /proc/PID/map_files for deleted files, else /proc/PID/root),
+ * and the mapping; false when none or not a file. For the unwinder, which
+ * reads the file's CFI. */
+bool symbols_map_at(struct symbols *s, pid_t pid, uint64_t addr, char *path, size_t len,
+		    uint64_t *start, uint64_t *end, uint64_t *pgoff);
+
 /* comm of a process we know, or NULL (as sym_result.comm: prefer that). */
 const char *symbols_comm_of(struct symbols *s, pid_t pid);
 

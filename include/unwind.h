@@ -42,7 +42,7 @@ size_t unwind_stack(struct unwind *u, pid_t pid, pid_t tid, const struct record 
 		    size_t max, bool *complete);
 
 struct unwind_stats {
-	uint64_t stacks, truncated, dwfl_made, dwfl_dropped;
+	uint64_t stacks, truncated, dwfl_made, dwfl_dropped; /* truncated: cut short, not by max */
 };
 void unwind_get_stats(const struct unwind *u, struct unwind_stats *st);
 

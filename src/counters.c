@@ -6,11 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cpumap.h"
+#include "perfsys.h"
 
 #define READ_FORMAT (PERF_FORMAT_GROUP | PERF_FORMAT_ID | \
 	PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
@@ -44,6 +43,7 @@ struct counters {
 	int cgroup_fd;
 	bool inherit;
 	char notice[256];
+	bool user_only;      /* kernel counting refused: excluded for lack of rights */
 };
 
 static bool is_software(const struct evspec *e)
@@ -150,11 +150,6 @@ int counters_parse_read(const uint64_t *buf, size_t len, size_t max, uint64_t *e
 	return (int)nr;
 }
 
-static int sys_open(struct perf_event_attr *a, pid_t pid, int cpu, int group, unsigned long flags)
-{
-	return (int)syscall(SYS_perf_event_open, a, pid, cpu, group, flags | PERF_FLAG_FD_CLOEXEC);
-}
-
 static bool unsupported_errno(int e)
 {
 	return e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == EINVAL;
@@ -176,9 +171,9 @@ static int open_group(struct counters *c, struct unit *u, const struct counter_g
 		if (c->unsupported[ev])
 			continue;
 		counters_attr(&attr, &c->evs[ev], leader < 0, c->inherit);
-		fd = sys_open(&attr, target, u->cpu, leader, flags);
+		fd = perfsys_open(&attr, target, u->cpu, leader, flags);
 		if (fd < 0) {
-			int e = errno;
+			int e = -fd;
 
 			if (e == ESRCH) {
 				u->gone = true;
@@ -186,6 +181,15 @@ static int open_group(struct counters *c, struct unit *u, const struct counter_g
 			}
 			if (unsupported_errno(e)) {
 				c->unsupported[ev] = true;
+				continue;
+			}
+			if ((e == EACCES || e == EPERM) && c->cgroup_fd < 0 && !c->evs[ev].has_modifiers &&
+			    !c->evs[ev].attr.exclude_kernel) {
+				/* As the sampling events: user space only, said once. */
+				c->evs[ev].attr.exclude_kernel = 1;
+				c->evs[ev].attr.exclude_hv = 1;
+				c->user_only = true;
+				m--;
 				continue;
 			}
 			return -e;
@@ -292,15 +296,7 @@ int counters_open(struct counters **out, const struct evspec *evs, size_t n,
 
 	/* Ask for the fds up front; what is still short drops hardware groups. */
 	need = c->nunits * c->nev + 64;
-	{
-		struct rlimit rl;
-
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need + 256 && rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = need + 256 < rl.rlim_max ? need + 256 : rl.rlim_max;
-			/* Best effort: refused, the opens run short and say how many. */
-			(void)setrlimit(RLIMIT_NOFILE, &rl);
-		}
-	}
+	perfsys_fd_budget(need + 256);
 	for (size_t u = 0; u < c->nunits; u++) {
 		for (size_t g = 0; g < c->ngroups; g++) {
 			bool hw = !is_software(&c->evs[c->groups[g].ev[0]]);
@@ -308,23 +304,16 @@ int counters_open(struct counters **out, const struct evspec *evs, size_t n,
 			if (hw && dropped)
 				continue;
 			rc = open_group(c, &c->units[u], &c->groups[g]);
-			if (rc == -EMFILE || rc == -ENFILE) {
-				if (hw || g > 0) {
-					close_unit(c, &c->units[u], true);
-					dropped = c->nunits - u;
-					break;
-				}
-				snprintf(err, errlen, "out of file descriptors: %zu needed for %zu threads: "
-					 "raise ulimit -n", need, c->nunits);
-				goto fail;
-			}
-			if (rc == -EACCES || rc == -EPERM) {
-				snprintf(err, errlen, "counting events: permission denied: run as root or lower "
-					 "kernel.perf_event_paranoid");
-				goto fail;
+			if ((rc == -EMFILE || rc == -ENFILE) && (hw || g > 0)) {
+				close_unit(c, &c->units[u], true);
+				dropped = c->nunits - u;
+				break;
 			}
 			if (rc) {
-				snprintf(err, errlen, "counting events: %s", strerror(-rc));
+				struct perfsys_what w = { "counting events", c->units[u].cpu,
+					c->cgroup_fd >= 0 ? -1 : c->units[u].tid, need, PERFSYS_PARANOID_UNKNOWN };
+
+				perfsys_strerror(err, errlen, -rc, &w);
 				goto fail;
 			}
 			if (c->units[u].gone)
@@ -334,6 +323,13 @@ int counters_open(struct counters **out, const struct evspec *evs, size_t n,
 	if (dropped)
 		snprintf(c->notice, sizeof(c->notice), "fd limit: hardware counters dropped for %zu of %zu "
 			 "threads (%zu fds needed: raise ulimit -n)", dropped, c->nunits, need);
+	if (c->user_only) {
+		size_t used = strlen(c->notice);
+
+		snprintf(c->notice + used, sizeof(c->notice) - used, "%skernel counting not permitted "
+			 "(kernel.perf_event_paranoid=%d): counting user space only", used ? "; " : "",
+			 perfsys_paranoid());
+	}
 	for (size_t ev = 0; ev < c->nev; ev++)
 		for (size_t u = 0; u < c->nunits; u++)
 			c->units[u].row.v[ev].state = c->unsupported[ev] ? COUNTER_UNSUPPORTED : COUNTER_OK;

@@ -192,9 +192,9 @@ static void dump_text(struct dctx *c)
 		struct session_stats st;
 
 		session_stats(c->s, &st);
-		fprintf(c->f, "Stats: records %" PRIu64 "  bad %" PRIu64 "  tracking lost %" PRIu64 "  backlog %" PRIu64
+		fprintf(c->f, "Stats: records %" PRIu64 "  bad %" PRIu64 "  late %" PRIu64 "  tracking lost %" PRIu64 "  backlog %" PRIu64
 			" KiB  processes %zu  dsos %zu  tables %zu (%zu KiB, %zu evicted)  symbols %zu  %zu KiB\n",
-			st.eng.records, st.eng.bad_records + st.eng.malformed, st.tracking_lost,
+			st.eng.records, st.eng.bad_records + st.eng.malformed, st.eng.reordered_late, st.tracking_lost,
 			st.eng.backlog / 1024, st.sym.processes, st.sym.dsos, st.sym.tables,
 			st.sym.table_bytes / 1024, st.sym.evicted, st.sym.symbols, st.sym.bytes / 1024);
 	}

@@ -178,7 +178,11 @@ static void json_stats(struct json *j, const struct session *s)
 	json_u64(j, "malformed", st.eng.malformed);
 	json_u64(j, "wakeups", st.eng.wakeups);
 	json_u64(j, "backlog_bytes", st.eng.backlog);
+	json_u64(j, "reordered_late", st.eng.reordered_late);
 	json_u64(j, "tracking_lost", st.tracking_lost);
+	json_u64(j, "unwound", st.unwound);
+	json_u64(j, "unwind_truncated", st.unwind_truncated);
+	json_u64(j, "leaf_fixed", st.leaf_fixed);
 	json_u64(j, "processes", st.sym.processes);
 	json_u64(j, "dsos", st.sym.dsos);
 	json_u64(j, "symbol_tables", st.sym.tables);

@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util.h"
+#include "perfsys.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define DEVICES "bus/event_source/devices"
@@ -205,12 +205,12 @@ static void list_one(FILE *out, const char *name, const char *kind, uint32_t typ
 	const char *note = "";
 	int fd, e;
 
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	e = errno;
+	fd = perfsys_open(&a, 0, -1, -1, 0);
+	e = -fd;
 	if (fd < 0 && (e == EACCES || e == EPERM)) {
 		a.exclude_kernel = a.exclude_hv = 1;
-		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-		e = errno;
+		fd = perfsys_open(&a, 0, -1, -1, 0);
+		e = -fd;
 		note = " (user space only)";
 	}
 	fprintf(out, "  %-48s [%s]  ", name, kind);

@@ -45,6 +45,7 @@ static void batch_show(void *arg, double lap)
 		.final = b->pending_final,
 		.threads = b->o->threads,
 		.stats = b->o->stats,
+		.children = b->o->children,
 	};
 
 	/* Folded stacks and flame graphs show the whole run, once, at its end. */

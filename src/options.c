@@ -9,6 +9,7 @@
 
 #include "counters.h"
 #include "cpumap.h"
+#include "perfsys.h"
 
 #define DEFAULT_FREQ 4000
 
@@ -115,19 +116,6 @@ static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 		return -1;
 	*out = (uint64_t)v;
 	return 0;
-}
-
-static uint64_t max_sample_rate(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
-	unsigned long long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
 }
 
 /* "fp", "dwarf", "dwarf,SIZE", "lbr": 0 or -1. */
@@ -349,7 +337,7 @@ int options_parse(struct options *o, int argc, char **argv)
 	if (o->list_events)
 		return 0;
 	if (!o->period) {
-		uint64_t max = max_sample_rate();
+		uint64_t max = perf_max_sample_rate();
 
 		if (max && o->freq > max) {
 			fprintf(stderr, "perftop: -F %llu is above kernel.perf_event_max_sample_rate (%llu): "

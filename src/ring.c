@@ -108,53 +108,64 @@ uint64_t ring_pending(const struct ring *r)
 	return ring_head(r) - r->meta->data_tail;
 }
 
-size_t ring_read(struct ring *r, ring_record_fn fn, void *arg)
+int ring_read_begin(struct ring *r)
 {
-	uint64_t head = ring_head(r);
-	uint64_t tail = r->meta->data_tail;
-	uint64_t size = r->mask + 1;
-	size_t n = 0;
+	r->rd_end = ring_head(r);
+	r->rd_pos = r->rd_prev = r->meta->data_tail;
+	return r->rd_pos == r->rd_end ? -EAGAIN : 0;
+}
 
-	while (tail < head) {
-		uint64_t avail = head - tail;
-		uint64_t off = tail & r->mask;
-		const struct perf_event_header *hdr;
-		struct perf_event_header h;
+int ring_next(struct ring *r, const struct perf_event_header **hdr)
+{
+	uint64_t size = r->mask + 1, avail = r->rd_end - r->rd_pos;
+	uint64_t off = r->rd_pos & r->mask;
+	struct perf_event_header h;
 
-		if (avail < sizeof(h))
-			break;
-		/* Even the header may straddle the end. */
-		if (off + sizeof(h) <= size) {
-			memcpy(&h, r->data + off, sizeof(h));
-		} else {
-			size_t first = size - off;
-			memcpy(&h, r->data + off, first);
-			memcpy((unsigned char *)&h + first, r->data, sizeof(h) - first);
-		}
-		if (h.size < sizeof(h) || (h.size & 7) || h.size > avail) {
-			/* A record the kernel cannot have written: resync at head
-			 * rather than decode garbage or spin. */
-			r->malformed++;
-			tail = head;
-			break;
-		}
-		if (off + h.size <= size) {
-			hdr = (const void *)(r->data + off);
-		} else {
-			size_t first = size - off;
-			memcpy(r->scratch, r->data + off, first);
-			memcpy(r->scratch + first, r->data, h.size - first);
-			hdr = (const void *)r->scratch;
-		}
-		tail += h.size;
-		n++;
-		if (fn(hdr, arg))
-			break;
+	if (avail < sizeof(h))
+		return 0;
+	/* Even the header may straddle the end. */
+	if (off + sizeof(h) <= size) {
+		memcpy(&h, r->data + off, sizeof(h));
+	} else {
+		size_t first = size - off;
+		memcpy(&h, r->data + off, first);
+		memcpy((unsigned char *)&h + first, r->data, sizeof(h) - first);
 	}
+	if (h.size < sizeof(h) || (h.size & 7) || h.size > avail) {
+		/* A record the kernel cannot have written: resync at head
+		 * rather than decode garbage or spin. */
+		r->malformed++;
+		r->rd_prev = r->rd_pos = r->rd_end;
+		return 0;
+	}
+	if (off + h.size <= size) {
+		*hdr = (const void *)(r->data + off);
+	} else {
+		size_t first = size - off;
+		memcpy(r->scratch, r->data + off, first);
+		memcpy(r->scratch + first, r->data, h.size - first);
+		*hdr = (const void *)r->scratch;
+	}
+	r->rd_prev = r->rd_pos;
+	r->rd_pos += h.size;
+	return 1;
+}
+
+void ring_unread(struct ring *r)
+{
+	r->rd_pos = r->rd_prev;
+}
+
+void ring_consume(struct ring *r)
+{
 	if (r->page)
-		release_pages(r, tail);
-	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
-	return n;
+		release_pages(r, r->rd_pos);
+	__atomic_store_n(&r->meta->data_tail, r->rd_pos, __ATOMIC_RELEASE);
+}
+
+void ring_read_done(struct ring *r)
+{
+	ring_consume(r);
 }
 
 static void copy_out(const struct ring *r, uint64_t pos, void *dst, size_t len)
@@ -185,7 +196,7 @@ uint64_t ring_transfer(struct ring *from, struct ring *to)
 		while (head - pos >= sizeof(h)) {
 			copy_out(from, pos, &h, sizeof(h));
 			if (h.size < sizeof(h) || (h.size & 7) || h.size > head - pos) {
-				if (pos == tail) { /* corrupt: resync, as ring_read does */
+				if (pos == tail) { /* corrupt: resync, as ring_next does */
 					from->malformed++;
 					__atomic_store_n(&from->meta->data_tail, head, __ATOMIC_RELEASE);
 					return 0;

@@ -112,8 +112,20 @@ static void engine_opts_for(const struct session *s, const struct session_target
 		.period = t->freq || t->period ? t->period : o->period,
 		.mmap_pages = o->mmap_pages,
 		.interval = t->interval > 0 ? t->interval : o->interval,
+		.enabled = enabled,
+		.cg = o->cg,
 	};
-	(void)enabled;
+}
+
+static bool find_map(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out)
+{
+	struct session *s = arg;
+	uint64_t pgoff;
+
+	if (!symbols_map_at(s->syms, pid, addr, out->path, sizeof(out->path), &out->start, &out->end, &pgoff))
+		return false;
+	out->base = out->start - pgoff;
+	return true;
 }
 
 static void synthesize(struct session *s, const struct session_target *t)
@@ -144,6 +156,12 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 		return -ENOMEM;
 	}
 	symbols_set_demangle(s->syms, !o->no_demangle);
+	/* A Dwfl per process unwound at once, the busiest kept. */
+	if ((o->cg.mode == CALLGRAPH_DWARF || o->cg.mode == CALLGRAPH_FP) &&
+	    (s->unw = unwind_new(find_map, s, 64)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	/* Tracking starts with the engine, so nothing that starts between
 	 * reading /proc and sampling goes unseen. */
 	engine_opts_for(s, &t, o->events, o->nevents, NULL, &eo);
@@ -172,6 +190,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 void session_close(struct session *s)
 {
 	counters_close(s->cnt);
+	unwind_free(s->unw);
 	agg_free(s->agg);
 	engine_close(s->eng);
 	symbols_free(s->syms);
@@ -325,6 +344,14 @@ void session_stats(const struct session *s, struct session_stats *st)
 		engine_get_stats(s->eng, &st->eng);
 	symbols_stats(s->syms, &st->sym);
 	st->tracking_lost = s->tracking_lost;
+	if (s->unw) {
+		struct unwind_stats us;
+
+		unwind_get_stats(s->unw, &us);
+		st->unwound = us.stacks;
+		st->unwind_truncated = us.truncated;
+		st->leaf_fixed = s->leaf_fixed;
+	}
 }
 
 const char *session_comm(const struct session *s, pid_t pid)
@@ -428,9 +455,6 @@ int session_reopen(struct session *s, const struct session_target *t, char *err,
 	if (rc)
 		return rc;
 
-	for (i = 0; i < nev; i++)
-		if (!enabled[i])
-			engine_enable_event(s->eng, i, false);
 	if (!t->keep_agg) {
 		if ((rc = fresh_agg(s, err, errlen)) != 0)
 			return rc;
@@ -458,6 +482,25 @@ static bool cpumode_kernel(uint16_t misc)
 /* Frames of a sample's callchain, leaf first. The first address after each
  * context marker is where that context was interrupted; the others are
  * return addresses, looked up at address - 1 (the call, not what follows). */
+/* -g's leaf fix: the return address of the user leaf from its CFI (the
+ * registers and a little stack come with the sample). A leaf that keeps no
+ * frame leaves the frame pointer on its caller's frame, so the chain's next
+ * entry is the caller's return and the caller itself is missing: it is
+ * this address. 0 when the chain is right or nothing can be told. */
+static uint64_t leaf_return(struct session *s, const struct record *r, uint64_t leaf, uint64_t next)
+{
+	uint64_t ips[2];
+	bool complete;
+
+	if (s->unw == NULL || s->opts->cg.mode != CALLGRAPH_FP || r->sample.nregs == 0)
+		return 0;
+	if (unwind_stack(s->unw, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r, ips, 2, &complete) != 2 ||
+	    ips[0] != leaf || ips[1] == next)
+		return 0;
+	s->leaf_fixed++;
+	return ips[1];
+}
+
 static size_t chain_frames(struct session *s, const struct record *r, struct sym_result *frames, size_t max)
 {
 	pid_t pid = (pid_t)r->sid.pid;
@@ -466,6 +509,17 @@ static size_t chain_frames(struct session *s, const struct record *r, struct sym
 
 	for (uint64_t i = 0; i < r->sample.nr && n < max; i++) {
 		uint64_t ip = record_u64(r->sample.ips, i);
+
+		if (first && !kernel && ip < PERF_CONTEXT_MAX && i + 1 < r->sample.nr && n + 1 < max) {
+			uint64_t next = record_u64(r->sample.ips, i + 1), ret = leaf_return(s, r, ip, next);
+
+			if (ret) {
+				memset(&frames[n], 0, sizeof(frames[n]));
+				symbols_resolve_thread(s->syms, pid, (pid_t)r->sid.tid, ip, false, &frames[n++]);
+				ip = ret;
+				first = false;
+			}
+		}
 
 		if (ip >= PERF_CONTEXT_MAX) {
 			kernel = ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_HV || ip == PERF_CONTEXT_GUEST_KERNEL;
@@ -482,6 +536,29 @@ static size_t chain_frames(struct session *s, const struct record *r, struct sym
 		n++;
 	}
 	return n;
+}
+
+/* --call-graph dwarf: the user half of the stack, unwound from the copy;
+ * a stack cut short ends in [unknown]. */
+static size_t user_frames(struct session *s, const struct record *r, struct sym_result *frames, size_t max)
+{
+	uint64_t ips[SESSION_STACK_MAX];
+	size_t n = max < s->opts->cg.max_stack ? max : s->opts->cg.max_stack, k;
+	bool complete;
+	pid_t pid = (pid_t)r->sid.pid;
+
+	if (n < 2)
+		return 0;
+	k = unwind_stack(s->unw, pid, (pid_t)r->sid.tid, r, ips, n - 1, &complete);
+	for (size_t i = 0; i < k; i++) {
+		memset(&frames[i], 0, sizeof(frames[i]));
+		symbols_resolve_thread(s->syms, pid, (pid_t)r->sid.tid, i ? ips[i] - 1 : ips[i], false, &frames[i]);
+	}
+	if (!complete && k) {
+		memset(&frames[k], 0, sizeof(frames[k]));
+		symbols_resolve(s->syms, pid, 0, false, &frames[k++]);
+	}
+	return k;
 }
 
 static void sample(struct session *s, int ev, const struct record *r)
@@ -502,6 +579,8 @@ static void sample(struct session *s, int ev, const struct record *r)
 		return;
 	}
 	n = chain_frames(s, r, frames, SESSION_STACK_MAX);
+	if (s->opts->cg.mode == CALLGRAPH_DWARF && s->unw && r->sample.nregs && n < SESSION_STACK_MAX)
+		n += user_frames(s, r, frames + n, SESSION_STACK_MAX - n);
 	if (n == 0) {
 		memset(&frames[0], 0, sizeof(frames[0]));
 		symbols_resolve_thread(s->syms, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r->sample.ip,
@@ -540,8 +619,10 @@ void session_record(void *arg, int ev, const struct record *r)
 		symbols_comm(s->syms, (pid_t)r->comm.pid, (pid_t)r->comm.tid, r->comm.comm,
 			     r->misc & PERF_RECORD_MISC_COMM_EXEC);
 		/* An exec under a pid whose owner exited (its FORK lost) is a new task. */
-		if (r->misc & PERF_RECORD_MISC_COMM_EXEC)
+		if (r->misc & PERF_RECORD_MISC_COMM_EXEC) {
 			agg_task_new(s->agg, (pid_t)r->comm.pid);
+			unwind_forget(s->unw, (pid_t)r->comm.pid);
+		}
 		if (r->comm.pid == r->comm.tid)
 			agg_task_comm(s->agg, (pid_t)r->comm.pid, r->comm.comm);
 		agg_thread_comm(s->agg, (pid_t)r->comm.tid, r->comm.comm);
@@ -554,8 +635,10 @@ void session_record(void *arg, int ev, const struct record *r)
 		break;
 	case PERF_RECORD_EXIT:
 		symbols_exit(s->syms, (pid_t)r->task.pid, (pid_t)r->task.tid);
-		if (r->task.pid == r->task.tid)
+		if (r->task.pid == r->task.tid) {
 			agg_task_exit(s->agg, (pid_t)r->task.pid);
+			unwind_forget(s->unw, (pid_t)r->task.pid);
+		}
 		else
 			agg_thread_exit(s->agg, (pid_t)r->task.tid);
 		break;

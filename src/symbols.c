@@ -451,3 +451,25 @@ void symbols_stats(const struct symbols *s, struct symbols_stats *st)
 	for (size_t i = 0; i < s->nretired; i++)
 		st->bytes += kallsyms_bytes(s->retired[i]);
 }
+
+bool symbols_map_at(struct symbols *s, pid_t pid, uint64_t addr, char *path, size_t len,
+		    uint64_t *start, uint64_t *end, uint64_t *pgoff)
+{
+	struct proctab_proc *p = proctab_find(&s->pt, pid);
+	const struct proctab_map *m = p ? proctab_map_find(p, addr) : NULL;
+	int n;
+
+	if (m == NULL || m->dso == NULL || m->dso->path == NULL || m->dso->path[0] != '/')
+		return false;
+	if (m->dso->deleted)
+		n = snprintf(path, len, "%s/%d/map_files/%" PRIx64 "-%" PRIx64, s->proc_root, (int)pid,
+			     m->start, m->end);
+	else
+		n = snprintf(path, len, "%s/%d/root%s", s->proc_root, (int)pid, m->dso->path);
+	if (n < 0 || (size_t)n >= len)
+		return false;
+	*start = m->start;
+	*end = m->end;
+	*pgoff = m->pgoff;
+	return true;
+}

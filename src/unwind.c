@@ -44,6 +44,7 @@ struct proc {
 	uint64_t *ips;
 	size_t n, max;
 	bool read_failed;         /* the walk wanted memory the copy lacks */
+	bool full;                /* it stopped at max frames: asked to, not cut short */
 };
 
 struct unwind {
@@ -165,7 +166,11 @@ static int on_frame(Dwfl_Frame *frame, void *arg)
 	Dwarf_Addr pc;
 	bool activation;
 
-	if (!dwfl_frame_pc(frame, &pc, &activation) || p->n >= p->max)
+	if (p->n >= p->max) {
+		p->full = true;
+		return DWARF_CB_ABORT;
+	}
+	if (!dwfl_frame_pc(frame, &pc, &activation))
 		return DWARF_CB_ABORT;
 	/* Modules are reported as the walk reaches them, for their CFI. */
 	report(p, activation ? pc : pc - 1);
@@ -279,13 +284,13 @@ size_t unwind_stack(struct unwind *u, pid_t pid, pid_t tid, const struct record 
 	p->ips = ips;
 	p->n = 0;
 	p->max = max;
-	p->read_failed = false;
+	p->read_failed = p->full = false;
 	rc = dwfl_getthread_frames(p->dwfl, tid, on_frame, p);
 	/* 0 alone is not enough: libdw also stops quietly where a read fails. */
 	*complete = rc == 0 && !p->read_failed;
 	if (p->n == 0)
 		ips[p->n++] = ip;
-	if (!*complete)
+	if (!*complete && !p->full)
 		u->st.truncated++;
 	p->r = NULL;
 	return p->n;

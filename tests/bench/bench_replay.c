@@ -2,7 +2,12 @@
  * -> agg, as the engine does, without the kernel. Prints ns per sample for
  * decode alone and for the whole path.
  *
- * usage: bench_replay [SAMPLES_MILLIONS]   (default 20) */
+ * usage: bench_replay [SAMPLES_MILLIONS [RINGS [rr]]]   (default 20, 4 rings, dealt at random;
+ *        rr: in turn, as CPUs whose timers fire at one rate)
+ *
+ * The "ordered" lines deal the same samples to RINGS per-CPU rings, their
+ * times interleaved at random, and merge them by time as the engine's drain
+ * passes do (order.c): the reorder's cost is their difference. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +19,17 @@
 #include "record.h"
 #include "ring.h"
 #include "symbols.h"
+#include "internal/order.h"
+
+/* CPU time, not wall time: on a shared machine a descheduled pass would
+ * otherwise count another's work. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 #define PAGE 4096
 #define DATA (8u << 20) /* 8 MiB of records per pass: ~150k samples */
@@ -25,21 +41,56 @@ struct ctx {
 	bool full;
 };
 
-static int on_record(const struct perf_event_header *h, void *arg)
+static void on_decoded(const struct record *r, struct ctx *c)
 {
-	struct ctx *c = arg;
-	struct record r;
 	struct sym_result sr;
 
-	if (record_decode(h, &r) != RECORD_OK)
-		return 0;
 	c->n++;
 	if (!c->full)
+		return;
+	symbols_resolve(c->syms, (pid_t)r->sid.pid, r->sample.ip,
+			(r->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL, &sr);
+	agg_sample(c->agg, 0, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid, &sr, r->sample.period);
+}
+
+static void on_record(const struct perf_event_header *h, struct ctx *c)
+{
+	struct record r;
+
+	if (record_decode(h, &r) == RECORD_OK)
+		on_decoded(&r, c);
+}
+
+/* The engine's way since records are time-ordered: the same samples dealt
+ * to NRINGS per-CPU rings (times interleaved at random), merged by time. */
+#define NRINGS 8 /* at most; argv[2], default 4 */
+static size_t nrings = 4;
+static bool round_robin; /* argv[3] "rr": CPUs' timers at one rate take turns */
+static double replay_ordered(struct ring *rs, const size_t *filled, struct ctx *c, uint64_t passes)
+{
+	struct order o;
+	double t0;
+
+	if (order_init(&o, rs, nrings) != 0)
 		return 0;
-	symbols_resolve(c->syms, (pid_t)r.sid.pid, r.sample.ip,
-			(r.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL, &sr);
-	agg_sample(c->agg, 0, (int)r.sid.cpu, (pid_t)r.sid.pid, (pid_t)r.sid.tid, &sr, r.sample.period);
-	return 0;
+	t0 = cpu_now();
+	for (uint64_t p = 0; p < passes; p++) {
+		const struct record *rec;
+		enum record_status st;
+
+		for (size_t i = 0; i < nrings; i++) {
+			rs[i].meta->data_tail = 0;
+			__atomic_store_n(&rs[i].meta->data_head, filled[i], __ATOMIC_RELEASE);
+		}
+		order_begin(&o, UINT64_MAX);
+		while (order_next(&o, &rec, &st))
+			if (st == RECORD_OK)
+				on_decoded(rec, c);
+		order_done(&o);
+	}
+	t0 = cpu_now() - t0;
+	order_free(&o);
+	return t0;
 }
 
 /* Kernel text addresses from kallsyms, for a realistic kernel share. */
@@ -64,14 +115,20 @@ static size_t kernel_ips(uint64_t *out, size_t max)
 
 static double replay(struct ring *r, struct ctx *c, size_t filled, uint64_t passes)
 {
-	double t0 = now();
+	double t0 = cpu_now();
 
 	for (uint64_t p = 0; p < passes; p++) {
 		r->meta->data_tail = 0;
 		__atomic_store_n(&r->meta->data_head, filled, __ATOMIC_RELEASE);
-		ring_read(r, on_record, c);
+		if (ring_read_begin(r) == 0) {
+			const struct perf_event_header *h;
+
+			while (ring_next(r, &h))
+				on_record(h, c);
+			ring_read_done(r);
+		}
 	}
-	return now() - t0;
+	return cpu_now() - t0;
 }
 
 int main(int argc, char **argv)
@@ -81,13 +138,20 @@ int main(int argc, char **argv)
 	uint64_t uips[64], kips[4096];
 	size_t nk, nu = 0, filled = 0;
 	unsigned char *map = aligned_alloc(PAGE, PAGE + DATA);
-	struct ring r;
+	struct ring r, orings[NRINGS];
+	unsigned char *omap[NRINGS];
+	size_t ofilled[NRINGS] = { 0 };
+	double t_ord_dec, t_ord_full;
+	uint64_t n_dec, n_full;
 	struct ctx c = { 0 };
 	int cpus[2] = { 0, 1 };
 	uint64_t per_pass, passes;
 	double t_dec, t_full;
 	pid_t pid = getpid();
 
+	if (argc > 2 && atoi(argv[2]) >= 1 && atoi(argv[2]) <= NRINGS)
+		nrings = (size_t)atoi(argv[2]);
+	round_robin = argc > 3 && strcmp(argv[3], "rr") == 0;
 	if (map == NULL || ring_init(&r, map, PAGE, DATA))
 		return 1;
 	memset(map, 0, PAGE);
@@ -134,14 +198,39 @@ int main(int argc, char **argv)
 		memcpy(r.data + filled, &s, sizeof(s));
 		filled += sizeof(s);
 	}
+	/* The same records dealt to NRINGS rings, in time order within each. */
+	{
+		size_t part = DATA / NRINGS;
+
+		for (size_t i = 0; i < NRINGS; i++) {
+			omap[i] = aligned_alloc(PAGE, PAGE + part);
+			if (omap[i] == NULL || ring_init(&orings[i], omap[i], PAGE, part))
+				return 1;
+			memset(omap[i], 0, PAGE);
+		}
+		for (size_t off = 0; off + 56 <= filled; off += 56) {
+			size_t i = round_robin ? off / 56 % nrings : (size_t)rand() % nrings;
+
+			if (ofilled[i] + 56 > part)
+				continue;
+			memcpy(orings[i].data + ofilled[i], r.data + off, 56);
+			ofilled[i] += 56;
+		}
+	}
 	per_pass = filled / 56;
 	passes = (uint64_t)(millions * 1e6 / (double)per_pass) + 1;
 
 	c.full = false;
 	t_dec = replay(&r, &c, filled, passes);
 	c.n = 0;
+	t_ord_dec = replay_ordered(orings, ofilled, &c, passes);
+	n_dec = c.n;
+	c.n = 0;
 	c.full = true;
 	replay(&r, &c, filled, 1); /* warm: first resolves load symbol tables */
+	c.n = 0;
+	t_ord_full = replay_ordered(orings, ofilled, &c, passes);
+	n_full = c.n;
 	c.n = 0;
 	t_full = replay(&r, &c, filled, passes);
 
@@ -151,9 +240,15 @@ int main(int argc, char **argv)
 	       (double)c.n / t_dec / 1e6);
 	printf("decode+resolve+agg %.1f ns/sample  %.1f M samples/s\n", t_full * 1e9 / (double)c.n,
 	       (double)c.n / t_full / 1e6);
+	printf("ordered %zu rings%s: decode+merge %.1f ns/sample, decode+merge+resolve+agg %.1f ns/sample\n",
+	       nrings, round_robin ? " (in turn)" : " (at random)", t_ord_dec * 1e9 / (double)n_dec, t_ord_full * 1e9 / (double)n_full);
 	agg_free(c.agg);
 	symbols_free(c.syms);
 	ring_unmap(&r);
 	free(map);
+	for (size_t i = 0; i < NRINGS; i++) {
+		ring_unmap(&orings[i]);
+		free(omap[i]);
+	}
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* libFuzzer harness: arbitrary bytes as ring contents, with an arbitrary
- * starting tail (so records wrap anywhere), through ring_read and
+ * starting tail (so records wrap anywhere), through the pull iterator and
  * record_decode. Everything decoded is touched so ASan sees every read. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,19 +11,17 @@
 #define PAGE 4096
 #define DATA 4096
 
-static int touch(const struct perf_event_header *h, void *arg)
+static void touch(const struct perf_event_header *h, size_t *sum)
 {
 	struct record r;
-	size_t *sum = arg;
 
 	if (record_decode(h, &r) != RECORD_OK)
-		return 0;
+		return;
 	*sum += r.sid.id + r.sid.pid;
 	if (r.type == PERF_RECORD_MMAP2 || r.type == PERF_RECORD_MMAP)
 		*sum += strlen(r.mmap.filename) + (r.mmap.build_id ? r.mmap.build_id[0] : 0);
 	if (r.type == PERF_RECORD_COMM)
 		*sum += strlen(r.comm.comm);
-	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -52,7 +50,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r.data[(start + i) & (DATA - 1)] = data[i];
 	r.meta->data_tail = start;
 	r.meta->data_head = start + len;
-	ring_read(&r, touch, &sum);
+	if (ring_read_begin(&r) == 0) {
+		const struct perf_event_header *h;
+
+		while (ring_next(&r, &h))
+			touch(h, &sum);
+		ring_read_done(&r);
+	}
 	ring_unmap(&r);
 	return sum == 42 ? 0 : 0;
 }

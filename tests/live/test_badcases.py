@@ -128,6 +128,19 @@ else:
     diag("own process as nobody -> %d: %s" % (r.returncode, r.stderr.strip()))
     ok(r.returncode == 0 and "samples" in r.stdout and r.stderr.strip() == "",
        "as nobody, -p of an own process with --exclude kernel samples it (as the hint says)")
+    # No modifier, no --exclude: perf top's fallback, user space only, said
+    # in a notice with the level and the fix; the event shows kernel excluded.
+    # The target is the child of a nobody shell (a setpriv'd process itself
+    # is not dumpable, so not ours to watch).
+    r = subprocess.run(as_nobody("sh", "-c", "sh -c 'while :; do :; done' & P=$!; sleep 0.2; "
+                                 "%s -b -n 1 -d 0.3 -p $P; rc=$?; kill $P; exit $rc" % PERFTOP),
+                       capture_output=True, text=True, timeout=30)
+    diag("own process as nobody, no modifiers -> %d: %s" % (r.returncode, r.stderr.strip()))
+    notice = [x for x in r.stdout.splitlines() if "sampling user space only" in x]
+    ok(r.returncode == 0 and r.stderr.strip() == "" and "samples" in r.stdout and notice
+       and "kernel.perf_event_paranoid=%d" % paranoid in notice[0]
+       and "kernel.perf_event_paranoid=1" in notice[0] and "exclude kernel" in r.stdout,
+       "as nobody, -p of an own process without modifiers falls back to user space with a notice")
 
 # Too few fds. A hard limit too low: one line with the number needed.
 wl, pid = start_workload(WORKLOAD, "threads", "4", "6")

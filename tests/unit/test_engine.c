@@ -1,6 +1,7 @@
 /* How the engine builds perf_event_attr (hardware paths included, which the
  * build machines cannot open), sizes rings, and parses CPU/PID lists. */
 #include <errno.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -39,6 +40,12 @@ static void test_attr(void)
 	CHECK(a.exclude_kernel && a.exclude_hv && a.exclude_guest && !a.exclude_user, "exclude bits from the spec");
 	CHECK(a.precise_ip == 2, "precise_ip from :pp");
 	CHECK(!a.inherit && !a.mmap && !a.comm && !a.task, "system-wide: no inherit, no side-band on sampling events");
+	CHECK(a.use_clockid && a.clockid == CLOCK_MONOTONIC,
+	      "use_clockid with CLOCK_MONOTONIC: times comparable across CPUs and with clock_gettime");
+	engine_build_tracking_attr(&a, true);
+	CHECK(a.use_clockid && a.clockid == CLOCK_MONOTONIC && a.sample_id_all && (a.sample_type & PERF_SAMPLE_TIME),
+	      "the tracking event on the same clock, with a time on every record");
+	CHECK(a.mmap2 && a.comm && a.task && a.inherit && a.exclude_kernel, "tracking: side-band records, inherited");
 
 	o.period = 100003;
 	engine_build_attr(&a, &s, &o, true);

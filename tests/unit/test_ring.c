@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +17,26 @@ struct seen {
 	int stop_after;
 };
 
-static int collect(const struct perf_event_header *h, void *arg)
+/* One batch through the pull iterator; the caller's loop stops it
+ * (stop_after), as the engine's drain budget does. Returns records read. */
+static size_t collect(struct ring *ring, struct seen *s)
 {
-	struct seen *s = arg;
-	struct record r;
+	const struct perf_event_header *h;
+	size_t n = 0;
 
-	if (record_decode(h, &r) == RECORD_OK && s->n < 256)
-		s->ids[s->n++] = r.sid.id;
-	return s->stop_after && (int)s->n >= s->stop_after;
+	if (ring_read_begin(ring) != 0)
+		return 0;
+	while (ring_next(ring, &h)) {
+		struct record r;
+
+		n++;
+		if (record_decode(h, &r) == RECORD_OK && s->n < 256)
+			s->ids[s->n++] = r.sid.id;
+		if (s->stop_after && (int)s->n >= s->stop_after)
+			break;
+	}
+	ring_read_done(ring);
+	return n;
 }
 
 /* Writes bytes into the data area at a running head, as the kernel does. */
@@ -63,7 +76,7 @@ static void test_transfer(void)
 			order = 0;
 		if (round % 3 == 2) {
 			memset(&seen, 0, sizeof(seen));
-			ring_read(&u, collect, &seen);
+			collect(&u, &seen);
 			for (size_t i = 0; i < seen.n; i++)
 				order &= seen.ids[i] == got + i + 1;
 			got += seen.n;
@@ -75,7 +88,7 @@ static void test_transfer(void)
 	for (int i = 0; i < 8; i++) {
 		ring_transfer(&k, &u);
 		memset(&seen, 0, sizeof(seen));
-		ring_read(&u, collect, &seen);
+		collect(&u, &seen);
 		for (size_t j = 0; j < seen.n; j++)
 			order &= seen.ids[j] == got + j + 1;
 		got += seen.n;
@@ -128,14 +141,14 @@ static void test_release(void)
 		ring_transfer(&k, &u);
 		if (id % 64 == 1) { /* read now and then: the spill holds a few pages */
 			memset(&seen, 0, sizeof(seen));
-			ring_read(&u, collect, &seen);
+			collect(&u, &seen);
 			for (size_t i = 0; i < seen.n; i++)
 				order &= seen.ids[i] == got + i + 1;
 			got += seen.n;
 		}
 	}
 	memset(&seen, 0, sizeof(seen));
-	ring_read(&u, collect, &seen);
+	collect(&u, &seen);
 	for (size_t i = 0; i < seen.n; i++)
 		order &= seen.ids[i] == got + i + 1;
 	got += seen.n;
@@ -176,7 +189,7 @@ int main(void)
 		}
 		__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
 		memset(&seen, 0, sizeof(seen));
-		n = ring_read(&r, collect, &seen);
+		n = collect(&r, &seen);
 		total += n;
 		for (size_t i = 0; i < seen.n; i++)
 			ok &= seen.ids[i] == id + i;
@@ -193,12 +206,12 @@ int main(void)
 	put(r.data, &head, s.buf, 24);
 	__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
 	memset(&seen, 0, sizeof(seen));
-	CHECK(ring_read(&r, collect, &seen) == 0 && meta->data_tail == head && r.malformed == 1,
+	CHECK(collect(&r, &seen) == 0 && meta->data_tail == head && r.malformed == 1,
 	      "a record cut short by head is counted as malformed, tail resyncs");
 	synth_sample(&s, 100, 0, 1, 1, 0, 0, 1, 0);
 	put(r.data, &head, s.buf, s.len);
 	__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
-	CHECK(ring_read(&r, collect, &seen) == 1 && seen.ids[0] == 100, "the next record reads fine");
+	CHECK(collect(&r, &seen) == 1 && seen.ids[0] == 100, "the next record reads fine");
 
 	/* The callback can stop a batch; the rest stays for later. */
 	for (uint64_t k = 200; k < 203; k++) {
@@ -208,9 +221,28 @@ int main(void)
 	__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
 	memset(&seen, 0, sizeof(seen));
 	seen.stop_after = 1;
-	CHECK(ring_read(&r, collect, &seen) == 1, "callback stops the batch");
+	CHECK(collect(&r, &seen) == 1, "callback stops the batch");
 	seen.stop_after = 0;
-	CHECK(ring_read(&r, collect, &seen) == 2 && seen.ids[2] == 202, "the rest follows");
+	CHECK(collect(&r, &seen) == 2 && seen.ids[2] == 202, "the rest follows");
+
+	/* A record put back (a merge met one newer than its limit) comes first
+	 * in the next batch; the tail stops before it. */
+	for (uint64_t k = 300; k < 302; k++) {
+		synth_sample(&s, k, 0, 1, 1, 0, 0, 1, 0);
+		put(r.data, &head, s.buf, s.len);
+	}
+	__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
+	{
+		const struct perf_event_header *h1, *h2;
+		int got = ring_read_begin(&r) == 0 && ring_next(&r, &h1) && ring_next(&r, &h2);
+
+		ring_unread(&r);
+		ring_read_done(&r);
+		CHECK(got && meta->data_tail == head - s.len, "ring_unread: the tail stops before the record put back");
+		memset(&seen, 0, sizeof(seen));
+		CHECK(collect(&r, &seen) == 1 && seen.ids[0] == 301, "the record put back reads next");
+		CHECK(ring_read_begin(&r) == -EAGAIN, "an empty batch: -EAGAIN");
+	}
 
 	/* A zero-sized header cannot loop forever: the reader resyncs. */
 	{
@@ -220,7 +252,7 @@ int main(void)
 		put(r.data, &head, &bad, sizeof(bad));
 	}
 	__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
-	CHECK(ring_read(&r, collect, &seen) == 0 && r.malformed == 2 && meta->data_tail == head,
+	CHECK(collect(&r, &seen) == 0 && r.malformed == 2 && meta->data_tail == head,
 	      "a zero-sized record is counted as malformed and skipped");
 
 	ring_unmap(&r);

@@ -17,6 +17,7 @@
 
 static uint64_t regs_at[PERF_REG_X86_64_MAX];
 static unsigned char stack_copy[STACK_COPY];
+static uint64_t stack_end, copied; /* the copy stops at the stack's top, as the kernel's does */
 
 /* All general registers, the stack pointer and the IP at one instruction. */
 #define CAPTURE() __asm__ volatile( \
@@ -31,7 +32,10 @@ __attribute__((noinline)) void take_sample(void);
 __attribute__((noinline)) void take_sample(void)
 {
 	CAPTURE();
-	memcpy(stack_copy, (void *)(uintptr_t)regs_at[PERF_REG_X86_SP], STACK_COPY);
+	uint64_t sp = regs_at[PERF_REG_X86_SP];
+
+	copied = stack_end > sp && stack_end - sp < STACK_COPY ? stack_end - sp : STACK_COPY;
+	memcpy(stack_copy, (void *)(uintptr_t)sp, copied);
 }
 
 __attribute__((noinline)) void unwind_leaf(int n);
@@ -102,6 +106,21 @@ int main(void)
 	size_t n = 0, k;
 	bool complete;
 
+	{
+		FILE *f = fopen("/proc/self/maps", "re");
+		char line[4608];
+
+		while (f && fgets(line, sizeof(line), f))
+			if (strstr(line, "[stack]"))
+			{
+				unsigned long long lo, hi;
+
+				if (sscanf(line, "%llx-%llx", &lo, &hi) == 2)
+					stack_end = hi;
+			}
+		if (f)
+			fclose(f);
+	}
 	unwind_outer(3);
 	memset(&r, 0, sizeof(r));
 	for (int b = 0; b < 64; b++)
@@ -110,7 +129,8 @@ int main(void)
 	r.sample.regs_abi = PERF_SAMPLE_REGS_ABI_64;
 	r.sample.nregs = n;
 	r.sample.regs = (const unsigned char *)regs;
-	r.sample.stack_size = r.sample.stack_dyn_size = STACK_COPY;
+	r.sample.stack_size = STACK_COPY;
+	r.sample.stack_dyn_size = copied;
 	r.sample.stack = stack_copy;
 	CHECK(u != NULL && mask != 0, "an unwinder for x86_64");
 	k = unwind_stack(u, getpid(), getpid(), &r, ips, 32, &complete);

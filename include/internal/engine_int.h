@@ -1,0 +1,127 @@
+/* engine internals shared by its modules: engine.c (open, close, what was
+ * opened), engine_events.c (attrs, opens and fallbacks, the id map, enable,
+ * re-open, running times), engine_spill.c (the reader thread, the only
+ * writer of the spill rings), engine_loop.c (epoll, timerfd, signalfd,
+ * pidfds, watches, drain passes). Nothing outside the engine includes it. */
+#ifndef PERFTOP_ENGINE_INT_H
+#define PERFTOP_ENGINE_INT_H
+
+#include <pthread.h>
+#include <signal.h>
+
+#include "engine.h"
+#include "internal/order.h"
+#include "ring.h"
+
+#define ENGINE_MAX_WATCH 4
+#define ENGINE_NOTICE_MAX 512
+
+enum engine_src_kind { SRC_RING, SRC_TIMER, SRC_SIGNAL, SRC_PIDFD, SRC_WATCH, SRC_SPILL, SRC_QUIT, SRC_KICK };
+
+struct engine_src {
+	enum engine_src_kind kind;
+	size_t idx;
+};
+
+struct engine_watch {
+	int fd;
+	void (*cb)(void *arg);
+	void *arg;
+};
+
+struct engine_idslot {
+	uint64_t id;
+	int ev; /* -1 tracking; slot empty when id == 0 */
+};
+
+struct engine {
+	struct engine_opts o;
+	struct evspec *events;
+	bool *enabled;
+	uint64_t *prev_enabled, *prev_running; /* [ev], for engine_running_pct */
+	int *cpus;
+	size_t ncpus;
+	pid_t *tids;          /* one entry of -1 when system-wide */
+	size_t ntids;
+	int *track;           /* [cpu][tid] dummy fds; [cpu][0] owns the ring */
+	int *fds;             /* [ev][cpu][tid] */
+	struct ring *rings;   /* [cpu]: the kernel's, read by the reader thread only */
+	struct ring *spill;   /* [cpu]: written by the reader thread only, read by the main loop */
+	pthread_mutex_t *spill_lock; /* [cpu]: rings[cpu].malformed against engine_get_stats */
+	size_t nlocks;        /* initialised */
+	pthread_t reader;
+	bool reader_on;
+	int rd_epfd, rd_quit, rd_notify, rd_kick; /* the reader's epoll; eventfds to it and from it */
+	pthread_mutex_t rd_lock; /* with rd_done: the main loop waits for a requested transfer */
+	pthread_cond_t rd_done;
+	bool rd_sync_init;
+	uint64_t rd_asked, rd_served; /* transfer rounds asked by the main loop, done by the reader */
+	bool rd_exited;       /* the reader is gone: the main loop is then the only writer */
+	uint64_t rd_wakeups;  /* the reader's: atomic */
+	bool backlog;         /* behind: another pass at once */
+	bool cut;             /* the last pass ran out of time: the next may skip the transfer */
+	struct order order;   /* the spills merged by time */
+	struct record_layout layout; /* what call-graph samples carry (order decodes with it) */
+	bool clock_mono;      /* record times are CLOCK_MONOTONIC (use_clockid taken) */
+	uint64_t round_limit; /* else perf's round rule: the previous pass's newest time */
+	uint64_t limit;       /* the last pass's: newer records wait for the next */
+	struct engine_src *ring_src, timer_src, signal_src, *pid_src, watch_src[ENGINE_MAX_WATCH];
+	struct engine_src quit_src, spill_src, kick_src;
+	int *pidfds;
+	size_t npidfds;
+	struct engine_watch watch[ENGINE_MAX_WATCH];
+	size_t nwatch;
+	struct engine_idslot *ids;
+	size_t ids_mask, nids_used;
+	uint64_t last_id;
+	int last_ev;
+	int epfd, tfd, sfd;
+	int cgroup_fd;
+	sigset_t sigs;
+	const struct engine_handlers *h;
+	bool stop;
+	bool started;         /* events on and timer armed (engine_start) */
+	char notice[ENGINE_NOTICE_MAX];
+	struct engine_stats st;
+	size_t pages;
+};
+
+static inline int *engine_fd_at(struct engine *e, size_t ev, size_t c, size_t t)
+{
+	return &e->fds[(ev * e->ncpus + c) * e->ntids + t];
+}
+
+static inline int *engine_track_at(struct engine *e, size_t c, size_t t)
+{
+	return &e->track[c * e->ntids + t];
+}
+
+/* Appends one notice ("; " between them): fallbacks add up. */
+void engine_add_notice(struct engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* engine_events.c */
+int events_open_tracking(struct engine *e, char *err, size_t errlen);
+int events_open(struct engine *e, size_t ev, char *err, size_t errlen);
+void events_close(struct engine *e, size_t ev);
+int events_set_state(struct engine *e, size_t ev, bool on);
+/* The sampling event or tracking (-1) a record's id belongs to; -2: none. */
+int events_find(struct engine *e, uint64_t id);
+size_t events_fds_needed(const struct engine *e);
+
+/* engine_spill.c */
+int spill_setup(struct engine *e, char *err, size_t errlen);
+int spill_start_reader(struct engine *e, char *err, size_t errlen);
+/* Has the reader move every kernel ring into its spill now, and waits. */
+void spill_sync(struct engine *e);
+void spill_stop_reader(struct engine *e);
+void spill_free(struct engine *e);
+
+/* engine_loop.c */
+int loop_setup(struct engine *e, char *err, size_t errlen);
+int loop_epoll_add(struct engine *e, int fd, struct engine_src *src);
+void loop_free(struct engine *e);
+
+/* engine_events.c: the call-graph bits of a sampling event's attr. */
+void engine_build_callgraph(struct perf_event_attr *attr, const struct callgraph_opts *cg);
+
+#endif

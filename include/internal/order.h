@@ -1,0 +1,68 @@
+/* order: the records of several rings (one per CPU) in time order, as perf's
+ * ordered events, but merged in place: a k-way merge over the rings' pull
+ * iterators, each ring's next record held where it lies (or in its ring's
+ * scratch when it wraps), nothing copied. A pull iterator itself, so the
+ * caller's loop keeps its budget:
+ *
+ *	order_begin(o, limit);
+ *	while (order_next(o, &rec, &st))
+ *		use(rec, st);
+ *	order_done(o);
+ */
+#ifndef PERFTOP_ORDER_H
+#define PERFTOP_ORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+#include "ring.h"
+
+struct order_head {        /* a ring's next record, decoded once */
+	struct record rec;
+	enum record_status st;
+	uint64_t key;          /* its time; 0: none (goes straight through) */
+	bool held;
+};
+
+struct order_slot {        /* a heap entry: the key kept inline, no indirection */
+	uint64_t key;
+	size_t ring;
+};
+
+struct order {
+	struct ring *rings;     /* [n], not owned */
+	size_t n;
+	struct order_head *head; /* [n] */
+	struct order_slot *heap; /* rings with a held record, least key first */
+	size_t nheap;
+	size_t cur;             /* the ring whose record order_next returned last; n: none */
+	uint64_t limit;
+	uint64_t last;          /* newest time delivered so far */
+	uint64_t late;          /* records delivered although older than last */
+	const struct record_layout *layout; /* call-graph samples; NULL: none */
+};
+
+int order_init(struct order *o, struct ring *rings, size_t n);
+void order_free(struct order *o);
+
+/* A pass over what the rings hold now, delivering records timed at or
+ * before limit (UINT64_MAX: everything). */
+void order_begin(struct order *o, uint64_t limit);
+
+/* The oldest record left at or before the limit: true with *rec and *st
+ * (RECORD_OK, or RECORD_IGNORED/RECORD_BAD for the caller to count); valid
+ * until the next order_next or order_done. A record older than one already
+ * delivered (written late) comes anyway, counted in o->late. */
+bool order_next(struct order *o, const struct record **rec, enum record_status *st);
+
+/* Ends the pass: records held back (newer than the limit, or not reached
+ * in the caller's budget) stay in their rings for the next pass. */
+void order_done(struct order *o);
+
+/* The newest time in the rings now, read without consuming anything: for
+ * perf's round rule when record times cannot be compared with a clock. */
+uint64_t order_newest(struct order *o);
+
+#endif

@@ -1,0 +1,493 @@
+/* engine events: attrs, opening the tracking and sampling events (with the
+ * fallbacks perf takes), the id -> event map, enable/disable, re-open with
+ * new exclude bits, and the running times behind engine_running_pct. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal/engine_int.h"
+#include "perfsys.h"
+#include "unwind.h"
+
+static uint32_t watermark_bytes(size_t pages)
+{
+	return (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 2);
+}
+
+void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
+		       const struct engine_opts *o, bool inherit)
+{
+	*attr = ev->attr;
+	attr->size = sizeof(*attr);
+	attr->sample_type = RECORD_SAMPLE_TYPE;
+	attr->sample_id_all = 1;
+	attr->disabled = 1;
+	attr->inherit = inherit;
+	if (o->period || ev->attr.type == PERF_TYPE_TRACEPOINT) {
+		/* Tracepoints: every hit, as perf does, unless -c says otherwise. */
+		attr->freq = 0;
+		attr->sample_period = o->period ? o->period : 1;
+	} else {
+		attr->freq = 1;
+		attr->sample_freq = o->freq;
+	}
+	attr->watermark = 1;
+	/* Times comparable across CPUs and with clock_gettime: the drain merges
+	 * the CPUs' records by time up to "now less a slack". */
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
+	/* read() then tells how long the event really ran: multiplexing. */
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	engine_build_callgraph(attr, &o->cg);
+}
+
+void engine_build_layout(struct record_layout *layout, const struct callgraph_opts *cg)
+{
+	memset(layout, 0, sizeof(*layout));
+	switch (cg->mode) {
+	case CALLGRAPH_FP:
+		layout->extra = PERF_SAMPLE_CALLCHAIN;
+		if ((layout->regs_user_mask = unwind_regs_mask()) != 0)
+			layout->extra |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		break;
+	case CALLGRAPH_DWARF:
+		layout->extra = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		layout->regs_user_mask = unwind_regs_mask();
+		break;
+	case CALLGRAPH_LBR:
+		/* The kernel half from the callchain, the user half from the LBR. */
+		layout->extra = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
+		break;
+	default:
+		break;
+	}
+}
+
+/* The attr bits of a call-graph mode, as perf record -g / --call-graph sets them. */
+void engine_build_callgraph(struct perf_event_attr *attr, const struct callgraph_opts *cg)
+{
+	struct record_layout lay;
+
+	engine_build_layout(&lay, cg);
+	if (lay.extra == 0)
+		return;
+	attr->sample_type |= lay.extra;
+	attr->sample_max_stack = cg->max_stack;
+	if (cg->mode == CALLGRAPH_DWARF) {
+		attr->sample_regs_user = lay.regs_user_mask;
+		attr->sample_stack_user = cg->stack_size;
+		/* User frames come from unwinding the stack copy; the kernel
+		 * still gives its own half of the chain. */
+		attr->exclude_callchain_user = 1;
+	} else if (cg->mode == CALLGRAPH_FP && lay.regs_user_mask) {
+		attr->sample_regs_user = lay.regs_user_mask;
+		attr->sample_stack_user = CALLGRAPH_LEAF_STACK;
+	} else if (cg->mode == CALLGRAPH_LBR) {
+		attr->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+					   PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES;
+		attr->exclude_callchain_user = 1;
+	}
+}
+
+/* Whether MMAP2 records may carry build-ids (attr.build_id, Linux 5.12):
+ * probed once with a disabled event on ourselves; a kernel that rejects
+ * the bit gets the inode form, silently. */
+static bool mmap_build_id_supported(void)
+{
+	static int state; /* 0 unknown, 1 yes, -1 no */
+	struct perf_event_attr attr;
+	int fd;
+
+	if (state)
+		return state > 0;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.disabled = 1;
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.build_id = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	fd = perfsys_open(&attr, 0, -1, -1, 0);
+	state = fd >= 0 ? 1 : -1;
+	if (fd >= 0)
+		close(fd);
+	return state > 0;
+}
+
+void engine_build_tracking_attr(struct perf_event_attr *attr, bool inherit)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_DUMMY;
+	attr->sample_type = RECORD_SAMPLE_TYPE;
+	attr->sample_id_all = 1;
+	attr->mmap = 1;
+	attr->mmap2 = 1;
+	/* The build-id keys the file as it was mapped, even once replaced. */
+	attr->build_id = mmap_build_id_supported();
+	attr->comm = 1;
+	attr->comm_exec = 1;
+	attr->task = 1;
+	attr->inherit = inherit;
+	attr->watermark = 1;
+	attr->use_clockid = 1; /* as the sampling events': one timeline */
+	attr->clockid = CLOCK_MONOTONIC;
+	/* It counts nothing, and side-band records come regardless: excluding
+	 * the kernel (as perf's aux dummy does) lets perf_event_paranoid=2
+	 * allow it for an unprivileged -p PID --exclude kernel. */
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+}
+
+static void idmap_put(struct engine_idslot *tab, size_t mask, uint64_t id, int ev)
+{
+	size_t i;
+
+	for (i = (size_t)(id * 0x9e3779b97f4a7c15ULL) & mask; tab[i].id && tab[i].id != id;
+	     i = (i + 1) & mask)
+		;
+	tab[i].id = id;
+	tab[i].ev = ev;
+}
+
+/* Re-opens (exclude changes) keep adding ids: old ones stay so that samples
+ * still queued under them are counted, hence the table grows. */
+static int idmap_add(struct engine *e, int fd, int ev)
+{
+	uint64_t id;
+
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return -errno;
+	if (2 * (e->nids_used + 1) > e->ids_mask + 1) {
+		size_t nmask = 2 * (e->ids_mask + 1) - 1;
+		struct engine_idslot *n = calloc(nmask + 1, sizeof(*n));
+
+		if (n == NULL)
+			return -ENOMEM;
+		for (size_t i = 0; i <= e->ids_mask; i++)
+			if (e->ids[i].id)
+				idmap_put(n, nmask, e->ids[i].id, e->ids[i].ev);
+		free(e->ids);
+		e->ids = n;
+		e->ids_mask = nmask;
+	}
+	idmap_put(e->ids, e->ids_mask, id, ev);
+	e->nids_used++;
+	return 0;
+}
+
+int events_find(struct engine *e, uint64_t id)
+{
+	size_t i;
+
+	if (id == e->last_id)
+		return e->last_ev;
+	for (i = (size_t)(id * 0x9e3779b97f4a7c15ULL) & e->ids_mask; e->ids[i].id;
+	     i = (i + 1) & e->ids_mask) {
+		if (e->ids[i].id == id) {
+			e->last_id = id;
+			e->last_ev = e->ids[i].ev;
+			return e->last_ev;
+		}
+	}
+	return -2;
+}
+
+size_t events_fds_needed(const struct engine *e)
+{
+	return e->ncpus * e->ntids * (e->o.nevents + 1) + 16;
+}
+
+static void open_error(struct engine *e, int errnum, const char *evname, int cpu, pid_t tid,
+		       char *err, size_t errlen)
+{
+	char what[EVSPEC_NAME_MAX + 64];
+	struct perfsys_what w = { what, cpu, tid, events_fds_needed(e), PERFSYS_PARANOID_UNKNOWN };
+
+	if (tid >= 0)
+		snprintf(what, sizeof(what), "event %s (CPU %d, TID %d)", evname, cpu, (int)tid);
+	else
+		snprintf(what, sizeof(what), "event %s (CPU %d)", evname, cpu);
+	if (e->cgroup_fd >= 0)
+		w.tid = -1; /* a cgroup event is a CPU event to the kernel */
+	perfsys_strerror(err, errlen, errnum, &w);
+}
+
+static bool is_cycles(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_HARDWARE && a->config == PERF_COUNT_HW_CPU_CYCLES;
+}
+
+static void close_all(struct engine *e, size_t ev)
+{
+	for (size_t c = 0; c < e->ncpus; c++)
+		for (size_t t = 0; t < e->ntids; t++) {
+			int *p = engine_fd_at(e, ev, c, t);
+
+			if (*p >= 0)
+				close(*p);
+			*p = -1;
+		}
+}
+
+void events_close(struct engine *e, size_t ev)
+{
+	close_all(e, ev);
+}
+
+/* perf top's fallback for ordinary users: kernel samples refused, user
+ * space only, said once. Not when the user chose the modifiers (cycles:k
+ * means kernel), nor for a CPU-wide event: that needs CAP_PERFMON (or
+ * paranoid <= 0) even for user space, so there is nothing to fall back to. */
+static bool user_only_fallback(struct engine *e, struct evspec *spec, int errnum, pid_t tid)
+{
+	int paranoid;
+
+	if ((errnum != EACCES && errnum != EPERM) || spec->has_modifiers || spec->attr.exclude_kernel ||
+	    tid < 0 || e->cgroup_fd >= 0)
+		return false;
+	spec->attr.exclude_kernel = 1;
+	spec->attr.exclude_hv = 1;
+	paranoid = perfsys_paranoid();
+	if (paranoid == PERFSYS_PARANOID_UNKNOWN)
+		engine_add_notice(e, "kernel sampling not permitted: sampling user space only (%s:u); run as "
+				  "root or lower kernel.perf_event_paranoid to 1 for kernel samples", spec->name);
+	else
+		engine_add_notice(e, "kernel sampling not permitted (kernel.perf_event_paranoid=%d): sampling "
+				  "user space only (%s:u); run as root or lower it with sysctl "
+				  "kernel.perf_event_paranoid=1 for kernel samples", paranoid, spec->name);
+	return true;
+}
+
+/* Opens one sampling event everywhere. Lowers precise_ip and falls back from
+ * cycles to cpu-clock the way perf does, recording what it changed. */
+int events_open(struct engine *e, size_t ev, char *err, size_t errlen)
+{
+	struct evspec *spec = &e->events[ev];
+	struct perf_event_attr attr;
+	bool inherit = e->o.pids && !e->o.pids_are_tids;
+	pid_t cg = e->cgroup_fd;
+	size_t c, t;
+
+retry:
+	engine_build_attr(&attr, spec, &e->o, inherit);
+	attr.wakeup_watermark = watermark_bytes(e->pages);
+	if (!e->clock_mono)
+		attr.use_clockid = 0, attr.clockid = 0;
+	for (c = 0; c < e->ncpus; c++) {
+		for (t = 0; t < e->ntids; t++) {
+			int fd = cg >= 0 ? perfsys_open(&attr, cg, e->cpus[c], -1, PERF_FLAG_PID_CGROUP)
+				 : perfsys_open(&attr, e->tids[t], e->cpus[c], -1, 0);
+			int errnum = fd < 0 ? -fd : 0;
+
+			if (fd < 0 && errnum == ESRCH && e->tids[t] >= 0 && e->ntids > 1)
+				continue; /* a thread that exited while we opened */
+			if (fd < 0) {
+				close_all(e, ev);
+				if (spec->attr.precise_ip && (errnum == EINVAL || errnum == EOPNOTSUPP)) {
+					spec->attr.precise_ip--;
+					goto retry;
+				}
+				if (is_cycles(&spec->attr) &&
+				    (errnum == ENOENT || errnum == EOPNOTSUPP || errnum == ENODEV)) {
+					const char *mod = strchr(spec->name, ':');
+
+					engine_add_notice(e, "%s not supported here (%s: no hardware PMU): sampling cpu-clock instead",
+							  spec->name, strerrorname_np(errnum));
+					spec->attr.type = PERF_TYPE_SOFTWARE;
+					spec->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+					spec->attr.precise_ip = 0;
+					snprintf(spec->name, sizeof(spec->name), "cpu-clock%s", mod ? mod : "");
+					goto retry;
+				}
+				if (user_only_fallback(e, spec, errnum, e->tids[t]))
+					goto retry;
+				/* No call-stack LBR on this PMU (or a software event):
+				 * frame pointers, as perf falls back, and say so. */
+				if (e->o.cg.mode == CALLGRAPH_LBR &&
+				    (errnum == EOPNOTSUPP || errnum == ENOENT || errnum == EINVAL)) {
+					engine_add_notice(e, "%s: no call-stack LBR here (%s): call graphs from frame pointers",
+							  spec->name, strerrorname_np(errnum));
+					e->o.cg.mode = CALLGRAPH_FP;
+					engine_build_layout(&e->layout, &e->o.cg);
+					goto retry;
+				}
+				open_error(e, errnum, spec->name, e->cpus[c], e->tids[t], err, errlen);
+				return -errnum;
+			}
+			*engine_fd_at(e, ev, c, t) = fd;
+			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *engine_track_at(e, c, 0)) < 0 ||
+			    idmap_add(e, fd, (int)ev) < 0) {
+				int errnum2 = errno;
+
+				snprintf(err, errlen, "event %s (CPU %d): cannot redirect into the CPU's ring: %s",
+					 spec->name, e->cpus[c], strerror(errnum2));
+				return -errnum2;
+			}
+		}
+	}
+	return 0;
+}
+
+int events_open_tracking(struct engine *e, char *err, size_t errlen)
+{
+	struct perf_event_attr attr;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t c, t;
+	int rc;
+
+	engine_build_tracking_attr(&attr, e->o.pids && !e->o.pids_are_tids);
+	attr.wakeup_watermark = watermark_bytes(e->pages);
+	for (c = 0; c < e->ncpus; c++) {
+		for (t = 0; t < e->ntids; t++) {
+			int fd = perfsys_open(&attr, e->tids[t], e->cpus[c], -1, 0);
+
+			if (fd == -EINVAL && attr.use_clockid && c == 0 && t == 0) {
+				/* A kernel before use_clockid (4.1): the merge falls
+				 * back to perf's round rule. */
+				e->clock_mono = false;
+				attr.use_clockid = 0;
+				attr.clockid = 0;
+				fd = perfsys_open(&attr, e->tids[t], e->cpus[c], -1, 0);
+			}
+			if (fd == -ESRCH && e->tids[t] >= 0 && t > 0)
+				continue;
+			if (fd < 0) {
+				open_error(e, -fd, "dummy (tracking)", e->cpus[c], e->tids[t], err, errlen);
+				return fd;
+			}
+			*engine_track_at(e, c, t) = fd;
+			if (t == 0) {
+				rc = ring_mmap(&e->rings[c], fd, e->pages);
+				if (rc) {
+					snprintf(err, errlen, "cannot map a %zu KiB ring for CPU %d: %s%s",
+						 e->pages * page / 1024, e->cpus[c], strerror(-rc),
+						 rc == -EPERM ? " (raise kernel.perf_event_mlock_kb or use -m with fewer pages)" : "");
+					return rc;
+				}
+			} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *engine_track_at(e, c, 0)) < 0) {
+				rc = -errno;
+				snprintf(err, errlen, "CPU %d: cannot redirect tracking into the ring: %s",
+					 e->cpus[c], strerror(-rc));
+				return rc;
+			}
+			if ((rc = idmap_add(e, fd, -1)) != 0) {
+				snprintf(err, errlen, "PERF_EVENT_IOC_ID failed: %s", strerror(-rc));
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The ioctls alone; the wish (enabled[]) is the caller's business. */
+int events_set_state(struct engine *e, size_t ev, bool on)
+{
+	int rc = 0;
+
+	for (size_t c = 0; c < e->ncpus; c++)
+		for (size_t t = 0; t < e->ntids; t++) {
+			int fd = *engine_fd_at(e, ev, c, t);
+
+			if (fd >= 0 && ioctl(fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
+				rc = -errno;
+		}
+	return rc;
+}
+
+int engine_enable_event(struct engine *e, size_t ev, bool on)
+{
+	if (ev >= e->o.nevents)
+		return -EINVAL;
+	e->enabled[ev] = on;
+	return events_set_state(e, ev, on);
+}
+
+bool engine_event_enabled(const struct engine *e, size_t ev)
+{
+	return ev < e->o.nevents && e->enabled[ev];
+}
+
+int engine_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, size_t errlen)
+{
+	struct evspec old;
+	int *saved;
+	size_t n = e->ncpus * e->ntids, c, t;
+	int rc;
+
+	if (ev >= e->o.nevents)
+		return -EINVAL;
+	saved = malloc(n * sizeof(*saved));
+	if (saved == NULL)
+		return -ENOMEM;
+	old = e->events[ev];
+	for (c = 0; c < e->ncpus; c++)
+		for (t = 0; t < e->ntids; t++) {
+			saved[c * e->ntids + t] = *engine_fd_at(e, ev, c, t);
+			*engine_fd_at(e, ev, c, t) = -1;
+		}
+	evspec_set_exclude(&e->events[ev].attr, excl);
+	rc = events_open(e, ev, err, errlen);
+	if (rc) {
+		close_all(e, ev);
+		e->events[ev] = old;
+		for (c = 0; c < e->ncpus; c++)
+			for (t = 0; t < e->ntids; t++)
+				*engine_fd_at(e, ev, c, t) = saved[c * e->ntids + t];
+	} else {
+		for (size_t i = 0; i < n; i++)
+			if (saved[i] >= 0)
+				close(saved[i]);
+		/* Samples still queued from the old fds keep their old ids: the
+		 * map keeps those entries, so they are counted, not dropped. */
+		if (e->enabled[ev])
+			events_set_state(e, ev, true);
+	}
+	free(saved);
+	return rc;
+}
+
+int engine_running_pct(struct engine *e, size_t ev)
+{
+	uint64_t en = 0, run = 0, d_en, d_run;
+
+	if (ev >= e->o.nevents)
+		return -1;
+	/* A task's event on CPU c is enabled whenever the task runs, but runs
+	 * only while it runs on c: per task, the enabled time is that of one
+	 * CPU and the running times add up. A CPU-wide event counts alone. */
+	for (size_t t = 0; t < e->ntids; t++) {
+		uint64_t t_en = 0;
+
+		for (size_t c = 0; c < e->ncpus; c++) {
+			uint64_t v[3];
+			int fd = *engine_fd_at(e, ev, c, t);
+
+			if (fd < 0 || read(fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+				continue;
+			run += v[2];
+			if (e->tids[t] < 0)
+				en += v[1];
+			else if (v[1] > t_en)
+				t_en = v[1];
+		}
+		en += t_en;
+	}
+	/* A re-open restarts the fds' times: then the whole reading is new. */
+	d_en = en >= e->prev_enabled[ev] ? en - e->prev_enabled[ev] : en;
+	d_run = run >= e->prev_running[ev] ? run - e->prev_running[ev] : run;
+	e->prev_enabled[ev] = en;
+	e->prev_running[ev] = run;
+	if (d_en == 0)
+		return -1;
+	/* Rounded: the fds are read one after another, a few µs apart. */
+	return d_run >= d_en ? 100 : (int)((200 * d_run + d_en) / (2 * d_en));
+}

@@ -1,0 +1,336 @@
+/* engine loop: the epoll loop of the main thread (timerfd ticks, signalfd,
+ * pidfds of focused processes, the caller's watched fds, the reader's
+ * "spill half full"), and the drain passes that decode the spills. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal/engine_int.h"
+
+#define DRAIN_SLICE_NS 20000000ull /* a drain pass between epoll waits: 20 ms */
+#define DRAIN_CHECK_EVERY 256      /* records between clock reads */
+/* How long a record may take from its timestamp to the ring: the kernel
+ * stamps and writes it in one non-preemptible section (perf_output_begin ..
+ * end), microseconds, but a VM's vCPU can be descheduled in between for
+ * milliseconds (steal time). 10 ms covers that and is small against the
+ * interval: what it holds back comes with the next pass. */
+#define ORDER_SLACK_NS 10000000ull
+
+int loop_epoll_add(struct engine *e, int fd, struct engine_src *src)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = src };
+
+	return epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+int loop_setup(struct engine *e, char *err, size_t errlen)
+{
+	int rc;
+
+	e->epfd = epoll_create1(EPOLL_CLOEXEC);
+	e->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	sigemptyset(&e->sigs);
+	sigaddset(&e->sigs, SIGINT);
+	sigaddset(&e->sigs, SIGTERM);
+	sigaddset(&e->sigs, SIGHUP);
+	sigaddset(&e->sigs, SIGWINCH);
+	if (sigprocmask(SIG_BLOCK, &e->sigs, NULL) < 0 || e->epfd < 0 || e->tfd < 0 ||
+	    (e->sfd = signalfd(-1, &e->sigs, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot set up the event loop: %s", strerror(-rc));
+		return rc;
+	}
+	if ((rc = spill_setup(e, err, errlen)) != 0)
+		return rc;
+	if ((rc = order_init(&e->order, e->spill, e->ncpus)) != 0) {
+		snprintf(err, errlen, "out of memory while opening events");
+		return rc;
+	}
+	e->order.layout = &e->layout;
+	e->timer_src = (struct engine_src){ SRC_TIMER, 0 };
+	e->signal_src = (struct engine_src){ SRC_SIGNAL, 0 };
+	if ((rc = loop_epoll_add(e, e->tfd, &e->timer_src)) || (rc = loop_epoll_add(e, e->sfd, &e->signal_src)))
+		return rc;
+	/* The timer is armed by engine_run: reading /proc and kallsyms between
+	 * open and run must not count as the first interval. */
+
+	if (e->o.pids && !e->o.pids_are_tids) {
+		e->pidfds = malloc(e->o.npids * sizeof(*e->pidfds));
+		e->pid_src = calloc(e->o.npids, sizeof(*e->pid_src));
+		if (e->pidfds == NULL || e->pid_src == NULL)
+			return -ENOMEM;
+		for (size_t i = 0; i < e->o.npids; i++) {
+			int fd = (int)syscall(SYS_pidfd_open, e->o.pids[i], 0);
+
+			e->pidfds[e->npidfds++] = fd;
+			e->pid_src[i] = (struct engine_src){ SRC_PIDFD, i };
+			if (fd >= 0 && (rc = loop_epoll_add(e, fd, &e->pid_src[i])) != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+void loop_free(struct engine *e)
+{
+	order_free(&e->order);
+	for (size_t i = 0; i < e->npidfds; i++)
+		close_fd(e->pidfds[i]);
+	close_fd(e->epfd);
+	close_fd(e->tfd);
+	if (e->sfd >= 0) {
+		close(e->sfd);
+		sigprocmask(SIG_UNBLOCK, &e->sigs, NULL);
+	}
+	free(e->pidfds);
+	free(e->pid_src);
+}
+
+static void on_record(struct engine *e, const struct record *rec, enum record_status st)
+{
+	int ev;
+
+	e->st.records++;
+	if (st == RECORD_IGNORED)
+		return;
+	if (st == RECORD_BAD) {
+		e->st.bad_records++;
+		return;
+	}
+	ev = events_find(e, rec->type == PERF_RECORD_LOST ? rec->lost.id
+			 : rec->type == PERF_RECORD_THROTTLE || rec->type == PERF_RECORD_UNTHROTTLE
+			 ? rec->throttle.id : rec->sid.id);
+	if (ev == -2) {
+		e->st.bad_records++;
+		return;
+	}
+	if (rec->type == PERF_RECORD_SAMPLE)
+		e->st.samples++;
+	e->h->record(e->h->record_arg, ev, rec);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+enum drain_kind {
+	DRAIN_NEW,   /* the reader moves every kernel ring first; up to now less the slack */
+	DRAIN_MORE,  /* what the last pass had no time for: no transfer, the same limit */
+	DRAIN_ALL,   /* stops, flush, a focused process's exit: everything */
+};
+
+/* A drain pass: the spills merged by record time and decoded, for at most
+ * budget_ns (0: no limit). Under overload the main loop may decode slower
+ * than the kernel samples; a bounded pass keeps the interval clock, the
+ * keys and signals on time while the rest waits in the spill (and, once
+ * that is full, the kernel counts its losses).
+ *
+ * A new pass has the reader move every kernel ring into its spill and
+ * waits for it, so records timed before the pass's start are all in the
+ * spills, but those newer than the start less ORDER_SLACK_NS stay for the
+ * next pass: one from another CPU may still be on its way. The passes that
+ * go on with a backlog skip the transfer (the spills hold plenty, and
+ * waiting for the reader on a loaded machine is a trip through the run
+ * queue) and keep the limit, which all that was moved still honours. */
+static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
+{
+	uint64_t t0 = mono_ns(), deadline = budget_ns ? t0 + budget_ns : UINT64_MAX;
+	const struct record *rec;
+	enum record_status st;
+	unsigned since_check = 0;
+
+	if (kind != DRAIN_MORE)
+		spill_sync(e);
+	if (kind == DRAIN_ALL) {
+		e->limit = UINT64_MAX;
+	} else if (kind == DRAIN_NEW && e->clock_mono) {
+		e->limit = t0 > ORDER_SLACK_NS ? t0 - ORDER_SLACK_NS : 0;
+	} else if (kind == DRAIN_NEW) {
+		e->limit = e->round_limit;
+		e->round_limit = order_newest(&e->order);
+	}
+	e->cut = false;
+	order_begin(&e->order, e->limit);
+	while (order_next(&e->order, &rec, &st)) {
+		on_record(e, rec, st);
+		if (++since_check == DRAIN_CHECK_EVERY) {
+			since_check = 0;
+			if (mono_ns() >= deadline) {
+				e->cut = true;
+				break;
+			}
+		}
+	}
+	order_done(&e->order);
+	/* Cut short, go on; caught up with an old limit, move it on now (a
+	 * full spill no longer wakes the reader, so nothing else would). */
+	e->backlog = e->cut || kind == DRAIN_MORE;
+	e->st.reordered_late = e->order.late;
+}
+
+static void handle_signal(struct engine *e)
+{
+	struct signalfd_siginfo si;
+
+	while (read(e->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		bool stop = si.ssi_signo != SIGWINCH;
+
+		if (si.ssi_signo != SIGWINCH)
+			engine_flush(e); /* the last interval holds all it can */
+		if (e->h->signal)
+			stop = e->h->signal(e->h->arg, (int)si.ssi_signo);
+		if (stop)
+			e->stop = true;
+	}
+}
+
+static int arm_timer(struct engine *e, double seconds)
+{
+	struct itimerspec its;
+	long ns = (long)(seconds * 1e9);
+
+	its.it_interval.tv_sec = ns / 1000000000L;
+	its.it_interval.tv_nsec = ns % 1000000000L;
+	its.it_value = its.it_interval;
+	return timerfd_settime(e->tfd, 0, &its, NULL) < 0 ? -errno : 0;
+}
+
+int engine_start(struct engine *e)
+{
+	for (size_t ev = 0; ev < e->o.nevents; ev++)
+		if (e->enabled[ev])
+			events_set_state(e, ev, true);
+	e->started = true;
+	return arm_timer(e, e->o.interval);
+}
+
+int engine_run(struct engine *e, const struct engine_handlers *h)
+{
+	struct epoll_event evs[16];
+	size_t ev;
+	int rc;
+
+	e->h = h;
+	e->stop = false;
+	if (!e->started) {
+		if ((rc = engine_start(e)) != 0)
+			return rc;
+		if (h->start)
+			h->start(h->arg);
+	}
+
+	while (!e->stop) {
+		/* A backlog: look at the other sources, then decode on. */
+		int n = epoll_wait(e->epfd, evs, 16, e->backlog ? 0 : -1);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (int i = 0; i < n && !e->stop; i++) {
+			struct engine_src *s = evs[i].data.ptr;
+			uint64_t ticks;
+
+			switch (s->kind) {
+			case SRC_SPILL:
+				if (read(e->rd_notify, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+					return -errno;
+				/* Behind already: the spill holds plenty up to the
+				 * limit; the tick moves it on. */
+				drain(e, DRAIN_SLICE_NS, e->cut ? DRAIN_MORE : DRAIN_NEW);
+				break;
+			case SRC_RING:
+			case SRC_QUIT:
+			case SRC_KICK:
+				break; /* the reader's */
+			case SRC_TIMER:
+				if (read(e->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+					return -errno;
+				/* Up to a quarter interval of catching up: what is left
+				 * counts in the next interval, which then comes on time. */
+				drain(e, (uint64_t)(e->o.interval * 0.25e9) + 1, DRAIN_NEW);
+				if (h->tick)
+					h->tick(h->arg);
+				break;
+			case SRC_SIGNAL:
+				handle_signal(e);
+				break;
+			case SRC_PIDFD:
+				epoll_ctl(e->epfd, EPOLL_CTL_DEL, e->pidfds[s->idx], NULL);
+				drain(e, 0, DRAIN_ALL); /* the process's last records */
+				if (h->pid_exit)
+					h->pid_exit(h->arg, e->o.pids[s->idx]);
+				break;
+			case SRC_WATCH:
+				e->watch[s->idx].cb(e->watch[s->idx].arg);
+				break;
+			}
+		}
+		if (e->backlog && !e->stop)
+			drain(e, DRAIN_SLICE_NS, e->cut ? DRAIN_MORE : DRAIN_NEW);
+	}
+	/* Off, but remembered as they were: a later run turns the same ones on. */
+	for (ev = 0; ev < e->o.nevents; ev++)
+		events_set_state(e, ev, false);
+	e->started = false;
+	/* Nobody reads what comes after the stop: a quit is not held up. */
+	drain(e, DRAIN_SLICE_NS, DRAIN_ALL);
+	return 0;
+}
+
+/* One more interval at most: an exit under overload is not held up for
+ * the whole spill either; what is left shows as stats.backlog_bytes. */
+void engine_flush(struct engine *e)
+{
+	double secs = e->o.interval > 0.1 ? e->o.interval : 0.1;
+
+	drain(e, (uint64_t)(secs * 1e9), DRAIN_ALL);
+}
+
+void engine_stop(struct engine *e)
+{
+	e->stop = true;
+}
+
+int engine_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg)
+{
+	size_t i = e->nwatch;
+
+	if (i == ENGINE_MAX_WATCH)
+		return -ENOSPC;
+	e->watch[i] = (struct engine_watch){ fd, cb, arg };
+	e->watch_src[i] = (struct engine_src){ SRC_WATCH, i };
+	e->nwatch++;
+	return loop_epoll_add(e, fd, &e->watch_src[i]);
+}
+
+int engine_set_interval(struct engine *e, double seconds)
+{
+	int rc;
+
+	if (!(seconds >= 0.001 && seconds <= 3600))
+		return -EINVAL;
+	if (e->started && (rc = arm_timer(e, seconds)) != 0)
+		return rc;
+	e->o.interval = seconds; /* not started: engine_start arms it */
+	return 0;
+}

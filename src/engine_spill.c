@@ -1,0 +1,257 @@
+/* engine spill: a reader thread moves each kernel ring's records into a
+ * larger ring of ours as soon as the kernel wakes it, so that a main loop
+ * busy loading a symbol table, drawing, or blocked on a slow pipe never lets
+ * a kernel ring overflow. The reader is the spill's only writer: a drain
+ * pass of the main loop asks it for a transfer (spill_sync) rather than
+ * transfer itself, so ring_transfer never has two writers. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal/engine_int.h"
+
+#define SPILL_FACTOR 4               /* spill = 4 kernel rings (~3 s at full rate)... */
+#define SPILL_MIN (4u << 20)         /* ...at least 4 MiB... */
+#define SPILL_TOTAL_MAX (1ull << 30) /* ...and 1 GiB over all CPUs at most */
+
+static int rd_add(struct engine *e, int fd, struct engine_src *src)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = src };
+
+	return epoll_ctl(e->rd_epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static size_t spill_bytes(const struct engine *e)
+{
+	uint64_t ring = (uint64_t)e->pages * (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t want = ring * SPILL_FACTOR, cap = SPILL_TOTAL_MAX / e->ncpus;
+	uint64_t bytes = 1;
+
+	if (want < SPILL_MIN)
+		want = SPILL_MIN;
+	if (want > cap)
+		want = cap > ring ? cap : ring;
+	while (bytes * 2 <= want)
+		bytes *= 2;
+	return (size_t)bytes;
+}
+
+/* Moves what the kernel wrote on CPU c into its spill; true when the spill
+ * is half full, and the main loop should come and read it. */
+static bool spill_cpu(struct engine *e, size_t c)
+{
+	bool full;
+
+	pthread_mutex_lock(&e->spill_lock[c]);
+	ring_transfer(&e->rings[c], &e->spill[c]);
+	full = ring_pending(&e->spill[c]) * 2 >= e->spill[c].mask + 1;
+	pthread_mutex_unlock(&e->spill_lock[c]);
+	return full;
+}
+
+/* The main loop asked for everything (a drain pass): every CPU, then the
+ * rounds asked before it began are served. */
+static void serve_kick(struct engine *e)
+{
+	uint64_t v, asked;
+
+	if (read(e->rd_kick, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		return;
+	pthread_mutex_lock(&e->rd_lock);
+	asked = e->rd_asked;
+	pthread_mutex_unlock(&e->rd_lock);
+	for (size_t c = 0; c < e->ncpus; c++)
+		spill_cpu(e, c);
+	pthread_mutex_lock(&e->rd_lock);
+	e->rd_served = asked;
+	pthread_cond_broadcast(&e->rd_done);
+	pthread_mutex_unlock(&e->rd_lock);
+}
+
+static void *reader_loop(struct engine *e)
+{
+	struct epoll_event evs[16];
+
+	for (;;) {
+		int n = epoll_wait(e->rd_epfd, evs, 16, -1);
+		bool notify = false;
+
+		if (n < 0 && errno != EINTR)
+			return NULL;
+		for (int i = 0; i < n; i++) {
+			struct engine_src *s = evs[i].data.ptr;
+
+			if (s->kind == SRC_QUIT)
+				return NULL;
+			if (s->kind == SRC_KICK) {
+				serve_kick(e);
+				continue;
+			}
+			__atomic_fetch_add(&e->rd_wakeups, 1, __ATOMIC_RELAXED);
+			notify |= spill_cpu(e, s->idx);
+			if (evs[i].events & (EPOLLHUP | EPOLLERR))
+				/* The owning thread exited; other threads may still
+				 * write here, so the drain passes' kicks move it now. */
+				epoll_ctl(e->rd_epfd, EPOLL_CTL_DEL, *engine_track_at(e, s->idx, 0), NULL);
+		}
+		if (notify) {
+			uint64_t one = 1;
+
+			if (write(e->rd_notify, &one, sizeof(one)) < 0 && errno != EAGAIN)
+				return NULL;
+		}
+	}
+}
+
+static void *reader_main(void *arg)
+{
+	struct engine *e = arg;
+
+	reader_loop(e);
+	/* Gone: whoever waits takes over as the only writer. */
+	pthread_mutex_lock(&e->rd_lock);
+	e->rd_exited = true;
+	pthread_cond_broadcast(&e->rd_done);
+	pthread_mutex_unlock(&e->rd_lock);
+	return NULL;
+}
+
+void spill_sync(struct engine *e)
+{
+	uint64_t one = 1, mine;
+	bool self;
+
+	pthread_mutex_lock(&e->rd_lock);
+	mine = ++e->rd_asked;
+	self = e->rd_exited || !e->reader_on;
+	pthread_mutex_unlock(&e->rd_lock);
+	if (!self && write(e->rd_kick, &one, sizeof(one)) == (ssize_t)sizeof(one)) {
+		pthread_mutex_lock(&e->rd_lock);
+		while (e->rd_served < mine && !e->rd_exited)
+			pthread_cond_wait(&e->rd_done, &e->rd_lock);
+		self = e->rd_served < mine;
+		pthread_mutex_unlock(&e->rd_lock);
+	} else {
+		self = true;
+	}
+	if (self && (e->rd_exited || !e->reader_on))
+		/* No reader (it failed, or was never started): this thread is
+		 * the only writer left. */
+		for (size_t c = 0; c < e->ncpus; c++)
+			spill_cpu(e, c);
+}
+
+int spill_setup(struct engine *e, char *err, size_t errlen)
+{
+	size_t bytes = spill_bytes(e), c;
+	int rc;
+
+	e->ring_src = calloc(e->ncpus, sizeof(*e->ring_src));
+	e->spill = calloc(e->ncpus, sizeof(*e->spill));
+	e->spill_lock = calloc(e->ncpus, sizeof(*e->spill_lock));
+	if (e->ring_src == NULL || e->spill == NULL || e->spill_lock == NULL)
+		return -ENOMEM;
+	if ((rc = pthread_mutex_init(&e->rd_lock, NULL)) != 0)
+		return -rc;
+	if ((rc = pthread_cond_init(&e->rd_done, NULL)) != 0) {
+		pthread_mutex_destroy(&e->rd_lock);
+		return -rc;
+	}
+	e->rd_sync_init = true;
+	e->rd_epfd = epoll_create1(EPOLL_CLOEXEC);
+	e->rd_quit = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	e->rd_notify = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	e->rd_kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (e->rd_epfd < 0 || e->rd_quit < 0 || e->rd_notify < 0 || e->rd_kick < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot set up the ring reader: %s", strerror(-rc));
+		return rc;
+	}
+	for (c = 0; c < e->ncpus; c++) {
+		if ((rc = pthread_mutex_init(&e->spill_lock[c], NULL)) != 0)
+			return -rc;
+		e->nlocks++;
+		if ((rc = ring_alloc(&e->spill[c], bytes)) != 0) {
+			snprintf(err, errlen, "cannot reserve a %zu MiB spill ring for CPU %d: %s",
+				 bytes >> 20, e->cpus[c], strerror(-rc));
+			return rc;
+		}
+		e->ring_src[c] = (struct engine_src){ SRC_RING, c };
+		if ((rc = rd_add(e, *engine_track_at(e, c, 0), &e->ring_src[c])) != 0)
+			return rc;
+	}
+	e->quit_src = (struct engine_src){ SRC_QUIT, 0 };
+	e->kick_src = (struct engine_src){ SRC_KICK, 0 };
+	e->spill_src = (struct engine_src){ SRC_SPILL, 0 };
+	if ((rc = rd_add(e, e->rd_quit, &e->quit_src)) != 0 ||
+	    (rc = rd_add(e, e->rd_kick, &e->kick_src)) != 0 ||
+	    (rc = loop_epoll_add(e, e->rd_notify, &e->spill_src)) != 0)
+		return rc;
+	return 0;
+}
+
+/* Every signal blocked in the reader: they are the main loop's (signalfd),
+ * and one delivered to the reader would end perftop with the terminal raw. */
+int spill_start_reader(struct engine *e, char *err, size_t errlen)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	if ((rc = pthread_sigmask(SIG_BLOCK, &all, &old)) != 0)
+		return -rc;
+	rc = pthread_create(&e->reader, NULL, reader_main, e);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		snprintf(err, errlen, "cannot start the ring reader thread: %s", strerror(rc));
+		return -rc;
+	}
+	e->reader_on = true;
+	return 0;
+}
+
+void spill_stop_reader(struct engine *e)
+{
+	uint64_t one = 1;
+
+	if (!e->reader_on)
+		return;
+	/* An eventfd write cannot fail short of overflow: the reader
+	 * always hears it, and is joined before its rings go. */
+	if (write(e->rd_quit, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		pthread_cancel(e->reader);
+	pthread_join(e->reader, NULL);
+	e->reader_on = false;
+}
+
+static void close_fd(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+void spill_free(struct engine *e)
+{
+	spill_stop_reader(e);
+	if (e->spill)
+		for (size_t i = 0; i < e->ncpus; i++)
+			ring_unmap(&e->spill[i]);
+	for (size_t i = 0; i < e->nlocks; i++)
+		pthread_mutex_destroy(&e->spill_lock[i]);
+	if (e->rd_sync_init) {
+		pthread_cond_destroy(&e->rd_done);
+		pthread_mutex_destroy(&e->rd_lock);
+	}
+	close_fd(e->rd_epfd);
+	close_fd(e->rd_quit);
+	close_fd(e->rd_notify);
+	close_fd(e->rd_kick);
+	free(e->ring_src);
+	free(e->spill);
+	free(e->spill_lock);
+}

@@ -1,0 +1,186 @@
+#include "internal/order.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int order_init(struct order *o, struct ring *rings, size_t n)
+{
+	memset(o, 0, sizeof(*o));
+	o->head = calloc(n ? n : 1, sizeof(*o->head));
+	o->heap = calloc(n ? n : 1, sizeof(*o->heap));
+	if (o->head == NULL || o->heap == NULL) {
+		order_free(o);
+		return -ENOMEM;
+	}
+	o->rings = rings;
+	o->n = n;
+	o->cur = n;
+	return 0;
+}
+
+void order_free(struct order *o)
+{
+	free(o->head);
+	free(o->heap);
+	o->head = NULL;
+	o->heap = NULL;
+}
+
+static void heap_up(struct order *o, size_t i)
+{
+	struct order_slot x = o->heap[i];
+
+	while (i > 0 && o->heap[(i - 1) / 2].key > x.key) {
+		o->heap[i] = o->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	o->heap[i] = x;
+}
+
+static void heap_down(struct order *o, size_t i)
+{
+	struct order_slot x = o->heap[i];
+
+	for (;;) {
+		size_t l = 2 * i + 1, m;
+
+		if (l >= o->nheap)
+			break;
+		m = l + 1 < o->nheap && o->heap[l + 1].key < o->heap[l].key ? l + 1 : l;
+		if (o->heap[m].key >= x.key)
+			break;
+		o->heap[i] = o->heap[m];
+		i = m;
+	}
+	o->heap[i] = x;
+}
+
+static void heap_push(struct order *o, size_t c)
+{
+	o->heap[o->nheap] = (struct order_slot){ o->head[c].key, c };
+	heap_up(o, o->nheap++);
+}
+
+static void heap_pop(struct order *o)
+{
+	o->heap[0] = o->heap[--o->nheap];
+	if (o->nheap)
+		heap_down(o, 0);
+}
+
+/* Takes ring c's next record into its head; false when the ring's batch is
+ * done. Decoding here, once, gives the key and the caller's record. */
+static bool take(struct order *o, size_t c)
+{
+	struct order_head *h = &o->head[c];
+	const struct perf_event_header *hdr;
+
+	h->held = ring_next(&o->rings[c], &hdr);
+	if (!h->held)
+		return false;
+	h->st = record_decode_with(hdr, o->layout, &h->rec);
+	h->key = h->st == RECORD_OK ? h->rec.sid.time : 0;
+	return true;
+}
+
+void order_begin(struct order *o, uint64_t limit)
+{
+	o->limit = limit;
+	o->nheap = 0;
+	o->cur = o->n;
+	for (size_t c = 0; c < o->n; c++) {
+		o->head[c].held = false;
+		if (ring_read_begin(&o->rings[c]) == 0 && take(o, c))
+			heap_push(o, c);
+	}
+}
+
+static const struct record *deliver(struct order *o, size_t c, enum record_status *st)
+{
+	struct order_head *h = &o->head[c];
+
+	h->held = false;
+	o->cur = c;
+	if (h->key) {
+		if (h->key < o->last)
+			o->late++;
+		else
+			o->last = h->key;
+	}
+	*st = h->st;
+	return &h->rec;
+}
+
+bool order_next(struct order *o, const struct record **rec, enum record_status *st)
+{
+	size_t c = o->cur;
+
+	if (c < o->n) {
+		o->cur = o->n;
+		if (take(o, c)) {
+			uint64_t k = o->head[c].key;
+
+			if (o->nheap == 0 || k <= o->heap[0].key) {
+				/* A run from one ring (each ring's own records are
+				 * in order): no heap work. */
+				if (k <= o->limit) {
+					*rec = deliver(o, c, st);
+					return true;
+				}
+				heap_push(o, c);
+				return false;
+			}
+			if (o->heap[0].key > o->limit) {
+				heap_push(o, c);
+				return false;
+			}
+			/* Another ring's record is older: it leaves the heap as
+			 * this one enters, one sift instead of a push and a pop. */
+			size_t t = o->heap[0].ring;
+
+			o->heap[0] = (struct order_slot){ k, c };
+			heap_down(o, 0);
+			*rec = deliver(o, t, st);
+			return true;
+		}
+	}
+	if (o->nheap == 0 || o->heap[0].key > o->limit)
+		return false;
+	c = o->heap[0].ring;
+	heap_pop(o);
+	*rec = deliver(o, c, st);
+	return true;
+}
+
+void order_done(struct order *o)
+{
+	for (size_t c = 0; c < o->n; c++) {
+		if (o->head[c].held) {
+			ring_unread(&o->rings[c]);
+			o->head[c].held = false;
+		}
+		ring_read_done(&o->rings[c]);
+	}
+	o->nheap = 0;
+	o->cur = o->n;
+}
+
+uint64_t order_newest(struct order *o)
+{
+	uint64_t newest = 0;
+
+	for (size_t c = 0; c < o->n; c++) {
+		struct ring *r = &o->rings[c];
+		const struct perf_event_header *hdr;
+		struct record rec;
+
+		if (ring_read_begin(r) != 0)
+			continue;
+		while (ring_next(r, &hdr))
+			if (record_decode_with(hdr, o->layout, &rec) == RECORD_OK && rec.sid.time > newest)
+				newest = rec.sid.time;
+		/* No ring_read_done: the tail stays, the next begin starts over. */
+	}
+	return newest;
+}
