@@ -579,7 +579,7 @@ static void sample(struct session *s, int ev, const struct record *r)
 		return;
 	}
 	n = chain_frames(s, r, frames, SESSION_STACK_MAX);
-	if (s->opts->cg.mode == CALLGRAPH_DWARF && s->unw && r->sample.nregs && n < SESSION_STACK_MAX)
+	if (s->unw && s->opts->cg.mode == CALLGRAPH_DWARF && r->sample.nregs && n < SESSION_STACK_MAX)
 		n += user_frames(s, r, frames + n, SESSION_STACK_MAX - n);
 	if (n == 0) {
 		memset(&frames[0], 0, sizeof(frames[0]));
