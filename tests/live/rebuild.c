@@ -1,11 +1,19 @@
 /* For test_rebuild.py, built twice at one path: -DHOT=alpha_hot, then
- * -DHOT=beta_hot. Spins in HOT for SECS seconds (argv[1]) of wall time,
- * then prints the CPU time it used in ns. */
+ * -DHOT=beta_hot. Spins in HOT for SECS seconds (argv[1]) of wall time or
+ * until SIGTERM, then prints the CPU time it used in ns. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 static volatile unsigned long sink;
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static double now(clockid_t c)
 {
@@ -25,9 +33,10 @@ int main(int argc, char **argv)
 {
 	double end = now(CLOCK_MONOTONIC) + (argc > 1 ? atof(argv[1]) : 5);
 
+	signal(SIGTERM, on_term);
 	printf("ready\n");
 	fflush(stdout);
-	while (now(CLOCK_MONOTONIC) < end)
+	while (!stop && now(CLOCK_MONOTONIC) < end)
 		HOT();
 	printf("%.0f\n", now(CLOCK_PROCESS_CPUTIME_ID) * 1e9);
 	return 0;
