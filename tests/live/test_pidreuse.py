@@ -108,8 +108,8 @@ def main(tmp):
     ok(b_pid == pid, "B got A's PID %d" % pid)
     a_rows = [t for r in recs for t in r.get("tasks", []) if t["pid"] == pid and t["comm"] == "oldowner"
               and "tid" not in t]
-    ok(any(t["samples"] > 0 and t["threads"] >= 4 for t in a_rows),
-       "A was seen: sampled as oldowner with its 4 threads (%d rows)" % len(a_rows))
+    ok(any(t["samples"] > 0 and t["threads"] >= 2 for t in a_rows),
+       "A was seen: sampled as oldowner with more than one thread (%d rows)" % len(a_rows))
     inside = [r for r in recs if r["time"] - r["interval"] >= b_start + MARGIN and r["time"] <= b_end - MARGIN]
     if not inside:
         skip("B's rows carry nothing of A", "no interval lies wholly within B's life")
