@@ -41,6 +41,7 @@ SLACK_POINTS = 0.5    # perftop's share named wrong may exceed perf's by this
 UNKNOWN = "[unknown]"
 PERF_LINE = re.compile(r"^\s*(.*?)\s+[0-9a-f]+\s+(.*?)\s+\((.*)\)$")
 PERF_LINE_NOSYM = re.compile(r"^\s*(.*?)\s+([0-9a-f]+)\s+\((.*)\)$")
+PERF_LINE_IP = re.compile(r"^\s*(.*?)\s+([0-9a-f]+)\s*$")
 
 
 def why_not():
@@ -77,34 +78,40 @@ def perf_rows(data, tmp):
     """perf's samples as {(symbol, dso basename or [unknown]): n} and {comm: n}.
     perf script (perf 6.1) may crash on some other process's files on a busy
     machine ("assertion failed at util/build-id.c"): then it is asked for
-    addresses only, and our two binaries' are named here with nm (static,
-    non-PIE: an address is its own file's)."""
-    r = subprocess.run(["perf", "script", "-i", data, "-F", "comm,ip,sym,dso"],
-                       capture_output=True, text=True, timeout=300)
-    named = r.returncode == 0
-    if not named:
-        diag("perf script failed (%d): %s; reading addresses only" % (
-            r.returncode, " ".join(r.stderr.strip().splitlines()[-2:])[:200]))
-        r = subprocess.run(["perf", "script", "-i", data, "-F", "comm,ip,dso"],
-                           capture_output=True, text=True, timeout=300)
-        if r.returncode != 0:
-            diag("perf script -F comm,ip,dso failed too (%d)" % r.returncode)
-            return {}, {}
+    less, and our binaries' addresses are named here with nm (static and
+    non-PIE: an address is its own file's). Asked for comm and address
+    only, a sample of our comms is taken to lie in that comm's binary, and
+    other comms' samples count for neither side (stricter for perftop)."""
     funcs = {name: functions(os.path.join(tmp, name)) for name in (PROG, LAUNCHER)}
+
+    def name(binary, ip):
+        a = int(ip, 16)
+        return next((n for lo, hi, n in funcs[binary] if lo <= a < hi), UNKNOWN)
+
+    for fields, pattern in (("comm,ip,sym,dso", PERF_LINE), ("comm,ip,dso", PERF_LINE_NOSYM),
+                            ("comm,ip", PERF_LINE_IP)):
+        r = subprocess.run(["perf", "script", "-i", data, "-F", fields], capture_output=True,
+                           text=True, timeout=300)
+        if r.returncode == 0:
+            break
+        diag("perf script -F %s failed (%d): %s" % (fields, r.returncode, " ".join(
+            r.stderr.strip().splitlines()[-2:])[:200]))
+    else:
+        return {}, {}
     rows, comms = {}, {}
     for line in r.stdout.splitlines():
-        m = (PERF_LINE if named else PERF_LINE_NOSYM).match(line)
+        m = pattern.match(line)
         if not m:
             continue
-        if named:
+        if fields == "comm,ip,sym,dso":
             comm, sym, dso = m.groups()
-        else:
+        elif fields == "comm,ip,dso":
             comm, ip, dso = m.groups()
             base = os.path.basename(dso)
-            sym = "?"  # not ours: only whether its dso is known counts
-            if base in funcs and dso.startswith(tmp):
-                a = int(ip, 16)
-                sym = next((n for lo, hi, n in funcs[base] if lo <= a < hi), UNKNOWN)
+            sym = name(base, ip) if base in funcs and dso.startswith(tmp) else "?"
+        else:
+            comm, ip = m.groups()
+            dso, sym = ("?", "?") if comm not in funcs else (comm, name(comm, ip))
         k = (sym or UNKNOWN, os.path.basename(dso) if dso != UNKNOWN else UNKNOWN)
         rows[k] = rows.get(k, 0) + 1
         comms[comm] = comms.get(comm, 0) + 1
