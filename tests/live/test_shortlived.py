@@ -204,9 +204,17 @@ def main():
             for c in (comms, pcomms)))
         ok(total == counted, "every sample is in a symbol row (%d of %d: -E is large enough)"
            % (total, counted))
+        # Only the program runs its code, so those samples belong to tasks
+        # named after it (exited tasks included).
+        code = sum(v for k, v in rows.items() if k[1] == PROG)
+        named = comms.get(PROG, 0)
+        ok(named >= 0.95 * code,
+           "samples of the program carry its comm after exec: tasks named %s have %d samples, "
+           "its code %d" % (PROG, named, code))
         if pcomms.get(PROG, 0) < 500:
             skip("short-lived processes named as well as perf names them",
-                 "perf gave only %d samples of %s (perf script failing here?): too few to compare"
+                 "perf gave only %d samples of %s (perf script fails on this recording?): too few "
+                 "to compare with"
                  % (pcomms.get(PROG, 0), PROG))
             return
         top_share = 100.0 * wrong(rows) / ours(rows) if ours(rows) else 100.0
@@ -215,13 +223,6 @@ def main():
            "samples of short-lived processes named right: %.2f%% [unknown] or in the launcher's "
            "code in perftop (%d of %d), %.2f%% in perf (%d of %d; slack %.1f points)"
            % (top_share, wrong(rows), ours(rows), perf_share, wrong(prows), ours(prows), SLACK_POINTS))
-        # Only the program runs its code, so those samples belong to tasks
-        # named after it (exited tasks included).
-        code = sum(v for k, v in rows.items() if k[1] == PROG)
-        named = comms.get(PROG, 0)
-        ok(named >= 0.95 * code,
-           "samples of the program carry its comm after exec: tasks named %s have %d samples, "
-           "its code %d" % (PROG, named, code))
     finally:
         for p in procs:
             if p.poll() is None:
