@@ -112,3 +112,26 @@ def hardware_pmu():
 
 def is_root():
     return os.geteuid() == 0
+
+
+TRACEFS = "/sys/kernel/tracing"
+
+
+def tracefs():
+    """Makes sure tracefs is mounted at /sys/kernel/tracing (or the old
+    debugfs place), mounting it when root may; a fresh machine often has
+    neither. Returns None when tracepoints can be named, else why not (for a
+    SKIP). A tracefs this mounted stays: mounting it is harmless and the
+    next test wants it too (.ci/run mounts it the same way)."""
+    for d in (TRACEFS, "/sys/kernel/debug/tracing"):
+        if os.path.isdir(os.path.join(d, "events")):
+            return None
+    if not is_root():
+        return "tracefs is not mounted and only root may mount it"
+    r = subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], capture_output=True,
+                       text=True)
+    if r.returncode != 0 or not os.path.isdir(os.path.join(TRACEFS, "events")):
+        return "tracefs is not mounted and mounting it failed: %s" % (r.stderr.strip() or
+                                                                       "no events directory")
+    diag("mounted tracefs at %s" % TRACEFS)
+    return None

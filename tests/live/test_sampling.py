@@ -9,7 +9,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tap import (diag, done, finish_workload, ok, perftop_json, skip, start_workload,  # noqa: E402
+from tap import (diag, done, finish_workload, ok, perftop_json, skip, start_workload, tracefs,  # noqa: E402
                  symbol_samples, hardware_pmu, is_root)
 
 PERFTOP, WORKLOAD = sys.argv[1], sys.argv[2]
@@ -110,9 +110,9 @@ def test_fallback():
 
 
 def test_tracepoint():
-    if not os.path.isdir("/sys/kernel/tracing/events/syscalls") and \
-            not os.path.isdir("/sys/kernel/tracing/events/raw_syscalls"):
-        skip("tracepoint sampling", "tracefs not mounted: mount -t tracefs nodev /sys/kernel/tracing")
+    why = tracefs()
+    if why:
+        skip("tracepoint sampling", why)
         return
     p, pid = start_workload(WORKLOAD, "syscalls", "2")
     rc, recs, err = perftop_json(PERFTOP, "-e", "raw_syscalls:sys_enter", "-p", str(pid), "-d", "1", "-n", "1")

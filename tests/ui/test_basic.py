@@ -11,98 +11,87 @@ import tuitest
 from tuitest import tap
 
 
-def main():
+def main(t):
     perftop, workload = sys.argv[1], sys.argv[2]
-    why = tuitest.can_run()
-    if why:
-        tap.skip("live view in tmux", why)
-        tap.done()
-    wl, wpid = tap.start_workload(workload, "split", "6,3,1", "60")
-    t = tuitest.Tmux(120, 40)
+    _, wpid = t.workload(workload, "split", "6,3,1", "60")
+    pid = t.start(perftop, "-d", "0.5")
+    tap.ok(pid is not None, "perftop started in the pane")
+    s = t.wait_re(r"\[\.\] hot_a\b")
+    tap.ok(s is not None, "the table shows the workload's hot_a")
+    s = s or ""
+    tap.ok(re.search(r"^perftop \S+ on \S+ \(Linux \S+\).*\d\d:\d\d:\d\d up ", s, re.M) is not None,
+           "title line: host, kernel, clock and uptime")
+    tap.ok(re.search(r"Target: system-wide \(\d+ CPUs\)\s+Exclude: none\s+Rate: \d+ Hz\s+Delay: 0.5s",
+                     s) is not None, "target, exclude flags, rate and delay in the header")
+    tap.ok(re.search(r"^(cpu-clock|cycles)\s+on\s+\d+(\.\d+k)?/s\s+excl: -\s+lost \d+", s, re.M)
+           is not None, "one line for the event: on, samples/s, excludes, lost")
+    tap.ok(re.search(r"^\s+0\[\|*\s*\d+(\.\d+k)?/s\]", s, re.M) is not None, "per-CPU rate meter")
+    tap.ok(re.search(r"^Overhead\s+Samples\s+Shared Object\s+Symbol", s, re.M) is not None,
+           "symbol table column titles")
+    tap.ok("F1Help" in s and "F10Quit" in s, "function bar")
+
+    # K: kernel samples go, the header says so.
+    t.keys("K")
+    def no_kernel(sc):
+        rows = tuitest.table_rows(sc)
+        return "Exclude: kernel" in sc and rows and not any("[k]" in r for r in rows) and \
+            "hot_a" in sc
+    s = t.wait(no_kernel, 10)
+    tap.ok(s is not None, "K: no [k] rows and the header shows Exclude: kernel")
+    tap.ok(s is not None and re.search(r"excl: kernel", s) is not None, "K: the event line shows it too")
+    time.sleep(1.2)
+    s = t.screen()
+    tap.ok(not any("[k]" in r for r in tuitest.table_rows(s)), "K: still no [k] rows a second later")
+    t.keys("K")
+    s = t.wait(lambda sc: "Exclude: none" in sc and "included again" in sc, 10)
+    tap.ok(s is not None, "K again: kernel samples included again")
+
+    # Help lists the keys; any key goes back.
+    t.keys("h")
+    s = t.wait_re(r"keys\s+\(more in man perftop\)", 5) or ""
+    tap.ok(all(k in s for k in ("q F10", "Esc Backspace", "Exclude panel (x)", "Space Z")),
+           "h: help lists the keys")
+    t.keys("Escape")
+    tap.ok(t.wait_re(r"^Overhead\s+Samples", 5) is not None, "Esc leaves help")
+
+    # Pause: the header says so; sampling goes on.
+    t.keys("Space")
+    tap.ok(t.wait_re(r"^ PAUSED  Target:", 5) is not None, "Space: PAUSED in the header")
+    t.keys("Z")
+    tap.ok(t.wait(lambda sc: "PAUSED" not in sc, 5) is not None, "Z: resumed")
+
+    # Resize below the minimum and back.
+    t.resize(40, 10)
+    s = t.wait_re(r"terminal too small", 5)
+    tap.ok(s is not None, "40x10: 'terminal too small'")
+    tap.ok(s is not None and "hot_a" not in s, "40x10: nothing else drawn")
+    time.sleep(0.6)
+    t.resize(120, 40)
+    s = t.wait(lambda sc: "hot_a" in sc and "Target:" in sc and len(sc.splitlines()[0]) > 60, 8)
+    tap.ok(s is not None, "back to 120x40: header and table again")
+    t.resize(80, 24)
+    s = t.wait(lambda sc: "hot_a" in sc and "F1Help" in sc.splitlines()[-1], 8)
+    tap.ok(s is not None, "80x24: table and function bar fit")
+    t.resize(120, 40)
     try:
-        pid = t.start(perftop, "-d", "0.5")
-        tap.ok(pid is not None, "perftop started in the pane")
-        s = t.wait_re(r"\[\.\] hot_a\b")
-        tap.ok(s is not None, "the table shows the workload's hot_a")
-        s = s or ""
-        tap.ok(re.search(r"^perftop \S+ on \S+ \(Linux \S+\).*\d\d:\d\d:\d\d up ", s, re.M) is not None,
-               "title line: host, kernel, clock and uptime")
-        tap.ok(re.search(r"Target: system-wide \(\d+ CPUs\)\s+Exclude: none\s+Rate: \d+ Hz\s+Delay: 0.5s",
-                         s) is not None, "target, exclude flags, rate and delay in the header")
-        tap.ok(re.search(r"^(cpu-clock|cycles)\s+on\s+\d+(\.\d+k)?/s\s+excl: -\s+lost \d+", s, re.M)
-               is not None, "one line for the event: on, samples/s, excludes, lost")
-        tap.ok(re.search(r"^\s+0\[\|*\s*\d+(\.\d+k)?/s\]", s, re.M) is not None, "per-CPU rate meter")
-        tap.ok(re.search(r"^Overhead\s+Samples\s+Shared Object\s+Symbol", s, re.M) is not None,
-               "symbol table column titles")
-        tap.ok("F1Help" in s and "F10Quit" in s, "function bar")
+        os.kill(pid, 0)
+        alive = True
+    except OSError:
+        alive = False
+    tap.ok(alive, "perftop survived the resizes")
 
-        # K: kernel samples go, the header says so.
-        t.keys("K")
-        def no_kernel(sc):
-            rows = tuitest.table_rows(sc)
-            return "Exclude: kernel" in sc and rows and not any("[k]" in r for r in rows) and \
-                "hot_a" in sc
-        s = t.wait(no_kernel, 10)
-        tap.ok(s is not None, "K: no [k] rows and the header shows Exclude: kernel")
-        tap.ok(s is not None and re.search(r"excl: kernel", s) is not None, "K: the event line shows it too")
-        time.sleep(1.2)
-        s = t.screen()
-        tap.ok(not any("[k]" in r for r in tuitest.table_rows(s)), "K: still no [k] rows a second later")
-        t.keys("K")
-        s = t.wait(lambda sc: "Exclude: none" in sc and "included again" in sc, 10)
-        tap.ok(s is not None, "K again: kernel samples included again")
+    colour = re.compile(r"\x1b\[[0-9;]*(3[0-7]|4[0-7])m")
+    tap.ok(colour.search(t.screen(escapes=True)) is not None, "colours by default")
+    t.keys("q")
+    t.clean_exit("q")
 
-        # Help lists the keys; any key goes back.
-        t.keys("h")
-        s = t.wait_re(r"keys\s+\(more in man perftop\)", 5) or ""
-        tap.ok(all(k in s for k in ("q F10", "Esc Backspace", "Exclude panel (x)", "Space Z")),
-               "h: help lists the keys")
-        t.keys("Escape")
-        tap.ok(t.wait_re(r"^Overhead\s+Samples", 5) is not None, "Esc leaves help")
-
-        # Pause: the header says so; sampling goes on.
-        t.keys("Space")
-        tap.ok(t.wait_re(r"^ PAUSED  Target:", 5) is not None, "Space: PAUSED in the header")
-        t.keys("Z")
-        tap.ok(t.wait(lambda sc: "PAUSED" not in sc, 5) is not None, "Z: resumed")
-
-        # Resize below the minimum and back.
-        t.resize(40, 10)
-        s = t.wait_re(r"terminal too small", 5)
-        tap.ok(s is not None, "40x10: 'terminal too small'")
-        tap.ok(s is not None and "hot_a" not in s, "40x10: nothing else drawn")
-        time.sleep(0.6)
-        t.resize(120, 40)
-        s = t.wait(lambda sc: "hot_a" in sc and "Target:" in sc and len(sc.splitlines()[0]) > 60, 8)
-        tap.ok(s is not None, "back to 120x40: header and table again")
-        t.resize(80, 24)
-        s = t.wait(lambda sc: "hot_a" in sc and "F1Help" in sc.splitlines()[-1], 8)
-        tap.ok(s is not None, "80x24: table and function bar fit")
-        t.resize(120, 40)
-        try:
-            os.kill(pid, 0)
-            alive = True
-        except OSError:
-            alive = False
-        tap.ok(alive, "perftop survived the resizes")
-
-        colour = re.compile(r"\x1b\[[0-9;]*(3[0-7]|4[0-7])m")
-        tap.ok(colour.search(t.screen(escapes=True)) is not None, "colours by default")
-        t.keys("q")
-        t.clean_exit("q")
-
-        # NO_COLOR (and --no-color): attributes only.
-        t.start("NO_COLOR=1", perftop, "-d", "0.5")
-        s = t.wait_re(r"^Target: ", 10)
-        raw = t.screen(escapes=True)
-        tap.ok(s is not None and colour.search(raw) is None, "NO_COLOR: no colour on the screen")
-        t.keys("F10")
-        t.clean_exit("NO_COLOR run")
-    finally:
-        t.close()
-        wl.kill()
-        wl.wait()
-    tap.done()
+    # NO_COLOR (and --no-color): attributes only.
+    t.start("NO_COLOR=1", perftop, "-d", "0.5")
+    s = t.wait_re(r"^Target: ", 10)
+    raw = t.screen(escapes=True)
+    tap.ok(s is not None and colour.search(raw) is None, "NO_COLOR: no colour on the screen")
+    t.keys("F10")
+    t.clean_exit("NO_COLOR run")
 
 
-main()
+tuitest.run("live view in tmux", main)

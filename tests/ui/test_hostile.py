@@ -19,40 +19,30 @@ while time.time() < end:
 """
 
 
-def main():
+def main(t):
     perftop = sys.argv[1]
-    why = tuitest.can_run()
-    if why:
-        tap.skip("live view in tmux", why)
-        tap.done()
-    p = subprocess.Popen([sys.executable, "-c", HOSTILE, "60"], stdout=subprocess.PIPE, text=True)
+    p = t.own(subprocess.Popen([sys.executable, "-c", HOSTILE, "60"], stdout=subprocess.PIPE,
+                               text=True))
     p.stdout.readline()
     with open("/proc/%d/comm" % p.pid, "rb") as f:
         tap.ok(f.read().startswith(b"\x1b]2;PWNED"), "the hostile comm is set")
-    t = tuitest.Tmux(120, 40)
     title = t.fmt("#{pane_title}")
-    try:
-        t.start(perftop, "-d", "0.5")
-        t.wait_re(r"^Target: ", 10)
-        t.keys("Tab")
-        t.keys("/")
-        t.tmux("send-keys", "-t", "t", "-l", "PWNED")
-        t.keys("Enter")
-        s = t.wait_re(r"^\s+%d\s.*PWNED" % p.pid, 15)
-        tap.ok(s is not None, "the hostile task is listed")
-        s = s or ""
-        tap.ok("\\033]2;PWNED\\a\\033[2J" in s, "its comm is drawn escaped: \\033]2;PWNED\\a\\033[2J")
-        raw = t.screen(escapes=True)
-        tap.ok("\x1b]2;PWNED" not in raw and "\x07" not in raw, "no OSC or BEL reached the terminal")
-        tap.ok(t.fmt("#{pane_title}") == title, "the pane title is unchanged (%r)" % t.fmt("#{pane_title}"))
-        tap.ok("Target:" in s and "Tasks" in s, "the screen was not cleared by ESC [2J")
-        t.keys("q")
-        t.clean_exit("q")
-    finally:
-        t.close()
-        p.kill()
-        p.wait()
-    tap.done()
+    t.start(perftop, "-d", "0.5")
+    t.wait_re(r"^Target: ", 10)
+    t.keys("Tab")
+    t.keys("/")
+    t.tmux("send-keys", "-t", "t", "-l", "PWNED")
+    t.keys("Enter")
+    s = t.wait_re(r"^\s+%d\s.*PWNED" % p.pid, 15)
+    tap.ok(s is not None, "the hostile task is listed")
+    s = s or ""
+    tap.ok("\\033]2;PWNED\\a\\033[2J" in s, "its comm is drawn escaped: \\033]2;PWNED\\a\\033[2J")
+    raw = t.screen(escapes=True)
+    tap.ok("\x1b]2;PWNED" not in raw and "\x07" not in raw, "no OSC or BEL reached the terminal")
+    tap.ok(t.fmt("#{pane_title}") == title, "the pane title is unchanged (%r)" % t.fmt("#{pane_title}"))
+    tap.ok("Target:" in s and "Tasks" in s, "the screen was not cleared by ESC [2J")
+    t.keys("q")
+    t.clean_exit("q")
 
 
-main()
+tuitest.run("live view in tmux", main)

@@ -9,30 +9,21 @@ import tuitest
 from tuitest import tap
 
 
-def main():
+def main(t):
     perftop = sys.argv[1]
-    why = tuitest.can_run()
-    if why:
-        tap.skip("live view in tmux", why)
-        tap.done()
-    t = tuitest.Tmux(120, 40)
-    try:
-        for name, rc in (("SIGTERM", 0), ("SIGHUP", 0), ("SIGINT", 0), ("F10", 0),
-                         # under ASan its own report ends the process with 1
-                         ("SIGSEGV", (128 + signal.SIGSEGV, 1)), ("SIGABRT", (128 + signal.SIGABRT, 1))):
-            pid = t.start(perftop, "-d", "0.5")
-            s = t.wait_re(r"^Target: ", 10)
-            tap.ok(s is not None and pid is not None, "%s: live view up" % name)
-            if name == "SIGINT":
-                t.keys("C-c")
-            elif name == "F10":
-                t.keys("F10")
-            elif pid:
-                os.kill(pid, getattr(signal, name))
-            t.clean_exit(name, rc)
-    finally:
-        t.close()
-    tap.done()
+    for name, rc in (("SIGTERM", 0), ("SIGHUP", 0), ("SIGINT", 0), ("F10", 0),
+                     # under ASan its own report ends the process with 1
+                     ("SIGSEGV", (128 + signal.SIGSEGV, 1)), ("SIGABRT", (128 + signal.SIGABRT, 1))):
+        pid = t.start(perftop, "-d", "0.5")
+        s = t.wait_re(r"^Target: ", 10)
+        tap.ok(s is not None and pid is not None, "%s: live view up" % name)
+        if name == "SIGINT":
+            t.keys("C-c")
+        elif name == "F10":
+            t.keys("F10")
+        elif pid:
+            os.kill(pid, getattr(signal, name))
+        t.clean_exit(name, rc)
 
 
-main()
+tuitest.run("live view in tmux", main)

@@ -15,6 +15,7 @@ PROMPT = "PROMPT$ "
 
 class Tmux:
     def __init__(self, width=120, height=40):
+        self.procs = []  # helpers (workloads, fixtures) that close() ends
         self.sock = "perftop-ui-%d" % os.getpid()
         self.tmp = "/tmp/perftop-ui-%d" % os.getpid()
         os.makedirs(self.tmp, exist_ok=True)
@@ -102,9 +103,41 @@ class Tmux:
         self.wait(lambda sc: sc.strip() == PROMPT.rstrip(), 5)
         return ok
 
+    def own(self, p):
+        """A helper process (Popen) to end with the session; returns p."""
+        self.procs.append(p)
+        return p
+
+    def workload(self, workload, *args):
+        """tap.start_workload, ended with the session: (Popen, pid)."""
+        p, pid = tap.start_workload(workload, *args)
+        self.own(p)
+        return p, pid
+
     def close(self):
         self.tmux("kill-server")
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def run(what, body, width=120, height=40, why=None):
+    """The set-up and teardown every UI test shares. Skips (saying why) when
+    tmux, the permissions or something the test needs (why) are missing;
+    else runs body(t) with a private tmux server t, which is killed with
+    every helper process t owns however body ends; then ends the TAP stream."""
+    why = why or can_run()
+    if why:
+        tap.skip(what, why)
+        tap.done()
+    t = Tmux(width, height)
+    try:
+        body(t)
+    finally:
+        t.close()
+    tap.done()
 
 
 def table_rows(screen):

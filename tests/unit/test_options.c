@@ -1,0 +1,371 @@
+/* options_parse, options_free, options_target: defaults, valid and invalid
+ * combinations, the usage errors (2) and their one line, -F against the
+ * kernel's maximum, --exclude, -p/-t lists. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "options.h"
+
+static char err_text[4096];
+static int err_lines; /* lines in err_text, whose last newline is dropped */
+
+/* Parses "perftop ARGS..." into o with a fresh getopt; stdout and stderr
+ * (usage text, the error line) land in err_text instead of the TAP stream. */
+static int parse_argv(struct options *o, int argc, char **argv)
+{
+	FILE *tmp = tmpfile();
+	int save_out, save_err, rc;
+	size_t n;
+
+	fflush(stdout);
+	fflush(stderr);
+	save_out = dup(1);
+	save_err = dup(2);
+	dup2(fileno(tmp), 1);
+	dup2(fileno(tmp), 2);
+	optind = 0; /* glibc: start over */
+	rc = options_parse(o, argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(save_out, 1);
+	dup2(save_err, 2);
+	close(save_out);
+	close(save_err);
+	rewind(tmp);
+	n = fread(err_text, 1, sizeof(err_text) - 1, tmp);
+	err_text[n] = '\0';
+	fclose(tmp);
+	err_lines = 0;
+	for (char *p = err_text; (p = strchr(p, '\n')) != NULL; p++)
+		err_lines++;
+	if (n && err_text[n - 1] == '\n')
+		err_text[n - 1] = '\0';
+	return rc;
+}
+
+/* parse(o, "-b", "-d", "2", NULL) */
+static int parse(struct options *o, ...)
+{
+	char *argv[32] = { "perftop" };
+	int argc = 1;
+	va_list ap;
+
+	va_start(ap, o);
+	while (argc < 31 && (argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	return parse_argv(o, argc, argv);
+}
+
+#define PARSE(o, ...) parse((o), __VA_ARGS__, (char *)NULL)
+
+/* A usage error: 2, and one line naming the culprit. */
+static void bad(int rc, const char *word, const char *what)
+{
+	CHECK(rc == 2 && strncmp(err_text, "perftop: ", 9) == 0 && err_lines == 1 &&
+	      strstr(err_text, word) != NULL,
+	      "%s: exit 2, one line naming '%s' (rc %d: %s)", what, word, rc, err_text);
+}
+
+static long max_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static void defaults(void)
+{
+	struct options o;
+	char *argv[] = { "perftop", NULL };
+	char buf[128];
+	int rc;
+
+	unsetenv("NO_COLOR");
+	optind = 0;
+	rc = parse_argv(&o, 1, argv);
+	CHECK(rc == 0, "no options parse (rc %d: %s)", rc, err_text);
+	CHECK(o.freq == 4000 && o.period == 0, "default -F 4000, no period (%llu, %llu)",
+	      (unsigned long long)o.freq, (unsigned long long)o.period);
+	CHECK(o.interval == 1.0 && o.iterations == 0 && o.rows == 20, "default -d 1, -n none, -E 20");
+	CHECK(o.format == DUMP_TEXT && !o.batch && !o.output && !o.stats && !o.threads &&
+	      !o.no_demangle && !o.list_events && !o.no_color, "default text format, live view, no flags");
+	CHECK(o.default_event && o.nevents == 1 && strcmp(o.events[0].name, "cycles") == 0,
+	      "default event: cycles, marked as the default (for the cpu-clock fallback)");
+	CHECK(o.exclude == 0 && !o.events[0].attr.exclude_kernel && !o.events[0].attr.exclude_user,
+	      "no exclude by default");
+	CHECK(!o.pids && !o.cpus && !o.cgroup && !o.counters && o.ncounters == 0 && !options_focused(&o),
+	      "system-wide, no focus, no counters");
+	options_target(&o, 4, buf, sizeof(buf));
+	CHECK_STR(buf, "system-wide (4 CPUs)", "target of the defaults");
+	options_free(&o);
+	CHECK(o.events == NULL && o.nevents == 0, "options_free clears");
+	options_free(&o); /* twice: harmless */
+
+	setenv("NO_COLOR", "1", 1);
+	rc = PARSE(&o, "-b");
+	CHECK(rc == 0 && o.no_color, "NO_COLOR set: monochrome");
+	options_free(&o);
+	setenv("NO_COLOR", "", 1);
+	rc = PARSE(&o, "-b");
+	CHECK(rc == 0 && !o.no_color, "NO_COLOR empty: colour");
+	options_free(&o);
+	unsetenv("NO_COLOR");
+}
+
+static void valid(void)
+{
+	struct options o;
+	char buf[128];
+	int rc;
+
+	rc = PARSE(&o, "-b", "-d", "0.5", "-n", "3", "-E", "5", "--format", "json", "-o", "/tmp/x",
+		   "--stats", "--threads", "--no-demangle", "-F", "100", "-m", "8");
+	CHECK(rc == 0 && o.batch && o.interval == 0.5 && o.iterations == 3 && o.rows == 5 &&
+	      o.format == DUMP_JSON && o.output && strcmp(o.output, "/tmp/x") == 0 && o.stats &&
+	      o.threads && o.no_demangle && o.freq == 100 && o.mmap_pages == 8,
+	      "a full headless command line (rc %d: %s)", rc, err_text);
+	options_free(&o);
+
+	rc = PARSE(&o, "--batch", "--delay=0.01", "--iterations=1", "--entries=100000", "--format=csv");
+	CHECK(rc == 0 && o.interval == 0.01 && o.rows == 100000 && o.format == DUMP_CSV,
+	      "long options and the bounds -d 0.01, -E 100000 (rc %d: %s)", rc, err_text);
+	options_free(&o);
+
+	rc = PARSE(&o, "-d", "3600", "--format", "text");
+	CHECK(rc == 0 && o.interval == 3600 && o.format == DUMP_TEXT, "-d 3600, --format text");
+	options_free(&o);
+
+	rc = PARSE(&o, "-c", "100000");
+	CHECK(rc == 0 && o.period == 100000, "-c PERIOD");
+	options_free(&o);
+
+	rc = PARSE(&o, "-e", "cpu-clock,page-faults");
+	CHECK(rc == 0 && !o.default_event && o.nevents == 2 && strcmp(o.events[0].name, "cpu-clock") == 0 &&
+	      strcmp(o.events[1].name, "page-faults") == 0, "-e LIST: two events, not the default");
+	options_free(&o);
+
+	rc = PARSE(&o, "-C", "0");
+	options_target(&o, 4, buf, sizeof(buf));
+	CHECK(rc == 0 && o.ncpus == 1 && o.cpus[0] == 0, "-C 0 (rc %d: %s)", rc, err_text);
+	CHECK_STR(buf, "CPU 0", "target of -C 0");
+	options_free(&o);
+
+	rc = PARSE(&o, "-G", "/sys/fs/cgroup/x");
+	options_target(&o, 4, buf, sizeof(buf));
+	CHECK(rc == 0 && options_focused(&o) && o.ncounters >= 4, "-G: focused, default counters");
+	CHECK_STR(buf, "cgroup /sys/fs/cgroup/x", "target of -G");
+	options_free(&o);
+
+	rc = PARSE(&o, "--list-events", "-F", "9999999");
+	CHECK(rc == 0 && o.list_events, "--list-events needs nothing else checked");
+	options_free(&o);
+
+	rc = PARSE(&o, "-h");
+	CHECK(rc == 1 && strstr(err_text, "usage: perftop"), "-h: the usage, done (1)");
+	options_free(&o);
+	rc = PARSE(&o, "--version");
+	CHECK(rc == 1 && strncmp(err_text, "perftop ", 8) == 0, "--version: done (1): %s", err_text);
+	options_free(&o);
+}
+
+static void pid_lists(void)
+{
+	static const char *const wrong[] = { "", "1,", ",1", "1,,2", "0", "-1", "abc", "1a",
+					     "4194305", "99999999999999999999" };
+	struct options o;
+	char buf[128];
+	int rc;
+
+	rc = PARSE(&o, "-p", "1,22,333");
+	options_target(&o, 4, buf, sizeof(buf));
+	CHECK(rc == 0 && o.npids == 3 && o.pids[0] == 1 && o.pids[1] == 22 && o.pids[2] == 333 &&
+	      !o.tids && options_focused(&o), "-p 1,22,333: three PIDs, focused (rc %d: %s)", rc, err_text);
+	CHECK_STR(buf, "PID 1,22,333", "target of -p 1,22,333");
+	CHECK(o.ncounters >= 4, "-p: the default counters (%zu)", o.ncounters);
+	options_free(&o);
+
+	rc = PARSE(&o, "-p", "4194304");
+	CHECK(rc == 0 && o.npids == 1 && o.pids[0] == 4194304, "-p PID_MAX_LIMIT");
+	options_free(&o);
+
+	rc = PARSE(&o, "-p", "12", "-p", "34");
+	CHECK(rc == 0 && o.npids == 1 && o.pids[0] == 34, "-p twice: the last one counts");
+	options_free(&o);
+
+	rc = PARSE(&o, "-t", "5,6");
+	options_target(&o, 4, buf, sizeof(buf));
+	CHECK(rc == 0 && o.tids && o.npids == 2, "-t 5,6: threads");
+	CHECK_STR(buf, "TID 5,6", "target of -t 5,6");
+	options_free(&o);
+
+	for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+		char what[64];
+
+		rc = PARSE(&o, "-p", (char *)wrong[i]);
+		snprintf(what, sizeof(what), "-p '%s'", wrong[i]);
+		bad(rc, "-p wants PID", what);
+		options_free(&o);
+	}
+	rc = PARSE(&o, "-t", "x");
+	bad(rc, "-t wants TID", "-t x");
+	options_free(&o);
+}
+
+static void exclude(void)
+{
+	struct options o;
+	int rc;
+
+	rc = PARSE(&o, "--exclude", "kernel");
+	CHECK(rc == 0 && o.exclude == EXCL_KERNEL && o.events[0].attr.exclude_kernel &&
+	      !o.events[0].attr.exclude_user, "--exclude kernel: on the event (rc %d: %s)", rc, err_text);
+	options_free(&o);
+
+	rc = PARSE(&o, "--exclude", "user,hv,idle", "-e", "cpu-clock,task-clock");
+	CHECK(rc == 0 && o.exclude == (EXCL_USER | EXCL_HV | EXCL_IDLE) &&
+	      o.events[0].attr.exclude_user && o.events[0].attr.exclude_hv && o.events[0].attr.exclude_idle &&
+	      o.events[1].attr.exclude_user && !o.events[1].attr.exclude_kernel,
+	      "--exclude user,hv,idle: on every event without modifiers");
+	options_free(&o);
+
+	rc = PARSE(&o, "--exclude", "kernel", "-e", "cpu-clock:k,task-clock");
+	CHECK(rc == 0 && !o.events[0].attr.exclude_kernel && o.events[1].attr.exclude_kernel,
+	      "an event's own modifiers win over --exclude");
+	options_free(&o);
+
+	rc = PARSE(&o, "--exclude", "kernel", "-p", "1");
+	CHECK(rc == 0 && o.ncounters > 0, "--exclude kernel -p 1 (rc %d: %s)", rc, err_text);
+	if (rc == 0) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < o.ncounters; i++)
+			n += o.counters[i].attr.exclude_kernel;
+		CHECK(n == o.ncounters, "--exclude kernel reaches every focus counter (%zu of %zu)", n,
+		      o.ncounters);
+	}
+	options_free(&o);
+
+	rc = PARSE(&o, "--exclude", "user,host,guest,kernel,hv,idle");
+	CHECK(rc == 0 && o.exclude == EXCL_ALL, "--exclude every word");
+	options_free(&o);
+
+	rc = PARSE(&o, "--exclude", "kernal");
+	bad(rc, "kernal", "--exclude kernal");
+	options_free(&o);
+	rc = PARSE(&o, "--exclude", "user,bogus");
+	bad(rc, "bogus", "--exclude user,bogus");
+	options_free(&o);
+}
+
+static void usage_errors(void)
+{
+	static const struct {
+		const char *args[4];
+		const char *word;
+	} cases[] = {
+		{ { "-F", "0" }, "-F wants" },
+		{ { "-F", "10000001" }, "-F wants" },
+		{ { "-F", "fast" }, "-F wants" },
+		{ { "-c", "0" }, "-c wants" },
+		{ { "-c", "-5" }, "-c wants" },
+		{ { "-m", "3" }, "power of two" },
+		{ { "-m", "0" }, "power of two" },
+		{ { "-m", "2097152" }, "power of two" },
+		{ { "-d", "0.001" }, "-d wants" },
+		{ { "-d", "3601" }, "-d wants" },
+		{ { "-d", "1x" }, "-d wants" },
+		{ { "-d", "nan" }, "-d wants" },
+		{ { "-n", "0" }, "-n wants" },
+		{ { "-n", "2147483648" }, "-n wants" },
+		{ { "-E", "0" }, "-E wants" },
+		{ { "-E", "100001" }, "-E wants" },
+		{ { "--format", "xml" }, "--format wants" },
+		{ { "-C", "x" }, "-C wants" },
+		{ { "-C", "99999" }, "-C wants" },
+		{ { "-C", "1000" }, "CPU 1000 is offline or does not exist" },
+		{ { "-e", "no-such-event" }, "no-such-event" },
+		{ { "-e", "cpu-clock:q" }, "modifier 'q'" },
+		{ { "-G", "/x", "-p", "1" }, "-G cannot be combined" },
+		{ { "-t", "1", "-G", "/x" }, "-G cannot be combined" },
+		{ { "--counters", "task-clock" }, "--counters needs a focus" },
+		{ { "-p", "1", "--counters", "no-such" }, "--counters" },
+		{ { "-b", "stray" }, "unexpected argument 'stray'" },
+	};
+	struct options o;
+	char many[512] = "cpu-clock";
+	int rc;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[6] = { "perftop" };
+		char what[128] = "";
+		int argc = 1;
+
+		for (int k = 0; k < 4 && cases[i].args[k]; k++) {
+			argv[argc++] = (char *)cases[i].args[k];
+			strlcat(what, cases[i].args[k], sizeof(what));
+			strlcat(what, " ", sizeof(what));
+		}
+		rc = parse_argv(&o, argc, argv);
+		bad(rc, cases[i].word, what);
+		options_free(&o);
+	}
+
+	for (int i = 0; i < 16; i++)
+		strlcat(many, ",cpu-clock", sizeof(many));
+	rc = PARSE(&o, "-e", many);
+	bad(rc, "at most 16 events", "17 events");
+	options_free(&o);
+
+	rc = PARSE(&o, "--bogus");
+	CHECK(rc == 2 && strstr(err_text, "usage: perftop"), "an unknown option: exit 2 and the usage");
+	options_free(&o);
+	rc = PARSE(&o, "-d");
+	CHECK(rc == 2, "an option without its argument: exit 2");
+	options_free(&o);
+}
+
+static void max_freq(void)
+{
+	struct options o;
+	char arg[32], want[64];
+	long max = max_rate();
+	int rc;
+
+	if (max <= 0 || max >= 10000000) {
+		CHECK_SKIP("no usable /proc/sys/kernel/perf_event_max_sample_rate");
+		CHECK_SKIP("no usable /proc/sys/kernel/perf_event_max_sample_rate");
+		return;
+	}
+	snprintf(arg, sizeof(arg), "%ld", max);
+	rc = PARSE(&o, "-F", arg);
+	CHECK(rc == 0 && o.freq == (uint64_t)max, "-F at perf_event_max_sample_rate (%ld) is fine", max);
+	options_free(&o);
+	snprintf(arg, sizeof(arg), "%ld", max + 1);
+	rc = PARSE(&o, "-F", arg);
+	snprintf(want, sizeof(want), "perf_event_max_sample_rate (%ld)", max);
+	bad(rc, want, "-F above perf_event_max_sample_rate");
+	CHECK(strstr(err_text, "sysctl kernel.perf_event_max_sample_rate=") != NULL,
+	      "and says how to raise it");
+	options_free(&o);
+}
+
+int main(void)
+{
+	defaults();
+	valid();
+	pid_lists();
+	exclude();
+	usage_errors();
+	max_freq();
+	return check_done();
+}
