@@ -39,6 +39,7 @@ struct agg_task {
 	bool exited;
 	unsigned exited_ticks;  /* intervals since it exited */
 	bool active, aging;     /* on the roll's lists (agg.c) */
+	bool counted;           /* thread rows: counted in their process's threads */
 	struct agg_counts iv, total;
 };
 

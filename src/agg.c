@@ -263,6 +263,7 @@ static void task_reset(struct agg_task *t, pid_t pid)
 	t->threads = 0;
 	t->exited = false;
 	t->exited_ticks = 0;
+	t->counted = false;
 	memset(&t->iv, 0, sizeof(t->iv));
 	memset(&t->total, 0, sizeof(t->total));
 }
@@ -274,8 +275,10 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 	struct agg_task *t = map_get(&a->tids, (uint64_t)tid + 1);
 
 	if (t && t->pid == proc->pid) {
-		if (t->comm[0] == '\0') { /* reset for a new owner: named by its first sample */
-			strlcpy(t->comm, comm ? comm : proc->comm, sizeof(t->comm));
+		if (!t->counted) { /* reset for a new owner: counted by its first sample */
+			if (t->comm[0] == '\0')
+				strlcpy(t->comm, comm ? comm : proc->comm, sizeof(t->comm));
+			t->counted = true;
 			proc->threads++;
 		}
 		return t;
@@ -284,6 +287,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 		task_reset(t, proc->pid);
 		t->tid = tid;
 		strlcpy(t->comm, comm ? comm : proc->comm, sizeof(t->comm));
+		t->counted = true;
 		proc->threads++;
 		return t;
 	}
@@ -299,6 +303,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 		free(t);
 		return NULL;
 	}
+	t->counted = true;
 	proc->threads++;
 	return t;
 }
