@@ -9,7 +9,7 @@
 
 #include "evspec.h"
 
-enum dump_format { DUMP_TEXT, DUMP_CSV, DUMP_JSON };
+enum dump_format { DUMP_TEXT, DUMP_CSV, DUMP_JSON, DUMP_PPROF };
 
 struct options {
 	struct evspec *events;
@@ -37,12 +37,19 @@ struct options {
 	bool no_color;
 	bool no_demangle;        /* --no-demangle: raw C++/Rust symbol names */
 	bool stats;
+	/* export (src/export.c) */
+	const char *listen;      /* --listen [ADDR:]PORT */
+	const char *textfile;    /* --textfile DIR */
+	size_t metrics_comms, metrics_symbols;
 };
 
 /* Fills o from argv. Returns 0, 1 when the run is done (--help, --version),
  * or 2 for a usage error (already reported on stderr). */
 int options_parse(struct options *o, int argc, char **argv);
 void options_free(struct options *o);
+
+/* --listen or --textfile: an exporter that may run headless. */
+bool options_exporting(const struct options *o);
 
 /* True when a focus (-p, -t, -G) asks for exact counters. */
 bool options_focused(const struct options *o);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dump.h"
+#include "export.h"
 #include "options.h"
 #include "session.h"
 #include "tui.h"
@@ -16,7 +17,8 @@
 struct batch {
 	struct session *s;
 	const struct options *o;
-	FILE *out;
+	FILE *out;         /* NULL: no dump (headless exporter, pprof file) */
+	struct exporter *x;
 	unsigned long iteration;
 	int rc;            /* exit code once stopped */
 	char final[128];
@@ -57,7 +59,8 @@ static bool batch_write(struct batch *b, const char *final)
 	session_sample(b->s);
 	engine_get_stats(b->s->eng, &m.est);
 	symbols_stats(b->s->syms, &m.sst);
-	rc = dump_interval(b->out, b->o->format, b->s->agg, &m, b->o->rows);
+	export_interval(b->x, b->s->agg, b->s);
+	rc = b->out ? dump_interval(b->out, b->o->format, b->s->agg, &m, b->o->rows) : 0;
 	session_roll(b->s, 0);
 	if (rc == -EPIPE) {
 		b->rc = 0; /* perftop -b | head: the reader had enough */
@@ -107,9 +110,11 @@ static void batch_pid_exit(void *arg, pid_t pid)
 	}
 }
 
-static int run_batch(struct session *s, const struct options *o)
+static int run_batch(struct session *s, const struct options *o, struct exporter *x)
 {
-	struct batch b = { .s = s, .o = o, .out = stdout };
+	bool dumping = o->batch && o->format != DUMP_PPROF;
+	struct batch b = { .s = s, .o = o, .out = dumping ? stdout : NULL, .x = x };
+	char err[1024];
 	struct engine_handlers h = {
 		.record = session_record, .record_arg = s,
 		.arg = &b, .tick = batch_tick, .signal = batch_signal,
@@ -117,14 +122,14 @@ static int run_batch(struct session *s, const struct options *o)
 	};
 	int rc;
 
-	if (o->output) {
+	if (dumping && o->output) {
 		b.out = fopen(o->output, "we");
 		if (b.out == NULL) {
 			fprintf(stderr, "perftop: cannot open %s: %s\n", o->output, strerror(errno));
 			return 1;
 		}
 	}
-	if (dump_begin(b.out, o->format, s->agg, s->cnt)) {
+	if (b.out && dump_begin(b.out, o->format, s->agg, s->cnt)) {
 		fprintf(stderr, "perftop: cannot write the dump: %s\n", strerror(errno));
 		return 1;
 	}
@@ -133,7 +138,11 @@ static int run_batch(struct session *s, const struct options *o)
 		fprintf(stderr, "perftop: event loop failed: %s\n", strerror(-rc));
 		b.rc = 1;
 	}
-	if (b.out != stdout && fclose(b.out) == EOF && b.rc == 0) {
+	if (export_finish(x, err, sizeof(err))) {
+		fprintf(stderr, "perftop: %s\n", err);
+		b.rc = 1;
+	}
+	if (b.out && b.out != stdout && fclose(b.out) == EOF && b.rc == 0) {
 		fprintf(stderr, "perftop: cannot write %s: %s\n", o->output, strerror(errno));
 		b.rc = 1;
 	}
@@ -144,6 +153,8 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	struct session s;
+	struct exporter *x = NULL;
+	bool headless;
 	char err[1024];
 	int rc, fd;
 
@@ -157,7 +168,9 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return 0;
 	}
-	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+	/* An exporter without a terminal runs headless, as exporters do. */
+	headless = !o.batch && options_exporting(&o) && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO));
+	if (!o.batch && !headless && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		fputs("perftop: the live view needs a terminal: use -b for a headless dump\n", stderr);
 		options_free(&o);
 		return 2;
@@ -179,7 +192,14 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return 1;
 	}
-	rc = o.batch ? run_batch(&s, &o) : tui_run(&s, &o);
+	if (export_open(&x, &s, &o, err, sizeof(err))) {
+		fprintf(stderr, "perftop: %s\n", err);
+		session_close(&s);
+		options_free(&o);
+		return 1;
+	}
+	rc = o.batch || headless ? run_batch(&s, &o, x) : tui_run(&s, &o, x);
+	export_close(x);
 	session_close(&s);
 	options_free(&o);
 	return rc;

@@ -9,6 +9,7 @@
 
 #include "counters.h"
 #include "cpumap.h"
+#include "httpq.h"
 
 #define DEFAULT_FREQ 4000
 
@@ -22,6 +23,10 @@ enum {
 	OPT_COUNTERS,
 	OPT_THREADS,
 	OPT_NO_DEMANGLE,
+	OPT_LISTEN,
+	OPT_TEXTFILE,
+	OPT_METRICS_COMMS,
+	OPT_METRICS_SYMBOLS,
 };
 
 static const struct option longopts[] = {
@@ -46,6 +51,10 @@ static const struct option longopts[] = {
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+	{ "metrics-comms", required_argument, NULL, OPT_METRICS_COMMS },
+	{ "metrics-symbols", required_argument, NULL, OPT_METRICS_SYMBOLS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -73,7 +82,13 @@ static void usage(FILE *f)
 	      "  -n, --iterations N      stop after N intervals (default: until a signal)\n"
 	      "  -E, --entries N         rows per table in the dump (default 20)\n"
 	      "  -o, --output FILE       write the dump to FILE\n"
-	      "      --format FMT        dump format: text, csv or json (JSON Lines)\n"
+	      "      --format FMT        dump format: text, csv, json (JSON Lines), or pprof\n"
+	      "                          (the whole run as one profile, needs -o FILE)\n"
+	      "      --listen [ADDR:]PORT  serve /metrics and /debug/pprof/profile (address\n"
+	      "                          127.0.0.1 unless given); alone, runs headless\n"
+	      "      --textfile DIR      write DIR/perftop.prom each interval (node_exporter)\n"
+	      "      --metrics-comms N   comms named in /metrics, the rest as \"other\" (20)\n"
+	      "      --metrics-symbols N symbols in /metrics (default 50)\n"
 	      "      --list-events       events this host supports, probed\n"
 	      "      --stats             add engine and symbol-table figures to the dump\n"
 	      "      --no-color          monochrome live view (also NO_COLOR)\n"
@@ -151,6 +166,8 @@ int options_parse(struct options *o, int argc, char **argv)
 	o->interval = 1.0;
 	o->rows = 20;
 	o->format = DUMP_TEXT;
+	o->metrics_comms = 20;
+	o->metrics_symbols = 50;
 	nc = getenv("NO_COLOR"); /* set and not empty, as no-color.org says */
 	o->no_color = nc && *nc;
 
@@ -234,8 +251,29 @@ int options_parse(struct options *o, int argc, char **argv)
 				o->format = DUMP_CSV;
 			else if (strcmp(optarg, "json") == 0)
 				o->format = DUMP_JSON;
+			else if (strcmp(optarg, "pprof") == 0)
+				o->format = DUMP_PPROF;
 			else
-				return bad("--format wants text, csv or json, not '%s'", optarg);
+				return bad("--format wants text, csv, json or pprof, not '%s'", optarg);
+			break;
+		case OPT_LISTEN: {
+			struct sockaddr_storage ss;
+			socklen_t sl;
+
+			if (httpq_parse_listen(optarg, &ss, &sl, err, sizeof(err)))
+				return bad("%s", err);
+			o->listen = optarg;
+			break;
+		}
+		case OPT_TEXTFILE:
+			o->textfile = optarg;
+			break;
+		case OPT_METRICS_COMMS:
+		case OPT_METRICS_SYMBOLS:
+			if (parse_u64(optarg, 0, 10000, &v))
+				return bad(c == OPT_METRICS_COMMS ? "--metrics-comms wants a count from 0 to 10000, not '%s'"
+					   : "--metrics-symbols wants a count from 0 to 10000, not '%s'", optarg);
+			*(c == OPT_METRICS_COMMS ? &o->metrics_comms : &o->metrics_symbols) = (size_t)v;
 			break;
 		case OPT_LIST_EVENTS:
 			o->list_events = true;
@@ -284,6 +322,8 @@ int options_parse(struct options *o, int argc, char **argv)
 		return bad("%s", err);
 	if (o->nevents > 16)
 		return bad("%s", "at most 16 events at once");
+	if (o->format == DUMP_PPROF && (!o->batch || !o->output))
+		return bad("%s", "--format pprof writes one file at the end: give -b and -o FILE");
 	if (o->cgroup && o->pids)
 		return bad("%s", "-G cannot be combined with -p or -t");
 	if (counters && !o->pids && !o->cgroup)
@@ -306,6 +346,11 @@ int options_parse(struct options *o, int argc, char **argv)
 			evspec_set_exclude(&o->counters[i].attr,
 					   evspec_exclude_bits(&o->counters[i].attr) | o->exclude);
 	return 0;
+}
+
+bool options_exporting(const struct options *o)
+{
+	return o->listen != NULL || o->textfile != NULL;
 }
 
 bool options_focused(const struct options *o)

@@ -18,6 +18,7 @@
 
 static SCREEN *screen;
 static bool curses_on;
+static struct exporter *exporter; /* --listen, --textfile: fed at each tick */
 
 /* atexit, crash handlers, and the normal way out all come here. */
 static void term_restore(void)
@@ -115,6 +116,7 @@ static void on_tick(void *arg)
 	frame_take(u, s->agg, session_lap(s));
 	if (u->ended && !u->paused)
 		u->final_taken = true;
+	export_interval(exporter, s->agg, s);
 	session_roll(s, u->decay ? UI_DECAY_PCT : 0);
 	screen_draw(u, UI_DRAW);
 }
@@ -291,7 +293,7 @@ static void on_start(void *arg)
 	session_lap(u->s);
 }
 
-int tui_run(struct session *s, const struct options *o)
+int tui_run(struct session *s, const struct options *o, struct exporter *x)
 {
 	struct engine_handlers h = {
 		.record = session_record, .record_arg = s,
@@ -304,6 +306,7 @@ int tui_run(struct session *s, const struct options *o)
 	int rc;
 
 	ui_init(&u, s, o);
+	exporter = x;
 	h.arg = &u;
 	if (term_start(&u) != 0) {
 		fprintf(stderr, "perftop: cannot drive this terminal (TERM=%s): use -b for a headless dump\n",
