@@ -229,7 +229,7 @@ static void comm_families(struct promtext *p, struct metrics *m, struct agg *a)
 	size_t ne = agg_nevents(a);
 
 	promtext_family(p, "perftop_comm_samples_total", PROMTEXT_COUNTER,
-			"Samples of the tasks named comm (top N; the rest in comm=\"other\").");
+			"Samples of the tasks named comm (the top N; the rest under comm other).");
 	for (size_t i = 0; i < m->n; i++) {
 		if (!m->comms[i].top)
 			continue;
