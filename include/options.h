@@ -41,6 +41,8 @@ struct options {
 	const char *listen;      /* --listen [ADDR:]PORT */
 	const char *textfile;    /* --textfile DIR */
 	size_t metrics_comms, metrics_symbols;
+	const char *push;        /* --push URL (Pyroscope) */
+	double push_every;       /* --push-every SECS */
 };
 
 /* Fills o from argv. Returns 0, 1 when the run is done (--help, --version),
@@ -48,7 +50,7 @@ struct options {
 int options_parse(struct options *o, int argc, char **argv);
 void options_free(struct options *o);
 
-/* --listen or --textfile: an exporter that may run headless. */
+/* --listen, --textfile or --push: an exporter that may run headless. */
 bool options_exporting(const struct options *o);
 
 /* True when a focus (-p, -t, -G) asks for exact counters. */

@@ -16,10 +16,12 @@
 #include "httpd.h"
 #include "metrics.h"
 #include "pprof.h"
+#include "push.h"
 #include "session.h"
 #include "textfile.h"
 
 #define EXPORT_WINDOWS 8
+#define EXPORT_PUSH_GRACE 3.0
 
 /* A profile being taken: the main loop adds each interval into it until
  * `want` seconds have passed, then the waiting request takes it. */
@@ -46,6 +48,9 @@ struct exporter {
 	double last_end;                  /* monotonic time of the last interval's end */
 	bool clock_event;                 /* event 0 counts nanoseconds (cpu-clock, task-clock) */
 	struct textfile *tf;
+	struct push *push;                /* --push: the window being filled */
+	struct pprof *push_win;
+	double push_start, push_start_wall;
 };
 
 static double mono_now(void)
@@ -127,6 +132,14 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 	f.http_rejected = x->http_rejected;
 	pthread_mutex_unlock(&x->mu);
 	textfile_figures(x->tf, &f);
+	if (x->push) {
+		struct push_stats ps;
+
+		push_get_stats(x->push, &ps);
+		f.push_sent = ps.sent;
+		f.push_failed = ps.failed;
+		f.push_dropped = ps.dropped;
+	}
 	for (int i = 0; i < 2; i++)
 		if (metrics_render(x->met, a, &f, (enum promtext_fmt)i, &page[i], &len[i]))
 			page[i] = NULL; /* the old page stays */
@@ -145,7 +158,7 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 
 static bool windows_open(struct exporter *x)
 {
-	bool any = x->whole != NULL;
+	bool any = x->whole != NULL || x->push_win != NULL;
 
 	for (size_t i = 0; i < EXPORT_WINDOWS && !any; i++)
 		any = x->win[i].busy && !x->win[i].done;
@@ -183,6 +196,8 @@ static void add_symbols(struct exporter *x, struct agg *a)
 				pprof_add(x->win[w].prof, &fr, 1, ds, nanos_of(x, ds, dp));
 		if (x->whole)
 			pprof_add(x->whole, &fr, 1, ds, nanos_of(x, ds, dp));
+		if (x->push_win)
+			pprof_add(x->push_win, &fr, 1, ds, nanos_of(x, ds, dp));
 	}
 	for (size_t w = 0; w < EXPORT_WINDOWS; w++) {
 		struct export_window *win = &x->win[w];
@@ -195,6 +210,27 @@ static void add_symbols(struct exporter *x, struct agg *a)
 	pthread_mutex_unlock(&x->mu);
 }
 
+static void window_meta(const struct exporter *x, double dur, struct pprof_meta *m);
+
+/* Hands the push window to the push thread and opens the next one. */
+static void push_flush(struct exporter *x, bool force)
+{
+	double now = mono_now(), wall = wall_now();
+	struct pprof_meta m;
+	struct pprof *next;
+
+	if (!x->push || !x->push_win || (!force && now - x->push_start < x->o->push_every - x->o->interval / 2))
+		return;
+	next = force ? NULL : pprof_new();
+	if (!force && next == NULL)
+		return; /* out of memory: the window goes on */
+	window_meta(x, now - x->push_start, &m);
+	push_window(x->push, x->push_win, &m, x->push_start_wall, wall);
+	x->push_win = next;
+	x->push_start = now;
+	x->push_start_wall = wall;
+}
+
 void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 {
 	double now = mono_now(), len = now - x->last_end;
@@ -205,6 +241,7 @@ void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 	x->intervals++;
 	metrics_update(x->met, a);
 	add_symbols(x, a);
+	push_flush(x, false);
 	publish(x, a, s, len);
 }
 
@@ -293,7 +330,7 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	int rc;
 
 	*out = NULL;
-	if (!o->listen && !o->textfile && !(o->batch && o->format == DUMP_PPROF))
+	if (!options_exporting(o) && !(o->batch && o->format == DUMP_PPROF))
 		return 0;
 	x = calloc(1, sizeof(*x));
 	if (x == NULL || (x->met = metrics_new(o->metrics_comms, o->metrics_symbols)) == NULL ||
@@ -318,6 +355,20 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	if (o->textfile && (rc = textfile_open(&x->tf, o->textfile, err, errlen)) != 0) {
 		export_close(x);
 		return rc;
+	}
+	if (o->push) {
+		x->push_start = mono_now();
+		x->push_start_wall = wall_now();
+		if ((x->push_win = pprof_new()) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			export_close(x);
+			return -ENOMEM;
+		}
+		rc = push_open(&x->push, o->push, o->period ? 0 : o->freq, err, errlen);
+		if (rc) {
+			export_close(x);
+			return rc;
+		}
 	}
 	/* A page before the first interval ends: Prometheus may scrape at once. */
 	publish(x, s->agg, s, 0);
@@ -371,6 +422,27 @@ static int write_whole(struct exporter *x, char *err, size_t errlen)
 	return rc;
 }
 
+/* The last window goes, queued ones get a few seconds; what never went
+ * out is said once on stderr (/metrics counted it meanwhile). */
+static void push_finish(struct exporter *x)
+{
+	struct push_stats ps;
+	size_t left;
+
+	if (x->push == NULL)
+		return;
+	pthread_mutex_lock(&x->mu);
+	push_flush(x, true);
+	pthread_mutex_unlock(&x->mu);
+	push_get_stats(x->push, &ps);
+	left = push_close(x->push, EXPORT_PUSH_GRACE);
+	x->push = NULL;
+	if (left + ps.failed + ps.dropped)
+		fprintf(stderr, "perftop: --push: %zu profiles not sent (%llu refused, %llu dropped with the queue "
+			"full, %zu unsent at exit): is the server at %s up?\n", (size_t)(left + ps.failed + ps.dropped),
+			(unsigned long long)ps.failed, (unsigned long long)ps.dropped, left, x->o->push);
+}
+
 int export_finish(struct exporter *x, char *err, size_t errlen)
 {
 	if (x == NULL)
@@ -379,6 +451,7 @@ int export_finish(struct exporter *x, char *err, size_t errlen)
 	x->stopping = true;
 	pthread_cond_broadcast(&x->cv);
 	pthread_mutex_unlock(&x->mu);
+	push_finish(x);
 	return x->whole ? write_whole(x, err, errlen) : 0;
 }
 
@@ -391,6 +464,8 @@ void export_close(struct exporter *x)
 	pthread_cond_broadcast(&x->cv);
 	pthread_mutex_unlock(&x->mu);
 	httpd_stop(x->http); /* joins the request threads */
+	push_finish(x);
+	pprof_free(x->push_win);
 	textfile_close(x->tf);
 	for (int i = 0; i < 2; i++)
 		free(x->page[i]);

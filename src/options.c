@@ -10,6 +10,7 @@
 #include "counters.h"
 #include "cpumap.h"
 #include "httpq.h"
+#include "push.h"
 
 #define DEFAULT_FREQ 4000
 
@@ -27,6 +28,8 @@ enum {
 	OPT_TEXTFILE,
 	OPT_METRICS_COMMS,
 	OPT_METRICS_SYMBOLS,
+	OPT_PUSH,
+	OPT_PUSH_EVERY,
 };
 
 static const struct option longopts[] = {
@@ -55,6 +58,8 @@ static const struct option longopts[] = {
 	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 	{ "metrics-comms", required_argument, NULL, OPT_METRICS_COMMS },
 	{ "metrics-symbols", required_argument, NULL, OPT_METRICS_SYMBOLS },
+	{ "push", required_argument, NULL, OPT_PUSH },
+	{ "push-every", required_argument, NULL, OPT_PUSH_EVERY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -89,6 +94,9 @@ static void usage(FILE *f)
 	      "      --textfile DIR      write DIR/perftop.prom each interval (node_exporter)\n"
 	      "      --metrics-comms N   comms named in /metrics, the rest as \"other\" (20)\n"
 	      "      --metrics-symbols N symbols in /metrics (default 50)\n"
+	      "      --push URL          send a pprof profile every --push-every seconds to a\n"
+	      "                          Pyroscope server's /ingest (http:// only)\n"
+	      "      --push-every SECS   seconds of samples per pushed profile (default 10)\n"
 	      "      --list-events       events this host supports, probed\n"
 	      "      --stats             add engine and symbol-table figures to the dump\n"
 	      "      --no-color          monochrome live view (also NO_COLOR)\n"
@@ -168,6 +176,7 @@ int options_parse(struct options *o, int argc, char **argv)
 	o->format = DUMP_TEXT;
 	o->metrics_comms = 20;
 	o->metrics_symbols = 50;
+	o->push_every = 10;
 	nc = getenv("NO_COLOR"); /* set and not empty, as no-color.org says */
 	o->no_color = nc && *nc;
 
@@ -265,6 +274,25 @@ int options_parse(struct options *o, int argc, char **argv)
 			o->listen = optarg;
 			break;
 		}
+		case OPT_PUSH: {
+			char host[256], port[16], path[512];
+
+			if (push_parse_url(optarg, host, sizeof(host), port, sizeof(port), path, sizeof(path)))
+				return bad("--push wants http://HOST[:PORT][/PATH] (http only), not '%s'", optarg);
+			o->push = optarg;
+			break;
+		}
+		case OPT_PUSH_EVERY: {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || *end || !(d >= 0.1 && d <= 3600))
+				return bad("--push-every wants seconds from 0.1 to 3600, not '%s'", optarg);
+			o->push_every = d;
+			break;
+		}
 		case OPT_TEXTFILE:
 			o->textfile = optarg;
 			break;
@@ -350,7 +378,7 @@ int options_parse(struct options *o, int argc, char **argv)
 
 bool options_exporting(const struct options *o)
 {
-	return o->listen != NULL || o->textfile != NULL;
+	return o->listen != NULL || o->textfile != NULL || o->push != NULL;
 }
 
 bool options_focused(const struct options *o)
