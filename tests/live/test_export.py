@@ -388,6 +388,128 @@ def test_textfile():
        "--textfile on a missing directory: one line, exit 1 (%s)" % r.stderr.strip())
 
 
+class Receiver:
+    """A Pyroscope stand-in: records each POST (path, headers, body); delay
+    makes it slow."""
+
+    def __init__(self, port, delay=0.0):
+        import http.server
+        rec = self
+        self.requests = []
+        self.delay = delay
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length", 0))
+                body = self.rfile.read(n)
+                time.sleep(rec.delay)
+                rec.requests.append((self.path, dict(self.headers), body))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *a):
+                pass
+        self.srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), H)
+        self.t = threading.Thread(target=self.srv.serve_forever, daemon=True)
+        self.t.start()
+
+    def close(self):
+        self.srv.shutdown()
+        self.srv.server_close()
+
+
+def profile_part(headers, body):
+    """The 'profile' part of a multipart/form-data body."""
+    import email.parser
+    import email.policy
+    msg = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        b"Content-Type: " + headers.get("Content-Type", "").encode() + b"\r\n\r\n" + body)
+    for part in msg.iter_parts():
+        if part.get_param("name", header="content-disposition") == "profile":
+            return part.get_payload(decode=True)
+    return None
+
+
+def push_run(port, *extra, secs=60):
+    r = subprocess.run([PERFTOP, "-b", "--format", "json", "-d", "0.5", "-n", "10", "-e", "cpu-clock",
+                        "--push", "http://127.0.0.1:%d" % port, "--push-every", "1", *extra],
+                       capture_output=True, text=True, timeout=secs)
+    recs = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+    return r, recs
+
+
+def on_time(label, r, recs):
+    ivl = [x["interval"] for x in recs]
+    lost = sum(x["events"][0]["lost"] for x in recs)
+    ok(r.returncode == 0 and len(recs) == 10, "%s: all 10 intervals written (rc %r)" % (label, r.returncode))
+    ok(ivl and max(ivl[:-1]) < 0.75, "%s: intervals stayed on time (longest %.3f s of 0.5)"
+       % (label, max(ivl[:-1]) if ivl else -1))
+    ok(lost == 0, "%s: no sample lost (%d)" % (label, lost))
+
+
+def test_push():
+    port = free_port()
+    rcv = Receiver(port)
+    try:
+        r, recs = push_run(port)
+    finally:
+        rcv.close()
+    reqs = rcv.requests
+    on_time("--push", r, recs)
+    ok(len(reqs) >= 4, "a profile a second reached the receiver (%d)" % len(reqs))
+    if not reqs:
+        return
+    path, headers, body = reqs[0]
+    q = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
+    diag("first push: %s" % path)
+    ok(urllib.parse.urlsplit(path).path == "/ingest" and q.get("format") == ["pprof"] and
+       q.get("name", [""])[0].startswith("perftop{host=") and q.get("name", [""])[0].endswith("}") and
+       int(q["from"][0]) <= int(q["until"][0]) and q.get("sampleRate") == ["4000"],
+       "Pyroscope's parameters: name=perftop{host=...}, from <= until, format=pprof, sampleRate")
+    prof = profile_part(headers, body)
+    ok(prof is not None and prof[:2] == b"\x1f\x8b", "the body's profile part is gzip'd")
+    if prof and shutil.which("go"):
+        d = tmpdir()
+        with open(os.path.join(d, "pushed.pb.gz"), "wb") as f:
+            f.write(prof)
+        rc, flat, err = pprof_top(os.path.join(d, "pushed.pb.gz"), go_env())
+        ok(rc == 0 and flat, "go tool pprof reads the pushed profile (%s)" % err.strip()[-200:])
+    ok("not sent" not in r.stderr, "nothing reported unsent (%s)" % r.stderr.strip())
+
+    # Down for the first 2 s: windows wait in the queue and all arrive.
+    port = free_port()
+    holder = {}
+    t = threading.Timer(2.0, lambda: holder.setdefault("r", Receiver(port)))
+    t.start()
+    try:
+        r, recs = push_run(port)
+    finally:
+        t.cancel()
+        t.join()
+        if "r" in holder:
+            holder["r"].close()
+    on_time("--push, receiver down at first", r, recs)
+    got = len(holder["r"].requests) if "r" in holder else 0
+    ok(got >= 4 and "not sent" not in r.stderr,
+       "the windows of the outage arrived once it was back (%d; %s)" % (got, r.stderr.strip()))
+
+    # Slow: 3 s a request, so profiles queue up behind it.
+    port = free_port()
+    rcv = Receiver(port, delay=3.0)
+    t0 = time.time()
+    try:
+        r, recs = push_run(port)
+    finally:
+        rcv.close()
+    on_time("--push, slow receiver", r, recs)
+    diag("slow receiver: %d received, run took %.1f s; %s" % (len(rcv.requests), time.time() - t0, r.stderr.strip()))
+    ok(time.time() - t0 < 20, "exit is not held up for long by a slow receiver (%.1f s)" % (time.time() - t0))
+    r = subprocess.run([PERFTOP, "-b", "-n", "1", "--push", "https://x"], capture_output=True, text=True, timeout=30)
+    ok(r.returncode == 2 and "http only" in r.stderr, "--push https://: usage error saying http only (%s)"
+       % r.stderr.strip())
+
+
 if not is_root():
     skip("exporter", "needs root (perf_event_paranoid)")
     done()
@@ -399,6 +521,7 @@ try:
     test_pprof_file()
     test_profile()
     test_prometheus()
+    test_push()
 finally:
     cleanup()
 done()
