@@ -30,6 +30,8 @@ struct dump_meta {
 	struct engine_stats est;
 	struct symbols_stats sst;
 	uint64_t tracking_lost;
+	bool push;                /* --push: its figures below */
+	uint64_t push_sent, push_failed, push_dropped;
 };
 
 /* The CSV header line (once per stream); nothing for other formats. With

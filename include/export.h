@@ -27,6 +27,9 @@ void export_close(struct exporter *x);
 /* At each interval's end, before session_roll. x may be NULL. */
 void export_interval(struct exporter *x, struct agg *a, const struct session *s);
 
+/* --push's figures for the dump's --stats; false without --push. */
+bool export_push_stats(struct exporter *x, uint64_t *sent, uint64_t *failed, uint64_t *dropped);
+
 /* For the HTTP server's threads. The page as of the last interval; malloc'd. */
 int export_page(struct exporter *x, enum promtext_fmt fmt, char **out, size_t *len);
 /* Waits secs seconds of intervals (the sampler never waits on it) and gives

@@ -306,6 +306,11 @@ static void dump_json(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 		json_u64(&j, "symbol_table_bytes", m->sst.table_bytes);
 		json_u64(&j, "symbol_table_limit", m->sst.table_limit);
 		json_u64(&j, "symbol_tables_evicted", m->sst.evicted);
+		if (m->push) {
+			json_u64(&j, "push_sent", m->push_sent);
+			json_u64(&j, "push_failed", m->push_failed);
+			json_u64(&j, "push_dropped", m->push_dropped);
+		}
 		json_obj_end(&j);
 	}
 	json_obj_end(&j);
@@ -539,6 +544,9 @@ static void dump_text(FILE *f, struct agg *a, const struct dump_meta *m, size_t 
 			m->est.records, m->est.bad_records + m->est.malformed, m->tracking_lost, m->est.backlog / 1024,
 			m->sst.processes, m->sst.dsos, m->sst.tables, m->sst.table_bytes / 1024, m->sst.evicted,
 			m->sst.symbols, m->sst.bytes / 1024);
+	if (m->stats && m->push)
+		fprintf(f, "Push: sent %" PRIu64 "  failed %" PRIu64 "  dropped %" PRIu64 "\n",
+			m->push_sent, m->push_failed, m->push_dropped);
 
 	fprintf(f, "\n  Overhead   Samples  %-28s     Symbol\n", "Shared Object");
 	n = agg_symbols_top(a, AGG_INTERVAL, rows, &syms);

@@ -233,10 +233,12 @@ static void push_flush(struct exporter *x, bool force)
 
 void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 {
-	double now = mono_now(), len = now - x->last_end;
+	double now, len;
 
 	if (x == NULL)
 		return;
+	now = mono_now();
+	len = now - x->last_end;
 	x->last_end = now;
 	x->intervals++;
 	metrics_update(x->met, a);
@@ -475,4 +477,17 @@ void export_close(struct exporter *x)
 	pthread_cond_destroy(&x->cv);
 	pthread_mutex_destroy(&x->mu);
 	free(x);
+}
+
+bool export_push_stats(struct exporter *x, uint64_t *sent, uint64_t *failed, uint64_t *dropped)
+{
+	struct push_stats ps;
+
+	if (x == NULL || x->push == NULL)
+		return false;
+	push_get_stats(x->push, &ps);
+	*sent = ps.sent;
+	*failed = ps.failed;
+	*dropped = ps.dropped;
+	return true;
 }

@@ -58,6 +58,7 @@ static bool batch_write(struct batch *b, const char *final)
 		counters_read(b->s->cnt);
 	session_sample(b->s);
 	engine_get_stats(b->s->eng, &m.est);
+	m.push = export_push_stats(b->x, &m.push_sent, &m.push_failed, &m.push_dropped);
 	symbols_stats(b->s->syms, &m.sst);
 	export_interval(b->x, b->s->agg, b->s);
 	rc = b->out ? dump_interval(b->out, b->o->format, b->s->agg, &m, b->o->rows) : 0;

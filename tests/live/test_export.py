@@ -433,7 +433,7 @@ def profile_part(headers, body):
 
 def push_run(port, *extra, secs=60):
     r = subprocess.run([PERFTOP, "-b", "--format", "json", "-d", "0.5", "-n", "10", "-e", "cpu-clock",
-                        "--push", "http://127.0.0.1:%d" % port, "--push-every", "1", *extra],
+                        "--stats", "--push", "http://127.0.0.1:%d" % port, "--push-every", "1", *extra],
                        capture_output=True, text=True, timeout=secs)
     recs = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
     return r, recs
@@ -476,6 +476,9 @@ def test_push():
         rc, flat, err = pprof_top(os.path.join(d, "pushed.pb.gz"), go_env())
         ok(rc == 0 and flat, "go tool pprof reads the pushed profile (%s)" % err.strip()[-200:])
     ok("not sent" not in r.stderr, "nothing reported unsent (%s)" % r.stderr.strip())
+    st = recs[-1].get("stats", {}) if recs else {}
+    ok(st.get("push_sent", 0) >= 3 and st.get("push_failed") == 0 and st.get("push_dropped") == 0,
+       "--stats shows the pushes (%r)" % {k: v for k, v in st.items() if k.startswith("push")})
 
     # Down for the first 2 s: windows wait in the queue and all arrive.
     port = free_port()
