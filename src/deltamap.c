@@ -4,11 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A full 64-bit mix: keys like name << 32 | file differ only in high bits,
+ * which a plain multiply leaves out of the low ones (all in one slot run). */
 static size_t slot_of(const struct deltamap *m, uint64_t key)
 {
-	uint64_t h = key * 0x9e3779b97f4a7c15ull;
+	uint64_t h = key;
 
-	return (size_t)(h >> 17) & (m->cap - 1);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return (size_t)h & (m->cap - 1);
 }
 
 static int alloc(struct deltamap *m, size_t cap)
