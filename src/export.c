@@ -29,6 +29,7 @@ struct export_window {
 	struct pprof *prof;
 	double start, want;
 	bool busy, done;
+	bool started;                     /* counting: the baseline was current when it began */
 };
 
 struct exporter {
@@ -45,6 +46,8 @@ struct exporter {
 	struct httpd *http;
 	bool stopping;
 	uint64_t intervals, http_requests, http_rejected;
+	size_t topk;                      /* rows asked of agg for those sampled in an interval */
+	bool baseline_stale;              /* no pass last interval: syms holds old totals */
 	double last_end;                  /* monotonic time of the last interval's end */
 	bool clock_event;                 /* event 0 counts nanoseconds (cpu-clock, task-clock) */
 	struct textfile *tf;
@@ -167,15 +170,40 @@ static bool windows_open(struct exporter *x)
 
 /* What each symbol grew by since the last interval goes into every open
  * window; under mu, so a request never sees a half-added interval. */
+/* The rows sampled this interval: those with interval samples of event 0
+ * come first in agg's order, so a top K ending in a zero holds them all (K
+ * grows until it does). Far cheaper than sorting every row ever seen. */
+static size_t sampled_rows(struct exporter *x, struct agg *a, const struct agg_sym ***rows)
+{
+	size_t n;
+
+	for (;;) {
+		n = agg_symbols_top(a, AGG_INTERVAL, x->topk, rows);
+		if (n < x->topk || (*rows)[n - 1]->iv.samples[0] == 0)
+			break;
+		x->topk *= 2;
+	}
+	if (x->topk > 256 && n < x->topk / 4)
+		x->topk /= 2;
+	return n;
+}
+
+/* What each symbol grew by since the last interval goes into every started
+ * window; under mu, so a request never sees a half-added interval. Without
+ * an open window nothing is done; a window opened then starts at the next
+ * interval end, after a full pass has made the baseline current. */
 static void add_symbols(struct exporter *x, struct agg *a)
 {
 	const struct agg_sym **rows;
-	size_t n = agg_symbols(a, AGG_TOTAL, &rows);
 	double now = mono_now();
+	size_t n;
 
 	pthread_mutex_lock(&x->mu);
-	bool any = windows_open(x);
-
+	if (!windows_open(x)) {
+		x->baseline_stale = true;
+		goto out;
+	}
+	n = x->baseline_stale ? agg_symbols(a, AGG_TOTAL, &rows) : sampled_rows(x, a, &rows);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t *last = deltamap_get(&x->syms, rows[i]->key);
 		uint64_t ds, dp;
@@ -188,22 +216,32 @@ static void add_symbols(struct exporter *x, struct agg *a)
 		dp = rows[i]->total.period[0] - (rows[i]->total.period[0] >= last[1] ? last[1] : 0);
 		last[0] = rows[i]->total.samples[0];
 		last[1] = rows[i]->total.period[0];
-		if (ds == 0 || !any)
+		if (ds == 0 || x->baseline_stale)
 			continue;
 		fr = (struct pprof_frame){ .sym = rows[i]->sym, .dso = rows[i]->dso };
 		for (size_t w = 0; w < EXPORT_WINDOWS; w++)
-			if (x->win[w].busy && !x->win[w].done)
+			if (x->win[w].busy && x->win[w].started && !x->win[w].done)
 				pprof_add(x->win[w].prof, &fr, 1, ds, nanos_of(x, ds, dp));
 		if (x->whole)
 			pprof_add(x->whole, &fr, 1, ds, nanos_of(x, ds, dp));
 		if (x->push_win)
 			pprof_add(x->push_win, &fr, 1, ds, nanos_of(x, ds, dp));
 	}
+	x->baseline_stale = false;
+	for (size_t w = 0; w < EXPORT_WINDOWS; w++) {
+		struct export_window *win = &x->win[w];
+
+		if (win->busy && !win->started) {
+			win->started = true;
+			win->start = now;
+		}
+	}
+out:
 	for (size_t w = 0; w < EXPORT_WINDOWS; w++) {
 		struct export_window *win = &x->win[w];
 
 		/* Within half a tick of the wish: the next tick would overshoot more. */
-		if (win->busy && !win->done && now - win->start >= win->want - x->o->interval / 2)
+		if (win->busy && win->started && !win->done && now - win->start >= win->want - x->o->interval / 2)
 			win->done = true;
 	}
 	pthread_cond_broadcast(&x->cv);
@@ -302,6 +340,7 @@ int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len
 	}
 	win->busy = true;
 	win->done = false;
+	win->started = false;
 	win->start = mono_now();
 	win->want = secs;
 	/* Ticks end the window; the deadline only guards against a loop that
@@ -347,6 +386,7 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	pthread_mutex_init(&x->mu, NULL);
 	pthread_cond_init(&x->cv, NULL);
 	x->clock_event = is_clock(agg_event(s->agg, 0)->name);
+	x->topk = 256; /* syms is empty and so is agg: the baseline is current */
 	x->last_end = mono_now();
 	x->whole_start = x->last_end;
 	if (o->batch && o->format == DUMP_PPROF && (x->whole = pprof_new()) == NULL) {
