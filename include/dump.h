@@ -20,6 +20,8 @@ struct dump_meta {
 	bool threads;             /* per-thread rows too (--threads) */
 	bool stats;               /* perftop's own figures (--stats) */
 	bool children;            /* with call graphs: symbols by children (--children) */
+	bool push;                /* --push: its figures below (--stats) */
+	uint64_t push_sent, push_failed, push_dropped;
 };
 
 /* The CSV header line (once per stream); nothing for other formats. With

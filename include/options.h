@@ -9,8 +9,9 @@
 
 #include "evspec.h"
 
-/* folded and svg: the whole run's call paths, written when it ends. */
-enum dump_format { DUMP_TEXT, DUMP_CSV, DUMP_JSON, DUMP_FOLDED, DUMP_SVG };
+/* folded and svg: the whole run's call paths; pprof: the whole run as a
+ * profile; written when it ends. */
+enum dump_format { DUMP_TEXT, DUMP_CSV, DUMP_JSON, DUMP_FOLDED, DUMP_SVG, DUMP_PPROF };
 
 struct options {
 	struct evspec *events;
@@ -40,12 +41,21 @@ struct options {
 	bool stats;
 	struct callgraph_opts cg; /* -g, --call-graph, --max-stack */
 	bool children;            /* --children (the default with call graphs) */
+	/* export (src/export.c) */
+	const char *listen;      /* --listen [ADDR:]PORT */
+	const char *textfile;    /* --textfile DIR */
+	size_t metrics_comms, metrics_symbols;
+	const char *push;        /* --push URL (Pyroscope) */
+	double push_every;       /* --push-every SECS */
 };
 
 /* Fills o from argv. Returns 0, 1 when the run is done (--help, --version),
  * or 2 for a usage error (already reported on stderr). */
 int options_parse(struct options *o, int argc, char **argv);
 void options_free(struct options *o);
+
+/* --listen, --textfile or --push: an exporter that may run headless. */
+bool options_exporting(const struct options *o);
 
 /* True when a focus (-p, -t, -G) asks for exact counters. */
 bool options_focused(const struct options *o);

@@ -197,6 +197,9 @@ static void dump_text(struct dctx *c)
 			st.eng.records, st.eng.bad_records + st.eng.malformed, st.eng.reordered_late, st.tracking_lost,
 			st.eng.backlog / 1024, st.sym.processes, st.sym.dsos, st.sym.tables,
 			st.sym.table_bytes / 1024, st.sym.evicted, st.sym.symbols, st.sym.bytes / 1024);
+		if (m->push)
+			fprintf(c->f, "Push: sent %" PRIu64 "  failed %" PRIu64 "  dropped %" PRIu64 "\n",
+				m->push_sent, m->push_failed, m->push_dropped);
 	}
 	for (size_t k = 1; k < dump_ntables; k++) {
 		size_t n;

@@ -166,7 +166,7 @@ static void json_row(struct json *j, struct dctx *c, const struct dtable *t, con
 	json_obj_end(j);
 }
 
-static void json_stats(struct json *j, const struct session *s)
+static void json_stats(struct json *j, const struct session *s, const struct dump_meta *m)
 {
 	struct session_stats st;
 
@@ -191,6 +191,11 @@ static void json_stats(struct json *j, const struct session *s)
 	json_u64(j, "symbol_table_bytes", st.sym.table_bytes);
 	json_u64(j, "symbol_table_limit", st.sym.table_limit);
 	json_u64(j, "symbol_tables_evicted", st.sym.evicted);
+	if (m->push) {
+		json_u64(j, "push_sent", m->push_sent);
+		json_u64(j, "push_failed", m->push_failed);
+		json_u64(j, "push_dropped", m->push_dropped);
+	}
 	json_obj_end(j);
 }
 
@@ -231,6 +236,6 @@ void dump_json(struct dctx *c)
 	if (open)
 		json_arr_end(&j);
 	if (m->stats)
-		json_stats(&j, c->s);
+		json_stats(&j, c->s, m);
 	json_obj_end(&j);
 }

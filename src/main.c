@@ -10,6 +10,7 @@
 
 #include "dump.h"
 #include "flame.h"
+#include "export.h"
 #include "options.h"
 #include "session.h"
 #include "tui.h"
@@ -17,7 +18,8 @@
 struct batch {
 	struct session *s;
 	const struct options *o;
-	FILE *out;
+	FILE *out;         /* NULL: no dump (headless exporter, pprof file) */
+	struct exporter *x;
 	unsigned long iteration;
 	int rc;            /* exit code once stopped */
 	int write_rc;      /* of the last dump_interval */
@@ -48,8 +50,11 @@ static void batch_show(void *arg, double lap)
 		.children = b->o->children,
 	};
 
-	/* Folded stacks and flame graphs show the whole run, once, at its end. */
-	if (b->o->format == DUMP_FOLDED || b->o->format == DUMP_SVG)
+	m.push = export_push_stats(b->x, &m.push_sent, &m.push_failed, &m.push_dropped);
+	export_interval(b->x, b->s->agg, b->s);
+	/* Folded stacks and flame graphs show the whole run, once, at its end;
+	 * without b->out (a headless exporter, a pprof file) there is no dump. */
+	if (b->out == NULL || b->o->format == DUMP_FOLDED || b->o->format == DUMP_SVG)
 		b->write_rc = 0;
 	else
 		b->write_rc = dump_interval(b->out, b->o->format, b->s, &m, b->o->rows);
@@ -129,22 +134,24 @@ static void batch_pid_exit(void *arg, pid_t pid)
 	}
 }
 
-static int run_batch(struct session *s, const struct options *o)
+static int run_batch(struct session *s, const struct options *o, struct exporter *x)
 {
-	struct batch b = { .s = s, .o = o, .out = stdout };
+	bool dumping = o->batch && o->format != DUMP_PPROF;
+	struct batch b = { .s = s, .o = o, .out = dumping ? stdout : NULL, .x = x };
+	char err[1024];
 	struct engine_handlers h = {
 		.arg = &b, .tick = batch_tick, .signal = batch_signal, .pid_exit = batch_pid_exit,
 	};
 	int rc;
 
-	if (o->output) {
+	if (dumping && o->output) {
 		b.out = fopen(o->output, "we");
 		if (b.out == NULL) {
 			fprintf(stderr, "perftop: cannot open %s: %s\n", o->output, strerror(errno));
 			return 1;
 		}
 	}
-	if (dump_begin(b.out, o->format, s, o->threads)) {
+	if (b.out && dump_begin(b.out, o->format, s, o->threads)) {
 		fprintf(stderr, "perftop: cannot write the dump: %s\n", strerror(errno));
 		return 1;
 	}
@@ -153,9 +160,13 @@ static int run_batch(struct session *s, const struct options *o)
 		fprintf(stderr, "perftop: event loop failed: %s\n", strerror(-rc));
 		b.rc = 1;
 	}
-	if (b.rc == 0)
+	if (b.rc == 0 && b.out)
 		b.rc = batch_paths(&b);
-	if (b.out != stdout && fclose(b.out) == EOF && b.rc == 0) {
+	if (export_finish(x, err, sizeof(err))) {
+		fprintf(stderr, "perftop: %s\n", err);
+		b.rc = 1;
+	}
+	if (b.out && b.out != stdout && fclose(b.out) == EOF && b.rc == 0) {
 		fprintf(stderr, "perftop: cannot write %s: %s\n", o->output, strerror(errno));
 		b.rc = 1;
 	}
@@ -166,6 +177,8 @@ int main(int argc, char **argv)
 {
 	struct options o;
 	struct session s;
+	struct exporter *x = NULL;
+	bool headless;
 	char err[1024];
 	int rc, fd;
 
@@ -179,7 +192,9 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return 0;
 	}
-	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+	/* An exporter without a terminal runs headless, as exporters do. */
+	headless = !o.batch && options_exporting(&o) && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO));
+	if (!o.batch && !headless && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		fputs("perftop: the live view needs a terminal: use -b for a headless dump\n", stderr);
 		options_free(&o);
 		return 2;
@@ -201,7 +216,14 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return 1;
 	}
-	rc = o.batch ? run_batch(&s, &o) : tui_run(&s, &o);
+	if (export_open(&x, &s, &o, err, sizeof(err))) {
+		fprintf(stderr, "perftop: %s\n", err);
+		session_close(&s);
+		options_free(&o);
+		return 1;
+	}
+	rc = o.batch || headless ? run_batch(&s, &o, x) : tui_run(&s, &o, x);
+	export_close(x);
 	session_close(&s);
 	options_free(&o);
 	return rc;

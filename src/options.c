@@ -10,6 +10,8 @@
 #include "counters.h"
 #include "cpumap.h"
 #include "perfsys.h"
+#include "httpq.h"
+#include "push.h"
 
 #define DEFAULT_FREQ 4000
 
@@ -27,6 +29,12 @@ enum {
 	OPT_MAX_STACK,
 	OPT_CHILDREN,
 	OPT_NO_CHILDREN,
+	OPT_LISTEN,
+	OPT_TEXTFILE,
+	OPT_METRICS_COMMS,
+	OPT_METRICS_SYMBOLS,
+	OPT_PUSH,
+	OPT_PUSH_EVERY,
 };
 
 static const struct option longopts[] = {
@@ -55,6 +63,12 @@ static const struct option longopts[] = {
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+	{ "metrics-comms", required_argument, NULL, OPT_METRICS_COMMS },
+	{ "metrics-symbols", required_argument, NULL, OPT_METRICS_SYMBOLS },
+	{ "push", required_argument, NULL, OPT_PUSH },
+	{ "push-every", required_argument, NULL, OPT_PUSH_EVERY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -87,8 +101,17 @@ static void usage(FILE *f)
 	      "  -n, --iterations N      stop after N intervals (default: until a signal)\n"
 	      "  -E, --entries N         rows per table in the dump (default 20)\n"
 	      "  -o, --output FILE       write the dump to FILE\n"
-	      "      --format FMT        dump format: text, csv or json (JSON Lines); folded\n"
-	      "                          or svg (call paths of the whole run, implies -g)\n"
+	      "      --format FMT        dump format: text, csv, json (JSON Lines); folded\n"
+	      "                          or svg (call paths of the whole run, implies -g);\n"
+	      "                          pprof (the whole run as one profile, needs -o FILE)\n"
+	      "      --listen [ADDR:]PORT  serve /metrics and /debug/pprof/profile (address\n"
+	      "                          127.0.0.1 unless given); alone, runs headless\n"
+	      "      --textfile DIR      write DIR/perftop.prom each interval (node_exporter)\n"
+	      "      --metrics-comms N   comms named in /metrics, the rest as \"other\" (20)\n"
+	      "      --metrics-symbols N symbols in /metrics (default 50)\n"
+	      "      --push URL          send a pprof profile every --push-every seconds to a\n"
+	      "                          Pyroscope server's /ingest (http:// only)\n"
+	      "      --push-every SECS   seconds of samples per pushed profile (default 10)\n"
 	      "      --list-events       events this host supports, probed\n"
 	      "      --stats             add engine and symbol-table figures to the dump\n"
 	      "      --no-color          monochrome live view (also NO_COLOR)\n"
@@ -189,6 +212,9 @@ int options_parse(struct options *o, int argc, char **argv)
 	o->interval = 1.0;
 	o->rows = 20;
 	o->format = DUMP_TEXT;
+	o->metrics_comms = 20;
+	o->metrics_symbols = 50;
+	o->push_every = 10;
 	nc = getenv("NO_COLOR"); /* set and not empty, as no-color.org says */
 	o->no_color = nc && *nc;
 
@@ -276,8 +302,10 @@ int options_parse(struct options *o, int argc, char **argv)
 				o->format = DUMP_FOLDED;
 			else if (strcmp(optarg, "svg") == 0)
 				o->format = DUMP_SVG;
+			else if (strcmp(optarg, "pprof") == 0)
+				o->format = DUMP_PPROF;
 			else
-				return bad("--format wants text, csv, json, folded or svg, not '%s'", optarg);
+				return bad("--format wants text, csv, json, folded, svg or pprof, not '%s'", optarg);
 			break;
 		case 'g':
 			o->cg.mode = CALLGRAPH_FP;
@@ -295,6 +323,44 @@ int options_parse(struct options *o, int argc, char **argv)
 		case OPT_CHILDREN:
 		case OPT_NO_CHILDREN:
 			children = c == OPT_CHILDREN;
+			break;
+		case OPT_LISTEN: {
+			struct sockaddr_storage ss;
+			socklen_t sl;
+
+			if (httpq_parse_listen(optarg, &ss, &sl, err, sizeof(err)))
+				return bad("%s", err);
+			o->listen = optarg;
+			break;
+		}
+		case OPT_PUSH: {
+			char host[256], port[16], path[512];
+
+			if (push_parse_url(optarg, host, sizeof(host), port, sizeof(port), path, sizeof(path)))
+				return bad("--push wants http://HOST[:PORT][/PATH] (http only), not '%s'", optarg);
+			o->push = optarg;
+			break;
+		}
+		case OPT_PUSH_EVERY: {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || *end || !(d >= 0.1 && d <= 3600))
+				return bad("--push-every wants seconds from 0.1 to 3600, not '%s'", optarg);
+			o->push_every = d;
+			break;
+		}
+		case OPT_TEXTFILE:
+			o->textfile = optarg;
+			break;
+		case OPT_METRICS_COMMS:
+		case OPT_METRICS_SYMBOLS:
+			if (parse_u64(optarg, 0, 10000, &v))
+				return bad(c == OPT_METRICS_COMMS ? "--metrics-comms wants a count from 0 to 10000, not '%s'"
+					   : "--metrics-symbols wants a count from 0 to 10000, not '%s'", optarg);
+			*(c == OPT_METRICS_COMMS ? &o->metrics_comms : &o->metrics_symbols) = (size_t)v;
 			break;
 		case OPT_LIST_EVENTS:
 			o->list_events = true;
@@ -355,6 +421,8 @@ int options_parse(struct options *o, int argc, char **argv)
 		return bad("%s", err);
 	if (o->nevents > 16)
 		return bad("%s", "at most 16 events at once");
+	if (o->format == DUMP_PPROF && (!o->batch || !o->output))
+		return bad("%s", "--format pprof writes one file at the end: give -b and -o FILE");
 	if (o->cgroup && o->pids)
 		return bad("%s", "-G cannot be combined with -p or -t");
 	if (counters && !o->pids && !o->cgroup)
@@ -377,6 +445,11 @@ int options_parse(struct options *o, int argc, char **argv)
 			evspec_set_exclude(&o->counters[i].attr,
 					   evspec_exclude_bits(&o->counters[i].attr) | o->exclude);
 	return 0;
+}
+
+bool options_exporting(const struct options *o)
+{
+	return o->listen != NULL || o->textfile != NULL || o->push != NULL;
 }
 
 bool options_focused(const struct options *o)

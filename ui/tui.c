@@ -18,6 +18,7 @@
 
 static SCREEN *screen;
 static bool curses_on;
+static struct exporter *exporter; /* --listen, --textfile: fed at each tick */
 
 /* atexit, crash handlers, and the normal way out all come here. */
 static void term_restore(void)
@@ -105,6 +106,7 @@ static void show(void *arg, double lap)
 	frame_take(u, u->s->agg, lap);
 	if (u->ended && !u->paused)
 		u->final_taken = true;
+	export_interval(exporter, u->s->agg, u->s);
 }
 
 static void on_tick(void *arg)
@@ -280,7 +282,7 @@ static int reopen(struct ui *u, char *fatal, size_t fatal_len)
 	return 0;
 }
 
-int tui_run(struct session *s, const struct options *o)
+int tui_run(struct session *s, const struct options *o, struct exporter *x)
 {
 	struct engine_handlers h = {
 		.arg = NULL, .tick = on_tick, .signal = on_signal, .pid_exit = on_pid_exit,
@@ -291,6 +293,7 @@ int tui_run(struct session *s, const struct options *o)
 	int rc;
 
 	ui_init(&u, s, o);
+	exporter = x;
 	h.arg = &u;
 	if (term_start(&u) != 0) {
 		fprintf(stderr, "perftop: cannot drive this terminal (TERM=%s): use -b for a headless dump\n",

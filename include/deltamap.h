@@ -1,0 +1,25 @@
+/* deltamap: the last cumulative figures seen per key (a PID, a symbol key),
+ * so that what grew since can be taken from agg's AGG_TOTAL counts — which,
+ * unlike the interval counts, the live view's decay never touches. */
+#ifndef PERFTOP_DELTAMAP_H
+#define PERFTOP_DELTAMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct deltamap {
+	uint64_t *keys;
+	uint64_t *vals;          /* stride values per slot */
+	uint32_t *mark;          /* 0: empty slot; else the sweep it was last seen in */
+	size_t cap, n, stride;
+	uint32_t sweep;
+};
+
+int deltamap_init(struct deltamap *m, size_t stride);
+void deltamap_free(struct deltamap *m);
+/* The values of key (zeros when new), marked as seen; NULL when out of memory. */
+uint64_t *deltamap_get(struct deltamap *m, uint64_t key);
+/* Forgets the keys not seen since the last sweep (tasks gone from agg). */
+int deltamap_sweep(struct deltamap *m);
+
+#endif

@@ -1,0 +1,40 @@
+/* export: perftop's figures for other programs — /metrics and
+ * /debug/pprof/profile over HTTP (--listen), node_exporter's textfile
+ * (--textfile), a whole-run pprof file (-b --format pprof). Reads only the
+ * agg API and the session's engine figures; never the engine or rings. */
+#ifndef PERFTOP_EXPORT_H
+#define PERFTOP_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "options.h"
+#include "promtext.h"
+
+struct exporter;
+struct session;
+struct agg;
+
+/* *out is NULL when the options ask for no export. 0, or -errno with err
+ * the user's one line (a port in use, a directory not writable). */
+int export_open(struct exporter **out, struct session *s, const struct options *o, char *err, size_t errlen);
+/* Ends the run: the pprof file is written, waiting profile requests get
+ * what they have. 0, or -errno with err set. Then export_close. */
+int export_finish(struct exporter *x, char *err, size_t errlen);
+void export_close(struct exporter *x);
+
+/* At each interval's end, before session_roll. x may be NULL. */
+void export_interval(struct exporter *x, struct agg *a, const struct session *s);
+
+/* --push's figures for the dump's --stats; false without --push. */
+bool export_push_stats(struct exporter *x, uint64_t *sent, uint64_t *failed, uint64_t *dropped);
+
+/* For the HTTP server's threads. The page as of the last interval; malloc'd. */
+int export_page(struct exporter *x, enum promtext_fmt fmt, char **out, size_t *len);
+/* Waits secs seconds of intervals (the sampler never waits on it) and gives
+ * the gzip'd profile. -EBUSY when too many are being taken. */
+int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len);
+void export_count_request(struct exporter *x, bool rejected);
+
+#endif

@@ -1,0 +1,20 @@
+/* httpd: the --listen server (libmicrohttpd, a thread per connection with a
+ * connection limit, a request-size limit and a timeout). Serves what export
+ * publishes; never touches the sampler. */
+#ifndef PERFTOP_HTTPD_H
+#define PERFTOP_HTTPD_H
+
+#include <stddef.h>
+
+struct httpd;
+struct exporter;
+
+#define HTTPD_MAX_CONNECTIONS 64
+#define HTTPD_TIMEOUT_SECS 15
+#define HTTPD_REQUEST_BYTES 8192
+
+/* spec as --listen takes it. 0, or -errno with err the user's one line. */
+int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *err, size_t errlen);
+void httpd_stop(struct httpd *h);
+
+#endif

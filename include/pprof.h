@@ -1,0 +1,41 @@
+/* pprof: a profile in the pprof format (profile.proto, gzip'd) built from
+ * per-symbol counts. Our own protobuf encoder: the message is flat and
+ * write-only, a few varint, length-delimited and packed fields, so
+ * protobuf-c's generated code and runtime would buy nothing. Pure. */
+#ifndef PERFTOP_PPROF_H
+#define PERFTOP_PPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pprof;
+
+struct pprof_frame {
+	const char *sym, *dso;
+	const char *build_id;   /* hex, or NULL when unknown */
+};
+
+struct pprof_meta {
+	int64_t time_nanos, duration_nanos;
+	int64_t period;         /* nanoseconds between samples */
+};
+
+struct pprof *pprof_new(void);
+void pprof_free(struct pprof *p);
+
+/* One stack, leaf first (one frame for now: no call graphs yet), with its
+ * sample count and CPU nanoseconds. Same stacks add up. 0 or -ENOMEM. */
+int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth,
+	      uint64_t samples, uint64_t nanos);
+uint64_t pprof_samples(const struct pprof *p);
+
+/* The serialized Profile message (not compressed). 0 or -ENOMEM. */
+int pprof_encode(const struct pprof *p, const struct pprof_meta *m, uint8_t **out, size_t *len);
+/* gzip of a buffer, as pprof files and /debug/pprof/profile are. */
+int pprof_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen);
+
+/* The gzip'd profile in one call. */
+int pprof_build(const struct pprof *p, const struct pprof_meta *m, uint8_t **out, size_t *len);
+
+#endif

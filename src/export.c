@@ -1,0 +1,532 @@
+#include "export.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agg.h"
+#include "deltamap.h"
+#include "httpd.h"
+#include "metrics.h"
+#include "pprof.h"
+#include "push.h"
+#include "session.h"
+#include "textfile.h"
+
+#define EXPORT_WINDOWS 8
+#define EXPORT_PUSH_GRACE 3.0
+
+/* A profile being taken: the main loop adds each interval into it until
+ * `want` seconds have passed, then the waiting request takes it. */
+struct export_window {
+	struct pprof *prof;
+	double start, want;
+	bool busy, done;
+	bool started;                     /* counting: the baseline was current when it began */
+};
+
+struct exporter {
+	const struct options *o;
+	struct metrics *met;
+	struct deltamap syms;             /* symbol key -> samples, period of event 0 last seen */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *page[2];                    /* PROMTEXT_PROM, PROMTEXT_OPENMETRICS; under mu */
+	size_t pagelen[2];
+	struct export_window win[EXPORT_WINDOWS];
+	struct pprof *whole;              /* -b --format pprof: the whole run */
+	double whole_start;
+	struct httpd *http;
+	bool stopping;
+	uint64_t intervals, http_requests, http_rejected;
+	size_t topk;                      /* rows asked of agg for those sampled in an interval */
+	bool baseline_stale;              /* no pass last interval: syms holds old totals */
+	double last_end;                  /* monotonic time of the last interval's end */
+	bool clock_event;                 /* event 0 counts nanoseconds (cpu-clock, task-clock) */
+	struct textfile *tf;
+	struct push *push;                /* --push: the window being filled */
+	struct pprof *push_win;
+	double push_start, push_start_wall;
+};
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool is_clock(const char *name)
+{
+	return strncmp(name, "cpu-clock", 9) == 0 || strncmp(name, "task-clock", 10) == 0;
+}
+
+/* pprof's sample period, in nanoseconds (sample_type cpu). */
+static int64_t period_ns(const struct exporter *x)
+{
+	if (x->o->period)
+		return x->clock_event ? (int64_t)x->o->period : 0;
+	return x->o->freq ? (int64_t)(1e9 / (double)x->o->freq) : 0;
+}
+
+/* CPU nanoseconds of n samples: a clock event's period is nanoseconds;
+ * otherwise at -F each sample stands for 1/F s of a CPU; with -c on another
+ * event there is no time to give (0). */
+static uint64_t nanos_of(const struct exporter *x, uint64_t samples, uint64_t period)
+{
+	if (x->clock_event)
+		return period;
+	if (x->o->period == 0 && x->o->freq)
+		return (uint64_t)((double)samples * 1e9 / (double)x->o->freq);
+	return 0;
+}
+
+static void own_usage(struct metrics_figures *f)
+{
+	struct rusage ru;
+	FILE *st;
+	unsigned long size, rss;
+
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		f->cpu_seconds = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+				 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	st = fopen("/proc/self/statm", "re");
+	if (st) {
+		if (fscanf(st, "%lu %lu", &size, &rss) == 2)
+			f->rss_bytes = (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
+		fclose(st);
+	}
+}
+
+/* Renders both pages and swaps them in; the server copies under mu. */
+static void publish(struct exporter *x, struct agg *a, const struct session *s, double interval)
+{
+	struct metrics_figures f = {
+		.interval = interval,
+		.intervals = x->intervals,
+	};
+	struct session_stats st;
+	char *page[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+
+	own_usage(&f);
+	session_stats(s, &st);
+	f.est = st.eng;
+	f.tracking_lost = st.tracking_lost;
+	pthread_mutex_lock(&x->mu);
+	f.http_requests = x->http_requests;
+	f.http_rejected = x->http_rejected;
+	pthread_mutex_unlock(&x->mu);
+	textfile_figures(x->tf, &f);
+	if (x->push) {
+		struct push_stats ps;
+
+		push_get_stats(x->push, &ps);
+		f.push_sent = ps.sent;
+		f.push_failed = ps.failed;
+		f.push_dropped = ps.dropped;
+	}
+	for (int i = 0; i < 2; i++)
+		if (metrics_render(x->met, a, &f, (enum promtext_fmt)i, &page[i], &len[i]))
+			page[i] = NULL; /* the old page stays */
+	if (x->tf && page[PROMTEXT_PROM])
+		textfile_write(x->tf, page[PROMTEXT_PROM], len[PROMTEXT_PROM]);
+	pthread_mutex_lock(&x->mu);
+	for (int i = 0; i < 2; i++) {
+		if (page[i] == NULL)
+			continue;
+		free(x->page[i]);
+		x->page[i] = page[i];
+		x->pagelen[i] = len[i];
+	}
+	pthread_mutex_unlock(&x->mu);
+}
+
+static bool windows_open(struct exporter *x)
+{
+	bool any = x->whole != NULL || x->push_win != NULL;
+
+	for (size_t i = 0; i < EXPORT_WINDOWS && !any; i++)
+		any = x->win[i].busy && !x->win[i].done;
+	return any;
+}
+
+/* What each symbol grew by since the last interval goes into every open
+ * window; under mu, so a request never sees a half-added interval. */
+/* The rows sampled this interval: those with interval samples of event 0
+ * come first in agg's order, so a top K ending in a zero holds them all (K
+ * grows until it does). Far cheaper than sorting every row ever seen. */
+static size_t sampled_rows(struct exporter *x, struct agg *a, const struct agg_sym ***rows)
+{
+	size_t n;
+
+	for (;;) {
+		n = agg_symbols_top(a, AGG_INTERVAL, x->topk, rows);
+		if (n < x->topk || (*rows)[n - 1]->iv.samples[0] == 0)
+			break;
+		x->topk *= 2;
+	}
+	if (x->topk > 256 && n < x->topk / 4)
+		x->topk /= 2;
+	return n;
+}
+
+/* What each symbol grew by since the last interval goes into every started
+ * window; under mu, so a request never sees a half-added interval. Without
+ * an open window nothing is done; a window opened then starts at the next
+ * interval end, after a full pass has made the baseline current. */
+static void add_symbols(struct exporter *x, struct agg *a)
+{
+	const struct agg_sym **rows;
+	double now = mono_now();
+	size_t n;
+
+	pthread_mutex_lock(&x->mu);
+	if (!windows_open(x)) {
+		x->baseline_stale = true;
+		goto out;
+	}
+	n = x->baseline_stale ? agg_symbols(a, AGG_TOTAL, &rows) : sampled_rows(x, a, &rows);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *last = deltamap_get(&x->syms, rows[i]->key);
+		uint64_t ds, dp;
+		struct pprof_frame fr;
+
+		if (last == NULL)
+			break;
+		/* Less than before: a new agg (the live view re-aimed the session). */
+		ds = rows[i]->total.samples[0] - (rows[i]->total.samples[0] >= last[0] ? last[0] : 0);
+		dp = rows[i]->total.period[0] - (rows[i]->total.period[0] >= last[1] ? last[1] : 0);
+		last[0] = rows[i]->total.samples[0];
+		last[1] = rows[i]->total.period[0];
+		if (ds == 0 || x->baseline_stale)
+			continue;
+		fr = (struct pprof_frame){ .sym = rows[i]->sym, .dso = rows[i]->dso };
+		for (size_t w = 0; w < EXPORT_WINDOWS; w++)
+			if (x->win[w].busy && x->win[w].started && !x->win[w].done)
+				pprof_add(x->win[w].prof, &fr, 1, ds, nanos_of(x, ds, dp));
+		if (x->whole)
+			pprof_add(x->whole, &fr, 1, ds, nanos_of(x, ds, dp));
+		if (x->push_win)
+			pprof_add(x->push_win, &fr, 1, ds, nanos_of(x, ds, dp));
+	}
+	x->baseline_stale = false;
+	for (size_t w = 0; w < EXPORT_WINDOWS; w++) {
+		struct export_window *win = &x->win[w];
+
+		if (win->busy && !win->started) {
+			win->started = true;
+			win->start = now;
+		}
+	}
+out:
+	for (size_t w = 0; w < EXPORT_WINDOWS; w++) {
+		struct export_window *win = &x->win[w];
+
+		/* Within half a tick of the wish: the next tick would overshoot more. */
+		if (win->busy && win->started && !win->done && now - win->start >= win->want - x->o->interval / 2)
+			win->done = true;
+	}
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+}
+
+static void window_meta(const struct exporter *x, double dur, struct pprof_meta *m);
+
+/* Hands the push window to the push thread and opens the next one. */
+static void push_flush(struct exporter *x, bool force)
+{
+	double now = mono_now(), wall = wall_now();
+	struct pprof_meta m;
+	struct pprof *next;
+
+	if (!x->push || !x->push_win || (!force && now - x->push_start < x->o->push_every - x->o->interval / 2))
+		return;
+	next = force ? NULL : pprof_new();
+	if (!force && next == NULL)
+		return; /* out of memory: the window goes on */
+	window_meta(x, now - x->push_start, &m);
+	push_window(x->push, x->push_win, &m, x->push_start_wall, wall);
+	x->push_win = next;
+	x->push_start = now;
+	x->push_start_wall = wall;
+}
+
+void export_interval(struct exporter *x, struct agg *a, const struct session *s)
+{
+	double now, len;
+
+	if (x == NULL)
+		return;
+	now = mono_now();
+	len = now - x->last_end;
+	x->last_end = now;
+	x->intervals++;
+	metrics_update(x->met, a);
+	add_symbols(x, a);
+	push_flush(x, false);
+	publish(x, a, s, len);
+}
+
+int export_page(struct exporter *x, enum promtext_fmt fmt, char **out, size_t *len)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&x->mu);
+	*len = x->pagelen[fmt];
+	*out = malloc(*len + 1);
+	if (*out)
+		memcpy(*out, x->page[fmt] ? x->page[fmt] : "", *len + (x->page[fmt] ? 1 : 0));
+	else
+		rc = -ENOMEM;
+	pthread_mutex_unlock(&x->mu);
+	return rc;
+}
+
+void export_count_request(struct exporter *x, bool rejected)
+{
+	pthread_mutex_lock(&x->mu);
+	if (rejected)
+		x->http_rejected++;
+	else
+		x->http_requests++;
+	pthread_mutex_unlock(&x->mu);
+}
+
+static void window_meta(const struct exporter *x, double dur, struct pprof_meta *m)
+{
+	m->time_nanos = (int64_t)((wall_now() - dur) * 1e9);
+	m->duration_nanos = (int64_t)(dur * 1e9);
+	m->period = period_ns(x);
+}
+
+int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len)
+{
+	struct export_window *win = NULL;
+	struct pprof_meta m;
+	struct timespec deadline;
+	double dur;
+	int rc;
+
+	pthread_mutex_lock(&x->mu);
+	for (size_t i = 0; i < EXPORT_WINDOWS && win == NULL; i++)
+		if (!x->win[i].busy)
+			win = &x->win[i];
+	if (win == NULL || x->stopping) {
+		pthread_mutex_unlock(&x->mu);
+		return -EBUSY;
+	}
+	win->prof = pprof_new();
+	if (win->prof == NULL) {
+		pthread_mutex_unlock(&x->mu);
+		return -ENOMEM;
+	}
+	win->busy = true;
+	win->done = false;
+	win->started = false;
+	win->start = mono_now();
+	win->want = secs;
+	/* Ticks end the window; the deadline only guards against a loop that
+	 * stopped ticking (then the profile holds what came). */
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += (time_t)secs + 10 + (time_t)(2 * x->o->interval);
+	while (!win->done && !x->stopping)
+		if (pthread_cond_timedwait(&x->cv, &x->mu, &deadline) == ETIMEDOUT)
+			break;
+	win->done = true;
+	pthread_mutex_unlock(&x->mu);
+
+	/* Done: the main loop no longer touches this window. */
+	dur = mono_now() - win->start;
+	window_meta(x, dur, &m);
+	rc = pprof_build(win->prof, &m, out, len);
+	pprof_free(win->prof);
+	pthread_mutex_lock(&x->mu);
+	win->prof = NULL;
+	win->busy = false;
+	pthread_mutex_unlock(&x->mu);
+	return rc;
+}
+
+int export_open(struct exporter **out, struct session *s, const struct options *o, char *err, size_t errlen)
+{
+	struct exporter *x;
+	int rc;
+
+	*out = NULL;
+	if (!options_exporting(o) && !(o->batch && o->format == DUMP_PPROF))
+		return 0;
+	x = calloc(1, sizeof(*x));
+	if (x == NULL || (x->met = metrics_new(o->metrics_comms, o->metrics_symbols)) == NULL ||
+	    deltamap_init(&x->syms, 2)) {
+		if (x)
+			metrics_free(x->met);
+		free(x);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	x->o = o;
+	pthread_mutex_init(&x->mu, NULL);
+	pthread_cond_init(&x->cv, NULL);
+	x->clock_event = is_clock(agg_event(s->agg, 0)->name);
+	x->topk = 256; /* syms is empty and so is agg: the baseline is current */
+	x->last_end = mono_now();
+	x->whole_start = x->last_end;
+	if (o->batch && o->format == DUMP_PPROF && (x->whole = pprof_new()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		export_close(x);
+		return -ENOMEM;
+	}
+	if (o->textfile && (rc = textfile_open(&x->tf, o->textfile, err, errlen)) != 0) {
+		export_close(x);
+		return rc;
+	}
+	if (o->push) {
+		x->push_start = mono_now();
+		x->push_start_wall = wall_now();
+		if ((x->push_win = pprof_new()) == NULL) {
+			snprintf(err, errlen, "out of memory");
+			export_close(x);
+			return -ENOMEM;
+		}
+		rc = push_open(&x->push, o->push, o->period ? 0 : o->freq, err, errlen);
+		if (rc) {
+			export_close(x);
+			return rc;
+		}
+	}
+	/* A page before the first interval ends: Prometheus may scrape at once. */
+	publish(x, s->agg, s, 0);
+	if (o->listen && (rc = httpd_start(&x->http, o->listen, x, err, errlen)) != 0) {
+		export_close(x);
+		return rc;
+	}
+	*out = x;
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *b, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, b, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		b += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_whole(struct exporter *x, char *err, size_t errlen)
+{
+	struct pprof_meta m;
+	uint8_t *buf;
+	size_t len;
+	int fd, rc;
+
+	window_meta(x, mono_now() - x->whole_start, &m);
+	rc = pprof_build(x->whole, &m, &buf, &len);
+	if (rc) {
+		snprintf(err, errlen, "cannot build the profile: %s", strerror(-rc));
+		return rc;
+	}
+	fd = open(x->o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+	} else {
+		rc = write_all(fd, buf, len);
+		if (close(fd) && rc == 0)
+			rc = -errno;
+	}
+	free(buf);
+	if (rc)
+		snprintf(err, errlen, "cannot write %s: %s", x->o->output, strerror(-rc));
+	return rc;
+}
+
+/* The last window goes, queued ones get a few seconds; what never went
+ * out is said once on stderr (/metrics counted it meanwhile). */
+static void push_finish(struct exporter *x)
+{
+	struct push_stats ps;
+	size_t left;
+
+	if (x->push == NULL)
+		return;
+	pthread_mutex_lock(&x->mu);
+	push_flush(x, true);
+	pthread_mutex_unlock(&x->mu);
+	push_get_stats(x->push, &ps);
+	left = push_close(x->push, EXPORT_PUSH_GRACE);
+	x->push = NULL;
+	if (left + ps.failed + ps.dropped)
+		fprintf(stderr, "perftop: --push: %zu profiles not sent (%llu refused, %llu dropped with the queue "
+			"full, %zu unsent at exit): is the server at %s up?\n", (size_t)(left + ps.failed + ps.dropped),
+			(unsigned long long)ps.failed, (unsigned long long)ps.dropped, left, x->o->push);
+}
+
+int export_finish(struct exporter *x, char *err, size_t errlen)
+{
+	if (x == NULL)
+		return 0;
+	pthread_mutex_lock(&x->mu);
+	x->stopping = true;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+	push_finish(x);
+	return x->whole ? write_whole(x, err, errlen) : 0;
+}
+
+void export_close(struct exporter *x)
+{
+	if (x == NULL)
+		return;
+	pthread_mutex_lock(&x->mu);
+	x->stopping = true;
+	pthread_cond_broadcast(&x->cv);
+	pthread_mutex_unlock(&x->mu);
+	httpd_stop(x->http); /* joins the request threads */
+	push_finish(x);
+	pprof_free(x->push_win);
+	textfile_close(x->tf);
+	for (int i = 0; i < 2; i++)
+		free(x->page[i]);
+	pprof_free(x->whole);
+	deltamap_free(&x->syms);
+	metrics_free(x->met);
+	pthread_cond_destroy(&x->cv);
+	pthread_mutex_destroy(&x->mu);
+	free(x);
+}
+
+bool export_push_stats(struct exporter *x, uint64_t *sent, uint64_t *failed, uint64_t *dropped)
+{
+	struct push_stats ps;
+
+	if (x == NULL || x->push == NULL)
+		return false;
+	push_get_stats(x->push, &ps);
+	*sent = ps.sent;
+	*failed = ps.failed;
+	*dropped = ps.dropped;
+	return true;
+}

@@ -1,0 +1,193 @@
+#include "httpd.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "export.h"
+#include "httpq.h"
+
+struct httpd {
+	struct MHD_Daemon *d;
+	struct exporter *x;
+	int fd;
+};
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, void *body,
+			     size_t len, bool must_free)
+{
+	struct MHD_Response *r;
+	enum MHD_Result rc;
+
+	r = MHD_create_response_from_buffer(len, body, must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	if (r == NULL) {
+		if (must_free)
+			free(body);
+		return MHD_NO;
+	}
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type) == MHD_NO) {
+		MHD_destroy_response(r);
+		return MHD_NO;
+	}
+	rc = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const char *msg)
+{
+	char *b = strdup(msg);
+
+	if (b == NULL)
+		return MHD_NO;
+	return reply(c, status, "text/plain; charset=utf-8", b, strlen(b), true);
+}
+
+static enum MHD_Result serve_metrics(struct httpd *h, struct MHD_Connection *c)
+{
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	bool om = promtext_wants_openmetrics(accept);
+	char *page;
+	size_t len;
+
+	if (export_page(h->x, om ? PROMTEXT_OPENMETRICS : PROMTEXT_PROM, &page, &len))
+		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "perftop: out of memory\n");
+	return reply(c, MHD_HTTP_OK, om ? PROMTEXT_CT_OPENMETRICS : PROMTEXT_CT_PROM, page, len, true);
+}
+
+static enum MHD_Result serve_profile(struct httpd *h, struct MHD_Connection *c)
+{
+	const char *arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
+	char err[256];
+	uint8_t *body;
+	unsigned secs;
+	size_t len;
+	int rc;
+
+	if (httpq_parse_seconds(arg, &secs, err, sizeof(err))) {
+		export_count_request(h->x, true);
+		return text(c, MHD_HTTP_BAD_REQUEST, err);
+	}
+	rc = export_profile(h->x, secs, &body, &len);
+	if (rc == -EBUSY) {
+		export_count_request(h->x, true);
+		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+			    "too many profiles are being taken at once: retry later\n");
+	}
+	if (rc)
+		return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "perftop: cannot build the profile\n");
+	return reply(c, MHD_HTTP_OK, "application/octet-stream", body, len, true);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+				  const char *version, const char *upload, size_t *upload_size, void **state)
+{
+	static const char index_page[] = "perftop\n/metrics\n/debug/pprof/profile?seconds=N\n";
+	struct httpd *h = cls;
+
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
+		export_count_request(h->x, true);
+		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n");
+	}
+	export_count_request(h->x, false);
+	switch (httpq_route(url)) {
+	case HTTPQ_METRICS:
+		return serve_metrics(h, c);
+	case HTTPQ_PROFILE:
+		return serve_profile(h, c);
+	case HTTPQ_INDEX:
+		return reply(c, MHD_HTTP_OK, "text/plain; charset=utf-8", (void *)index_page,
+			     sizeof(index_page) - 1, false);
+	default:
+		return text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics or /debug/pprof/profile\n");
+	}
+}
+
+/* libmicrohttpd's own complaints (bad requests from clients) are not ours
+ * to print over the live view or into a dump's stderr. */
+static void quiet_log(void *cls, const char *fmt, va_list ap)
+{
+}
+
+static int listen_on(const char *spec, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, one = 1;
+
+	if (httpq_parse_listen(spec, &ss, &len, err, errlen))
+		return -EINVAL;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "--listen %s: cannot open a socket: %s", spec, strerror(errno));
+		return -errno;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 64)) {
+		int e = errno;
+
+		snprintf(err, errlen, e == EADDRINUSE ? "--listen %s: the port is in use: choose another one"
+			 : e == EADDRNOTAVAIL ? "--listen %s: no such local address: %s"
+			 : "--listen %s: %s", spec, strerror(e));
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *err, size_t errlen)
+{
+	struct httpd *h = calloc(1, sizeof(*h));
+	sigset_t all, old;
+	int rc;
+
+	*out = NULL;
+	if (h == NULL) {
+		snprintf(err, errlen, "--listen: out of memory");
+		return -ENOMEM;
+	}
+	h->x = x;
+	h->fd = listen_on(spec, err, errlen);
+	if (h->fd < 0) {
+		rc = h->fd;
+		free(h);
+		return rc;
+	}
+	/* Its threads inherit this mask: signals stay with the main loop's signalfd. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	h->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+				MHD_USE_POLL,
+				0, NULL, NULL, on_request, h,
+				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTPD_MAX_CONNECTIONS,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTPD_TIMEOUT_SECS,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTPD_REQUEST_BYTES,
+				MHD_OPTION_EXTERNAL_LOGGER, quiet_log, NULL,
+				MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (h->d == NULL) {
+		snprintf(err, errlen, "--listen %s: cannot start the HTTP server (libmicrohttpd)", spec);
+		close(h->fd);
+		free(h);
+		return -EIO;
+	}
+	*out = h;
+	return 0;
+}
+
+void httpd_stop(struct httpd *h)
+{
+	if (h == NULL)
+		return;
+	MHD_stop_daemon(h->d); /* closes the listening socket too */
+	free(h);
+}

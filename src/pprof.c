@@ -1,0 +1,389 @@
+#include "pprof.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "deltamap.h"
+
+#define PPROF_MAX_DEPTH 128
+
+/* Ids: strings index the string table (0 is ""); mappings, functions and
+ * locations are numbered from 1 in order of first use. A sample is a list
+ * of location ids, so whole stacks need no new structures. */
+struct pprof_fn { uint64_t name, file; uint64_t mapping; };
+struct pprof_sample { uint64_t *loc; size_t depth; uint64_t samples, nanos; };
+
+struct pprof {
+	char **strs;
+	size_t nstrs, capstrs;
+	struct deltamap str_ix;          /* hash -> string index + 1 (chained by probing below) */
+	uint64_t *map_file, *map_bid;    /* per mapping: filename, build-id strings */
+	size_t nmaps, capmaps;
+	struct deltamap map_ix;          /* filename string -> mapping id */
+	struct pprof_fn *fns;
+	size_t nfns, capfns;
+	struct deltamap fn_ix;           /* name << 32 | file -> function id (= location id) */
+	struct pprof_sample *samples;
+	size_t nsamples, capsamples;
+	struct deltamap sample_ix;       /* stack hash -> sample index + 1 */
+	uint64_t total;
+};
+
+static int grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+	void *na;
+	size_t nc;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 16;
+	na = reallocarray(*arr, nc, size);
+	if (na == NULL)
+		return -ENOMEM;
+	*arr = na;
+	*cap = nc;
+	return 0;
+}
+
+struct pprof *pprof_new(void)
+{
+	struct pprof *p = calloc(1, sizeof(*p));
+
+	if (p == NULL)
+		return NULL;
+	if (deltamap_init(&p->str_ix, 1) || deltamap_init(&p->map_ix, 1) || deltamap_init(&p->fn_ix, 1) ||
+	    deltamap_init(&p->sample_ix, 1) || grow((void **)&p->strs, &p->capstrs, 0, sizeof(char *)) ||
+	    (p->strs[0] = strdup("")) == NULL) {
+		pprof_free(p);
+		return NULL;
+	}
+	p->nstrs = 1;
+	return p;
+}
+
+void pprof_free(struct pprof *p)
+{
+	if (p == NULL)
+		return;
+	for (size_t i = 0; i < p->nstrs; i++)
+		free(p->strs[i]);
+	free(p->strs);
+	free(p->map_file);
+	free(p->map_bid);
+	free(p->fns);
+	for (size_t i = 0; i < p->nsamples; i++)
+		free(p->samples[i].loc);
+	free(p->samples);
+	deltamap_free(&p->str_ix);
+	deltamap_free(&p->map_ix);
+	deltamap_free(&p->fn_ix);
+	deltamap_free(&p->sample_ix);
+	free(p);
+}
+
+static uint64_t hash_bytes(const void *b, size_t n, uint64_t h)
+{
+	const unsigned char *s = b;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* Interned: equal strings share an index. Hash collisions probe on by
+ * rehashing with a counter, so the map itself stays u64 -> u64. */
+static int str_id(struct pprof *p, const char *s, uint64_t *id)
+{
+	size_t n;
+
+	if (s == NULL || *s == '\0') {
+		*id = 0;
+		return 0;
+	}
+	n = strlen(s);
+	for (uint64_t salt = 0;; salt++) {
+		uint64_t *v = deltamap_get(&p->str_ix, hash_bytes(s, n, 0xcbf29ce484222325ull + salt));
+
+		if (v == NULL)
+			return -ENOMEM;
+		if (*v == 0) {
+			if (grow((void **)&p->strs, &p->capstrs, p->nstrs, sizeof(char *)) ||
+			    (p->strs[p->nstrs] = strdup(s)) == NULL)
+				return -ENOMEM;
+			*v = ++p->nstrs;
+		}
+		if (strcmp(p->strs[*v - 1], s) == 0) {
+			*id = *v - 1;
+			return 0;
+		}
+	}
+}
+
+static int mapping_id(struct pprof *p, uint64_t file, uint64_t bid, uint64_t *id)
+{
+	uint64_t *v = deltamap_get(&p->map_ix, file);
+
+	if (v == NULL)
+		return -ENOMEM;
+	if (*v == 0) {
+		size_t cap = p->capmaps;
+
+		if (grow((void **)&p->map_file, &cap, p->nmaps, sizeof(uint64_t)) ||
+		    grow((void **)&p->map_bid, &p->capmaps, p->nmaps, sizeof(uint64_t)))
+			return -ENOMEM;
+		p->map_file[p->nmaps] = file;
+		p->map_bid[p->nmaps] = bid;
+		*v = ++p->nmaps;
+	}
+	*id = *v;
+	return 0;
+}
+
+static int location_id(struct pprof *p, const struct pprof_frame *f, uint64_t *id)
+{
+	uint64_t name, file, bid, map, *v;
+
+	if (str_id(p, f->sym ? f->sym : "[unknown]", &name) || str_id(p, f->dso ? f->dso : "[unknown]", &file) ||
+	    str_id(p, f->build_id, &bid) || mapping_id(p, file, bid, &map))
+		return -ENOMEM;
+	v = deltamap_get(&p->fn_ix, name << 32 | file);
+	if (v == NULL)
+		return -ENOMEM;
+	if (*v == 0) {
+		if (grow((void **)&p->fns, &p->capfns, p->nfns, sizeof(*p->fns)))
+			return -ENOMEM;
+		p->fns[p->nfns] = (struct pprof_fn){ .name = name, .file = file, .mapping = map };
+		*v = ++p->nfns;
+	}
+	*id = *v;
+	return 0;
+}
+
+int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth, uint64_t samples, uint64_t nanos)
+{
+	uint64_t loc[PPROF_MAX_DEPTH];
+	struct pprof_sample s = { .loc = loc, .depth = depth < PPROF_MAX_DEPTH ? depth : PPROF_MAX_DEPTH };
+	uint64_t h, *v;
+
+	for (size_t i = 0; i < s.depth; i++)
+		if (location_id(p, &stack[i], &loc[i]))
+			return -ENOMEM;
+	h = hash_bytes(loc, s.depth * sizeof(loc[0]), 0xcbf29ce484222325ull);
+	for (;; h++) {
+		v = deltamap_get(&p->sample_ix, h);
+		if (v == NULL)
+			return -ENOMEM;
+		if (*v == 0) {
+			if (grow((void **)&p->samples, &p->capsamples, p->nsamples, sizeof(*p->samples)))
+				return -ENOMEM;
+			s.loc = malloc(s.depth * sizeof(loc[0]) + 1);
+			if (s.loc == NULL)
+				return -ENOMEM;
+			memcpy(s.loc, loc, s.depth * sizeof(loc[0]));
+			p->samples[p->nsamples] = s;
+			*v = ++p->nsamples;
+		}
+		if (p->samples[*v - 1].depth == s.depth &&
+		    memcmp(p->samples[*v - 1].loc, loc, s.depth * sizeof(loc[0])) == 0)
+			break;
+	}
+	p->samples[*v - 1].samples += samples;
+	p->samples[*v - 1].nanos += nanos;
+	p->total += samples;
+	return 0;
+}
+
+uint64_t pprof_samples(const struct pprof *p)
+{
+	return p->total;
+}
+
+/* --- protobuf ------------------------------------------------------------ */
+
+struct pb {
+	uint8_t *b;
+	size_t len, cap;
+	bool oom;
+};
+
+static void pb_bytes(struct pb *pb, const void *d, size_t n)
+{
+	if (pb->oom)
+		return;
+	if (pb->len + n > pb->cap) {
+		size_t cap = pb->cap ? pb->cap : 1024;
+		uint8_t *nb;
+
+		while (cap < pb->len + n)
+			cap *= 2;
+		nb = realloc(pb->b, cap);
+		if (nb == NULL) {
+			pb->oom = true;
+			return;
+		}
+		pb->b = nb;
+		pb->cap = cap;
+	}
+	memcpy(pb->b + pb->len, d, n);
+	pb->len += n;
+}
+
+static void pb_varint(struct pb *pb, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	pb_bytes(pb, tmp, n);
+}
+
+/* Wire types: 0 varint, 2 length-delimited. Zero scalars are left out, as
+ * proto3 does. */
+static void pb_uint(struct pb *pb, unsigned field, uint64_t v)
+{
+	if (v == 0)
+		return;
+	pb_varint(pb, (uint64_t)field << 3);
+	pb_varint(pb, v);
+}
+
+static void pb_len(struct pb *pb, unsigned field, const void *d, size_t n)
+{
+	pb_varint(pb, (uint64_t)field << 3 | 2);
+	pb_varint(pb, n);
+	pb_bytes(pb, d, n);
+}
+
+static void pb_msg(struct pb *pb, unsigned field, struct pb *sub)
+{
+	if (sub->oom)
+		pb->oom = true;
+	pb_len(pb, field, sub->b, sub->len);
+	sub->len = 0;
+}
+
+static void pb_packed(struct pb *pb, struct pb *tmp, unsigned field, const uint64_t *v, size_t n)
+{
+	tmp->len = 0;
+	for (size_t i = 0; i < n; i++)
+		pb_varint(tmp, v[i]);
+	pb_msg(pb, field, tmp);
+}
+
+static void value_type(struct pb *pb, struct pb *sub, unsigned field, uint64_t type, uint64_t unit)
+{
+	pb_uint(sub, 1, type);
+	pb_uint(sub, 2, unit);
+	pb_msg(pb, field, sub);
+}
+
+int pprof_encode(const struct pprof *cp, const struct pprof_meta *m, uint8_t **out, size_t *len)
+{
+	struct pprof *p = (struct pprof *)cp; /* only interns the fixed names */
+	struct pb pb = { 0 }, sub = { 0 }, tmp = { 0 };
+	uint64_t s_samples, s_count, s_cpu, s_ns;
+
+	if (str_id(p, "samples", &s_samples) || str_id(p, "count", &s_count) || str_id(p, "cpu", &s_cpu) ||
+	    str_id(p, "nanoseconds", &s_ns))
+		return -ENOMEM;
+	value_type(&pb, &sub, 1, s_samples, s_count);
+	value_type(&pb, &sub, 1, s_cpu, s_ns);
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct pprof_sample *s = &p->samples[i];
+		uint64_t vals[2] = { s->samples, s->nanos };
+
+		pb_packed(&sub, &tmp, 1, s->loc, s->depth);
+		pb_packed(&sub, &tmp, 2, vals, 2);
+		pb_msg(&pb, 2, &sub);
+	}
+	for (size_t i = 0; i < p->nmaps; i++) {
+		pb_uint(&sub, 1, i + 1);
+		pb_uint(&sub, 5, p->map_file[i]);
+		pb_uint(&sub, 6, p->map_bid[i]);
+		pb_uint(&sub, 7, 1); /* has_functions: nothing to symbolize */
+		pb_msg(&pb, 3, &sub);
+	}
+	/* One location per function: the symbol is all we know of an address. */
+	for (size_t i = 0; i < p->nfns; i++) {
+		pb_uint(&sub, 1, i + 1);
+		pb_uint(&sub, 2, p->fns[i].mapping);
+		pb_uint(&tmp, 1, i + 1);
+		pb_msg(&sub, 4, &tmp);
+		pb_msg(&pb, 4, &sub);
+	}
+	for (size_t i = 0; i < p->nfns; i++) {
+		pb_uint(&sub, 1, i + 1);
+		pb_uint(&sub, 2, p->fns[i].name);
+		pb_uint(&sub, 3, p->fns[i].name);
+		pb_uint(&sub, 4, p->fns[i].file);
+		pb_msg(&pb, 5, &sub);
+	}
+	for (size_t i = 0; i < p->nstrs; i++)
+		pb_len(&pb, 6, p->strs[i], strlen(p->strs[i]));
+	pb_uint(&pb, 9, (uint64_t)m->time_nanos);
+	pb_uint(&pb, 10, (uint64_t)m->duration_nanos);
+	value_type(&pb, &sub, 11, s_cpu, s_ns);
+	pb_uint(&pb, 12, (uint64_t)m->period);
+	pb_uint(&pb, 14, s_cpu);
+	free(sub.b);
+	free(tmp.b);
+	if (pb.oom || sub.oom || tmp.oom) {
+		free(pb.b);
+		return -ENOMEM;
+	}
+	*out = pb.b;
+	*len = pb.len;
+	return 0;
+}
+
+int pprof_gzip(const uint8_t *in, size_t len, uint8_t **out, size_t *outlen)
+{
+	z_stream z;
+	uint8_t *buf;
+	size_t cap;
+	int rc;
+
+	memset(&z, 0, sizeof(z));
+	/* 15 + 16: a gzip header and trailer rather than zlib's. Level 1: a
+	 * profile of thousands of symbols compresses well enough at once. */
+	if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	cap = deflateBound(&z, len) + 32;
+	buf = malloc(cap);
+	if (buf == NULL) {
+		deflateEnd(&z);
+		return -ENOMEM;
+	}
+	z.next_in = (Bytef *)(uintptr_t)in;
+	z.avail_in = (uInt)len;
+	z.next_out = buf;
+	z.avail_out = (uInt)cap;
+	rc = deflate(&z, Z_FINISH);
+	deflateEnd(&z);
+	if (rc != Z_STREAM_END) {
+		free(buf);
+		return -EIO;
+	}
+	*out = buf;
+	*outlen = cap - z.avail_out;
+	return 0;
+}
+
+int pprof_build(const struct pprof *p, const struct pprof_meta *m, uint8_t **out, size_t *len)
+{
+	uint8_t *raw;
+	size_t rawlen;
+	int rc = pprof_encode(p, m, &raw, &rawlen);
+
+	if (rc)
+		return rc;
+	rc = pprof_gzip(raw, rawlen, out, len);
+	free(raw);
+	return rc;
+}

@@ -1,0 +1,538 @@
+"""Live tests of the exporter (--listen, --textfile, -b --format pprof): a real
+Prometheus scrapes perftop while our workload runs, promtool checks both text
+formats, go tool pprof reads the served profile and the pprof file, and
+hostile clients get HTTP errors, never a crash or a stalled sampler.
+
+usage: test_export.py PERFTOP WORKLOAD
+"""
+import gzip
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tap import diag, done, finish_workload, is_root, ok, skip, start_workload  # noqa: E402
+
+PERFTOP, WORKLOAD = sys.argv[1], sys.argv[2]
+WL = os.path.basename(WORKLOAD)[:15]
+HOT = ["hot_a", "hot_b", "hot_c"]
+SHARE_TOLERANCE = 3
+# An ASan+UBSan build decodes several times slower; on a loaded machine its
+# intervals stretch by themselves. The bounds stay below what a blocked loop
+# would show (a 3 s push, 6 s of held connections).
+SANITIZED = os.environ.get("PERFTOP_SANITIZED", "none") not in ("", "none")
+MAX_INTERVAL = 2.5 if SANITIZED else 1.5
+MIN_INTERVAL_SHARE = 0.3 if SANITIZED else 0.8
+procs = []          # everything we started, killed on every way out
+tmpdirs = []
+
+
+def cleanup():
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    for d in tmpdirs:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def tmpdir():
+    d = tempfile.mkdtemp(prefix="perftop-export-")
+    tmpdirs.append(d)
+    return d
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def get(port, path, headers=None, timeout=30):
+    """(status, headers, body bytes); status None when the connection failed."""
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        c.request("GET", path, headers=headers or {})
+        r = c.getresponse()
+        body = r.read()
+        c.close()
+        return r.status, dict(r.getheaders()), body
+    except (OSError, http.client.HTTPException) as e:
+        return None, {}, str(e).encode()
+
+
+def start_exporter(*args):
+    """perftop --listen on a free port, headless; returns (Popen, port) once /metrics answers."""
+    port = free_port()
+    p = subprocess.Popen([PERFTOP, "--listen", "127.0.0.1:%d" % port, *args], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    procs.append(p)
+    end = time.time() + 60
+    last = None
+    while time.time() < end and p.poll() is None:
+        st, _, body = get(port, "/metrics", timeout=5)
+        if st == 200:
+            return p, port
+        last = (st, body[:200])
+        time.sleep(0.1)
+    rc, _, err = stop(p)
+    raise RuntimeError("perftop --listen %d did not answer (%r; exit %r: %s)" % (port, last, rc, err.decode()))
+
+
+def stop(p, sig=signal.SIGTERM, secs=20):
+    p.send_signal(sig)
+    try:
+        out, err = p.communicate(timeout=secs)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        return None, out, err
+    return p.returncode, out, err
+
+
+def metric(page, prefix):
+    for line in page.splitlines():
+        if line.startswith(prefix + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return None
+
+
+def check_shares(label, flat, measured):
+    diag("%s: samples %r, workload measured %r" % (label, {h: flat.get(h) for h in HOT}, measured))
+    if not ok(all(flat.get(h, 0) > 0 for h in HOT), "%s: hot_a, hot_b, hot_c in the profile" % label):
+        return
+    s = sum(flat[h] for h in HOT)
+    for h in HOT:
+        got = 100.0 * flat[h] / s
+        ok(abs(got - measured[h]) <= SHARE_TOLERANCE, "%s: %s %.1f%% within %d points of the measured %.1f%%"
+           % (label, h, got, SHARE_TOLERANCE, measured[h]))
+
+
+def pprof_top(src, env):
+    """Flat sample counts by function name from go tool pprof -top."""
+    r = subprocess.run(["go", "tool", "pprof", "-top", "-sample_index=samples", "-nodefraction=0",
+                        "-nodecount=100000", src], capture_output=True, text=True, timeout=240, env=env)
+    flat, table = {}, False
+    for line in r.stdout.splitlines():
+        parts = line.split()
+        if parts[:2] == ["flat", "flat%"]:
+            table = True
+            continue
+        if table and len(parts) >= 6:
+            try:
+                flat[" ".join(parts[5:])] = flat.get(" ".join(parts[5:]), 0) + int(parts[0])
+            except ValueError:
+                pass
+    return r.returncode, flat, r.stderr
+
+
+def go_env():
+    d = tmpdir()
+    env = dict(os.environ, PPROF_TMPDIR=d, HOME=d, GOCACHE=os.path.join(d, "gocache"))
+    return env
+
+
+def test_prometheus():
+    if not shutil.which("prometheus"):
+        skip("Prometheus scrapes perftop", "no prometheus binary: apt-get install prometheus")
+        return
+    wl, pid = start_workload(WORKLOAD, "split", "6,3,1", "20")
+    procs.append(wl)
+    top, port = start_exporter("-d", "1")
+    d = tmpdir()
+    pport = free_port()
+    with open(os.path.join(d, "prometheus.yml"), "w") as f:
+        f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                "scrape_configs:\n  - job_name: perftop\n    static_configs:\n"
+                "      - targets: ['127.0.0.1:%d']\n" % port)
+    prom = subprocess.Popen(["prometheus", "--config.file=" + os.path.join(d, "prometheus.yml"),
+                             "--storage.tsdb.path=" + os.path.join(d, "data"),
+                             "--web.listen-address=127.0.0.1:%d" % pport, "--log.level=warn"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    procs.append(prom)
+    query = 'perftop_comm_samples_total{comm="%s"}' % WL
+    found, up, target = None, None, {}
+    end = time.time() + 60
+    while time.time() < end and prom.poll() is None:
+        st, _, body = get(pport, "/api/v1/query?" + urllib.parse.urlencode({"query": query}), timeout=5)
+        if st == 200:
+            res = json.loads(body)["data"]["result"]
+            if res and float(res[0]["value"][1]) > 0:
+                found = res
+                break
+        time.sleep(1)
+    st, _, body = get(pport, "/api/v1/query?query=up", timeout=5)
+    if st == 200:
+        res = json.loads(body)["data"]["result"]
+        up = res[0]["value"][1] if res else None
+    st, _, body = get(pport, "/api/v1/targets", timeout=5)
+    if st == 200:
+        ts = json.loads(body)["data"]["activeTargets"]
+        target = ts[0] if ts else {}
+    diag("query %s: %r; target %r" % (query, found, {k: target.get(k) for k in ("health", "lastError")}))
+    ok(found is not None, "Prometheus has the workload's series, found by its comm")
+    ok(up == "1" and target.get("health") == "up" and target.get("lastError") == "",
+       "the scrape is healthy, no parse error (up=%r, %r)" % (up, target.get("lastError")))
+    st, _, body = get(pport, "/api/v1/query?" + urllib.parse.urlencode(
+        {"query": 'perftop_symbol_samples_total{symbol="hot_a"}'}), timeout=5)
+    ok(st == 200 and json.loads(body)["data"]["result"], "the workload's hot_a is a symbol series")
+    prom.terminate()
+    prom.wait(timeout=30)
+    rc, _, err = stop(top)
+    ok(rc == 0, "headless perftop exits 0 on SIGTERM (%r %s)" % (rc, err.decode().strip()))
+    finish_workload(wl)
+
+
+def test_formats():
+    top, port = start_exporter("-d", "0.5")
+    time.sleep(1.2)
+    st, h, prom_page = get(port, "/metrics")
+    st2, h2, om_page = get(port, "/metrics", {"Accept": "application/openmetrics-text; version=1.0.0"})
+    rc, _, err = stop(top)
+    ok(st == 200 and h.get("Content-Type", "").startswith("text/plain; version=0.0.4"),
+       "0.0.4 by default (%r)" % h.get("Content-Type"))
+    ok(st2 == 200 and h2.get("Content-Type", "").startswith("application/openmetrics-text; version=1.0.0"),
+       "OpenMetrics when asked (%r)" % h2.get("Content-Type"))
+    if not shutil.which("promtool"):
+        skip("promtool checks both formats", "no promtool: apt-get install prometheus")
+        return
+    r = subprocess.run(["promtool", "check", "metrics"], input=prom_page, capture_output=True, timeout=60)
+    ok(r.returncode == 0, "promtool check metrics accepts the 0.0.4 page (%s)" % r.stderr.decode().strip()[:300])
+    # promtool's OpenMetrics parser is in its block importer, which wants a
+    # timestamp on each sample: add one, change nothing else.
+    d = tmpdir()
+    lines = [ln if ln.startswith("#") else ln + " 1700000000" for ln in om_page.decode().splitlines()]
+    with open(os.path.join(d, "om.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    r = subprocess.run(["promtool", "tsdb", "create-blocks-from", "openmetrics", os.path.join(d, "om.txt"),
+                        os.path.join(d, "blocks")], capture_output=True, timeout=120)
+    ok(r.returncode == 0, "promtool's OpenMetrics parser accepts the page (%s)" % r.stderr.decode().strip()[:300])
+    ok(om_page.endswith(b"# EOF\n") and b"# TYPE perftop_samples counter\n" in om_page,
+       "OpenMetrics: counter TYPE without _total, ends in # EOF")
+    page = prom_page.decode()
+    ok(metric(page, "perftop_process_cpu_seconds_total") is not None and
+       (metric(page, "perftop_process_resident_memory_bytes") or 0) > 0, "own CPU seconds and RSS")
+
+
+def test_profile():
+    if not shutil.which("go"):
+        skip("go tool pprof reads /debug/pprof/profile", "no go: apt-get install golang-go")
+        return
+    wl, pid = start_workload(WORKLOAD, "split", "6,3,1", "10")
+    procs.append(wl)
+    top, port = start_exporter("-d", "0.5")
+    rc, flat, err = pprof_top("http://127.0.0.1:%d/debug/pprof/profile?seconds=5" % port, go_env())
+    measured = finish_workload(wl)
+    ok(rc == 0, "go tool pprof fetches and reads the profile (%s)" % err.strip()[-300:])
+    check_shares("served profile", flat, measured)
+    stop(top)
+
+
+def test_pprof_file():
+    if not shutil.which("go"):
+        skip("go tool pprof reads the -b --format pprof file", "no go: apt-get install golang-go")
+        return
+    d = tmpdir()
+    out = os.path.join(d, "run.pb.gz")
+    # -p: the run ends when the workload exits, so the file covers all of it.
+    wl, pid = start_workload(WORKLOAD, "split", "6,3,1", "4")
+    procs.append(wl)
+    r = subprocess.run([PERFTOP, "-b", "--format", "pprof", "-o", out, "-d", "1", "-p", str(pid)],
+                       capture_output=True, text=True, timeout=60)
+    measured = finish_workload(wl)
+    ok(r.returncode == 0 and os.path.exists(out), "-b --format pprof -o FILE -p PID: written when the process exits (%s)" % r.stderr.strip())
+    if not os.path.exists(out):
+        return
+    with open(out, "rb") as f:
+        ok(f.read(2) == b"\x1f\x8b", "the file is gzip'd")
+    rc, flat, err = pprof_top(out, go_env())
+    ok(rc == 0, "go tool pprof reads the file (%s)" % err.strip()[-300:])
+    check_shares("pprof file", flat, measured)
+    # A stop signal ends the run too, and the file is still written.
+    out2 = os.path.join(d, "sig.pb.gz")
+    p = subprocess.Popen([PERFTOP, "-b", "--format", "pprof", "-o", out2, "-d", "0.5"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    procs.append(p)
+    time.sleep(1.5)
+    rc, _, err = stop(p, signal.SIGINT)
+    ok(rc == 0 and os.path.getsize(out2) > 20, "SIGINT ends the run and the file is written (%r %s)"
+       % (rc, err.decode().strip()))
+    r = subprocess.run([PERFTOP, "-b", "--format", "pprof", "-n", "1"], capture_output=True, text=True, timeout=30)
+    ok(r.returncode == 2 and "-o FILE" in r.stderr and len(r.stderr.strip().splitlines()) == 1,
+       "--format pprof without -o: one line, exit 2 (%s)" % r.stderr.strip())
+
+
+def raw(port, data, timeout=20):
+    """Sends raw bytes; returns what came back before the server closed."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    try:
+        s.sendall(data)
+        got = b""
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            got += b
+    except OSError:
+        pass
+    finally:
+        s.close()
+    return got
+
+
+def test_bad_requests():
+    top, port = start_exporter("-d", "0.5")
+    st, _, body = get(port, "/nope")
+    ok(st == 404, "unknown path: 404 (%r)" % st)
+    for q in ("-1", "0", "99999999", "abc", "1.5"):
+        st, _, body = get(port, "/debug/pprof/profile?seconds=" + q)
+        ok(st == 400 and b"seconds must be" in body, "seconds=%s: 400 with a clear body (%r %r)" % (q, st, body[:80]))
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        c.request("POST", "/metrics", body=b"x" * 100)
+        st = c.getresponse().status
+        c.close()
+    except (OSError, http.client.HTTPException):
+        st = None
+    ok(st == 405, "POST: 405 (%r)" % st)
+    got = raw(port, b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100000 + b"\r\n\r\n")
+    ok(got[:12] in (b"HTTP/1.1 431", b"HTTP/1.1 413", b"HTTP/1.1 414", b"HTTP/1.1 400") or got == b"",
+       "an oversized request is refused (%r)" % got[:40])
+    got = raw(port, b"\x00\xff garbage \r\n\r\n")
+    ok(not got.startswith(b"HTTP/1.1 200"), "a malformed request gets no page (%r)" % got[:40])
+    # More connections than the limit, held open idle, while intervals go on.
+    before = metric(get(port, "/metrics")[2].decode(), "perftop_intervals_total")
+    t0 = time.time()
+    socks = []
+    for _ in range(150):
+        try:
+            socks.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        except OSError:
+            break
+    time.sleep(3)
+    for s in socks:
+        s.close()
+    # Over the limit, connections are closed at once; the held ones go as
+    # the server sees them close: it serves again within seconds.
+    st, body, end = None, b"", time.time() + 20
+    while st != 200 and time.time() < end:
+        st, _, body = get(port, "/metrics")
+        time.sleep(0.2)
+    after = metric(body.decode(errors="replace"), "perftop_intervals_total")
+    want = (time.time() - t0) / 0.5
+    ok(st == 200 and top.poll() is None, "after %d idle connections perftop serves again" % len(socks))
+    ok(before is not None and after is not None and after - before >= MIN_INTERVAL_SHARE * want - 2,
+       "and intervals went on meanwhile (%r of about %.0f)" % (after - before if after and before else None, want))
+    # Profiles at once: each its own window up to the bound, then 503.
+    results = []
+
+    def one():
+        results.append(get(port, "/debug/pprof/profile?seconds=2", timeout=60)[0])
+    ts = [threading.Thread(target=one) for _ in range(12)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    diag("12 concurrent profiles: %r" % sorted(results, key=str))
+    ok(results.count(200) >= 1 and results.count(503) >= 1 and set(results) <= {200, 503},
+       "concurrent profiles: some served, those over the bound get 503")
+    rc, _, err = stop(top, signal.SIGINT)
+    ok(rc == 0, "SIGINT: exit 0 (%r %s)" % (rc, err.decode().strip()))
+
+
+def test_port_in_use():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(1)
+    port = s.getsockname()[1]
+    try:
+        r = subprocess.run([PERFTOP, "--listen", "127.0.0.1:%d" % port, "-d", "0.5"], stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=30)
+    finally:
+        s.close()
+    lines = r.stderr.strip().splitlines()
+    ok(r.returncode == 1 and len(lines) == 1 and str(port) in lines[0] and "in use" in lines[0],
+       "--listen on a port in use: one line naming the port, exit 1 (%r %r)" % (r.returncode, lines))
+    r = subprocess.run([PERFTOP, "--listen", "nothost:x"], capture_output=True, text=True, timeout=30)
+    ok(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, "a bad --listen: usage error (%s)"
+       % r.stderr.strip())
+
+
+def test_textfile():
+    d = tmpdir()
+    p = subprocess.Popen([PERFTOP, "--textfile", d, "-d", "0.3"], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    procs.append(p)
+    path = os.path.join(d, "perftop.prom")
+    end = time.time() + 20
+    while time.time() < end and not os.path.exists(path):
+        time.sleep(0.1)
+    time.sleep(1)
+    rc, _, err = stop(p)
+    ok(rc == 0 and os.path.exists(path), "--textfile alone runs headless and writes DIR/perftop.prom (%r %s)"
+       % (rc, err.decode().strip()))
+    ok(os.listdir(d) == ["perftop.prom"], "no temp file left beside it (%r)" % os.listdir(d))
+    if os.path.exists(path) and shutil.which("promtool"):
+        with open(path, "rb") as f:
+            r = subprocess.run(["promtool", "check", "metrics"], stdin=f, capture_output=True, timeout=60)
+        ok(r.returncode == 0, "promtool accepts it (%s)" % r.stderr.decode().strip()[:200])
+    r = subprocess.run([PERFTOP, "--textfile", "/nonexistent/dir", "-d", "0.3"], stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, timeout=30)
+    ok(r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and "/nonexistent/dir" in r.stderr,
+       "--textfile on a missing directory: one line, exit 1 (%s)" % r.stderr.strip())
+
+
+class Receiver:
+    """A Pyroscope stand-in: records each POST (path, headers, body); delay
+    makes it slow."""
+
+    def __init__(self, port, delay=0.0):
+        import http.server
+        rec = self
+        self.requests = []
+        self.delay = delay
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length", 0))
+                body = self.rfile.read(n)
+                time.sleep(rec.delay)
+                rec.requests.append((self.path, dict(self.headers), body))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *a):
+                pass
+        self.srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), H)
+        self.t = threading.Thread(target=self.srv.serve_forever, daemon=True)
+        self.t.start()
+
+    def close(self):
+        self.srv.shutdown()
+        self.srv.server_close()
+
+
+def profile_part(headers, body):
+    """The 'profile' part of a multipart/form-data body."""
+    import email.parser
+    import email.policy
+    msg = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        b"Content-Type: " + headers.get("Content-Type", "").encode() + b"\r\n\r\n" + body)
+    for part in msg.iter_parts():
+        if part.get_param("name", header="content-disposition") == "profile":
+            return part.get_payload(decode=True)
+    return None
+
+
+def push_run(port, *extra, secs=60):
+    r = subprocess.run([PERFTOP, "-b", "--format", "json", "-d", "0.5", "-n", "10", "-e", "cpu-clock",
+                        "--stats", "--push", "http://127.0.0.1:%d" % port, "--push-every", "1", *extra],
+                       capture_output=True, text=True, timeout=secs)
+    recs = [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
+    return r, recs
+
+
+def on_time(label, r, recs):
+    ivl = [x["interval"] for x in recs]
+    lost = sum(x["events"][0]["lost"] for x in recs)
+    ok(r.returncode == 0 and len(recs) == 10, "%s: all 10 intervals written (rc %r)" % (label, r.returncode))
+    # 3x the period, as test_overload allows: the shared test machine stalls
+    # everything now and then; a push blocking the loop would take 3 s here.
+    ok(ivl and max(ivl[1:]) < MAX_INTERVAL, "%s: intervals after the first stayed on time (longest %.3f s of 0.5)"
+       % (label, max(ivl[1:]) if ivl else -1))
+    ok(lost == 0, "%s: no sample lost (%d)" % (label, lost))
+
+
+def test_push():
+    port = free_port()
+    rcv = Receiver(port)
+    try:
+        r, recs = push_run(port)
+    finally:
+        rcv.close()
+    reqs = rcv.requests
+    on_time("--push", r, recs)
+    ok(len(reqs) >= 4, "a profile a second reached the receiver (%d)" % len(reqs))
+    if not reqs:
+        return
+    path, headers, body = reqs[0]
+    q = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
+    diag("first push: %s" % path)
+    ok(urllib.parse.urlsplit(path).path == "/ingest" and q.get("format") == ["pprof"] and
+       q.get("name", [""])[0].startswith("perftop{host=") and q.get("name", [""])[0].endswith("}") and
+       int(q["from"][0]) <= int(q["until"][0]) and q.get("sampleRate") == ["4000"],
+       "Pyroscope's parameters: name=perftop{host=...}, from <= until, format=pprof, sampleRate")
+    prof = profile_part(headers, body)
+    ok(prof is not None and prof[:2] == b"\x1f\x8b", "the body's profile part is gzip'd")
+    if prof and shutil.which("go"):
+        d = tmpdir()
+        with open(os.path.join(d, "pushed.pb.gz"), "wb") as f:
+            f.write(prof)
+        rc, flat, err = pprof_top(os.path.join(d, "pushed.pb.gz"), go_env())
+        ok(rc == 0 and flat, "go tool pprof reads the pushed profile (%s)" % err.strip()[-200:])
+    ok("not sent" not in r.stderr, "nothing reported unsent (%s)" % r.stderr.strip())
+    st = recs[-1].get("stats", {}) if recs else {}
+    ok(st.get("push_sent", 0) >= 3 and st.get("push_failed") == 0 and st.get("push_dropped") == 0,
+       "--stats shows the pushes (%r)" % {k: v for k, v in st.items() if k.startswith("push")})
+
+    # Down for the first 2 s: windows wait in the queue and all arrive.
+    port = free_port()
+    holder = {}
+    t = threading.Timer(2.0, lambda: holder.setdefault("r", Receiver(port)))
+    t.start()
+    try:
+        r, recs = push_run(port)
+    finally:
+        t.cancel()
+        t.join()
+        if "r" in holder:
+            holder["r"].close()
+    on_time("--push, receiver down at first", r, recs)
+    got = len(holder["r"].requests) if "r" in holder else 0
+    ok(got >= 4 and "not sent" not in r.stderr,
+       "the windows of the outage arrived once it was back (%d; %s)" % (got, r.stderr.strip()))
+
+    # Slow: 3 s a request, so profiles queue up behind it.
+    port = free_port()
+    rcv = Receiver(port, delay=3.0)
+    t0 = time.time()
+    try:
+        r, recs = push_run(port)
+    finally:
+        rcv.close()
+    on_time("--push, slow receiver", r, recs)
+    diag("slow receiver: %d received, run took %.1f s; %s" % (len(rcv.requests), time.time() - t0, r.stderr.strip()))
+    ok(time.time() - t0 < 20, "exit is not held up for long by a slow receiver (%.1f s)" % (time.time() - t0))
+    r = subprocess.run([PERFTOP, "-b", "-n", "1", "--push", "https://x"], capture_output=True, text=True, timeout=30)
+    ok(r.returncode == 2 and "http only" in r.stderr, "--push https://: usage error saying http only (%s)"
+       % r.stderr.strip())
+
+
+if not is_root():
+    skip("exporter", "needs root (perf_event_paranoid)")
+    done()
+try:
+    test_port_in_use()
+    test_formats()
+    test_bad_requests()
+    test_textfile()
+    test_pprof_file()
+    test_profile()
+    test_prometheus()
+    test_push()
+finally:
+    cleanup()
+done()
