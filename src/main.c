@@ -149,9 +149,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!o.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		/* The command line is right; where it runs is not: a runtime error. */
 		fputs("perftop: the live view needs a terminal: use -b for a headless dump\n", stderr);
 		options_free(&o);
-		return 2;
+		return 1;
 	}
 	if (o.batch && o.output == NULL && fcntl(STDOUT_FILENO, F_GETFD) == -1) {
 		fputs("perftop: cannot write the dump: stdout is closed: redirect it or give -o FILE\n", stderr);

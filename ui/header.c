@@ -339,13 +339,17 @@ void footer_draw(struct ui *u, int y, int w)
 	int x = 0;
 
 	if (u->mode == MODE_PROMPT) {
-		static const char *const what[] = { "Filter: ", "Interval (seconds): ", "Sampling frequency (Hz): " };
-		char safe[256];
+		static const char *const what[] = { "Filter", "Interval (seconds", "Sampling frequency (Hz" };
+		char safe[256], label[96];
 
+		if (u->prompt == PROMPT_FILTER)
+			snprintf(label, sizeof(label), "%s: ", what[u->prompt]);
+		else
+			snprintf(label, sizeof(label), "%s, now %s): ", what[u->prompt], u->hint);
 		paint_fill(y, 0, w, R_FLABEL);
-		paint_text(y, 0, (int)strlen(what[u->prompt]), R_FKEY, what[u->prompt], false);
+		paint_text(y, 0, (int)strlen(label), R_FKEY, label, false);
 		sanitize(safe, sizeof(safe), u->input);
-		x = (int)strlen(what[u->prompt]);
+		x = (int)strlen(label);
 		paint_text(y, x, w - x, R_FLABEL, safe, false);
 		move(y, x + (int)strlen(safe) < w ? x + (int)strlen(safe) : w - 1);
 		return;

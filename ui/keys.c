@@ -185,11 +185,13 @@ static unsigned act_demangle(struct ui *u, int key)
 	return UI_DRAW;
 }
 
+/* A filter is edited; a number starts empty, the value now as a hint. */
 static unsigned start_prompt(struct ui *u, enum ui_prompt p, const char *text)
 {
 	u->prompt = p;
 	u->mode = MODE_PROMPT;
-	strlcpy(u->input, text, sizeof(u->input));
+	strlcpy(u->input, p == PROMPT_FILTER ? text : "", sizeof(u->input));
+	strlcpy(u->hint, p == PROMPT_FILTER ? "" : text, sizeof(u->hint));
 	strlcpy(u->input_saved, u->filter, sizeof(u->input_saved));
 	return UI_DRAW;
 }

@@ -137,7 +137,7 @@ unsigned help_key(struct ui *u, int key)
 /* --- prompts ------------------------------------------------------------- */
 
 const struct key_binding prompt_keys[] = {
-	{ 0, NULL, { "Enter", "apply" } },
+	{ 0, NULL, { "Enter", "apply (d, F: nothing typed keeps the value)" } },
 	{ 0, NULL, { "Esc", "cancel (a filter reverts)" } },
 	{ 0, NULL, { "Backspace", "delete a character; Ctrl-U: all" } },
 	{ 0, NULL, { NULL, NULL } },
@@ -164,6 +164,8 @@ static unsigned prompt_apply(struct ui *u)
 	long long f;
 
 	u->mode = MODE_MAIN;
+	if (u->prompt != PROMPT_FILTER && u->input[0] == '\0')
+		return UI_DRAW; /* nothing typed: the value stays */
 	switch (u->prompt) {
 	case PROMPT_FILTER:
 		strlcpy(u->filter, u->input, sizeof(u->filter));

@@ -105,6 +105,7 @@ struct ui {
 	size_t panel_sel, help_top;
 	enum ui_prompt prompt;
 	char input[64], input_saved[64];
+	char hint[32];             /* d, F: the value now; typing replaces it */
 	/* message line */
 	char msg[256];
 	bool msg_error;
