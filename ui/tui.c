@@ -275,11 +275,14 @@ static bool unknown_sequence(struct ui *u)
 
 	if (c == ERR)
 		return false;
-	if (c == '[' || c == 'O') { /* CSI or SS3: parameters, then a final byte */
-		while ((c = getch()) != ERR && ++n < 32)
-			if (c >= 0x40 && c <= 0x7e && !(n == 1 && c == '['))
-				break;
+	if (c != '[' && c != 'O') { /* Esc, then a key typed quickly */
+		ungetch(c);
+		return false;
 	}
+	/* CSI or SS3: parameters, then a final byte */
+	while ((c = getch()) != ERR && ++n < 32)
+		if (c >= 0x40 && c <= 0x7e && !(n == 1 && c == '['))
+			break;
 	ui_message(u, false, "unknown key sequence ignored");
 	return true;
 }
