@@ -133,9 +133,11 @@ static const struct column sym_cols[] = {
 	{ "Overhead", 8, .text = text_overhead, .num = num_overhead },
 	{ "Samples", 8, .text = text_samples, .num = num_samples },
 	{ NULL, 10, .per_event = true, .multi_only = true, .text = text_ev_samples, .num = num_ev_samples },
-	{ "Shared Object", 18, .left = true, .foreign = true, .shrinks = true, .text = text_dso, .str = str_dso },
-	{ "", 3, .left = true, .text = text_mode, .str = str_mode },
-	{ "Symbol", 0, .left = true, .foreign = true, .text = text_sym, .str = str_sym },
+	{ "Shared Object", 13, .left = true, .foreign = true, .shrinks = true, .fit = true, .text = text_dso,
+	  .str = str_dso },
+	/* "Symbol" over "[k] name", as perf top has it; the mode sorts alone. */
+	{ "Symbol", 3, .sort_name = "[k]/[.]", .span = true, .left = true, .text = text_mode, .str = str_mode },
+	{ "", 0, .sort_name = "Symbol", .left = true, .foreign = true, .text = text_sym, .str = str_sym },
 };
 
 /* --- tasks ------------------------------------------------------------- */
