@@ -19,7 +19,8 @@ def main():
         t, wl, wpid = tuitest.workload_session(workload, w, h)
         try:
             focus = r"Target: PID %d\b" % wpid
-            pid, s = t.live(perftop, "-d", "0.5", "-p", str(wpid), ready=focus)
+            # xterm-256color, as the issue had it: keypad sequences differ from screen's
+            pid, s = t.live("TERM=xterm-256color " + perftop, "-d", "0.5", "-p", str(wpid), ready=focus)
             tap.ok(s is not None, "%dx%d: -p focus up" % (w, h))
             t.keys("C-z")
             s = t.wait_re(r"Stopped", 10)
