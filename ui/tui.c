@@ -184,6 +184,13 @@ static int term_start(struct ui *u)
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE); /* keys are read when epoll says stdin is ready */
 	curs_set(0);
+	/* Presses, not clicks: a click would wait mouseinterval for the release. */
+	mouseinterval(0);
+	mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+		  | BUTTON5_PRESSED
+#endif
+		  , NULL);
 	paint_init(u);
 	return 0;
 }
@@ -298,6 +305,8 @@ static void on_stdin(void *arg)
 		keys++;
 		if (key == KEY_RESIZE)
 			what |= UI_DRAW;
+		else if (key == KEY_MOUSE)
+			what |= mouse_event(u);
 		else if (key == 27 && unknown_sequence(u))
 			what |= UI_DRAW;
 		else

@@ -124,6 +124,10 @@ struct ui {
 	int nbar_hit;
 	int table_y, table_rows;   /* first row on screen, rows shown */
 	int head_y;                /* the column titles' line */
+	struct { int x0, x1; size_t col; } head_hit[48];
+	int nhead_hit;
+	struct timespec last_click;  /* a second press on the same row soon: double click */
+	size_t last_click_row;
 	int tab_x[VIEW_COUNT + 1]; /* tab v spans tab_x[v] .. tab_x[v+1]-1 */
 	int page;                  /* table rows on screen, for PgUp/PgDn */
 	bool color;
@@ -176,6 +180,8 @@ void counters_draw(struct ui *u, int y, int lines, int w);
 
 /* keys.c */
 unsigned keys_dispatch(struct ui *u, int key);
+/* mouse.c: a mouse event (KEY_MOUSE read) to what it means here. */
+unsigned mouse_event(struct ui *u);
 /* The help, read from the key tables: section titles (NULL past the last)
  * and their documented rows (false past the last). */
 struct ui_keyhelp { const char *keys, *what; };

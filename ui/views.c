@@ -307,6 +307,13 @@ void views_draw(struct ui *u, int y, int h, int w)
 	}
 	paint_fill(y + 1, 0, w, R_HEAD);
 	u->head_y = y + 1;
+	u->nhead_hit = 0;
+	for (size_t i = 0, xx = 0; i < n && u->nhead_hit < 48; xx += (size_t)inst[i].width + 1, i++)
+		if (all[i] != SIZE_MAX) {
+			u->head_hit[u->nhead_hit].x0 = (int)xx;
+			u->head_hit[u->nhead_hit].x1 = (int)xx + inst[i].width;
+			u->head_hit[u->nhead_hit++].col = all[i];
+		}
 	for (size_t i = 0, xx = 0; i < n; xx += (size_t)inst[i].width + 1, i++) {
 		int cw = inst[i].width;
 		bool sorted = all[i] == u->sort_col[v];

@@ -38,11 +38,11 @@ class Tmux:
         """Bytes as typed, escape sequences included (send-keys -l)."""
         self.tmux("send-keys", "-t", "t", "-l", text)
 
-    def click(self, x, y, button=0):
+    def click(self, x, y, button=0, release=True):
         """A mouse press and release at column x, row y (0-based), as SGR
         reports: what a terminal sends once perftop asked for mouse events."""
         self.raw("\x1b[<%d;%d;%dM" % (button, x + 1, y + 1))
-        if button < 64:  # the wheel has no release
+        if release and button < 64:  # the wheel has no release
             self.raw("\x1b[<%d;%d;%dm" % (button, x + 1, y + 1))
 
     def line(self, text):
