@@ -187,6 +187,21 @@ static void text_threads(const struct ui *u, const void *row, size_t ev, char *b
 		snprintf(buf, len, "%u", t->threads);
 }
 
+static double num_cpu_pct(const struct ui *u, const void *row, size_t ev)
+{
+	return taskcpu_pct(u, row);
+}
+
+static void text_cpu_pct(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	double p = taskcpu_pct(u, row);
+
+	if (p < 0)
+		strlcpy(buf, "-", len);
+	else
+		snprintf(buf, len, "%.1f", p);
+}
+
 /* Ratio columns: ev is the ratio kind. Rows without one sort last. */
 static double num_ratio(const struct ui *u, const void *row, size_t ev)
 {
@@ -243,6 +258,8 @@ static enum ui_role task_role(const void *row, const struct column *c)
 static const struct column task_cols[] = {
 	{ "PID", 7, .asc = true, .text = text_pid, .num = num_pid },
 	{ NULL, 10, .per_event = true, .text = text_ev_share, .num = num_ev_share },
+	/* top's %CPU beside the share of samples: busy, not just sampled */
+	{ "CPU%", 6, .text = text_cpu_pct, .num = num_cpu_pct },
 	{ "Samples", 8, .text = text_samples, .num = num_samples },
 	{ "TID", 7, .asc = true, .threads_only = true, .text = text_tid, .num = num_tid },
 	{ "Thr", 4, .text = text_threads, .num = num_threads },

@@ -161,6 +161,7 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	}
 	f->ncpus = n;
 	busy_take(u);
+	u->frame_seq++;
 
 	n = agg_symbols(a, ui_scope(u), &srows);
 	if (!grow((void **)&f->syms, &f->syms_cap, n, sizeof(*f->syms)))

@@ -70,6 +70,14 @@ struct ui_frame {
 	bool ratio_avail[RATIO_COUNT]; /* some task row has it: its column shows */
 };
 
+/* %CPU of a task row shown: its CPU time at the last read. */
+#define UI_TASKCPU 256
+struct ui_taskcpu {
+	pid_t id;                  /* TID of a thread row, else PID */
+	uint64_t ticks, seq;
+	double when, pct;          /* pct < 0: not known yet */
+};
+
 struct ui_reopen {
 	bool pending;
 	pid_t pid;                 /* focus on it; 0: back */
@@ -110,6 +118,8 @@ struct ui {
 	pid_t ended_pid;
 	bool threads;              /* H: thread rows in the tasks view */
 	struct ui_reopen reopen;
+	struct ui_taskcpu taskcpu[UI_TASKCPU];
+	uint64_t frame_seq;        /* ticks taken: %CPU is read once per tick */
 	/* panels and prompt */
 	size_t panel_sel, help_top;
 	enum ui_prompt prompt;
@@ -153,6 +163,10 @@ const struct counter_row *ui_counter_row(const struct ui *u, pid_t pid, pid_t ti
 void ui_task_ratios(const struct ui *u, const struct agg_task *t, struct ratio out[RATIO_COUNT]);
 /* The same from a counter row alone. */
 void ui_counter_ratios(const struct ui *u, const struct counter_row *r, struct ratio out[RATIO_COUNT]);
+
+/* taskcpu.c: %CPU of the task rows drawn (read once a tick). */
+void taskcpu_update(struct ui *u, const struct agg_task *t);
+double taskcpu_pct(const struct ui *u, const struct agg_task *t);
 
 /* views.c */
 void views_build(struct ui *u);

@@ -353,6 +353,9 @@ void views_draw(struct ui *u, int y, int h, int w)
 		bool sel = idx == u->sel[v];
 		bool hit = u->search[0] && views[v].match(row, u->search);
 
+		if (v == VIEW_TASKS)
+			taskcpu_update(u, row);
+
 		paint_fill(y + 2 + r, 0, w, sel ? R_SELECTED : R_NORMAL);
 		x = 0;
 		for (size_t i = 0; i < n; x += inst[i].width + 1, i++) {

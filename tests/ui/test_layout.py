@@ -68,6 +68,26 @@ def main():
             t.keys("Tab")
             s = t.wait(lambda sc: len(tuitest.table_rows(sc)) > 0 and "filter:" not in sc, 5)
             tap.ok(s is not None, "%s: the Tasks view is not filtered by it" % sz)
+
+            def busy(sc):
+                ti = tuitest.column_titles(sc).split()
+                if "CPU%" not in ti:
+                    return False
+                k = ti.index("CPU%")
+                for r in tuitest.table_rows(sc):
+                    tok = r.split()
+                    if tok[:1] == [str(wpid)] and len(tok) > k:
+                        try:
+                            return float(tok[k]) > 0
+                        except ValueError:
+                            return False
+                return False
+            t.keys("/")
+            t.raw(str(wpid))
+            t.keys("Enter")
+            s = t.wait(busy, 8)
+            tap.ok(s is not None, "%s: the spinning workload has a %%CPU beside its share" % sz)
+            t.keys("Escape")
             # F9: asks first; Esc sends nothing.
             t.keys("F9")
             s = t.wait_re(r"Signal to PID \d+|Send PID \d+ which signal", 5)
