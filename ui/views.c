@@ -245,7 +245,7 @@ static void draw_tabs(struct ui *u, int y, int w)
 {
 	struct col_inst inst[MAX_INST];
 	size_t n = expand(u, inst), sc = u->sort_col[u->view];
-	char title[64], right[160];
+	char title[64], right[256];
 	int x = 0;
 
 	paint_fill(y, 0, w, R_NORMAL);
