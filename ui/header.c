@@ -427,7 +427,7 @@ void footer_draw(struct ui *u, int y, int w)
 
 	if (u->mode == MODE_PROMPT) {
 		static const char *const what[] = { "Filter", "Interval (seconds", "Sampling frequency (Hz",
-						    "Search", "Signal" };
+						    "Search", "Signal", "User (name or uid; Enter alone: all" };
 		char safe[256], label[128];
 
 		if (u->prompt == PROMPT_FILTER || u->prompt == PROMPT_SEARCH)

@@ -246,6 +246,11 @@ static unsigned act_prev(struct ui *u, int key)
 	return search_step(u, -1);
 }
 
+static unsigned act_user(struct ui *u, int key)
+{
+	return start_prompt(u, PROMPT_USER, u->user[0] ? u->user : "all");
+}
+
 static unsigned act_kill(struct ui *u, int key)
 {
 	const struct agg_task *t;
@@ -373,6 +378,7 @@ static const struct key_binding main_keys[] = {
 	{ KEY_F(3), act_search, { "F3", "search: jump to a match, hide nothing" } },
 	{ 'N', act_prev, { "N", "the previous match" } },
 	{ KEY_F(6), act_sort, { "F6", "sort by the next column" } },
+	{ 'u', act_user, { "u", "tasks of one user only (empty: all)" } },
 	{ KEY_F(9), act_kill, { "F9", "send a signal to the selected task" } },
 	{ 'n', act_next, { "n", "the next match (search, else filter)" } },
 	{ 'z', act_decay, { "z", "zero each interval / decay history" } },
@@ -394,7 +400,7 @@ static const struct {
 	{ "Tables", main_keys },
 	{ "Event panel (e)", event_keys },
 	{ "Exclude panel (x)", exclude_keys },
-	{ "Prompts (/ F3 F9 d F)", prompt_keys },
+	{ "Prompts (/ F3 F9 u d F)", prompt_keys },
 };
 
 const char *keys_section(size_t s)

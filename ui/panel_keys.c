@@ -2,6 +2,7 @@
  * screen and the one-line prompts (filter, interval, frequency). */
 #include <curses.h>
 #include <errno.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +197,35 @@ static unsigned kill_apply(struct ui *u)
 	return UI_DRAW;
 }
 
+/* u, confirmed: a user name or uid; nothing typed: every user again. */
+static unsigned user_apply(struct ui *u)
+{
+	const char *errstr = NULL;
+	struct passwd *pw;
+	long long uid;
+
+	if (u->input[0] == '\0') {
+		u->user[0] = '\0';
+		ui_message(u, false, "tasks of every user");
+		return UI_RESORT;
+	}
+	errno = 0;
+	pw = getpwnam(u->input);
+	if (pw) {
+		uid = pw->pw_uid;
+	} else {
+		uid = strtonum(u->input, 0, UINT32_MAX - 1, &errstr);
+		if (errstr) {
+			ui_message(u, true, "no user \"%s\": a name or a uid (nothing: every user)", u->input);
+			return UI_DRAW;
+		}
+	}
+	u->user_uid = (uid_t)uid;
+	strlcpy(u->user, u->input, sizeof(u->user));
+	ui_message(u, false, "Tasks view: %s's tasks only (u, then Enter alone: all)", u->user);
+	return UI_RESORT;
+}
+
 static unsigned prompt_apply(struct ui *u)
 {
 	const char *errstr = NULL;
@@ -206,6 +236,8 @@ static unsigned prompt_apply(struct ui *u)
 	u->mode = MODE_MAIN;
 	if (u->prompt == PROMPT_KILL)
 		return kill_apply(u);
+	if (u->prompt == PROMPT_USER)
+		return user_apply(u);
 	if (u->prompt == PROMPT_SEARCH)
 		return UI_DRAW; /* the search stays for n and N */
 	if (u->prompt != PROMPT_FILTER && u->input[0] == '\0')
@@ -235,6 +267,7 @@ static unsigned prompt_apply(struct ui *u)
 		return UI_REOPEN;
 	case PROMPT_SEARCH:
 	case PROMPT_KILL:
+	case PROMPT_USER:
 		break;
 	}
 	return UI_DRAW;

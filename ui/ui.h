@@ -20,7 +20,7 @@
 
 enum ui_view { VIEW_SYMBOLS, VIEW_TASKS, VIEW_CPUS, VIEW_COUNT };
 enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT };
-enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ, PROMPT_SEARCH, PROMPT_KILL };
+enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ, PROMPT_SEARCH, PROMPT_KILL, PROMPT_USER };
 
 /* What an action asks of the main loop. */
 enum {
@@ -101,6 +101,8 @@ struct ui {
 	char filter[VIEW_COUNT][64]; /* each view its own, as typed there */
 	char search[64];           /* F3: selects, hides nothing */
 	pid_t kill_pid;            /* F9: asked for confirmation */
+	char user[32];             /* u: the Tasks view shows this user's tasks; "" all */
+	uid_t user_uid;
 	/* sampling */
 	bool paused, cumulative, decay;
 	double interval;

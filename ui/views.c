@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "columns.h"
 #include "sanitize.h"
@@ -115,6 +116,17 @@ static bool grow_rows(struct ui *u, size_t n)
 	return true;
 }
 
+/* u: a task is its user's when /proc/PID is (one stat, and only while a
+ * user is asked for). Gone tasks are nobody's. */
+static bool user_match(const struct ui *u, const struct agg_task *t)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)t->pid);
+	return t->pid > 0 && stat(path, &st) == 0 && st.st_uid == u->user_uid;
+}
+
 static void add_rows(struct ui *u, const void *base, size_t n, size_t size)
 {
 	const struct view_def *v = &views[u->view];
@@ -126,6 +138,8 @@ static void add_rows(struct ui *u, const void *base, size_t n, size_t size)
 		if (u->view != VIEW_CPUS && counts_sum(u, v->counts(row, ui_scope(u))) == 0)
 			continue;
 		if (u->filter[u->view][0] && !v->match(row, u->filter[u->view]))
+			continue;
+		if (u->view == VIEW_TASKS && u->user[0] && !user_match(u, row))
 			continue;
 		u->rows[u->nrows++] = row;
 	}
@@ -263,12 +277,16 @@ static void draw_tabs(struct ui *u, int y, int w)
 	else
 		title[0] = '\0';
 	{
-		char where[48] = "";
+		char where[96] = "";
 
+		char user[48] = "";
+
+		if (u->view == VIEW_TASKS && u->user[0])
+			snprintf(user, sizeof(user), "user: %s  ", u->user);
 		if (u->nrows)
-			snprintf(where, sizeof(where), "row %zu of %zu  ", u->sel[u->view] + 1, u->nrows);
+			snprintf(where, sizeof(where), "%srow %zu of %zu  ", user, u->sel[u->view] + 1, u->nrows);
 		else
-			snprintf(where, sizeof(where), "0 rows  ");
+			snprintf(where, sizeof(where), "%s0 rows  ", user);
 		snprintf(right, sizeof(right), "%s%s%s%s%s  sort: %s%s", u->filter[u->view][0] ? "filter: " : "",
 			 u->filter[u->view], u->filter[u->view][0] ? "  " : "", where, mode_name(u),
 			 title[0] ? title : "?", u->sort_inv[u->view] ? " (inverted)" : "");
@@ -342,6 +360,8 @@ void views_draw(struct ui *u, int y, int h, int w)
 		if (u->filter[u->view][0])
 			snprintf(why, sizeof(why), "no rows match the %s filter \"%s\" (/ changes it, Esc clears it)",
 				 views[v].name, u->filter[u->view]);
+		else if (u->view == VIEW_TASKS && u->user[0])
+			snprintf(why, sizeof(why), "no task of user \"%s\" took samples (u, Enter: all users)", u->user);
 		else
 			strlcpy(why, u->paused ? "paused" : "no samples yet", sizeof(why));
 		paint_foreign(y + 2 + rows / 2, 0, w, R_WARN, why);

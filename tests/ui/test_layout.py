@@ -3,7 +3,8 @@
 Quit, the title's clock never covers the name, busy % meters, the tasks/
 load/memory line, row N of M, Symbol over [k], a filter says where it
 applies and when nothing matches, F3 search selects and hides nothing,
-unknown keys are said, Left/Right scroll names, F9 asks before signalling."""
+unknown keys are said, Left/Right scroll names, F9 asks before signalling,
+u shows one user's tasks, the Tasks view has %CPU."""
 import re
 import sys
 import time
@@ -88,6 +89,21 @@ def main():
             s = t.wait(busy, 8)
             tap.ok(s is not None, "%s: the spinning workload has a %%CPU beside its share" % sz)
             t.keys("Escape")
+            # u: one user's tasks (the workload is root's, as we are).
+            t.keys("u")
+            t.raw("54321")
+            t.keys("Enter")
+            s = t.wait_re(r'user: 54321.*0 rows|no task of user "54321"', 5)
+            tap.ok(s is not None, "%s: u 54321: no task, and it says which user" % sz)
+            t.keys("u")
+            t.raw("root")
+            t.keys("Enter")
+            s = t.wait(lambda sc: "user: root" in sc and len(tuitest.table_rows(sc)) > 0, 5)
+            tap.ok(s is not None, "%s: u root: root's tasks" % sz)
+            t.keys("u")
+            t.keys("Enter")
+            s = t.wait(lambda sc: "user:" not in sc, 5)
+            tap.ok(s is not None, "%s: u Enter: every user again" % sz)
             # F9: asks first; Esc sends nothing.
             t.keys("F9")
             s = t.wait_re(r"Signal to PID \d+|Send PID \d+ which signal", 5)
