@@ -409,6 +409,9 @@ static const struct fkey bar_exclude[] = {
 	FK("u k v i o g", "Toggle", 0), FK("Space", "Toggle", ' '), FK("Esc", "Close", KEY_ESC_CODE),
 	FK(NULL, NULL, 0),
 };
+static const struct fkey bar_sort[] = {
+	FK("Enter", "Sort", '\n'), FK("I", "Invert", 'I'), FK("Esc", "Close", KEY_ESC_CODE), FK(NULL, NULL, 0),
+};
 static const struct fkey bar_help[] = {
 	FK("Up/Down", "Scroll", 0), FK("Esc", "Close", KEY_ESC_CODE), FK(NULL, NULL, 0),
 };
@@ -453,6 +456,8 @@ void footer_draw(struct ui *u, int y, int w)
 		bar = bar_exclude;
 	else if (u->mode == MODE_HELP)
 		bar = bar_help;
+	else if (u->mode == MODE_SORT)
+		bar = bar_sort;
 	paint_fill(y, 0, w, R_FLABEL);
 	u->nbar_hit = 0;
 	size_t n = 0;

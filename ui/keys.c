@@ -133,6 +133,14 @@ static unsigned open_panel(struct ui *u, enum ui_mode m)
 	return UI_DRAW;
 }
 
+static unsigned act_sort_menu(struct ui *u, int key)
+{
+	unsigned r = open_panel(u, MODE_SORT);
+
+	u->panel_sel = u->sort_col[u->view];
+	return r;
+}
+
 static unsigned act_events(struct ui *u, int key)
 {
 	return open_panel(u, MODE_EVENTS);
@@ -377,7 +385,7 @@ static const struct key_binding main_keys[] = {
 	{ KEY_F(4), act_filter, { NULL, NULL } },
 	{ KEY_F(3), act_search, { "F3", "search: jump to a match, hide nothing" } },
 	{ 'N', act_prev, { "N", "the previous match" } },
-	{ KEY_F(6), act_sort, { "F6", "sort by the next column" } },
+	{ KEY_F(6), act_sort_menu, { "F6", "sort menu: pick the sort column" } },
 	{ 'u', act_user, { "u", "tasks of one user only (empty: all)" } },
 	{ KEY_F(9), act_kill, { "F9", "send a signal to the selected task" } },
 	{ 'n', act_next, { "n", "the next match (search, else filter)" } },
@@ -400,6 +408,7 @@ static const struct {
 	{ "Tables", main_keys },
 	{ "Event panel (e)", event_keys },
 	{ "Exclude panel (x)", exclude_keys },
+	{ "Sort menu (F6)", sort_keys },
 	{ "Prompts (/ F3 F9 u d F)", prompt_keys },
 };
 
@@ -444,6 +453,9 @@ unsigned keys_dispatch(struct ui *u, int key)
 		break;
 	case MODE_EXCLUDE:
 		b = lookup(exclude_keys, key);
+		break;
+	case MODE_SORT:
+		b = lookup(sort_keys, key);
 		break;
 	case MODE_MAIN:
 		b = lookup(main_keys, key);

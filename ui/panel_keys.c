@@ -104,6 +104,35 @@ const struct key_binding exclude_keys[] = {
 	{ 0, NULL, { NULL, NULL } },
 };
 
+/* --- sort menu (F6) ---------------------------------------------------- */
+
+static unsigned sort_pick(struct ui *u, int key)
+{
+	u->sort_col[u->view] = u->panel_sel;
+	u->mode = MODE_MAIN;
+	return UI_RESORT;
+}
+
+static unsigned sort_invert(struct ui *u, int key)
+{
+	u->sort_inv[u->view] = !u->sort_inv[u->view];
+	return UI_RESORT;
+}
+
+const struct key_binding sort_keys[] = {
+	{ KEY_UP, panel_move, { "Up Down", "select a column" } },
+	{ KEY_DOWN, panel_move, { NULL, NULL } },
+	{ KEY_HOME, panel_move, { NULL, NULL } },
+	{ KEY_END, panel_move, { NULL, NULL } },
+	{ '\n', sort_pick, { "Enter", "sort by it" } },
+	{ '\r', sort_pick, { NULL, NULL } },
+	{ KEY_ENTER, sort_pick, { NULL, NULL } },
+	{ 'I', sort_invert, { "I", "invert the order" } },
+	{ KEY_ESC, panel_close, { "Esc F6", "close the menu" } },
+	{ KEY_F(6), panel_close, { NULL, NULL } },
+	{ 0, NULL, { NULL, NULL } },
+};
+
 /* --- help -------------------------------------------------------------- */
 
 unsigned help_key(struct ui *u, int key)

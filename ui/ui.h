@@ -19,7 +19,7 @@
 #include "session.h"
 
 enum ui_view { VIEW_SYMBOLS, VIEW_TASKS, VIEW_CPUS, VIEW_COUNT };
-enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT };
+enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT, MODE_SORT };
 enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ, PROMPT_SEARCH, PROMPT_KILL, PROMPT_USER };
 
 /* What an action asks of the main loop. */
@@ -174,6 +174,8 @@ double taskcpu_pct(const struct ui *u, const struct agg_task *t);
 void views_build(struct ui *u);
 void views_draw(struct ui *u, int y, int h, int w);
 size_t views_ncols(const struct ui *u);
+/* Column i's name as the sort menu and the tab line say it. */
+void views_col_name(const struct ui *u, size_t i, char *buf, size_t len);
 const char *views_title(const struct ui *u, enum ui_view v);
 uint64_t views_row_key(const struct ui *u, const void *row);
 bool views_match(const struct ui *u, const void *row, const char *pat);

@@ -72,6 +72,22 @@ size_t views_ncols(const struct ui *u)
 	return expand(u, inst);
 }
 
+static void column_title(const struct ui *u, const struct col_inst *ci, char *buf, size_t len);
+
+void views_col_name(const struct ui *u, size_t i, char *buf, size_t len)
+{
+	struct col_inst inst[MAX_INST];
+	size_t n = expand(u, inst);
+
+	buf[0] = '\0';
+	if (i >= n)
+		return;
+	if (inst[i].c->sort_name)
+		strlcpy(buf, inst[i].c->sort_name, len);
+	else
+		column_title(u, &inst[i], buf, len);
+}
+
 struct sort_ctx {
 	const struct ui *u;
 	struct col_inst col;

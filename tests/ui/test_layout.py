@@ -51,6 +51,15 @@ def main():
             s = t.wait_re(r"row [2-9]\d* of", 5) or ""
             tap.ok(s != "" and ("hot_a" in s or h < 24), "%s: F3 hot_c selects a lower row, hot_a still shown" % sz)
             t.keys("n")
+            # F6: the sort menu; Down, Enter: the next column.
+            t.keys("F6")
+            s = t.wait_re(r"Sort by", 5)
+            tap.ok(s is not None and "* Overhead" in s, "%s: F6 opens the sort menu, Overhead marked" % sz)
+            t.keys("Down")
+            t.keys("Enter")
+            s = t.wait_re(r"sort: Samples|^Overhead\s+Samples", 5)
+            tap.ok(s is not None and "Sort by" not in s, "%s: Down Enter: sorted by Samples, menu closed" % sz)
+            t.keys("<")
             # Unknown key.
             t.keys("y")
             s = t.wait_re(r"y does nothing here", 5)

@@ -31,10 +31,13 @@ def main():
             s = t.wait(lambda sc: re.search(r"^\s+PID\s", sc, re.M) is not None, 5)
             tap.ok(s is not None, "%s: a click on Tasks shows the task table" % sz)
             t.click(2, tabs + 1)  # the PID title
-            s = t.wait_re(r"sort: PID|row \d+ of", 5) or ""
+            s = t.wait_re(r"sort: PID", 5) or ""
             time.sleep(0.5)
             t.click(5, tabs + 3)   # the second row
-            s = t.wait_re(r"row ([2-9]|\d\d+) of \d+", 5)
+            s = t.wait_re(r"row ([2-9]|\d\d+) of \d+", 3)
+            if s is None:  # a tick may re-sort under the pointer: once more
+                t.click(5, tabs + 3)
+                s = t.wait_re(r"row ([2-9]|\d\d+) of \d+", 3)
             tap.ok(s is not None, "%s: a click on the second row selects it" % sz)
             t.click(5, tabs + 3, 65)  # wheel down
             s = t.wait(lambda sc: re.search(r"row [3-9]\d* of|row (\d+) of \1\b", sc) is not None, 5)

@@ -259,6 +259,10 @@ int main(int argc, char **argv)
 	keys_dispatch(&u, '\t');
 	frame(out, &u, "cpus", 30, 100);
 	frame(out, &u, "cpus, 80x24", 24, 80);
+	keys_dispatch(&u, KEY_F(6));
+	keys_dispatch(&u, KEY_DOWN);
+	frame(out, &u, "F6 sort menu, Down", 24, 80);
+	keys_dispatch(&u, 27);
 	keys_dispatch(&u, '\t');
 	keys_dispatch(&u, '/');
 	keys_dispatch(&u, 'z');
