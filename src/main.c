@@ -195,9 +195,10 @@ int main(int argc, char **argv)
 	/* An exporter without a terminal runs headless, as exporters do. */
 	headless = !o.batch && options_exporting(&o) && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO));
 	if (!o.batch && !headless && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		/* The command line is right; where it runs is not: a runtime error. */
 		fputs("perftop: the live view needs a terminal: use -b for a headless dump\n", stderr);
 		options_free(&o);
-		return 2;
+		return 1;
 	}
 	if (o.batch && o.output == NULL && fcntl(STDOUT_FILENO, F_GETFD) == -1) {
 		fputs("perftop: cannot write the dump: stdout is closed: redirect it or give -o FILE\n", stderr);

@@ -427,7 +427,9 @@ int options_parse(struct options *o, int argc, char **argv)
 		return bad("%s", "-G cannot be combined with -p or -t");
 	if (counters && !o->pids && !o->cgroup)
 		return bad("%s", "--counters needs a focus: -p, -t or -G");
-	if (o->pids || o->cgroup) {
+	/* Parsed for every run: a focus taken later in the live view (Enter)
+	 * counts as -p does; the session counts only with a focus. */
+	{
 		if (evspec_parse_list(counters ? counters : COUNTERS_DEFAULT, &o->counters, &o->ncounters,
 				      err, sizeof(err)))
 			return bad("--counters: %s", err);

@@ -9,6 +9,8 @@
 
 size_t panel_len(const struct ui *u)
 {
+	if (u->mode == MODE_SORT)
+		return views_ncols(u);
 	return u->mode == MODE_EVENTS ? u->fr.nev : u->mode == MODE_EXCLUDE ? EXCL_COUNT : 0;
 }
 

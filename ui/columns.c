@@ -133,9 +133,11 @@ static const struct column sym_cols[] = {
 	{ "Overhead", 8, .text = text_overhead, .num = num_overhead },
 	{ "Samples", 8, .text = text_samples, .num = num_samples },
 	{ NULL, 10, .per_event = true, .multi_only = true, .text = text_ev_samples, .num = num_ev_samples },
-	{ "Shared Object", 18, .left = true, .foreign = true, .shrinks = true, .text = text_dso, .str = str_dso },
-	{ "", 3, .left = true, .text = text_mode, .str = str_mode },
-	{ "Symbol", 0, .left = true, .foreign = true, .text = text_sym, .str = str_sym },
+	{ "Shared Object", 13, .left = true, .foreign = true, .shrinks = true, .fit = true, .text = text_dso,
+	  .str = str_dso },
+	/* "Symbol" over "[k] name", as perf top has it; the mode sorts alone. */
+	{ "Symbol", 3, .sort_name = "[k]/[.]", .span = true, .left = true, .text = text_mode, .str = str_mode },
+	{ "", 0, .sort_name = "Symbol", .left = true, .foreign = true, .text = text_sym, .str = str_sym },
 };
 
 /* --- tasks ------------------------------------------------------------- */
@@ -183,6 +185,21 @@ static void text_threads(const struct ui *u, const void *row, size_t ev, char *b
 		strlcpy(buf, "-", len);
 	else
 		snprintf(buf, len, "%u", t->threads);
+}
+
+static double num_cpu_pct(const struct ui *u, const void *row, size_t ev)
+{
+	return taskcpu_pct(u, row);
+}
+
+static void text_cpu_pct(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	double p = taskcpu_pct(u, row);
+
+	if (p < 0)
+		strlcpy(buf, "-", len);
+	else
+		snprintf(buf, len, "%.1f", p);
 }
 
 /* Ratio columns: ev is the ratio kind. Rows without one sort last. */
@@ -241,6 +258,8 @@ static enum ui_role task_role(const void *row, const struct column *c)
 static const struct column task_cols[] = {
 	{ "PID", 7, .asc = true, .text = text_pid, .num = num_pid },
 	{ NULL, 10, .per_event = true, .text = text_ev_share, .num = num_ev_share },
+	/* top's %CPU beside the share of samples: busy, not just sampled */
+	{ "CPU%", 6, .text = text_cpu_pct, .num = num_cpu_pct },
 	{ "Samples", 8, .text = text_samples, .num = num_samples },
 	{ "TID", 7, .asc = true, .threads_only = true, .text = text_tid, .num = num_tid },
 	{ "Thr", 4, .text = text_threads, .num = num_threads },

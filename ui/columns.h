@@ -19,6 +19,9 @@ struct column {
 	void (*text)(const struct ui *u, const void *row, size_t ev, char *buf, size_t len);
 	double (*num)(const struct ui *u, const void *row, size_t ev);
 	const char *(*str)(const void *row);
+	const char *sort_name;      /* in "sort: …" when the title is not enough */
+	bool span;                  /* the title runs on over the next column's empty one */
+	bool fit;                   /* as wide as its widest text shown, up to a third of the line */
 };
 
 struct view_def {

@@ -85,6 +85,38 @@ void frame_events(struct ui *u)
 	}
 }
 
+/* Busy % of each CPU over the interval, from /proc/stat, as htop shows it. */
+static void busy_take(struct ui *u)
+{
+	static struct procstat_cpu now[CPUMAP_MAX];
+	struct ui_frame *f = &u->fr;
+	int n;
+
+	for (size_t i = 0; i < f->ncpus; i++)
+		f->cpu_busy[i] = -1;
+	f->sys_ok = false;
+	if (u->fixed_time) /* the render test: no /proc */
+		return;
+	f->sys_ok = procstat_sys(&f->sys) == 0;
+	n = procstat_cpus(now, CPUMAP_MAX);
+	if (n < 0)
+		return;
+	for (size_t i = 0; i < f->ncpus; i++)
+		for (size_t j = 0; j < (size_t)n && j < u->nprev_stat; j++) {
+			const struct procstat_cpu *a = &u->prev_stat[j], *b = &now[j];
+			uint64_t dt, db;
+
+			if (b->cpu != f->cpus[i].cpu || a->cpu != b->cpu)
+				continue;
+			dt = b->total - a->total;
+			db = b->busy >= a->busy ? b->busy - a->busy : 0;
+			f->cpu_busy[i] = dt ? 100.0 * (double)(db > dt ? dt : db) / (double)dt : 0.0;
+			break;
+		}
+	memcpy(u->prev_stat, now, (size_t)n * sizeof(*now));
+	u->nprev_stat = (size_t)n;
+}
+
 /* Rates come from the running totals (the interval counts may be decayed
  * history); they are kept up while paused so that resuming shows a true
  * rate. Rows are copied only when not paused. */
@@ -116,7 +148,8 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 		return;
 	}
 	if (!grow((void **)&f->cpus, &f->cpus_cap, n, sizeof(*f->cpus)) ||
-	    !grow((void **)&f->cpu_rate, &f->rate_cap, n, sizeof(*f->cpu_rate)))
+	    !grow((void **)&f->cpu_rate, &f->rate_cap, n, sizeof(*f->cpu_rate)) ||
+	    !grow((void **)&f->cpu_busy, &f->busy_cap, n, sizeof(*f->cpu_busy)))
 		n = 0;
 	for (i = 0; i < n; i++) {
 		uint64_t t = 0;
@@ -127,6 +160,8 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 		f->cpu_rate[i] = i < u->prev_ncpus ? rate(t, &u->prev_cpu_total[i], lap) : 0.0;
 	}
 	f->ncpus = n;
+	busy_take(u);
+	u->frame_seq++;
 
 	n = agg_symbols(a, ui_scope(u), &srows);
 	if (!grow((void **)&f->syms, &f->syms_cap, n, sizeof(*f->syms)))
@@ -215,6 +250,7 @@ void frame_free(struct ui *u)
 	free(u->fr.threads);
 	free(u->fr.cpus);
 	free(u->fr.cpu_rate);
+	free(u->fr.cpu_busy);
 	free(u->fr.cprocs);
 	free(u->fr.cthreads);
 	free(u->prev_cpu_total);

@@ -12,6 +12,7 @@
 #include "ui.h"
 
 #define METER_MIN_W 16
+#define KEY_ESC_CODE 27
 #define TABLE_MIN_H 4     /* tabs, titles, two rows */
 
 static int meter_cols(const struct ui *u, int w)
@@ -29,17 +30,20 @@ static int meter_lines_wanted(const struct ui *u, int w)
 }
 
 struct header_layout {
-	int ev_lines, meter_lines;
+	int ev_lines, meter_lines, sys_lines;
 };
 
 static struct header_layout header_layout(const struct ui *u, int h, int w)
 {
-	struct header_layout l = { 0, 0 };
+	struct header_layout l = { 0, 0, 0 };
 	int avail = h - 2 - TABLE_MIN_H - 2; /* two title lines; message and footer */
 	int cap = h / 6 > 1 ? h / 6 : 1;
 
 	if (avail < 0)
 		avail = 0;
+	/* Tasks, load and memory, as htop's header: after the events. */
+	l.sys_lines = avail > (int)u->fr.nev + 1 ? 1 : 0;
+	avail -= l.sys_lines;
 	l.ev_lines = (int)u->fr.nev < avail ? (int)u->fr.nev : avail;
 	avail -= l.ev_lines;
 	l.meter_lines = meter_lines_wanted(u, w);
@@ -54,7 +58,7 @@ int header_height(const struct ui *u, int h, int w)
 {
 	struct header_layout l = header_layout(u, h, w);
 
-	return 2 + l.ev_lines + l.meter_lines;
+	return 2 + l.ev_lines + l.sys_lines + l.meter_lines;
 }
 
 static void clock_text(const struct ui *u, char *buf, size_t len)
@@ -88,32 +92,46 @@ static unsigned common_exclude(const struct ui *u)
 	return u->fr.nev ? bits : 0;
 }
 
-/* label: value, label: value … one segment at a time, cut at the edge. */
-static int segment(int y, int x, int w, const char *label, const char *value, enum ui_role vrole)
-{
-	int lw = (int)strlen(label), vw = (int)strlen(value);
+/* A header field; a line drops whole fields that do not fit, never cuts one. */
+struct field {
+	const char *label, *value;
+	enum ui_role role;
+};
 
-	if (x >= w)
-		return x;
-	paint_text(y, x, lw < w - x ? lw : w - x, R_LABEL, label, false);
-	x += lw;
-	if (x < w)
-		paint_text(y, x, vw < w - x ? vw : w - x, vrole, value, false);
-	return x + vw + 2;
+static void fields_draw(int y, int x, int w, const struct field *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int lw = (int)strlen(f[i].label), vw = (int)strlen(f[i].value);
+
+		if (f[i].value[0] == '\0' || x + lw + vw > w)
+			continue;
+		paint_text(y, x, lw, R_LABEL, f[i].label, false);
+		paint_text(y, x + lw, vw, f[i].role, f[i].value, false);
+		x += lw + vw + 2;
+	}
 }
 
 static void draw_title(struct ui *u, int w)
 {
 	char host[64], left[256], clk[64];
-	int cw;
+	int cw, lw;
 
 	sanitize(host, sizeof(host), u->host);
 	snprintf(left, sizeof(left), "perftop %s on %s (Linux %s)", PERFTOP_VERSION, host, u->kernel);
 	clock_text(u, clk, sizeof(clk));
-	cw = (int)strlen(clk);
 	paint_fill(0, 0, w, R_NORMAL);
-	paint_text(0, 0, w - cw - 1 > 0 ? w - cw - 1 : 0, R_VALUE, left, false);
-	if (cw < w)
+	/* Narrow: the kernel goes first, then the uptime; the clock never
+	 * covers the name. */
+	if ((int)(strlen(left) + 1 + strlen(clk)) > w)
+		snprintf(left, sizeof(left), "perftop %s on %s", PERFTOP_VERSION, host);
+	if ((int)(strlen(left) + 1 + strlen(clk)) > w)
+		clk[8] = '\0'; /* HH:MM:SS */
+	cw = (int)strlen(clk);
+	lw = (int)strlen(left);
+	if (lw + 1 + cw > w)
+		cw = 0;
+	paint_text(0, 0, lw < w - cw ? lw : w - cw, R_VALUE, left, false);
+	if (cw)
 		paint_text(0, w - cw, cw, R_NORMAL, clk, false);
 }
 
@@ -135,10 +153,38 @@ static void draw_target(struct ui *u, int w)
 		paint_text(1, 0, 8, R_WARN, " PAUSED ", false);
 		x = 9;
 	}
-	x = segment(1, x, w, "Target: ", tgt, R_VALUE);
-	x = segment(1, x, w, "Exclude: ", excl[0] ? excl : "none", excl[0] ? R_WARN : R_VALUE);
-	x = segment(1, x, w, "Rate: ", rate, R_VALUE);
-	segment(1, x, w, "Delay: ", iv, R_VALUE);
+	/* The target always shows (cut if it must); the others whole or not. */
+	if (x + 8 + (int)strlen(tgt) > w && w - x - 8 > 4)
+		strlcpy(tgt + (w - x - 8 - 1), "~", 2);
+	struct field f[] = {
+		{ "Target: ", tgt, R_VALUE },
+		{ "Exclude: ", excl[0] ? excl : "none", excl[0] ? R_WARN : R_VALUE },
+		{ "Rate: ", rate, R_VALUE },
+		{ "Delay: ", iv, R_VALUE },
+	};
+	fields_draw(1, x, w, f, sizeof(f) / sizeof(f[0]));
+}
+
+/* Tasks, load average and memory, as htop's header has them. */
+static void draw_sys(struct ui *u, int y, int w)
+{
+	char tasks[48] = "", load[48] = "", mem[48] = "", used[16], total[16];
+	const struct procstat_sys *p = &u->fr.sys;
+
+	paint_fill(y, 0, w, R_NORMAL);
+	if (u->fr.sys_ok) {
+		snprintf(tasks, sizeof(tasks), "%u, %u running", p->tasks, p->running);
+		snprintf(load, sizeof(load), "%.2f %.2f %.2f", p->load[0], p->load[1], p->load[2]);
+		fmt_bytes(used, sizeof(used), p->mem_used);
+		fmt_bytes(total, sizeof(total), p->mem_total);
+		snprintf(mem, sizeof(mem), "%s/%s", used, total);
+	}
+	struct field f[] = {
+		{ "Tasks: ", tasks, R_VALUE },
+		{ "Load average: ", load, R_VALUE },
+		{ "Mem: ", mem, R_VALUE },
+	};
+	fields_draw(y, 0, w, f, sizeof(f) / sizeof(f[0]));
 }
 
 static void draw_event(struct ui *u, int y, int w, size_t i)
@@ -160,9 +206,19 @@ static void draw_event(struct ui *u, int y, int w, size_t i)
 		strlcpy(mux, "-", sizeof(mux));
 	else
 		snprintf(mux, sizeof(mux), "%d%%", e->running_pct);
-	snprintf(line, sizeof(line), "%7s/s  excl: %-12s lost %-5s throttled %-5s mux %s", rate,
-		 excl[0] ? excl : "-", lost, thr, mux);
-	paint_text(y, 22, w - 22, R_NORMAL, line, false);
+	snprintf(line, sizeof(line), "%7s/s", rate);
+	char lost_v[24], thr_v[24];
+
+	snprintf(lost_v, sizeof(lost_v), "%s", lost);
+	snprintf(thr_v, sizeof(thr_v), "%s", thr);
+	struct field f[] = {
+		{ "", line, R_NORMAL },
+		{ "excl: ", excl[0] ? excl : "-", R_NORMAL },
+		{ "lost ", lost_v, R_NORMAL },
+		{ "mux ", mux, R_NORMAL },
+		{ "throttled ", thr_v, R_NORMAL },
+	};
+	fields_draw(y, 23, w, f, sizeof(f) / sizeof(f[0]));
 }
 
 static double meter_scale(const struct ui *u)
@@ -180,20 +236,28 @@ static double meter_scale(const struct ui *u)
 	return full > 0 ? full : 1;
 }
 
-/* htop's bars: "  0[||||||      3.9k/s]". */
-static void draw_meter(int y, int x, int w, int cpu, double rate, double full)
+/* htop's bars: "  0[||||||   42.1% 3.9k/s]": the bar is how busy the CPU
+ * was (/proc/stat); the samples/s beside it. Without /proc/stat the bar
+ * falls back to samples/s against the rate asked for. */
+static void draw_meter(int y, int x, int w, int cpu, double busy, double rate, double full)
 {
-	char lbl[16], txt[16], bar[256];
+	char lbl[16], txt[32], r[16], bar[256];
 	int inner, fill, tl;
+	double frac = busy >= 0 ? busy / 100.0 : rate / full;
 
 	snprintf(lbl, sizeof(lbl), "%3d", cpu);
 	paint_text(y, x, 3, R_LABEL, lbl, true);
 	inner = w - 6;
 	if (inner < 1 || inner >= (int)sizeof(bar))
 		return;
-	fmt_count(txt, sizeof(txt), rate);
-	strlcat(txt, "/s", sizeof(txt));
-	fill = (int)(rate / full * inner + 0.5);
+	fmt_count(r, sizeof(r), rate);
+	if (busy >= 0 && inner >= 16)
+		snprintf(txt, sizeof(txt), "%.1f%% %s/s", busy, r);
+	else if (busy >= 0)
+		snprintf(txt, sizeof(txt), "%.1f%%", busy);
+	else
+		snprintf(txt, sizeof(txt), "%s/s", r);
+	fill = (int)(frac * inner + 0.5);
 	fill = fill > inner ? inner : fill < 0 ? 0 : fill;
 	memset(bar, '|', (size_t)fill);
 	bar[fill] = '\0';
@@ -218,7 +282,8 @@ static void draw_strip(struct ui *u, int y, int lines, int w, double full)
 		snprintf(lbl, sizeof(lbl), "%4d-", u->fr.cpus[i].cpu);
 		paint_text(y + l, 0, 5, R_LABEL, lbl, true);
 		for (; k < per && k < sizeof(buf) - 1 && i < u->fr.ncpus; k++, i++) {
-			int lv = (int)(u->fr.cpu_rate[i] / full * 9 + 0.5);
+			double fr = u->fr.cpu_busy[i] >= 0 ? u->fr.cpu_busy[i] / 100 : u->fr.cpu_rate[i] / full;
+			int lv = (int)(fr * 9 + 0.5);
 
 			buf[k] = levels[lv > 9 ? 9 : lv < 0 ? 0 : lv];
 		}
@@ -248,7 +313,7 @@ static void draw_meters(struct ui *u, int y, int lines, int w)
 
 		if (l >= lines)
 			break;
-		draw_meter(y + l, c * colw, colw - 1, u->fr.cpus[i].cpu, u->fr.cpu_rate[i], full);
+		draw_meter(y + l, c * colw, colw - 1, u->fr.cpus[i].cpu, u->fr.cpu_busy[i], u->fr.cpu_rate[i], full);
 	}
 }
 
@@ -267,6 +332,8 @@ void header_draw(struct ui *u, int w, int h)
 		snprintf(more, sizeof(more), " +%zu more: e", u->fr.nev - (size_t)l.ev_lines);
 		paint_text(y - 1, w - (int)strlen(more), (int)strlen(more), R_WARN, more, false);
 	}
+	if (l.sys_lines)
+		draw_sys(u, y++, w);
 	draw_meters(u, y, l.meter_lines, w);
 }
 
@@ -296,6 +363,11 @@ void message_draw(struct ui *u, int y, int w)
 		paint_text(y, 0, w, R_WARN, line, false);
 		return;
 	}
+	views_detail(u, line, sizeof(line));
+	if (line[0]) { /* the selected row in full: paths cut in the table */
+		paint_foreign(y, 0, w, R_DIM, line);
+		return;
+	}
 	for (size_t i = 0; i < u->s->nnotices; i++) {
 		if (i)
 			strlcat(line, " | ", sizeof(line));
@@ -306,32 +378,50 @@ void message_draw(struct ui *u, int y, int w)
 
 struct fkey {
 	const char *key, *label;
+	int code;                          /* the key a click sends */
 	bool (*alt)(const struct ui *u);   /* when true, alt_key/alt_label show */
 	const char *alt_key, *alt_label;
+	int alt_code;
 };
 
 static bool is_focused(const struct ui *u) { return u->focus != 0; }
 static bool is_paused(const struct ui *u) { return u->paused; }
 
-#define FK(k, l) { k, l, NULL, NULL, NULL }
+#define FK(k, l, c) { k, l, c, NULL, NULL, NULL, 0 }
 
+/* As htop's: what matters most first; entries that do not fit are dropped
+ * whole, and the last (Quit, Close) always shows. */
 static const struct fkey bar_main[] = {
-	FK("F1", "Help"), FK("F10", "Quit"), FK("Tab", "View"), FK("e", "Events"), FK("x", "Exclude"),
-	FK("U", "User"), FK("K", "Kernel"), FK("/", "Filter"),
-	{ "Enter", "Focus", is_focused, "Esc", "Back" },
-	{ "Space", "Pause", is_paused, "Space", "Resume" },
-	FK("z", "Decay"), FK("c", "Total"), FK("d", "Delay"), FK("F", "Freq"),
-	FK(NULL, NULL),
+	FK("F1", "Help", KEY_F(1)), FK("F3", "Search", KEY_F(3)), FK("F4", "Filter", KEY_F(4)),
+	FK("F6", "SortBy", KEY_F(6)), FK("F9", "Kill", KEY_F(9)), FK("Tab", "View", '\t'),
+	{ "Enter", "Focus", '\n', is_focused, "Esc", "Back", KEY_ESC_CODE },
+	FK("e", "Events", 'e'), FK("x", "Excl", 'x'),
+	{ "Spc", "Pause", ' ', is_paused, "Spc", "Resume", ' ' },
+	FK("U", "User", 'U'), FK("K", "Kernel", 'K'), FK("z", "Decay", 'z'), FK("c", "Total", 'c'),
+	FK("d", "Delay", 'd'), FK("F", "Freq", 'F'),
+	FK("F10", "Quit", KEY_F(10)), FK(NULL, NULL, 0),
 };
 static const struct fkey bar_events[] = {
-	FK("Space", "On/off"), FK("u k v i o g", "Exclude"), FK("Esc", "Close"), FK(NULL, NULL),
+	FK("Space", "On/off", ' '), FK("u k v i o g", "Exclude", 0), FK("Esc", "Close", KEY_ESC_CODE),
+	FK(NULL, NULL, 0),
 };
 static const struct fkey bar_exclude[] = {
-	FK("u k v i o g", "Toggle"), FK("Space", "Toggle"), FK("Esc", "Close"), FK(NULL, NULL),
+	FK("u k v i o g", "Toggle", 0), FK("Space", "Toggle", ' '), FK("Esc", "Close", KEY_ESC_CODE),
+	FK(NULL, NULL, 0),
+};
+static const struct fkey bar_sort[] = {
+	FK("Enter", "Sort", '\n'), FK("I", "Invert", 'I'), FK("Esc", "Close", KEY_ESC_CODE), FK(NULL, NULL, 0),
 };
 static const struct fkey bar_help[] = {
-	FK("Up/Down", "Scroll"), FK("Esc", "Close"), FK(NULL, NULL),
+	FK("Up/Down", "Scroll", 0), FK("Esc", "Close", KEY_ESC_CODE), FK(NULL, NULL, 0),
 };
+
+static int fkey_width(const struct ui *u, const struct fkey *f)
+{
+	bool alt = f->alt && f->alt(u);
+
+	return (int)(strlen(alt ? f->alt_key : f->key) + strlen(alt ? f->alt_label : f->label)) + 1;
+}
 
 void footer_draw(struct ui *u, int y, int w)
 {
@@ -339,13 +429,23 @@ void footer_draw(struct ui *u, int y, int w)
 	int x = 0;
 
 	if (u->mode == MODE_PROMPT) {
-		static const char *const what[] = { "Filter: ", "Interval (seconds): ", "Sampling frequency (Hz): " };
-		char safe[256];
+		static const char *const what[] = { "Filter", "Interval (seconds", "Sampling frequency (Hz",
+						    "Search", "Signal", "User (name or uid; Enter alone: all" };
+		char safe[256], label[128];
 
+		if (u->prompt == PROMPT_FILTER || u->prompt == PROMPT_SEARCH)
+			snprintf(label, sizeof(label), "%s: ", what[u->prompt]);
+		else if (u->prompt == PROMPT_KILL)
+			snprintf(label, sizeof(label), "Send PID %d which signal (Enter: 15 TERM; KILL HUP INT STOP CONT, a number): ",
+				 (int)u->kill_pid);
+		else
+			snprintf(label, sizeof(label), "%s, now %s): ", what[u->prompt], u->hint);
+		if ((int)strlen(label) > w / 2 && u->prompt == PROMPT_KILL)
+			snprintf(label, sizeof(label), "Signal to PID %d (Enter: TERM): ", (int)u->kill_pid);
 		paint_fill(y, 0, w, R_FLABEL);
-		paint_text(y, 0, (int)strlen(what[u->prompt]), R_FKEY, what[u->prompt], false);
+		paint_text(y, 0, (int)strlen(label), R_FKEY, label, false);
 		sanitize(safe, sizeof(safe), u->input);
-		x = (int)strlen(what[u->prompt]);
+		x = (int)strlen(label);
 		paint_text(y, x, w - x, R_FLABEL, safe, false);
 		move(y, x + (int)strlen(safe) < w ? x + (int)strlen(safe) : w - 1);
 		return;
@@ -356,16 +456,29 @@ void footer_draw(struct ui *u, int y, int w)
 		bar = bar_exclude;
 	else if (u->mode == MODE_HELP)
 		bar = bar_help;
+	else if (u->mode == MODE_SORT)
+		bar = bar_sort;
 	paint_fill(y, 0, w, R_FLABEL);
-	for (; bar->key && x < w; bar++) {
-		bool alt = bar->alt && bar->alt(u);
-		const char *key = alt ? bar->alt_key : bar->key, *label = alt ? bar->alt_label : bar->label;
-		int kw = (int)strlen(key), lw = (int)strlen(label) + 1;
+	u->nbar_hit = 0;
+	size_t n = 0;
+	while (bar[n].key)
+		n++;
+	int reserve = n ? fkey_width(u, &bar[n - 1]) : 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct fkey *f = &bar[i];
+		bool alt = f->alt && f->alt(u), last = i + 1 == n;
+		const char *key = alt ? f->alt_key : f->key, *label = alt ? f->alt_label : f->label;
+		int kw = (int)strlen(key), fw = fkey_width(u, f);
 
-		paint_text(y, x, kw < w - x ? kw : w - x, R_FKEY, key, false);
-		x += kw;
-		if (x < w)
-			paint_text(y, x, lw < w - x ? lw : w - x, R_FLABEL, label, false);
-		x += lw;
+		if (x + fw + (last ? 0 : reserve) > w)
+			continue;
+		paint_text(y, x, kw, R_FKEY, key, false);
+		paint_text(y, x + kw, fw - kw, R_FLABEL, label, false);
+		if (u->nbar_hit < (int)(sizeof(u->bar_hit) / sizeof(u->bar_hit[0]))) {
+			u->bar_hit[u->nbar_hit].x0 = x;
+			u->bar_hit[u->nbar_hit].x1 = x + fw - 1;
+			u->bar_hit[u->nbar_hit++].key = alt ? f->alt_code : f->code;
+		}
+		x += fw;
 	}
 }

@@ -61,6 +61,19 @@ static unsigned act_end(struct ui *u, int key)
 	return select_row(u, u->nrows ? u->nrows - 1 : 0);
 }
 
+/* Long names: the flexible column's text moves 8 columns a press. */
+static unsigned act_hscroll(struct ui *u, int key)
+{
+	size_t *h = &u->hscroll[u->view];
+
+	if (key == KEY_LEFT && *h == 0) {
+		ui_message(u, false, "Left: already at the start of the names");
+		return UI_DRAW;
+	}
+	*h = key == KEY_LEFT ? (*h > 8 ? *h - 8 : 0) : (*h < 480 ? *h + 8 : *h);
+	return UI_DRAW;
+}
+
 static unsigned act_view(struct ui *u, int key)
 {
 	u->view = (enum ui_view)((u->view + (key == KEY_BTAB ? VIEW_COUNT - 1 : 1)) % VIEW_COUNT);
@@ -120,6 +133,14 @@ static unsigned open_panel(struct ui *u, enum ui_mode m)
 	return UI_DRAW;
 }
 
+static unsigned act_sort_menu(struct ui *u, int key)
+{
+	unsigned r = open_panel(u, MODE_SORT);
+
+	u->panel_sel = u->sort_col[u->view];
+	return r;
+}
+
 static unsigned act_events(struct ui *u, int key)
 {
 	return open_panel(u, MODE_EVENTS);
@@ -155,8 +176,8 @@ static unsigned act_back(struct ui *u, int key)
 		u->reopen = (struct ui_reopen){ .pending = true, .pid = 0 };
 		return UI_REOPEN;
 	}
-	if (u->filter[0]) {
-		u->filter[0] = '\0';
+	if (u->filter[u->view][0]) {
+		u->filter[u->view][0] = '\0';
 		return UI_RESORT;
 	}
 	return 0;
@@ -185,23 +206,81 @@ static unsigned act_demangle(struct ui *u, int key)
 	return UI_DRAW;
 }
 
+/* A filter is edited; a number starts empty, the value now as a hint. */
 static unsigned start_prompt(struct ui *u, enum ui_prompt p, const char *text)
 {
 	u->prompt = p;
 	u->mode = MODE_PROMPT;
-	strlcpy(u->input, text, sizeof(u->input));
-	strlcpy(u->input_saved, u->filter, sizeof(u->input_saved));
+	strlcpy(u->input, p == PROMPT_FILTER ? text : "", sizeof(u->input));
+	strlcpy(u->hint, p == PROMPT_FILTER ? "" : text, sizeof(u->hint));
+	strlcpy(u->input_saved, u->filter[u->view], sizeof(u->input_saved));
 	return UI_DRAW;
 }
 
 static unsigned act_filter(struct ui *u, int key)
 {
-	return start_prompt(u, PROMPT_FILTER, u->filter);
+	return start_prompt(u, PROMPT_FILTER, u->filter[u->view]);
+}
+
+static unsigned act_search(struct ui *u, int key)
+{
+	return start_prompt(u, PROMPT_SEARCH, "");
+}
+
+/* The next (dir 1) or previous row matching the search, from the selection. */
+static unsigned search_step(struct ui *u, int dir)
+{
+	size_t n, s;
+
+	views_build(u);
+	n = u->nrows;
+	s = u->sel[u->view];
+	for (size_t k = 1; k <= n; k++) {
+		size_t i = dir > 0 ? (s + k) % n : (s + n - k % n) % n;
+
+		if (views_match(u, u->rows[i], u->search))
+			return select_row(u, i);
+	}
+	ui_message(u, false, "no row matches \"%s\"", u->search);
+	return UI_DRAW;
+}
+
+static unsigned act_prev(struct ui *u, int key)
+{
+	if (u->search[0] == '\0') {
+		ui_message(u, false, "no search: F3 starts one");
+		return UI_DRAW;
+	}
+	return search_step(u, -1);
+}
+
+static unsigned act_user(struct ui *u, int key)
+{
+	return start_prompt(u, PROMPT_USER, u->user[0] ? u->user : "all");
+}
+
+static unsigned act_kill(struct ui *u, int key)
+{
+	const struct agg_task *t;
+
+	if (u->view != VIEW_TASKS || u->nrows == 0) {
+		ui_message(u, false, "F9 signals a task: Tab to the Tasks view and select one");
+		return UI_DRAW;
+	}
+	t = u->rows[u->sel[VIEW_TASKS]];
+	if (t->pid <= 0) {
+		ui_message(u, true, "PID %d is the idle task: no signal", (int)t->pid);
+		return UI_DRAW;
+	}
+	u->kill_pid = t->tid ? t->tid : t->pid;
+	return start_prompt(u, PROMPT_KILL, "15");
 }
 
 static unsigned act_next(struct ui *u, int key)
 {
-	if (u->filter[0] == '\0') {
+	if (u->search[0])
+		return search_step(u, 1);
+	if (u->filter[u->view][0] == '\0') {
 		ui_message(u, false, "no filter: / sets one");
 		return UI_DRAW;
 	}
@@ -281,6 +360,8 @@ static const struct key_binding main_keys[] = {
 	{ KEY_NPAGE, act_pgdn, { NULL, NULL } },
 	{ KEY_HOME, act_home, { "Home End", "the first or the last row" } },
 	{ KEY_END, act_end, { NULL, NULL } },
+	{ KEY_LEFT, act_hscroll, { "Left Right", "scroll long names sideways" } },
+	{ KEY_RIGHT, act_hscroll, { NULL, NULL } },
 	{ '\t', act_view, { "Tab S-Tab", "switch view: symbols, tasks, CPUs" } },
 	{ KEY_BTAB, act_view, { NULL, NULL } },
 	{ '<', act_sort, { "< >", "sort by the column left / right" } },
@@ -299,8 +380,15 @@ static const struct key_binding main_keys[] = {
 	{ KEY_BACKSPACE, act_back, { NULL, NULL } },
 	{ 127, act_back, { NULL, NULL } },
 	{ KEY_CTRL('h'), act_back, { NULL, NULL } },
-	{ '/', act_filter, { "/", "filter: symbol, DSO, comm or PID" } },
-	{ 'n', act_next, { "n", "select the next matching row" } },
+	{ '/', act_filter, { "/ \\ F4", "filter: symbol, DSO, comm or PID" } },
+	{ '\\', act_filter, { NULL, NULL } },
+	{ KEY_F(4), act_filter, { NULL, NULL } },
+	{ KEY_F(3), act_search, { "F3", "search: jump to a match, hide nothing" } },
+	{ 'N', act_prev, { "N", "the previous match" } },
+	{ KEY_F(6), act_sort_menu, { "F6", "sort menu: pick the sort column" } },
+	{ 'u', act_user, { "u", "tasks of one user only (empty: all)" } },
+	{ KEY_F(9), act_kill, { "F9", "send a signal to the selected task" } },
+	{ 'n', act_next, { "n", "the next match (search, else filter)" } },
 	{ 'z', act_decay, { "z", "zero each interval / decay history" } },
 	{ 'c', act_cumulative, { "c", "cumulative since start / interval" } },
 	{ ' ', act_pause, { "Space Z", "pause the display (sampling goes on)" } },
@@ -320,7 +408,8 @@ static const struct {
 	{ "Tables", main_keys },
 	{ "Event panel (e)", event_keys },
 	{ "Exclude panel (x)", exclude_keys },
-	{ "Prompts (/ d F)", prompt_keys },
+	{ "Sort menu (F6)", sort_keys },
+	{ "Prompts (/ F3 F9 u d F)", prompt_keys },
 };
 
 const char *keys_section(size_t s)
@@ -365,11 +454,22 @@ unsigned keys_dispatch(struct ui *u, int key)
 	case MODE_EXCLUDE:
 		b = lookup(exclude_keys, key);
 		break;
+	case MODE_SORT:
+		b = lookup(sort_keys, key);
+		break;
 	case MODE_MAIN:
 		b = lookup(main_keys, key);
 		break;
 	}
 	if (b == NULL)
 		b = lookup(global_keys, key);
-	return b ? b->fn(u, key) : 0;
+	if (b)
+		return b->fn(u, key);
+	if (u->mode == MODE_MAIN && key != KEY_MOUSE) {
+		const char *name = keyname(key);
+
+		ui_message(u, false, "%s does nothing here (h: the keys)", name ? name : "that key");
+		return UI_DRAW;
+	}
+	return 0;
 }

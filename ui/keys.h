@@ -18,7 +18,7 @@ struct key_binding {
 	struct ui_keyhelp doc;
 };
 
-extern const struct key_binding event_keys[], exclude_keys[], prompt_keys[];
+extern const struct key_binding event_keys[], exclude_keys[], sort_keys[], prompt_keys[];
 
 unsigned prompt_key(struct ui *u, int key);
 unsigned help_key(struct ui *u, int key);

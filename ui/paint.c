@@ -187,3 +187,17 @@ void fmt_count(char *buf, size_t len, double v)
 	else
 		snprintf(buf, len, "%.1fG", v / 1e9);
 }
+
+/* Bytes as free -h shows them: "812M", "3.8G". */
+void fmt_bytes(char *buf, size_t len, uint64_t b)
+{
+	static const char units[] = "KMGTP";
+	double v = (double)b / 1024;
+	size_t i = 0;
+
+	while (v >= 1000 && i + 1 < sizeof(units) - 1) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, len, v < 10 ? "%.1f%c" : "%.0f%c", v, units[i]);
+}

@@ -2,6 +2,8 @@
  * screen and the one-line prompts (filter, interval, frequency). */
 #include <curses.h>
 #include <errno.h>
+#include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +104,35 @@ const struct key_binding exclude_keys[] = {
 	{ 0, NULL, { NULL, NULL } },
 };
 
+/* --- sort menu (F6) ---------------------------------------------------- */
+
+static unsigned sort_pick(struct ui *u, int key)
+{
+	u->sort_col[u->view] = u->panel_sel;
+	u->mode = MODE_MAIN;
+	return UI_RESORT;
+}
+
+static unsigned sort_invert(struct ui *u, int key)
+{
+	u->sort_inv[u->view] = !u->sort_inv[u->view];
+	return UI_RESORT;
+}
+
+const struct key_binding sort_keys[] = {
+	{ KEY_UP, panel_move, { "Up Down", "select a column" } },
+	{ KEY_DOWN, panel_move, { NULL, NULL } },
+	{ KEY_HOME, panel_move, { NULL, NULL } },
+	{ KEY_END, panel_move, { NULL, NULL } },
+	{ '\n', sort_pick, { "Enter", "sort by it" } },
+	{ '\r', sort_pick, { NULL, NULL } },
+	{ KEY_ENTER, sort_pick, { NULL, NULL } },
+	{ 'I', sort_invert, { "I", "invert the order" } },
+	{ KEY_ESC, panel_close, { "Esc F6", "close the menu" } },
+	{ KEY_F(6), panel_close, { NULL, NULL } },
+	{ 0, NULL, { NULL, NULL } },
+};
+
 /* --- help -------------------------------------------------------------- */
 
 unsigned help_key(struct ui *u, int key)
@@ -137,8 +168,8 @@ unsigned help_key(struct ui *u, int key)
 /* --- prompts ------------------------------------------------------------- */
 
 const struct key_binding prompt_keys[] = {
-	{ 0, NULL, { "Enter", "apply" } },
-	{ 0, NULL, { "Esc", "cancel (a filter reverts)" } },
+	{ 0, NULL, { "Enter", "apply (d, F: nothing typed keeps the value)" } },
+	{ 0, NULL, { "Esc", "cancel (a filter reverts, a search ends)" } },
 	{ 0, NULL, { "Backspace", "delete a character; Ctrl-U: all" } },
 	{ 0, NULL, { NULL, NULL } },
 };
@@ -156,6 +187,74 @@ static uint64_t max_sample_rate(void)
 	return v ? v : 100000;
 }
 
+static const struct { const char *name; int sig; } signals[] = {
+	{ "TERM", SIGTERM }, { "KILL", SIGKILL }, { "HUP", SIGHUP }, { "INT", SIGINT },
+	{ "QUIT", SIGQUIT }, { "STOP", SIGSTOP }, { "CONT", SIGCONT }, { "USR1", SIGUSR1 },
+	{ "USR2", SIGUSR2 },
+};
+
+/* "15", "TERM", "SIGTERM", "term": the signal, or 0. */
+static int signal_of(const char *s)
+{
+	const char *errstr = NULL;
+	long long n;
+
+	if (strncasecmp(s, "SIG", 3) == 0)
+		s += 3;
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		if (strcasecmp(s, signals[i].name) == 0)
+			return signals[i].sig;
+	n = strtonum(s, 1, 64, &errstr);
+	return errstr ? 0 : (int)n;
+}
+
+/* F9, confirmed: the signal typed (nothing typed: TERM, as htop). */
+static unsigned kill_apply(struct ui *u)
+{
+	int sig = u->input[0] ? signal_of(u->input) : SIGTERM;
+
+	if (sig == 0) {
+		ui_message(u, true, "no signal \"%s\": a number or TERM KILL HUP INT QUIT STOP CONT USR1 USR2",
+			   u->input);
+		return UI_DRAW;
+	}
+	if (kill(u->kill_pid, sig) != 0) {
+		ui_message(u, true, "signal %d to PID %d: %s", sig, (int)u->kill_pid, strerror(errno));
+		return UI_DRAW;
+	}
+	ui_message(u, false, "signal %d (%s) sent to PID %d", sig, strsignal(sig), (int)u->kill_pid);
+	return UI_DRAW;
+}
+
+/* u, confirmed: a user name or uid; nothing typed: every user again. */
+static unsigned user_apply(struct ui *u)
+{
+	const char *errstr = NULL;
+	struct passwd *pw;
+	long long uid;
+
+	if (u->input[0] == '\0') {
+		u->user[0] = '\0';
+		ui_message(u, false, "tasks of every user");
+		return UI_RESORT;
+	}
+	errno = 0;
+	pw = getpwnam(u->input);
+	if (pw) {
+		uid = pw->pw_uid;
+	} else {
+		uid = strtonum(u->input, 0, UINT32_MAX - 1, &errstr);
+		if (errstr) {
+			ui_message(u, true, "no user \"%s\": a name or a uid (nothing: every user)", u->input);
+			return UI_DRAW;
+		}
+	}
+	u->user_uid = (uid_t)uid;
+	strlcpy(u->user, u->input, sizeof(u->user));
+	ui_message(u, false, "Tasks view: %s's tasks only (u, then Enter alone: all)", u->user);
+	return UI_RESORT;
+}
+
 static unsigned prompt_apply(struct ui *u)
 {
 	const char *errstr = NULL;
@@ -164,9 +263,17 @@ static unsigned prompt_apply(struct ui *u)
 	long long f;
 
 	u->mode = MODE_MAIN;
+	if (u->prompt == PROMPT_KILL)
+		return kill_apply(u);
+	if (u->prompt == PROMPT_USER)
+		return user_apply(u);
+	if (u->prompt == PROMPT_SEARCH)
+		return UI_DRAW; /* the search stays for n and N */
+	if (u->prompt != PROMPT_FILTER && u->input[0] == '\0')
+		return UI_DRAW; /* nothing typed: the value stays */
 	switch (u->prompt) {
 	case PROMPT_FILTER:
-		strlcpy(u->filter, u->input, sizeof(u->filter));
+		strlcpy(u->filter[u->view], u->input, sizeof(u->filter[u->view]));
 		return UI_RESORT;
 	case PROMPT_INTERVAL:
 		errno = 0;
@@ -187,6 +294,10 @@ static unsigned prompt_apply(struct ui *u)
 			return UI_DRAW;
 		u->reopen = (struct ui_reopen){ .pending = true, .pid = u->focus, .freq = (uint64_t)f };
 		return UI_REOPEN;
+	case PROMPT_SEARCH:
+	case PROMPT_KILL:
+	case PROMPT_USER:
+		break;
 	}
 	return UI_DRAW;
 }
@@ -194,7 +305,7 @@ static unsigned prompt_apply(struct ui *u)
 unsigned prompt_key(struct ui *u, int key)
 {
 	size_t len = strlen(u->input);
-	bool live = u->prompt == PROMPT_FILTER;
+	bool live = u->prompt == PROMPT_FILTER, search = u->prompt == PROMPT_SEARCH;
 
 	switch (key) {
 	case '\n':
@@ -203,7 +314,9 @@ unsigned prompt_key(struct ui *u, int key)
 		return prompt_apply(u);
 	case KEY_ESC:
 		if (live)
-			strlcpy(u->filter, u->input_saved, sizeof(u->filter));
+			strlcpy(u->filter[u->view], u->input_saved, sizeof(u->filter[u->view]));
+		if (search)
+			u->search[0] = '\0';
 		u->mode = MODE_MAIN;
 		return live ? UI_RESORT : UI_DRAW;
 	case KEY_BACKSPACE:
@@ -224,9 +337,22 @@ unsigned prompt_key(struct ui *u, int key)
 		u->input[len + 1] = '\0';
 		break;
 	}
+	if (search) {
+		/* As typed: the first match from the top is selected. */
+		strlcpy(u->search, u->input, sizeof(u->search));
+		views_build(u); /* keys read in one batch: rows as they are now */
+		for (size_t i = 0; u->search[0] && i < u->nrows; i++)
+			if (views_match(u, u->rows[i], u->search)) {
+				u->sel[u->view] = i;
+				u->sel_key[u->view] = views_row_key(u, u->rows[i]);
+				u->sel_valid[u->view] = true;
+				break;
+			}
+		return UI_DRAW;
+	}
 	if (!live)
 		return UI_DRAW;
 	/* The filter applies as it is typed, as in htop. */
-	strlcpy(u->filter, u->input, sizeof(u->filter));
+	strlcpy(u->filter[u->view], u->input, sizeof(u->filter[u->view]));
 	return UI_RESORT;
 }

@@ -86,8 +86,34 @@ static void exclude_draw(struct ui *u, int h, int w)
 	paint_text(y + ph - 2, x + 2, pw - 4, R_DIM, "[x] all events  [~] some  Space/letter toggles", false);
 }
 
+/* F6: htop's "Sort by" list; the column now is marked. */
+static void sort_draw(struct ui *u, int h, int w)
+{
+	size_t n = views_ncols(u);
+	int y, x, ph, pw, rows = (int)n;
+	size_t first = 0;
+
+	panel_geometry(h, w, rows + 1, 40, &y, &x, &ph, &pw);
+	paint_box(y, x, ph, pw, "Sort by");
+	if (u->panel_sel >= (size_t)(ph - 4) && ph > 4)
+		first = u->panel_sel - (size_t)(ph - 5);
+	for (int i = 0; i < ph - 4 && first + (size_t)i < n; i++) {
+		size_t c = first + (size_t)i;
+		char name[64], line[96];
+		enum ui_role r = c == u->panel_sel ? R_PANEL_SEL : R_PANEL;
+
+		views_col_name(u, c, name, sizeof(name));
+		snprintf(line, sizeof(line), "%s %s", c == u->sort_col[u->view] ? "*" : " ", name);
+		paint_fill(y + 1 + i, x + 2, pw - 4, r);
+		paint_foreign(y + 1 + i, x + 2, pw - 4, r, line);
+	}
+	paint_text(y + ph - 2, x + 2, pw - 4, R_DIM, "Enter sort  I invert  Esc close", false);
+}
+
 void panels_draw(struct ui *u, int h, int w)
 {
+	if (u->mode == MODE_SORT)
+		sort_draw(u, h, w);
 	if (u->mode == MODE_EVENTS)
 		events_draw(u, h, w);
 	else if (u->mode == MODE_EXCLUDE)

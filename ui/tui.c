@@ -3,6 +3,7 @@
  * the terminal and restores it on every way out. */
 #include <curses.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "evspec.h"
 #include "session.h"
 #include "tui.h"
 #include "ui.h"
@@ -61,6 +63,102 @@ static void crash_handlers(bool on)
 	}
 }
 
+/* --- job control ------------------------------------------------------ */
+
+/* Ctrl-Z and fg: the handlers only write a byte into a pipe the event loop
+ * watches; the loop gives the terminal back, stops, and takes it again
+ * (keypad mode included) in plain code, never inside a handler. */
+static int jc_pipe[2] = { -1, -1 };
+static struct sigaction jc_old_tstp, jc_old_cont;
+
+static void on_jobctl(int signo)
+{
+	int saved = errno;
+	char c = signo == SIGTSTP ? 'T' : 'C';
+
+	if (write(jc_pipe[1], &c, 1) < 0) {
+		/* full: a byte is already there, and one is enough */
+	}
+	errno = saved;
+}
+
+static int jobctl_start(void)
+{
+	struct sigaction sa;
+
+	if (pipe2(jc_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+		return -errno;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_jobctl;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTSTP, &sa, &jc_old_tstp) != 0 || sigaction(SIGCONT, &sa, &jc_old_cont) != 0)
+		return -errno;
+	return 0;
+}
+
+static void jobctl_stop(void)
+{
+	if (jc_pipe[0] < 0)
+		return;
+	sigaction(SIGTSTP, &jc_old_tstp, NULL);
+	sigaction(SIGCONT, &jc_old_cont, NULL);
+	close(jc_pipe[0]);
+	close(jc_pipe[1]);
+	jc_pipe[0] = jc_pipe[1] = -1;
+}
+
+/* The whole terminal state again: modes, keypad, a full repaint. */
+static void term_resume(struct ui *u)
+{
+	struct winsize ws;
+
+	reset_prog_mode();
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col)
+		resizeterm(ws.ws_row, ws.ws_col);
+	keypad(stdscr, FALSE); /* TRUE alone may think keypad is on already */
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	screen_draw(u, UI_CLEAR);
+}
+
+static void on_jobctl_pipe(void *arg)
+{
+	struct ui *u = arg;
+	char buf[16];
+	ssize_t n;
+	bool stop = false, cont = false;
+
+	while ((n = read(jc_pipe[0], buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			stop = stop || buf[i] == 'T';
+			cont = cont || buf[i] == 'C';
+		}
+	if (stop) {
+		struct sigaction dfl;
+
+		endwin(); /* the shell gets its terminal back as it was */
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		sigemptyset(&dfl.sa_mask);
+		if (sigaction(SIGTSTP, &dfl, NULL) == 0) {
+			struct sigaction sa = dfl;
+
+			raise(SIGTSTP); /* stops here until fg */
+			sa.sa_handler = on_jobctl;
+			sa.sa_flags = SA_RESTART;
+			sigaction(SIGTSTP, &sa, NULL);
+		}
+		/* the 'C' of this resume: already dealt with below */
+		while (read(jc_pipe[0], buf, sizeof(buf)) > 0)
+			;
+		cont = true;
+	}
+	if (cont)
+		term_resume(u);
+}
+
 static int term_start(struct ui *u)
 {
 	static bool registered;
@@ -75,6 +173,10 @@ static int term_start(struct ui *u)
 		registered = true;
 	}
 	crash_handlers(true);
+	if (jobctl_start() != 0) {
+		term_restore();
+		return -1;
+	}
 	set_escdelay(25); /* Esc alone means back; sequences arrive at once */
 	cbreak();
 	noecho();
@@ -83,6 +185,13 @@ static int term_start(struct ui *u)
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE); /* keys are read when epoll says stdin is ready */
 	curs_set(0);
+	/* Presses, not clicks: a click would wait mouseinterval for the release. */
+	mouseinterval(0);
+	mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+		  | BUTTON5_PRESSED
+#endif
+		  , NULL);
 	paint_init(u);
 	return 0;
 }
@@ -90,6 +199,7 @@ static int term_start(struct ui *u)
 static void term_stop(void)
 {
 	term_restore();
+	jobctl_stop();
 	crash_handlers(false);
 	if (screen) {
 		delscreen(screen);
@@ -163,6 +273,29 @@ static bool stdin_gone(void)
 	return ioctl(STDIN_FILENO, FIONREAD, &n) == 0 && n == 0;
 }
 
+/* ncurses hands back an ESC alone only after escdelay passed with nothing
+ * behind it; an ESC with bytes right behind it began a sequence this
+ * terminal description does not know (Home in tmux under xterm-256color,
+ * arrows with keypad mode lost): those bytes are swallowed, up to the
+ * sequence's final byte, so no part of it acts as Esc or as a key. */
+static bool unknown_sequence(struct ui *u)
+{
+	int c = getch(), n = 0;
+
+	if (c == ERR)
+		return false;
+	if (c != '[' && c != 'O') { /* Esc, then a key typed quickly */
+		ungetch(c);
+		return false;
+	}
+	/* CSI or SS3: parameters, then a final byte */
+	while ((c = getch()) != ERR && ++n < 32)
+		if (c >= 0x40 && c <= 0x7e && !(n == 1 && c == '['))
+			break;
+	ui_message(u, false, "unknown key sequence ignored");
+	return true;
+}
+
 static void on_stdin(void *arg)
 {
 	struct ui *u = arg;
@@ -173,6 +306,10 @@ static void on_stdin(void *arg)
 	while ((key = getch()) != ERR) {
 		keys++;
 		if (key == KEY_RESIZE)
+			what |= UI_DRAW;
+		else if (key == KEY_MOUSE)
+			what |= mouse_event(u);
+		else if (key == 27 && unknown_sequence(u))
 			what |= UI_DRAW;
 		else
 			what |= keys_dispatch(u, key);
@@ -305,6 +442,8 @@ int tui_run(struct session *s, const struct options *o, struct exporter *x)
 	while (!u.quit) {
 		if (s->eng != watched) {
 			rc = session_watch_fd(s, STDIN_FILENO, on_stdin, &u);
+			if (rc == 0)
+				rc = session_watch_fd(s, jc_pipe[0], on_jobctl_pipe, &u);
 			if (rc) {
 				snprintf(fatal, sizeof(fatal), "cannot watch the terminal: %s", strerror(-rc));
 				break;

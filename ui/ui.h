@@ -14,12 +14,13 @@
 #include "agg.h"
 #include "counters.h"
 #include "options.h"
+#include "procstat.h"
 #include "ratios.h"
 #include "session.h"
 
 enum ui_view { VIEW_SYMBOLS, VIEW_TASKS, VIEW_CPUS, VIEW_COUNT };
-enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT };
-enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ };
+enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT, MODE_SORT };
+enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ, PROMPT_SEARCH, PROMPT_KILL, PROMPT_USER };
 
 /* What an action asks of the main loop. */
 enum {
@@ -51,7 +52,10 @@ struct ui_frame {
 	size_t nthreads, threads_cap;
 	struct agg_cpu *cpus;
 	double *cpu_rate;          /* samples/s, all events */
-	size_t ncpus, cpus_cap, rate_cap;
+	double *cpu_busy;          /* % busy from /proc/stat; < 0: unknown */
+	size_t ncpus, cpus_cap, rate_cap, busy_cap;
+	struct procstat_sys sys;   /* load, tasks, memory */
+	bool sys_ok;
 	struct agg_event ev[AGG_MAX_EVENTS];
 	bool on[AGG_MAX_EVENTS];       /* the engine's state, as the session said at the tick */
 	unsigned excl[AGG_MAX_EVENTS];
@@ -64,6 +68,14 @@ struct ui_frame {
 	struct counter_row *cprocs, *cthreads;
 	size_t ncprocs, ncthreads, cprocs_cap, cthreads_cap;
 	bool ratio_avail[RATIO_COUNT]; /* some task row has it: its column shows */
+};
+
+/* %CPU of a task row shown: its CPU time at the last read. */
+#define UI_TASKCPU 256
+struct ui_taskcpu {
+	pid_t id;                  /* TID of a thread row, else PID */
+	uint64_t ticks, seq;
+	double when, pct;          /* pct < 0: not known yet */
 };
 
 struct ui_reopen {
@@ -81,11 +93,16 @@ struct ui {
 	size_t sort_col[VIEW_COUNT];
 	bool sort_inv[VIEW_COUNT];
 	size_t sel[VIEW_COUNT], top[VIEW_COUNT];
+	size_t hscroll[VIEW_COUNT];  /* Left/Right: columns skipped of long names */
 	uint64_t sel_key[VIEW_COUNT];
 	bool sel_valid[VIEW_COUNT];
 	const void **rows;         /* the current view's rows: filtered, sorted */
 	size_t nrows, rows_cap;
-	char filter[64];
+	char filter[VIEW_COUNT][64]; /* each view its own, as typed there */
+	char search[64];           /* F3: selects, hides nothing */
+	pid_t kill_pid;            /* F9: asked for confirmation */
+	char user[32];             /* u: the Tasks view shows this user's tasks; "" all */
+	uid_t user_uid;
 	/* sampling */
 	bool paused, cumulative, decay;
 	double interval;
@@ -93,6 +110,8 @@ struct ui {
 	uint64_t prev_ev_total[AGG_MAX_EVENTS];
 	uint64_t *prev_cpu_total;
 	size_t prev_ncpus;
+	struct procstat_cpu prev_stat[CPUMAP_MAX];
+	size_t nprev_stat;
 	/* focus */
 	pid_t focus;               /* 0: the options' target */
 	bool left_start;           /* Esc took us off a -p/-t/-G target */
@@ -101,15 +120,27 @@ struct ui {
 	pid_t ended_pid;
 	bool threads;              /* H: thread rows in the tasks view */
 	struct ui_reopen reopen;
+	struct ui_taskcpu taskcpu[UI_TASKCPU];
+	uint64_t frame_seq;        /* ticks taken: %CPU is read once per tick */
 	/* panels and prompt */
 	size_t panel_sel, help_top;
 	enum ui_prompt prompt;
 	char input[64], input_saved[64];
+	char hint[32];             /* d, F: the value now; typing replaces it */
 	/* message line */
 	char msg[256];
 	bool msg_error;
 	time_t msg_until;
-	/* screen */
+	/* screen: where things were drawn, for the mouse */
+	struct { int x0, x1, key; } bar_hit[24];
+	int nbar_hit;
+	int table_y, table_rows;   /* first row on screen, rows shown */
+	int head_y;                /* the column titles' line */
+	struct { int x0, x1; size_t col; } head_hit[48];
+	int nhead_hit;
+	struct timespec last_click;  /* a second press on the same row soon: double click */
+	size_t last_click_row;
+	int tab_x[VIEW_COUNT + 1]; /* tab v spans tab_x[v] .. tab_x[v+1]-1 */
 	int page;                  /* table rows on screen, for PgUp/PgDn */
 	bool color;
 	char host[64], kernel[80];
@@ -135,12 +166,21 @@ void ui_task_ratios(const struct ui *u, const struct agg_task *t, struct ratio o
 /* The same from a counter row alone. */
 void ui_counter_ratios(const struct ui *u, const struct counter_row *r, struct ratio out[RATIO_COUNT]);
 
+/* taskcpu.c: %CPU of the task rows drawn (read once a tick). */
+void taskcpu_update(struct ui *u, const struct agg_task *t);
+double taskcpu_pct(const struct ui *u, const struct agg_task *t);
+
 /* views.c */
 void views_build(struct ui *u);
 void views_draw(struct ui *u, int y, int h, int w);
 size_t views_ncols(const struct ui *u);
+/* Column i's name as the sort menu and the tab line say it. */
+void views_col_name(const struct ui *u, size_t i, char *buf, size_t len);
 const char *views_title(const struct ui *u, enum ui_view v);
 uint64_t views_row_key(const struct ui *u, const void *row);
+bool views_match(const struct ui *u, const void *row, const char *pat);
+/* The selected row's full DSO path and name (symbols), or "". */
+void views_detail(const struct ui *u, char *buf, size_t len);
 
 /* header.c */
 int header_height(const struct ui *u, int h, int w);
@@ -158,6 +198,8 @@ void counters_draw(struct ui *u, int y, int lines, int w);
 
 /* keys.c */
 unsigned keys_dispatch(struct ui *u, int key);
+/* mouse.c: a mouse event (KEY_MOUSE read) to what it means here. */
+unsigned mouse_event(struct ui *u);
 /* The help, read from the key tables: section titles (NULL past the last)
  * and their documented rows (false past the last). */
 struct ui_keyhelp { const char *keys, *what; };
@@ -172,6 +214,7 @@ void paint_foreign(int y, int x, int w, enum ui_role r, const char *s);
 void paint_fill(int y, int x, int w, enum ui_role r);
 void paint_box(int y, int x, int h, int w, const char *title);
 void fmt_count(char *buf, size_t len, double v);
+void fmt_bytes(char *buf, size_t len, uint64_t b);
 /* A duration in ns as "12.3ms", "4.56s": clock counters count ns. */
 void fmt_nsec(char *buf, size_t len, double ns);
 

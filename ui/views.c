@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "columns.h"
 #include "sanitize.h"
@@ -25,6 +26,11 @@ const char *views_title(const struct ui *u, enum ui_view v)
 uint64_t views_row_key(const struct ui *u, const void *row)
 {
 	return views[u->view].key(row);
+}
+
+bool views_match(const struct ui *u, const void *row, const char *pat)
+{
+	return views[u->view].match(row, pat);
 }
 
 /* Every column of the view, per-event ones expanded. */
@@ -64,6 +70,22 @@ size_t views_ncols(const struct ui *u)
 	struct col_inst inst[MAX_INST];
 
 	return expand(u, inst);
+}
+
+static void column_title(const struct ui *u, const struct col_inst *ci, char *buf, size_t len);
+
+void views_col_name(const struct ui *u, size_t i, char *buf, size_t len)
+{
+	struct col_inst inst[MAX_INST];
+	size_t n = expand(u, inst);
+
+	buf[0] = '\0';
+	if (i >= n)
+		return;
+	if (inst[i].c->sort_name)
+		strlcpy(buf, inst[i].c->sort_name, len);
+	else
+		column_title(u, &inst[i], buf, len);
 }
 
 struct sort_ctx {
@@ -110,6 +132,17 @@ static bool grow_rows(struct ui *u, size_t n)
 	return true;
 }
 
+/* u: a task is its user's when /proc/PID is (one stat, and only while a
+ * user is asked for). Gone tasks are nobody's. */
+static bool user_match(const struct ui *u, const struct agg_task *t)
+{
+	char path[32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)t->pid);
+	return t->pid > 0 && stat(path, &st) == 0 && st.st_uid == u->user_uid;
+}
+
 static void add_rows(struct ui *u, const void *base, size_t n, size_t size)
 {
 	const struct view_def *v = &views[u->view];
@@ -120,7 +153,9 @@ static void add_rows(struct ui *u, const void *base, size_t n, size_t size)
 		/* Rows that took no samples in scope are history, not news. */
 		if (u->view != VIEW_CPUS && counts_sum(u, v->counts(row, ui_scope(u))) == 0)
 			continue;
-		if (u->filter[0] && !v->match(row, u->filter))
+		if (u->filter[u->view][0] && !v->match(row, u->filter[u->view]))
+			continue;
+		if (u->view == VIEW_TASKS && u->user[0] && !user_match(u, row))
 			continue;
 		u->rows[u->nrows++] = row;
 	}
@@ -192,6 +227,29 @@ static size_t layout(const struct ui *u, struct col_inst *inst, int w)
 			fixed -= inst[i].width - 10;
 			inst[i].width = 10;
 		}
+	/* A fitting column takes what its texts need, from what the flexible
+	 * one can spare (it keeps 24), up to a third of the line. */
+	for (size_t i = 0; i < n; i++) {
+		char buf[512];
+		int want = inst[i].width, room;
+
+		if (!inst[i].c->fit)
+			continue;
+		for (size_t r = 0; r < u->nrows; r++) {
+			int l;
+
+			inst[i].c->text(u, u->rows[r], inst[i].ev, buf, sizeof(buf));
+			l = (int)strlen(buf);
+			want = l > want ? l : want;
+		}
+		room = inst[i].width + (w - fixed - 24);
+		want = want > w / 3 ? w / 3 : want;
+		want = want > room ? room : want;
+		if (want > inst[i].width) {
+			fixed += want - inst[i].width;
+			inst[i].width = want;
+		}
+	}
 	for (size_t i = 0; i < n; i++)
 		if (inst[i].width == 0)
 			inst[i].width = w - fixed > 1 ? w - fixed : 1;
@@ -217,22 +275,42 @@ static void draw_tabs(struct ui *u, int y, int w)
 {
 	struct col_inst inst[MAX_INST];
 	size_t n = expand(u, inst), sc = u->sort_col[u->view];
-	char title[64], right[160];
+	char title[64], right[256];
 	int x = 0;
 
 	paint_fill(y, 0, w, R_NORMAL);
 	for (int v = 0; v < VIEW_COUNT && x < w; v++) {
+		u->tab_x[v] = x;
 		snprintf(title, sizeof(title), " %s ", views[v].name);
 		paint_text(y, x, (int)strlen(title), v == (int)u->view ? R_HEAD_SORT : R_LABEL, title, false);
 		x += (int)strlen(title) + 1;
+		u->tab_x[v + 1] = x;
 	}
-	if (sc < n)
+	if (sc < n && inst[sc].c->sort_name)
+		strlcpy(title, inst[sc].c->sort_name, sizeof(title));
+	else if (sc < n)
 		column_title(u, &inst[sc], title, sizeof(title));
 	else
 		title[0] = '\0';
-	snprintf(right, sizeof(right), "%s%s%s%s  sort: %s%s", u->filter[0] ? "filter: " : "",
-		 u->filter, u->filter[0] ? "  " : "", mode_name(u), title[0] ? title : "mode",
-		 u->sort_inv[u->view] ? " (inverted)" : "");
+	{
+		char where[96] = "";
+
+		char user[48] = "";
+
+		if (u->view == VIEW_TASKS && u->user[0])
+			snprintf(user, sizeof(user), "user: %s  ", u->user);
+		if (u->nrows)
+			snprintf(where, sizeof(where), "%srow %zu of %zu  ", user, u->sel[u->view] + 1, u->nrows);
+		else
+			snprintf(where, sizeof(where), "%s0 rows  ", user);
+		snprintf(right, sizeof(right), "%s%s%s%s%s  sort: %s%s", u->filter[u->view][0] ? "filter: " : "",
+			 u->filter[u->view], u->filter[u->view][0] ? "  " : "", where, mode_name(u),
+			 title[0] ? title : "?", u->sort_inv[u->view] ? " (inverted)" : "");
+		/* Narrow: the row count and the filter stay, the rest goes. */
+		if ((int)strlen(right) > w - x - 2)
+			snprintf(right, sizeof(right), "%s%s%s%s", u->filter[u->view][0] ? "filter: " : "",
+				 u->filter[u->view], u->filter[u->view][0] ? "  " : "", where);
+	}
 	if (x + 2 < w) {
 		char safe[256];
 
@@ -262,12 +340,30 @@ void views_draw(struct ui *u, int y, int h, int w)
 				all[i] = j;
 	}
 	paint_fill(y + 1, 0, w, R_HEAD);
+	u->head_y = y + 1;
+	u->nhead_hit = 0;
+	for (size_t i = 0, xx = 0; i < n && u->nhead_hit < 48; xx += (size_t)inst[i].width + 1, i++)
+		if (all[i] != SIZE_MAX) {
+			u->head_hit[u->nhead_hit].x0 = (int)xx;
+			u->head_hit[u->nhead_hit].x1 = (int)xx + inst[i].width;
+			u->head_hit[u->nhead_hit++].col = all[i];
+		}
 	for (size_t i = 0, xx = 0; i < n; xx += (size_t)inst[i].width + 1, i++) {
+		int cw = inst[i].width;
+		bool sorted = all[i] == u->sort_col[v];
+
 		column_title(u, &inst[i], buf, sizeof(buf));
-		paint_text(y + 1, (int)xx, inst[i].width, all[i] == u->sort_col[v] ? R_HEAD_SORT : R_HEAD, buf,
-			   !inst[i].c->left);
+		if (inst[i].c->span && i + 1 < n) {
+			cw += inst[i + 1].width + 1;
+			sorted = sorted || all[i + 1] == u->sort_col[v];
+		} else if (i > 0 && inst[i - 1].c->span) {
+			continue; /* drawn by the column before */
+		}
+		paint_text(y + 1, (int)xx, cw, sorted ? R_HEAD_SORT : R_HEAD, buf, !inst[i].c->left);
 	}
 	u->page = rows;
+	u->table_y = y + 2;
+	u->table_rows = rows;
 	if (u->sel[v] < u->top[v])
 		u->top[v] = u->sel[v];
 	if (u->sel[v] >= u->top[v] + (size_t)rows)
@@ -275,28 +371,59 @@ void views_draw(struct ui *u, int y, int h, int w)
 	if (u->top[v] + (size_t)rows > u->nrows)
 		u->top[v] = u->nrows > (size_t)rows ? u->nrows - (size_t)rows : 0;
 	if (u->nrows == 0) {
-		const char *why = u->filter[0] ? "no row matches the filter (/ to change it)"
-				  : u->paused ? "paused" : "no samples yet";
+		char why[160];
 
-		paint_text(y + 2 + rows / 2, 0, w, R_DIM, why, false);
+		if (u->filter[u->view][0])
+			snprintf(why, sizeof(why), "no rows match the %s filter \"%s\" (/ changes it, Esc clears it)",
+				 views[v].name, u->filter[u->view]);
+		else if (u->view == VIEW_TASKS && u->user[0])
+			snprintf(why, sizeof(why), "no task of user \"%s\" took samples (u, Enter: all users)", u->user);
+		else
+			strlcpy(why, u->paused ? "paused" : "no samples yet", sizeof(why));
+		paint_foreign(y + 2 + rows / 2, 0, w, R_WARN, why);
 		return;
 	}
 	for (int r = 0; r < rows && u->top[v] + (size_t)r < u->nrows; r++) {
 		size_t idx = u->top[v] + (size_t)r;
 		const void *row = u->rows[idx];
 		bool sel = idx == u->sel[v];
+		bool hit = u->search[0] && views[v].match(row, u->search);
+
+		if (v == VIEW_TASKS)
+			taskcpu_update(u, row);
 
 		paint_fill(y + 2 + r, 0, w, sel ? R_SELECTED : R_NORMAL);
 		x = 0;
 		for (size_t i = 0; i < n; x += inst[i].width + 1, i++) {
 			const struct column *c = inst[i].c;
-			enum ui_role role = sel ? R_SELECTED : views[v].role ? views[v].role(row, c) : R_NORMAL;
+			enum ui_role role = sel ? R_SELECTED : hit ? R_METER
+					    : views[v].role ? views[v].role(row, c) : R_NORMAL;
+			char safe[1024];
+			const char *t = safe;
 
 			c->text(u, row, inst[i].ev, buf, sizeof(buf));
 			if (c->foreign)
-				paint_foreign(y + 2 + r, x, inst[i].width, role, buf);
+				sanitize(safe, sizeof(safe), buf);
 			else
-				paint_text(y + 2 + r, x, inst[i].width, role, buf, !c->left);
+				strlcpy(safe, buf, sizeof(safe));
+			if (c->width == 0) /* Left/Right scroll the long names */
+				t = strlen(safe) > u->hscroll[v] ? safe + u->hscroll[v] : "";
+			else if ((c->fit || c->shrinks) && (int)strlen(safe) > inst[i].width && inst[i].width > 1)
+				strlcpy(safe + inst[i].width - 1, "~", 2); /* cut: marked */
+			paint_text(y + 2 + r, x, inst[i].width, role, t, !c->left);
 		}
 	}
+}
+
+/* What the selected row does not show in full: a symbol's whole DSO path. */
+void views_detail(const struct ui *u, char *buf, size_t len)
+{
+	const struct agg_sym *r;
+
+	buf[0] = '\0';
+	/* Once the user picked a row: the notices stay until then. */
+	if (u->view != VIEW_SYMBOLS || !u->sel_valid[u->view] || u->nrows == 0 || u->sel[u->view] >= u->nrows)
+		return;
+	r = u->rows[u->sel[u->view]];
+	snprintf(buf, len, "%s  %s", r->dso ? r->dso : "?", r->sym ? r->sym : "?");
 }

@@ -61,7 +61,7 @@ for args, code, words in USAGE:
                        text=True, timeout=30)
     one_line(r, code, words, " ".join(args))
 r = subprocess.run([PERFTOP], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
-one_line(r, 2, ["live view needs a terminal", "-b"], "live view without a tty")
+one_line(r, 1, ["live view needs a terminal", "-b"], "live view without a tty")
 
 # A tracepoint without tracefs: a private mount namespace without it.
 if os.geteuid() == 0 and shutil.which("unshare"):

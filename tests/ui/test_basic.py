@@ -25,7 +25,7 @@ def main(t):
                      s) is not None, "target, exclude flags, rate and delay in the header")
     tap.ok(re.search(r"^(cpu-clock|cycles)\s+on\s+\d+(\.\d+k)?/s\s+excl: -\s+lost \d+", s, re.M)
            is not None, "one line for the event: on, samples/s, excludes, lost")
-    tap.ok(re.search(r"^\s+0\[\|*\s*\d+(\.\d+k)?/s\]", s, re.M) is not None, "per-CPU rate meter")
+    tap.ok(re.search(r"^\s+0\[\|*\s*(\d+\.\d% )?\d+(\.\d+k)?/s\]", s, re.M) is not None, "per-CPU meter")
     tap.ok(re.search(r"^Overhead\s+Samples\s+Shared Object\s+Symbol", s, re.M) is not None,
            "symbol table column titles")
     tap.ok("F1Help" in s and "F10Quit" in s, "function bar")

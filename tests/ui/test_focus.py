@@ -23,7 +23,7 @@ def main(t):
     t.start(perftop, "-d", "0.5")
     t.wait_re(r"hot_a", 15)
     t.keys("Tab")
-    s = t.wait_re(r"^\s+PID\s+\S+\s+Samples\s+Thr COMM", 5)
+    s = t.wait_re(r"^\s+PID\s+\S+\s+(CPU%\s+)?Samples\s+Thr COMM", 5)
     tap.ok(s is not None, "Tab: the task table")
     s = t.wait(lambda sc: wpid in task_pids(sc) and len(task_pids(sc)) > 1, 10)
     tap.ok(s is not None, "system-wide: the workload among other tasks")

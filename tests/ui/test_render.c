@@ -167,6 +167,18 @@ static void frame(FILE *out, struct ui *u, const char *name, int h, int w)
 	dump_screen(out, name);
 }
 
+/* What /proc would say: fixed, so the screen is too. */
+static void fake_proc(struct ui *u)
+{
+	static const double busy[] = { 97.5, 42.0, 3.1, 0.0 };
+
+	u->fr.sys = (struct procstat_sys){ .load = { 1.25, 0.5, 0.08 }, .running = 3, .tasks = 412,
+					   .mem_total = 4ull << 30, .mem_used = 1300ull << 20 };
+	u->fr.sys_ok = true;
+	for (size_t i = 0; i < u->fr.ncpus && i < 4; i++)
+		u->fr.cpu_busy[i] = busy[i];
+}
+
 static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "re");
@@ -221,6 +233,7 @@ int main(int argc, char **argv)
 	strlcpy(u.kernel, "6.1.0-test", sizeof(u.kernel));
 	u.fixed_time = 1700000000;
 	frame_take(&u, a, 1.0);
+	fake_proc(&u);
 	u.fr.excl[1] = EXCL_KERNEL; /* as the engine would say of page-faults:u */
 
 	in = fopen("/dev/null", "re");
@@ -232,11 +245,42 @@ int main(int argc, char **argv)
 		return 1;
 	paint_init(&u);
 	frame(out, &u, "symbols", 30, 100);
+	frame(out, &u, "symbols, 80x24", 24, 80);
+	frame(out, &u, "symbols, 60x12", 12, 60);
+	keys_dispatch(&u, KEY_DOWN);
+	keys_dispatch(&u, KEY_DOWN);
+	keys_dispatch(&u, KEY_RIGHT);
+	frame(out, &u, "third row selected, names scrolled (Right): its path below", 24, 80);
+	keys_dispatch(&u, KEY_LEFT);
+	keys_dispatch(&u, KEY_HOME);
 	keys_dispatch(&u, '\t');
 	frame(out, &u, "tasks", 30, 100);
+	frame(out, &u, "tasks, 80x24", 24, 80);
 	keys_dispatch(&u, '\t');
 	frame(out, &u, "cpus", 30, 100);
+	frame(out, &u, "cpus, 80x24", 24, 80);
+	keys_dispatch(&u, KEY_F(6));
+	keys_dispatch(&u, KEY_DOWN);
+	frame(out, &u, "F6 sort menu, Down", 24, 80);
+	keys_dispatch(&u, 27);
 	keys_dispatch(&u, '\t');
+	keys_dispatch(&u, '/');
+	keys_dispatch(&u, 'z');
+	keys_dispatch(&u, 'q');
+	keys_dispatch(&u, '\r');
+	frame(out, &u, "a filter nothing matches", 24, 80);
+	keys_dispatch(&u, 27);
+	keys_dispatch(&u, KEY_F(3));
+	keys_dispatch(&u, 'h');
+	keys_dispatch(&u, 'o');
+	keys_dispatch(&u, 't');
+	keys_dispatch(&u, '_');
+	keys_dispatch(&u, 'c');
+	frame(out, &u, "F3 search hot_c: selected, nothing hidden", 24, 80);
+	keys_dispatch(&u, '\r');
+	keys_dispatch(&u, KEY_HOME);
+	u.search[0] = '\0';
+	u.msg[0] = '\0';
 	keys_dispatch(&u, 'e');
 	keys_dispatch(&u, KEY_DOWN);
 	frame(out, &u, "event panel", 30, 100);
@@ -270,10 +314,11 @@ int main(int argc, char **argv)
 	strlcpy(s.target, "PID 4242", sizeof(s.target));
 	s.nnotices = 0;
 	u.focus = 4242;
-	u.filter[0] = '\0';
+	memset(u.filter, 0, sizeof(u.filter));
 	u.paused = u.cumulative = false;
 	u.view = VIEW_TASKS;
 	frame_take(&u, fa, 1.0);
+	fake_proc(&u);
 	focus_counters(&u);
 	frame(out, &u, "focus: counters and ratios", 30, 100);
 	keys_dispatch(&u, 'H');

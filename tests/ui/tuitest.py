@@ -35,6 +35,17 @@ class Tmux:
     def keys(self, *keys):
         self.tmux("send-keys", "-t", "t", *keys)
 
+    def raw(self, text):
+        """Bytes as typed, escape sequences included (send-keys -l)."""
+        self.tmux("send-keys", "-t", "t", "-l", text)
+
+    def click(self, x, y, button=0, release=True):
+        """A mouse press and release at column x, row y (0-based), as SGR
+        reports: what a terminal sends once perftop asked for mouse events."""
+        self.raw("\x1b[<%d;%d;%dM" % (button, x + 1, y + 1))
+        if release and button < 64:  # the wheel has no release
+            self.raw("\x1b[<%d;%d;%dm" % (button, x + 1, y + 1))
+
     def line(self, text):
         self.tmux("send-keys", "-t", "t", "-l", text)
         self.tmux("send-keys", "-t", "t", "Enter")
@@ -113,6 +124,14 @@ class Tmux:
         p, pid = tap.start_workload(workload, *args)
         self.own(p)
         return p, pid
+    def live(self, perftop, *args, ready=r"^Target: ", secs=15):
+        """Starts perftop and waits for its header; returns (pid, screen)."""
+        pid = self.start(perftop, *args)
+        return pid, self.wait_re(ready, secs)
+
+    def quit(self, what="q"):
+        self.keys("q")
+        return self.clean_exit(what)
 
     def close(self):
         self.tmux("kill-server")
@@ -152,6 +171,28 @@ def table_rows(screen):
 def column_titles(screen):
     for l in screen.splitlines():
         if re.match(r"^\s*(Overhead|PID|CPU)\s", l):
+            return l
+    return ""
+
+
+def workload_session(workload, width, height, *wargs):
+    """The usual set-up of a live test: a workload with a known split and a
+    tmux pane of the size asked; returns (tmux, workload Popen, its pid)."""
+    wl, wpid = tap.start_workload(workload, *(wargs or ("split", "6,3,1", "60")))
+    return Tmux(width, height), wl, wpid
+
+
+def teardown(t, wl):
+    t.close()
+    if wl is not None:
+        wl.kill()
+        wl.wait()
+
+
+def line_of(screen, pattern):
+    """The first screen line matching pattern, or ''."""
+    for l in screen.splitlines():
+        if re.search(pattern, l):
             return l
     return ""
 

@@ -1,0 +1,31 @@
+/* procstat: what the kernel says of the whole system in /proc — per-CPU
+ * busy time (/proc/stat), load and task counts (/proc/loadavg), memory
+ * (/proc/meminfo), a task's CPU time (/proc/PID/stat). No perf, no curses. */
+#ifndef PERFTOP_PROCSTAT_H
+#define PERFTOP_PROCSTAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Jiffies of one CPU since boot: busy (all but idle and iowait) and all. */
+struct procstat_cpu {
+	int cpu;
+	uint64_t busy, total;
+};
+
+struct procstat_sys {
+	double load[3];
+	unsigned running, tasks;   /* scheduling entities (threads) */
+	uint64_t mem_total, mem_used; /* bytes; used as htop and free count it */
+};
+
+/* Fills up to max CPUs; returns how many, or -errno. */
+int procstat_cpus(struct procstat_cpu *out, size_t max);
+int procstat_sys(struct procstat_sys *out);
+/* utime + stime of a task in clock ticks; -errno when it is gone. */
+int procstat_task_ticks(pid_t pid, uint64_t *ticks);
+/* Clock ticks per second (sysconf(_SC_CLK_TCK)). */
+long procstat_hz(void);
+
+#endif
