@@ -10,6 +10,7 @@
 
 #include "evspec.h"
 #include "keys.h"
+#include "perfsys.h"
 
 /* EXCL_* bit of a panel letter; 0 if it is none. */
 static unsigned flag_of(int key)
@@ -174,16 +175,11 @@ const struct key_binding prompt_keys[] = {
 	{ 0, NULL, { NULL, NULL } },
 };
 
+/* The kernel's bound, or perf's default when it cannot be read. */
 static uint64_t max_sample_rate(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
-	unsigned long long v = 0;
+	uint64_t v = perf_max_sample_rate();
 
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
 	return v ? v : 100000;
 }
 
