@@ -1,0 +1,50 @@
+/* agg's internals, shared by agg.c (rows, the sample path, the roll) and
+ * agg_view.c (what readers see: sorted rows, shares, the counters). */
+#ifndef PERFTOP_AGG_INT_H
+#define PERFTOP_AGG_INT_H
+
+#include "agg.h"
+
+/* Open-addressing maps from a 64-bit key to a row pointer. Rows never move,
+ * so the hot path hands out stable pointers. */
+struct slot {
+	uint64_t key;
+	void *row;
+};
+
+struct map {
+	struct slot *tab;
+	size_t mask, used;
+};
+
+/* Rows the roll must visit: those with interval counts, and exited tasks
+ * ageing out. The roll's work follows them, not every row ever seen. */
+struct rowlist {
+	void **v;
+	size_t n, cap;
+};
+
+struct agg {
+	size_t nevents;
+	struct agg_event ev[AGG_MAX_EVENTS];
+	struct map syms, tasks, tids;
+	struct agg_cpu *cpus;
+	size_t ncpus;
+	int *cpu_index;       /* cpu number -> row, -1 when not sampled */
+	int max_cpu;
+	void **sorted;
+	size_t sorted_cap;
+	/* Last lookups: consecutive samples mostly hit the same symbol/task. */
+	struct agg_sym *last_sym;
+	struct agg_task *last_task, *last_thread;
+	pid_t last_tid;
+	struct agg_counters cnt;
+	bool has_cnt;
+	struct cg *cg;
+	uint64_t stamp;           /* stacks counted: children dedupe */
+	struct rowlist act_syms, act_tasks, aging;
+	bool walk_all;            /* a list could not grow: the next roll walks the maps */
+};
+
+
+#endif

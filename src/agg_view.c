@@ -1,0 +1,230 @@
+/* agg_view: what the dump, the screen and the exporter read of the agg:
+ * rows in order (the top few without sorting the rest), shares, and the
+ * focus counters as the session handed them. */
+#include "internal/agg_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t sum_samples(const struct agg_counts *c, size_t n)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += c->samples[i];
+	return s;
+}
+
+struct sort_ctx {
+	size_t nevents;
+	size_t offset; /* of the agg_counts in the row */
+};
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_ctx *ctx = arg;
+	const struct agg_counts *a = (const void *)(*(const char *const *)pa + ctx->offset);
+	const struct agg_counts *b = (const void *)(*(const char *const *)pb + ctx->offset);
+	uint64_t x = a->samples[0], y = b->samples[0];
+
+	if (x == y) {
+		x = sum_samples(a, ctx->nevents);
+		y = sum_samples(b, ctx->nevents);
+	}
+	return (x < y) - (x > y);
+}
+
+/* Sift-down in a heap whose root is the row that sorts LAST, so the root
+ * is the one to evict when a better row comes. */
+static void heap_down(void **h, size_t n, size_t i, struct sort_ctx *ctx)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		void *t;
+
+		if (l < n && cmp_rows(&h[l], &h[m], ctx) > 0)
+			m = l;
+		if (r < n && cmp_rows(&h[r], &h[m], ctx) > 0)
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, size_t limit, void ***out)
+{
+	struct sort_ctx ctx = { a->nevents, offset };
+	size_t n = 0;
+
+	if (m->used > a->sorted_cap) {
+		void **p = reallocarray(a->sorted, m->used, sizeof(*p));
+
+		if (p == NULL) {
+			*out = NULL;
+			return 0;
+		}
+		a->sorted = p;
+		a->sorted_cap = m->used;
+	}
+	*out = a->sorted;
+	if (limit == 0)
+		return 0;
+	if (limit >= m->used) {
+		for (size_t i = 0; i <= m->mask; i++)
+			if (m->tab[i].row)
+				a->sorted[n++] = m->tab[i].row;
+		if (n > 1)
+			qsort_r(a->sorted, n, sizeof(*a->sorted), cmp_rows, &ctx);
+		return n;
+	}
+	/* Top `limit`: a bounded heap, O(rows log limit), then sort those. */
+	for (size_t i = 0; i <= m->mask; i++) {
+		void *row = m->tab[i].row;
+
+		if (row == NULL)
+			continue;
+		if (n < limit) {
+			a->sorted[n++] = row;
+			if (n == limit)
+				for (size_t k = n / 2; k-- > 0;)
+					heap_down(a->sorted, n, k, &ctx);
+		} else if (cmp_rows(&row, &a->sorted[0], &ctx) < 0) {
+			a->sorted[0] = row;
+			heap_down(a->sorted, n, 0, &ctx);
+		}
+	}
+	if (n > 1)
+		qsort_r(a->sorted, n, sizeof(*a->sorted), cmp_rows, &ctx);
+	return n;
+}
+
+#define SCOPE_OFF(type, scope) \
+	((scope) == AGG_INTERVAL ? offsetof(type, iv) : offsetof(type, total))
+
+size_t agg_symbols_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_sym ***rows)
+{
+	return sorted_rows(a, &a->syms, SCOPE_OFF(struct agg_sym, scope), limit, (void ***)rows);
+}
+
+size_t agg_symbols_children_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_sym ***rows)
+{
+	size_t off = scope == AGG_INTERVAL ? offsetof(struct agg_sym, ch_iv) : offsetof(struct agg_sym, ch_total);
+
+	return sorted_rows(a, &a->syms, off, limit, (void ***)rows);
+}
+
+size_t agg_tasks_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_task ***rows)
+{
+	return sorted_rows(a, &a->tasks, SCOPE_OFF(struct agg_task, scope), limit, (void ***)rows);
+}
+
+size_t agg_threads_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_task ***rows)
+{
+	return sorted_rows(a, &a->tids, SCOPE_OFF(struct agg_task, scope), limit, (void ***)rows);
+}
+
+size_t agg_symbols(struct agg *a, enum agg_scope scope, const struct agg_sym ***rows)
+{
+	return agg_symbols_top(a, scope, SIZE_MAX, rows);
+}
+
+size_t agg_tasks(struct agg *a, enum agg_scope scope, const struct agg_task ***rows)
+{
+	return agg_tasks_top(a, scope, SIZE_MAX, rows);
+}
+
+size_t agg_threads(struct agg *a, enum agg_scope scope, const struct agg_task ***rows)
+{
+	return agg_threads_top(a, scope, SIZE_MAX, rows);
+}
+
+size_t agg_cpus(struct agg *a, const struct agg_cpu ***rows)
+{
+	if (a->ncpus > a->sorted_cap) {
+		void **p = reallocarray(a->sorted, a->ncpus, sizeof(*p));
+
+		if (p == NULL)
+			return 0;
+		a->sorted = p;
+		a->sorted_cap = a->ncpus;
+	}
+	for (size_t i = 0; i < a->ncpus; i++)
+		a->sorted[i] = &a->cpus[i];
+	*rows = (const struct agg_cpu **)a->sorted;
+	return a->ncpus;
+}
+
+
+uint64_t agg_base(const struct agg *a, enum agg_scope scope)
+{
+	return scope == AGG_INTERVAL ? a->ev[0].samples_iv : a->ev[0].samples_total;
+}
+
+double agg_share(const struct agg *a, const struct agg_counts *c, enum agg_scope scope)
+{
+	uint64_t base = agg_base(a, scope);
+
+	return base ? 100.0 * (double)c->samples[0] / (double)base : 0.0;
+}
+
+int agg_counters_begin(struct agg *a, const char *const *names, size_t n)
+{
+	struct agg_counters *c = &a->cnt;
+
+	if (n > COUNTERS_MAX)
+		n = COUNTERS_MAX;
+	c->nevents = n;
+	for (size_t i = 0; i < n; i++)
+		strlcpy(c->names[i], names[i], sizeof(c->names[i]));
+	c->nprocs = c->nthreads = 0;
+	a->has_cnt = true;
+	return 0;
+}
+
+int agg_counters_add(struct agg *a, const struct counter_row *r, const char *comm)
+{
+	struct agg_counters *c = &a->cnt;
+	struct agg_counter_row **rows = r->tid ? &c->threads : &c->procs;
+	size_t *n = r->tid ? &c->nthreads : &c->nprocs;
+	size_t *cap = r->tid ? &c->threads_cap : &c->procs_cap;
+
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 8;
+		struct agg_counter_row *p = reallocarray(*rows, ncap, sizeof(*p));
+
+		if (p == NULL)
+			return -ENOMEM;
+		*rows = p;
+		*cap = ncap;
+	}
+	(*rows)[*n].c = *r;
+	strlcpy((*rows)[*n].comm, comm ? comm : "?", sizeof((*rows)[*n].comm));
+	(*n)++;
+	return 0;
+}
+
+const struct agg_counters *agg_counters(const struct agg *a)
+{
+	return a->has_cnt ? &a->cnt : NULL;
+}
+
+const struct agg_counter_row *agg_counter_row(const struct agg_counters *c, pid_t pid, pid_t tid)
+{
+	const struct agg_counter_row *rows;
+	size_t n;
+
+	if (c == NULL)
+		return NULL;
+	rows = tid ? c->threads : c->procs;
+	n = tid ? c->nthreads : c->nprocs;
+	for (size_t i = 0; i < n; i++)
+		if (tid ? rows[i].c.tid == tid : rows[i].c.pid == pid)
+			return &rows[i];
+	return NULL;
+}
+
