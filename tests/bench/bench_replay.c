@@ -1,5 +1,5 @@
-/* Replay benchmark: synthetic ring contents through ring -> record -> symbols
- * -> agg, as the engine does, without the kernel. Prints ns per sample for
+/* Replay benchmark: synthetic ring contents through ring -> record -> session
+ * (session_record: symbols, agg), as the engine does, without the kernel. Prints ns per sample for
  * decode alone and for the whole path.
  *
  * usage: bench_replay [SAMPLES_MILLIONS [RINGS [rr]]]   (default 20, 4 rings, dealt at random;
@@ -18,6 +18,7 @@
 #include "agg.h"
 #include "record.h"
 #include "ring.h"
+#include "session.h"
 #include "symbols.h"
 #include "internal/order.h"
 
@@ -35,22 +36,17 @@ static double cpu_now(void)
 #define DATA (8u << 20) /* 8 MiB of records per pass: ~150k samples */
 
 struct ctx {
-	struct symbols *syms;
-	struct agg *agg;
+	struct session s;   /* symbols and agg, no engine: the record path alone */
+	struct options o;
 	uint64_t n;
 	bool full;
 };
 
 static void on_decoded(const struct record *r, struct ctx *c)
 {
-	struct sym_result sr;
-
 	c->n++;
-	if (!c->full)
-		return;
-	symbols_resolve(c->syms, (pid_t)r->sid.pid, r->sample.ip,
-			(r->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL, &sr);
-	agg_sample(c->agg, 0, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid, &sr, r->sample.period);
+	if (c->full)
+		session_record(&c->s, 0, r);
 }
 
 static void on_record(const struct perf_event_header *h, struct ctx *c)
@@ -155,12 +151,13 @@ int main(int argc, char **argv)
 	if (map == NULL || ring_init(&r, map, PAGE, DATA))
 		return 1;
 	memset(map, 0, PAGE);
-	c.syms = symbols_new(&so);
-	c.agg = agg_new(1, cpus, 2);
-	if (c.syms == NULL || c.agg == NULL)
+	c.s.opts = &c.o;
+	c.s.syms = symbols_new(&so);
+	c.s.agg = agg_new(1, cpus, 2);
+	if (c.s.syms == NULL || c.s.agg == NULL)
 		return 1;
-	symbols_load_kernel(c.syms);
-	symbols_synthesize(c.syms, pid);
+	symbols_load_kernel(c.s.syms);
+	symbols_synthesize(c.s.syms, pid);
 	nk = kernel_ips(kips, 4096);
 	/* User addresses: this program's functions and libc's. */
 	uips[nu++] = (uint64_t)(uintptr_t)main;
@@ -242,8 +239,8 @@ int main(int argc, char **argv)
 	       (double)c.n / t_full / 1e6);
 	printf("ordered %zu rings%s: decode+merge %.1f ns/sample, decode+merge+resolve+agg %.1f ns/sample\n",
 	       nrings, round_robin ? " (in turn)" : " (at random)", t_ord_dec * 1e9 / (double)n_dec, t_ord_full * 1e9 / (double)n_full);
-	agg_free(c.agg);
-	symbols_free(c.syms);
+	agg_free(c.s.agg);
+	symbols_free(c.s.syms);
 	ring_unmap(&r);
 	free(map);
 	for (size_t i = 0; i < NRINGS; i++) {
