@@ -37,7 +37,7 @@ one_line_error(run("-b", "-F", "200000"), 2, ["perf_event_max_sample_rate"], "-F
 one_line_error(run("-b", "--format", "xml"), 2, ["xml"], "unknown format")
 one_line_error(run("-b", "--exclude", "user,bogus"), 2, ["bogus"], "unknown exclude word")
 one_line_error(run("-b", "-d", "0"), 2, ["-d"], "zero interval")
-one_line_error(run(stdin=subprocess.DEVNULL), 2, ["-b"], "live view without a terminal")
+one_line_error(run(stdin=subprocess.DEVNULL), 1, ["-b"], "live view without a terminal (a runtime error)")
 
 r = run("--help")
 ok(r.returncode == 0 and "--format" in r.stdout and "-p, --pid" in r.stdout, "--help exits 0 and lists options")
