@@ -17,6 +17,7 @@
 
 #define DRAIN_SLICE_NS 20000000ull /* a drain pass between epoll waits: 20 ms */
 #define DRAIN_CHECK_EVERY 256      /* records between clock reads */
+#define SYNC_WAIT_NS 50000000ull   /* a pass waits this long at most for the reader */
 /* How long a record may take from its timestamp to the ring: the kernel
  * stamps and writes it in one non-preemptible section (perf_output_begin ..
  * end), microseconds, but a VM's vCPU can be descheduled in between for
@@ -158,7 +159,7 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 	unsigned since_check = 0;
 
 	if (kind != DRAIN_MORE)
-		spill_sync(e);
+		spill_sync(e, kind == DRAIN_ALL ? 0 : SYNC_WAIT_NS);
 	if (kind == DRAIN_ALL) {
 		e->limit = UINT64_MAX;
 	} else if (kind == DRAIN_NEW && e->clock_mono) {

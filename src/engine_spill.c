@@ -121,10 +121,19 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-void spill_sync(struct engine *e)
+void spill_sync(struct engine *e, uint64_t max_wait_ns)
 {
 	uint64_t one = 1, mine;
+	struct timespec until;
 	bool self;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += (time_t)(max_wait_ns / 1000000000u);
+	until.tv_nsec += (long)(max_wait_ns % 1000000000u);
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
 
 	pthread_mutex_lock(&e->rd_lock);
 	mine = ++e->rd_asked;
@@ -132,9 +141,14 @@ void spill_sync(struct engine *e)
 	pthread_mutex_unlock(&e->rd_lock);
 	if (!self && write(e->rd_kick, &one, sizeof(one)) == (ssize_t)sizeof(one)) {
 		pthread_mutex_lock(&e->rd_lock);
+		/* Bounded for a tick: a reader starved on a loaded machine must
+		 * not make the interval late; what it has not moved yet comes
+		 * with the next pass (counted if it is older than delivered). */
 		while (e->rd_served < mine && !e->rd_exited)
-			pthread_cond_wait(&e->rd_done, &e->rd_lock);
-		self = e->rd_served < mine;
+			if (max_wait_ns ? pthread_cond_timedwait(&e->rd_done, &e->rd_lock, &until) == ETIMEDOUT
+					: pthread_cond_wait(&e->rd_done, &e->rd_lock) != 0)
+				break;
+		self = e->rd_served < mine && e->rd_exited;
 		pthread_mutex_unlock(&e->rd_lock);
 	} else {
 		self = true;
@@ -158,9 +172,17 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 		return -ENOMEM;
 	if ((rc = pthread_mutex_init(&e->rd_lock, NULL)) != 0)
 		return -rc;
-	if ((rc = pthread_cond_init(&e->rd_done, NULL)) != 0) {
-		pthread_mutex_destroy(&e->rd_lock);
-		return -rc;
+	{
+		pthread_condattr_t ca;
+
+		/* Timed waits on the monotonic clock: the wall clock may jump. */
+		if ((rc = pthread_condattr_init(&ca)) != 0 ||
+		    (rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC)) != 0 ||
+		    (rc = pthread_cond_init(&e->rd_done, &ca)) != 0) {
+			pthread_mutex_destroy(&e->rd_lock);
+			return -rc;
+		}
+		pthread_condattr_destroy(&ca);
 	}
 	e->rd_sync_init = true;
 	e->rd_epfd = epoll_create1(EPOLL_CLOEXEC);

@@ -112,7 +112,9 @@ size_t events_fds_needed(const struct engine *e);
 int spill_setup(struct engine *e, char *err, size_t errlen);
 int spill_start_reader(struct engine *e, char *err, size_t errlen);
 /* Has the reader move every kernel ring into its spill now, and waits. */
-void spill_sync(struct engine *e);
+/* Has the reader move every kernel ring into its spill; waits max_wait_ns
+ * at most (0: until it has). */
+void spill_sync(struct engine *e, uint64_t max_wait_ns);
 void spill_stop_reader(struct engine *e);
 void spill_free(struct engine *e);
 

@@ -48,7 +48,7 @@ def main(t):
 
     # Help lists the keys; any key goes back.
     t.keys("h")
-    s = t.wait_re(r"keys\s+\(more in man perftop\)", 5) or ""
+    s = t.wait_re(r"keys\s+\(more in man perftop\)", 15) or ""
     tap.ok(all(k in s for k in ("q F10", "Esc Backspace", "Exclude panel (x)", "Space Z")),
            "h: help lists the keys")
     t.keys("Escape")
