@@ -15,6 +15,8 @@ def ok(cond, what):
     _n += 1
     if not cond:
         _failed += 1
+    # One line: a description quoting another program's output may hold newlines.
+    what = " | ".join(str(what).splitlines())
     print(("ok %d - %s" if cond else "not ok %d - %s") % (_n, what))
     sys.stdout.flush()
     return cond
