@@ -25,7 +25,7 @@ def ok(cond, what):
 def skip(what, why):
     global _n
     _n += 1
-    print("ok %d - %s # SKIP %s" % (_n, what, why))
+    print("ok %d - %s # SKIP %s" % (_n, " | ".join(str(what).splitlines()), " | ".join(str(why).splitlines())))
 
 
 def done():
