@@ -11,40 +11,33 @@ from tuitest import tap
 
 def main():
     perftop, workload = sys.argv[1], sys.argv[2]
-    why = tuitest.can_run()
-    if why:
-        tap.skip("live view in tmux", why)
-        tap.done()
-    for w, h in ((80, 24), (60, 12)):
-        t, wl, wpid = tuitest.workload_session(workload, w, h)
-        try:
-            focus = r"Target: PID %d\b" % wpid
-            # xterm-256color, as the issue had it: keypad sequences differ from screen's
-            pid, s = t.live("TERM=xterm-256color " + perftop, "-d", "0.5", "-p", str(wpid), ready=focus)
-            tap.ok(s is not None, "%dx%d: -p focus up" % (w, h))
-            t.keys("C-z")
-            s = t.wait_re(r"Stopped", 10)
-            tap.ok(s is not None and "Target:" not in s, "%dx%d: Ctrl-Z stops it, the shell's screen back" % (w, h))
-            # the stopped command's '; echo rc' ran already: fg says its own
-            t.line("clear; fg; echo rc=$?")
-            s = t.wait_re(focus, 10)
-            tap.ok(s is not None, "%dx%d: fg: the live view again" % (w, h))
-            t.keys("Tab")
-            t.keys("Down")
-            time.sleep(1.5)
-            s = t.screen()
-            tap.ok(tuitest.line_of(s, focus) != "", "%dx%d: after fg, Down keeps the focus" % (w, h))
-            t.raw("\x1b[99~")   # no terminal's key
-            t.raw("\x1b[1;9Z")
-            time.sleep(1.5)
-            s = t.screen()
-            tap.ok(tuitest.line_of(s, focus) != "", "%dx%d: unknown sequences do not act as Esc" % (w, h))
-            tap.ok("~" not in tuitest.line_of(s, r"^(Filter|F1)"),
-                   "%dx%d: nor as keys (no prompt opened, nothing typed)" % (w, h))
-            t.quit("q after fg")
-        finally:
-            tuitest.teardown(t, wl)
-    tap.done()
+
+    def body(t, wpid, w, h):
+        focus = r"Target: PID %d\b" % wpid
+        # xterm-256color, as the issue had it: keypad sequences differ from screen's
+        pid, s = t.live("TERM=xterm-256color " + perftop, "-d", "0.5", "-p", str(wpid), ready=focus)
+        tap.ok(s is not None, "%dx%d: -p focus up" % (w, h))
+        t.keys("C-z")
+        s = t.wait_re(r"Stopped", 10)
+        tap.ok(s is not None and "Target:" not in s, "%dx%d: Ctrl-Z stops it, the shell's screen back" % (w, h))
+        # the stopped command's '; echo rc' ran already: fg says its own
+        t.line("clear; fg; echo rc=$?")
+        s = t.wait_re(focus, 10)
+        tap.ok(s is not None, "%dx%d: fg: the live view again" % (w, h))
+        t.keys("Tab")
+        t.keys("Down")
+        time.sleep(1.5)
+        s = t.screen()
+        tap.ok(tuitest.line_of(s, focus) != "", "%dx%d: after fg, Down keeps the focus" % (w, h))
+        t.raw("\x1b[99~")   # no terminal's key
+        t.raw("\x1b[1;9Z")
+        time.sleep(1.5)
+        s = t.screen()
+        tap.ok(tuitest.line_of(s, focus) != "", "%dx%d: unknown sequences do not act as Esc" % (w, h))
+        tap.ok("~" not in tuitest.line_of(s, r"^(Filter|F1)"),
+               "%dx%d: nor as keys (no prompt opened, nothing typed)" % (w, h))
+        t.quit("q after fg")
+    tuitest.each_size(workload, body)
 
 
 main()

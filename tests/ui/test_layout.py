@@ -15,113 +15,106 @@ from tuitest import tap
 
 def main():
     perftop, workload = sys.argv[1], sys.argv[2]
-    why = tuitest.can_run()
-    if why:
-        tap.skip("live view in tmux", why)
-        tap.done()
-    for w, h in ((80, 24), (60, 12)):
-        t, wl, wpid = tuitest.workload_session(workload, w, h)
-        sz = "%dx%d" % (w, h)
-        try:
-            pid, s = t.live(perftop, "-d", "0.5", ready=r"\[\.\] hot_a")
-            s = s or ""
-            lines = s.splitlines()
-            bar = lines[-1] if lines else ""
-            tap.ok(bar.rstrip().endswith("F10Quit") and "F1Help" in bar, "%s: function bar ends with F10Quit" % sz)
-            tap.ok(re.search(r"^perftop \S+ on \S+( \(Linux \S+\))?\s+\d\d:\d\d:\d\d", s, re.M) is not None,
-                   "%s: title and clock apart" % sz)
-            ev = tuitest.line_of(s, r"^(cpu-clock|cycles)\s+on")
-            tap.ok(re.search(r"(/s|excl: \S+|lost \S+|mux (\d+%|-)|throttled \S+)$", ev.rstrip()) is not None, "%s: the event line ends on a whole field (%r)"
-                   % (sz, ev.rstrip()[-20:]))
-            tap.ok(re.search(r"row \d+ of \d+", s) is not None, "%s: row N of M" % sz)
-            if h >= 24:
-                tap.ok(re.search(r"Tasks: \d+, \d+ running\s+Load average: [\d.]+ [\d.]+ [\d.]+\s+Mem: ", s)
-                       is not None, "%s: tasks, load average, memory" % sz)
-                tap.ok(re.search(r"^\s+0\[\|*\s*\d+\.\d% \S+/s\]", s, re.M) is not None,
-                       "%s: CPU meter: busy %% and samples/s" % sz)
-            titles, rows = tuitest.column_titles(s), tuitest.table_rows(s)
-            at = re.search(r"\[[k.]\]", rows[0]) if rows else None
-            tap.ok(at is not None and titles.find("Symbol") == at.start(),
-                   "%s: Symbol over [k] (%r)" % (sz, titles))
-            # F3: selects, hides nothing.
-            t.keys("F3")
-            t.raw("hot_c")
-            t.keys("Enter")
-            s = t.wait_re(r"row ([2-9]|\d\d+) of", 5) or ""
-            tap.ok(s != "" and ("hot_a" in s or h < 24), "%s: F3 hot_c selects a lower row, hot_a still shown" % sz)
-            t.keys("n")
-            # F6: the sort menu; Down, Enter: the next column.
-            t.keys("F6")
-            s = t.wait_re(r"Sort by", 5)
-            tap.ok(s is not None and "* Overhead" in s, "%s: F6 opens the sort menu, Overhead marked" % sz)
-            t.keys("Down")
-            t.keys("Enter")
-            s = t.wait_re(r"sort: Samples" if w >= 80 else r"^Overhead\s+Samples", 5)
-            tap.ok(s is not None and "Sort by" not in s, "%s: Down Enter: sorted by Samples, menu closed" % sz)
-            t.keys("<")
-            # Unknown key.
-            t.keys("y")
-            s = t.wait_re(r"y does nothing here", 5)
-            tap.ok(s is not None, "%s: an unbound key says so" % sz)
-            # Right scrolls names.
-            t.keys("Right")
-            s = t.wait(lambda sc: "[.] hot_a" not in sc, 5)
-            tap.ok(s is not None, "%s: Right scrolls the names" % sz)
-            t.keys("Left")
-            # A filter nothing matches, in Symbols; Tasks unfiltered.
-            t.keys("/")
-            t.raw("zzqq")
-            t.keys("Enter")
-            s = t.wait_re(r'no rows match the Symbols filter "zzqq"', 5)
-            tap.ok(s is not None, "%s: 'no rows match' names the view and filter" % sz)
-            t.keys("Tab")
-            s = t.wait(lambda sc: len(tuitest.table_rows(sc)) > 0 and "filter:" not in sc, 5)
-            tap.ok(s is not None, "%s: the Tasks view is not filtered by it" % sz)
 
-            def busy(sc):
-                ti = tuitest.column_titles(sc).split()
-                if "CPU%" not in ti:
-                    return False
-                k = ti.index("CPU%")
-                for r in tuitest.table_rows(sc):
-                    tok = r.split()
-                    if tok[:1] == [str(wpid)] and len(tok) > k:
-                        try:
-                            return float(tok[k]) > 0
-                        except ValueError:
-                            return False
+    def body(t, wpid, w, h):
+        sz = "%dx%d" % (w, h)
+        pid, s = t.live(perftop, "-d", "0.5", ready=r"\[\.\] hot_a")
+        s = s or ""
+        lines = s.splitlines()
+        bar = lines[-1] if lines else ""
+        tap.ok(bar.rstrip().endswith("F10Quit") and "F1Help" in bar, "%s: function bar ends with F10Quit" % sz)
+        tap.ok(re.search(r"^perftop \S+ on \S+( \(Linux \S+\))?\s+\d\d:\d\d:\d\d", s, re.M) is not None,
+               "%s: title and clock apart" % sz)
+        ev = tuitest.line_of(s, r"^(cpu-clock|cycles)\s+on")
+        tap.ok(re.search(r"(/s|excl: \S+|lost \S+|mux (\d+%|-)|throttled \S+)$", ev.rstrip()) is not None, "%s: the event line ends on a whole field (%r)"
+               % (sz, ev.rstrip()[-20:]))
+        tap.ok(re.search(r"row \d+ of \d+", s) is not None, "%s: row N of M" % sz)
+        if h >= 24:
+            tap.ok(re.search(r"Tasks: \d+, \d+ running\s+Load average: [\d.]+ [\d.]+ [\d.]+\s+Mem: ", s)
+                   is not None, "%s: tasks, load average, memory" % sz)
+            tap.ok(re.search(r"^\s+0\[\|*\s*\d+\.\d% \S+/s\]", s, re.M) is not None,
+                   "%s: CPU meter: busy %% and samples/s" % sz)
+        titles, rows = tuitest.column_titles(s), tuitest.table_rows(s)
+        at = re.search(r"\[[k.]\]", rows[0]) if rows else None
+        tap.ok(at is not None and titles.find("Symbol") == at.start(),
+               "%s: Symbol over [k] (%r)" % (sz, titles))
+        # F3: selects, hides nothing.
+        t.keys("F3")
+        t.raw("hot_c")
+        t.keys("Enter")
+        s = t.wait_re(r"row ([2-9]|\d\d+) of", 5) or ""
+        tap.ok(s != "" and ("hot_a" in s or h < 24), "%s: F3 hot_c selects a lower row, hot_a still shown" % sz)
+        t.keys("n")
+        # F6: the sort menu; Down, Enter: the next column.
+        t.keys("F6")
+        s = t.wait_re(r"Sort by", 5)
+        tap.ok(s is not None and "* Overhead" in s, "%s: F6 opens the sort menu, Overhead marked" % sz)
+        t.keys("Down")
+        t.keys("Enter")
+        s = t.wait_re(r"sort: Samples" if w >= 80 else r"^Overhead\s+Samples", 5)
+        tap.ok(s is not None and "Sort by" not in s, "%s: Down Enter: sorted by Samples, menu closed" % sz)
+        t.keys("<")
+        # Unknown key.
+        t.keys("y")
+        s = t.wait_re(r"y does nothing here", 5)
+        tap.ok(s is not None, "%s: an unbound key says so" % sz)
+        # Right scrolls names.
+        t.keys("Right")
+        s = t.wait(lambda sc: "[.] hot_a" not in sc, 5)
+        tap.ok(s is not None, "%s: Right scrolls the names" % sz)
+        t.keys("Left")
+        # A filter nothing matches, in Symbols; Tasks unfiltered.
+        t.keys("/")
+        t.raw("zzqq")
+        t.keys("Enter")
+        s = t.wait_re(r'no rows match the Symbols filter "zzqq"', 5)
+        tap.ok(s is not None, "%s: 'no rows match' names the view and filter" % sz)
+        t.keys("Tab")
+        s = t.wait(lambda sc: len(tuitest.table_rows(sc)) > 0 and "filter:" not in sc, 5)
+        tap.ok(s is not None, "%s: the Tasks view is not filtered by it" % sz)
+
+        def busy(sc):
+            ti = tuitest.column_titles(sc).split()
+            if "CPU%" not in ti:
                 return False
-            t.keys("/")
-            t.raw(str(wpid))
-            t.keys("Enter")
-            s = t.wait(busy, 8)
-            tap.ok(s is not None, "%s: the spinning workload has a %%CPU beside its share" % sz)
-            t.keys("Escape")
-            # u: one user's tasks (the workload is root's, as we are).
-            t.keys("u")
-            t.raw("54321")
-            t.keys("Enter")
-            s = t.wait_re(r'user: 54321.*0 rows|no task of user "54321"', 5)
-            tap.ok(s is not None, "%s: u 54321: no task, and it says which user" % sz)
-            t.keys("u")
-            t.raw("root")
-            t.keys("Enter")
-            s = t.wait(lambda sc: "user: root" in sc and len(tuitest.table_rows(sc)) > 0, 5)
-            tap.ok(s is not None, "%s: u root: root's tasks" % sz)
-            t.keys("u")
-            t.keys("Enter")
-            s = t.wait(lambda sc: "user:" not in sc, 5)
-            tap.ok(s is not None, "%s: u Enter: every user again" % sz)
-            # F9: asks first; Esc sends nothing.
-            t.keys("F9")
-            s = t.wait_re(r"Signal to PID \d+|Send PID \d+ which signal", 5)
-            tap.ok(s is not None, "%s: F9 asks which signal" % sz)
-            t.keys("Escape")
-            time.sleep(0.3)
-            t.quit("q")
-        finally:
-            tuitest.teardown(t, wl)
-    tap.done()
+            k = ti.index("CPU%")
+            for r in tuitest.table_rows(sc):
+                tok = r.split()
+                if tok[:1] == [str(wpid)] and len(tok) > k:
+                    try:
+                        return float(tok[k]) > 0
+                    except ValueError:
+                        return False
+            return False
+        t.keys("/")
+        t.raw(str(wpid))
+        t.keys("Enter")
+        s = t.wait(busy, 8)
+        tap.ok(s is not None, "%s: the spinning workload has a %%CPU beside its share" % sz)
+        t.keys("Escape")
+        # u: one user's tasks (the workload is root's, as we are).
+        t.keys("u")
+        t.raw("54321")
+        t.keys("Enter")
+        s = t.wait_re(r'user: 54321.*0 rows|no task of user "54321"', 5)
+        tap.ok(s is not None, "%s: u 54321: no task, and it says which user" % sz)
+        t.keys("u")
+        t.raw("root")
+        t.keys("Enter")
+        s = t.wait(lambda sc: "user: root" in sc and len(tuitest.table_rows(sc)) > 0, 5)
+        tap.ok(s is not None, "%s: u root: root's tasks" % sz)
+        t.keys("u")
+        t.keys("Enter")
+        s = t.wait(lambda sc: "user:" not in sc, 5)
+        tap.ok(s is not None, "%s: u Enter: every user again" % sz)
+        # F9: asks first; Esc sends nothing.
+        t.keys("F9")
+        s = t.wait_re(r"Signal to PID \d+|Send PID \d+ which signal", 5)
+        tap.ok(s is not None, "%s: F9 asks which signal" % sz)
+        t.keys("Escape")
+        time.sleep(0.3)
+        t.quit("q")
+    tuitest.each_size(workload, body)
 
 
 main()

@@ -182,6 +182,24 @@ def workload_session(workload, width, height, *wargs):
     return Tmux(width, height), wl, wpid
 
 
+def each_size(workload, body, sizes=((80, 24), (60, 12))):
+    """The set-up of the issue-13 tests: skip (saying why) when they cannot
+    run; else body(tmux, workload pid, width, height) at each size, with a
+    workload of a known split and a pane of that size, both ended however
+    body ends; then the TAP plan."""
+    why = can_run()
+    if why:
+        tap.skip("live view in tmux", why)
+        tap.done()
+    for w, h in sizes:
+        t, wl, wpid = workload_session(workload, w, h)
+        try:
+            body(t, wpid, w, h)
+        finally:
+            teardown(t, wl)
+    tap.done()
+
+
 def teardown(t, wl):
     t.close()
     if wl is not None:
