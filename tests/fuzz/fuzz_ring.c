@@ -1,6 +1,8 @@
 /* libFuzzer harness: arbitrary bytes as ring contents, with an arbitrary
  * starting tail (so records wrap anywhere), through the pull iterator and
- * record_decode. Everything decoded is touched so ASan sees every read. */
+ * record_decode, and again with every call-graph layout (callchain, branch
+ * stack, user registers, stack copy) the start bytes choose. Everything
+ * decoded is touched so ASan sees every read. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +13,24 @@
 #define PAGE 4096
 #define DATA 4096
 
-static void touch(const struct perf_event_header *h, size_t *sum)
+static void touch(const struct perf_event_header *h, const struct record_layout *lay, size_t *sum)
 {
 	struct record r;
 
-	if (record_decode(h, &r) != RECORD_OK)
+	if (record_decode_with(h, lay, &r) != RECORD_OK)
 		return;
+	if (r.type != PERF_RECORD_SAMPLE)
+		goto side_band;
+	for (uint64_t i = 0; i < r.sample.nr; i++)
+		*sum += record_u64(r.sample.ips, i);
+	for (uint64_t i = 0; i < 3 * r.sample.nbranch; i++)
+		*sum += record_u64(r.sample.branches, i);
+	for (uint64_t i = 0; i < r.sample.nregs; i++)
+		*sum += record_u64(r.sample.regs, i);
+	if (r.sample.stack_size)
+		*sum += r.sample.stack[r.sample.stack_size - 1] + r.sample.stack_dyn_size;
+	return;
+side_band:
 	*sum += r.sid.id + r.sid.pid;
 	if (r.type == PERF_RECORD_MMAP2 || r.type == PERF_RECORD_MMAP)
 		*sum += strlen(r.mmap.filename) + (r.mmap.build_id ? r.mmap.build_id[0] : 0);
@@ -30,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static unsigned char *map;
 	struct ring r;
+	struct record_layout lay;
 	uint16_t start;
 	size_t sum = 0, len;
 
@@ -38,6 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (map == NULL && (map = aligned_alloc(PAGE, PAGE + DATA)) == NULL)
 		return 0;
 	memcpy(&start, data, 2);
+	/* The low 3 bits (tail alignment, unused) pick the layout. */
+	lay.extra = (start & 1 ? PERF_SAMPLE_CALLCHAIN : 0) | (start & 2 ? PERF_SAMPLE_BRANCH_STACK : 0) |
+		    (start & 4 ? PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER : 0);
+	lay.regs_user_mask = start & 4 ? 0xff0001ffull : 0;
+	lay.branch_hw_idx = (start >> 12) & 1;
 	start &= (DATA - 1) & ~7; /* records are 8-aligned: we only ever set tail so */
 	data += 2;
 	size -= 2;
@@ -54,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct perf_event_header *h;
 
 		while (ring_next(&r, &h))
-			touch(h, &sum);
+			touch(h, &lay, &sum);
 		ring_read_done(&r);
 	}
 	ring_unmap(&r);
