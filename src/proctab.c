@@ -79,9 +79,9 @@ static void task_unexit(struct proctab_task *k, struct proctab_exited *list, siz
 	k->exited = false;
 }
 
-/* The exited lists hold tasks, first in their process or thread. */
-#define TASK_PROC(k) ((struct proctab_proc *)(void *)(k))
-#define TASK_THREAD(k) ((struct proctab_thread *)(void *)(k))
+/* The exited lists hold tasks: the process or thread around one. */
+#define TASK_PROC(k) ((struct proctab_proc *)(void *)((char *)(k) - offsetof(struct proctab_proc, task)))
+#define TASK_THREAD(k) ((struct proctab_thread *)(void *)((char *)(k) - offsetof(struct proctab_thread, task)))
 
 /* The JIT map of a process that is gone or became another program. */
 static void jit_retire(struct proctab *pt, struct proctab_proc *p)
