@@ -215,25 +215,23 @@ static void ident_read(const struct dso_set *ds, const char *path, pid_t pid, ui
 		       uint64_t end, struct dso_ident *id)
 {
 	char mf[PATH_MAX];
-	struct stat st;
 	bool other = false;
 	int fd = -1, n;
 
 	if (util_pathf(mf, sizeof(mf), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, ds->proc_root, (int)pid,
 		       start, end) == 0)
 		fd = open(mf, O_RDONLY | O_CLOEXEC);
+	/* Else the path, when it is still that inode (open_as checks). */
 	if (fd < 0 && !ends_deleted(path) && (fd = open_as(ds, pid, path, id->ino, &other)) >= 0 && other) {
 		close(fd);
 		fd = -1;
 	}
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) == 0 && st.st_ino == id->ino) {
-		if ((n = buildid_read_fd(fd, id->build_id)) > 0)
-			id->build_id_len = (uint8_t)n;
-		else
-			id->gen = file_gen(fd);
-	}
+	if ((n = buildid_read_fd(fd, id->build_id)) > 0)
+		id->build_id_len = (uint8_t)n;
+	else
+		id->gen = file_gen(fd);
 	close(fd);
 }
 
