@@ -147,14 +147,16 @@ struct dso *dso_get(struct dso_set *ds, const char *path, const struct dso_ident
 	/* Pseudo-files are one DSO whatever their inode says; a memfd is a
 	 * file of its own. */
 	if (id && (key.kind == DSO_FILE || key.kind == DSO_MEMFD)) {
-		key.ident = *id;
-		if (key.ident.build_id_len > DSO_BUILD_ID_MAX)
-			key.ident.build_id_len = 0;
 		/* The build-id says it all: one DSO however it was reached. */
-		if (key.ident.build_id_len)
-			key.ident.maj = key.ident.min = 0, key.ident.ino = key.ident.gen = 0;
-		else
-			memset(key.ident.build_id, 0, sizeof(key.ident.build_id));
+		if (id->build_id_len && id->build_id_len <= DSO_BUILD_ID_MAX) {
+			memcpy(key.ident.build_id, id->build_id, id->build_id_len);
+			key.ident.build_id_len = id->build_id_len;
+		} else {
+			key.ident.maj = id->maj;
+			key.ident.min = id->min;
+			key.ident.ino = id->ino;
+			key.ident.gen = id->gen;
+		}
 	}
 	key.path = (char *)(uintptr_t)path;
 	return dso_find_or_add(ds, &key, pid);
@@ -213,25 +215,23 @@ static void ident_read(const struct dso_set *ds, const char *path, pid_t pid, ui
 		       uint64_t end, struct dso_ident *id)
 {
 	char mf[PATH_MAX];
-	struct stat st;
 	bool other = false;
 	int fd = -1, n;
 
 	if (util_pathf(mf, sizeof(mf), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, ds->proc_root, (int)pid,
 		       start, end) == 0)
 		fd = open(mf, O_RDONLY | O_CLOEXEC);
+	/* Else the path, when it is still that inode (open_as checks). */
 	if (fd < 0 && !ends_deleted(path) && (fd = open_as(ds, pid, path, id->ino, &other)) >= 0 && other) {
 		close(fd);
 		fd = -1;
 	}
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) == 0 && st.st_ino == id->ino) {
-		if ((n = buildid_read_fd(fd, id->build_id)) > 0)
-			id->build_id_len = (uint8_t)n;
-		else
-			id->gen = file_gen(fd);
-	}
+	if ((n = buildid_read_fd(fd, id->build_id)) > 0)
+		id->build_id_len = (uint8_t)n;
+	else
+		id->gen = file_gen(fd);
 	close(fd);
 }
 

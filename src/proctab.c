@@ -79,9 +79,9 @@ static void task_unexit(struct proctab_task *k, struct proctab_exited *list, siz
 	k->exited = false;
 }
 
-/* The exited lists hold tasks, first in their process or thread. */
-#define TASK_PROC(k) ((struct proctab_proc *)(void *)(k))
-#define TASK_THREAD(k) ((struct proctab_thread *)(void *)(k))
+/* The exited lists hold tasks: the process or thread around one. */
+#define TASK_PROC(k) ((struct proctab_proc *)(void *)((char *)(k) - offsetof(struct proctab_proc, task)))
+#define TASK_THREAD(k) ((struct proctab_thread *)(void *)((char *)(k) - offsetof(struct proctab_thread, task)))
 
 /* The JIT map of a process that is gone or became another program. */
 static void jit_retire(struct proctab *pt, struct proctab_proc *p)
@@ -554,7 +554,6 @@ bool proctab_comm(struct proctab *pt, pid_t pid, pid_t tid, const char *comm, bo
 bool proctab_fork(struct proctab *pt, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid)
 {
 	struct proctab_proc *parent, *child;
-	char comm[PROCTAB_COMM_LEN] = "";
 	struct proctab_thread *t;
 	bool reused = false;
 
@@ -570,15 +569,18 @@ bool proctab_fork(struct proctab *pt, pid_t pid, pid_t ppid, pid_t tid, pid_t pt
 	thread_forget(pt, pid);
 	parent = proctab_find(pt, ppid);
 	child = proctab_find(pt, pid);
-	/* A fork is always a new process: nothing of an entry under its pid
-	 * (one that exited, or one a sample made before this record) stays. */
+	/* Records of the child itself (its exec, its mmaps) or a sample's read
+	 * of /proc came first, from another CPU's ring: they are newer than
+	 * this fork, which adds only what they did not say. */
+	if (child && !child->task.exited && (child->nmaps || child->task.comm[0])) {
+		if (child->task.comm[0] == '\0' && parent)
+			task_set_comm(&child->task, task_comm(pt, parent, ptid));
+		return false;
+	}
+	/* Else a new process: nothing of an entry that exited under its pid. */
 	if (child) {
 		reused = child->task.exited;
-		/* Made by a sample that came first: /proc's name is the new one's. */
-		if (!reused && parent == NULL)
-			strlcpy(comm, child->task.comm, sizeof(comm));
 		proc_reset(pt, child);
-		task_set_comm(&child->task, comm);
 	} else if ((child = proc_live(pt, pid, NULL)) == NULL) {
 		return false;
 	}

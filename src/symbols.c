@@ -362,12 +362,12 @@ static inline size_t cache_slot(int32_t pid, uint64_t ip)
 	return (size_t)(h >> (64 - CACHE_BITS));
 }
 
-void symbols_resolve_thread(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip, bool kernel,
-			    struct sym_result *out)
+static inline void resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip, bool kernel,
+			   struct sym_result *out)
 {
 	/* Known, or read from /proc once (which may move the generation on). */
 	struct proctab_proc *p = proctab_task(&s->pt, pid);
-	struct proctab_thread *t = p ? proctab_task_thread(&s->pt, p, tid) : NULL;
+	struct proctab_thread *t = p && tid != pid ? proctab_task_thread(&s->pt, p, tid) : NULL;
 	int32_t cpid = kernel ? -1 : pid;
 	uint32_t tag = kernel ? PROCTAB_GEN_KERNEL | s->kgen : proctab_gen(&s->pt, pid);
 	struct cache_entry *e = &s->cache[cache_slot(cpid, ip)];
@@ -395,9 +395,15 @@ void symbols_resolve_thread(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip
 				   .sym = l.sym, .dso = l.dso, .key = l.key, .d = l.d };
 }
 
+void symbols_resolve_thread(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip, bool kernel,
+			    struct sym_result *out)
+{
+	resolve(s, pid, tid, ip, kernel, out);
+}
+
 void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel, struct sym_result *out)
 {
-	symbols_resolve_thread(s, pid, pid, ip, kernel, out);
+	resolve(s, pid, pid, ip, kernel, out);
 }
 
 int symbols_set_jit_dir(struct symbols *s, const char *dir)

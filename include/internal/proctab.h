@@ -36,27 +36,27 @@ struct proctab_jit {
 /* What a process and a thread both have: a name and a life. Exited ones
  * stay on a list until reaped, for the late samples of their interval. */
 struct proctab_task {
-	TAILQ_ENTRY(proctab_task) exited_link;
+	char comm[PROCTAB_COMM_LEN]; /* a thread's "": its process's stands for it */
 	bool exited;
 	unsigned exit_epoch;
-	char comm[PROCTAB_COMM_LEN]; /* a thread's "": its process's stands for it */
+	TAILQ_ENTRY(proctab_task) exited_link;
 };
 
 /* A thread other than its process's main one (whose name is the process's). */
 struct proctab_thread {
-	struct proctab_task task; /* first: the exited list holds tasks */
+	pid_t tid;          /* with the name: what a sample reads, in one line */
+	struct proctab_task task;
+	struct proctab_proc *proc;
 	RB_ENTRY(proctab_thread) node;
 	LIST_ENTRY(proctab_thread) sibling;
-	struct proctab_proc *proc;
-	pid_t tid;
 };
 
 struct proctab_proc {
-	struct proctab_task task; /* first: the exited list holds tasks */
+	pid_t pid;          /* with the name: what a sample reads, in one line */
+	struct proctab_task task;
+	bool complete;      /* maps came from /proc or an exec: no lazy re-read */
 	RB_ENTRY(proctab_proc) node;
 	LIST_HEAD(, proctab_thread) threads;
-	pid_t pid;
-	bool complete;      /* maps came from /proc or an exec: no lazy re-read */
 	struct proctab_map *maps; /* sorted by start, non-overlapping */
 	size_t nmaps, cap;
 	struct proctab_jit *jit;  /* its perf-PID.map, once one was found */

@@ -265,6 +265,30 @@ static void test_pid_reuse(char **argv)
 	symbols_free(s);
 }
 
+/* Rings are drained one CPU after another: a child's exec and mmaps (on
+ * its CPU) may be applied before its FORK (on its parent's). */
+static void test_late_fork(char **argv)
+{
+	struct symbols *s = new_symbols();
+	const uint64_t base = 0x10000000, len = 0x100000, ip = base + 0x1000;
+	const pid_t c = FAKE_PID + 70, parent = FAKE_PID + 71;
+	struct sym_result r;
+
+	if (s == NULL) {
+		CHECK(0, "symbols_new");
+		return;
+	}
+	symbols_comm(s, parent, parent, "sh", false);
+	map_ino(s, parent, base, len, 0, 0, 0, 0, 0, PROT_EXEC, argv[A_NOPIE]);
+	symbols_comm(s, c, c, "prog", true);
+	map_ino(s, c, base, len, 0, 0, 0, 0, 0, PROT_EXEC, argv[A_PIE]);
+	CHECK(!symbols_fork(s, c, parent, c, parent), "a late fork: no reuse");
+	symbols_resolve(s, c, ip, false, &r);
+	CHECK(strcmp(r.dso, argv[A_PIE]) == 0 && r.comm && strcmp(r.comm, "prog") == 0,
+	      "a late fork leaves the child's own image and name (%s, %s)", r.dso, r.comm ? r.comm : "-");
+	symbols_free(s);
+}
+
 static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t named_cond = PTHREAD_COND_INITIALIZER;
 static pid_t named_tid;
@@ -343,6 +367,7 @@ int main(int argc, char **argv)
 	test_two_builds(argv);
 	test_inode_generation(argv);
 	test_pid_reuse(argv);
+	test_late_fork(argv);
 	test_comm_fields(argv);
 	return check_done();
 }

@@ -33,14 +33,15 @@ static void test_mmap2(void)
 	synth_u64(&s, 0x2000);
 	synth_u32x2(&s, 8, 1);   /* maj, min */
 	synth_u64(&s, 4242);     /* ino */
-	synth_u64(&s, 0);        /* ino generation */
+	synth_u64(&s, 7);        /* ino generation */
 	synth_u32x2(&s, PROT_READ | PROT_EXEC, MAP_PRIVATE);
 	synth_string(&s, "/usr/bin/true");
 	synth_trailer(&s, 100, 101, 5, 0, 9);
 	CHECK(record_decode(synth_done(&s), &r) == RECORD_OK, "mmap2 decodes");
 	CHECK(r.mmap.pid == 100 && r.mmap.start == 0x400000 && r.mmap.len == 0x1000 && r.mmap.pgoff == 0x2000,
 	      "mmap2 range");
-	CHECK(r.mmap.maj == 8 && r.mmap.min == 1 && r.mmap.ino == 4242, "mmap2 device and inode");
+	CHECK(r.mmap.maj == 8 && r.mmap.min == 1 && r.mmap.ino == 4242 && r.mmap.ino_generation == 7,
+	      "mmap2 device, inode and generation");
 	CHECK(r.mmap.prot == (PROT_READ | PROT_EXEC), "mmap2 prot");
 	CHECK_STR(r.mmap.filename, "/usr/bin/true", "mmap2 filename");
 	CHECK(r.sid.id == 9 && r.sid.pid == 100, "mmap2 sample_id trailer");
