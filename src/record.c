@@ -165,13 +165,23 @@ enum record_status record_decode_with(const struct perf_event_header *hdr, const
 	};
 	int bad;
 
+	if (hdr->type == PERF_RECORD_SAMPLE) {
+		/* A sample sets every field it has; zeroing the whole struct
+		 * (a rep stos) was half of decoding one. */
+		out->type = hdr->type;
+		out->misc = hdr->misc;
+		out->sample.nr = out->sample.nbranch = out->sample.regs_abi = out->sample.nregs = 0;
+		out->sample.stack_size = out->sample.stack_dyn_size = 0;
+		out->sample.ips = out->sample.branches = out->sample.regs = out->sample.stack = NULL;
+		if (hdr->size < sizeof(*hdr))
+			return RECORD_BAD;
+		return decode_sample(&c, lay, out) ? RECORD_BAD : RECORD_OK;
+	}
 	memset(out, 0, sizeof(*out));
 	out->type = hdr->type;
 	out->misc = hdr->misc;
 	if (hdr->size < sizeof(*hdr))
 		return RECORD_BAD;
-	if (hdr->type == PERF_RECORD_SAMPLE)
-		return decode_sample(&c, lay, out) ? RECORD_BAD : RECORD_OK;
 
 	switch (hdr->type) {
 	case PERF_RECORD_MMAP:
