@@ -572,8 +572,6 @@ static void sample(struct session *s, int ev, const struct record *r)
 
 		symbols_resolve_thread(s->syms, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r->sample.ip,
 				       cpumode_kernel(r->misc), &sr);
-		if (sr.comm == NULL)
-			sr.comm = session_comm(s, (pid_t)r->sid.pid);
 		agg_sample(s->agg, (size_t)ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid,
 			   &sr, r->sample.period);
 		return;
@@ -587,8 +585,6 @@ static void sample(struct session *s, int ev, const struct record *r)
 				       cpumode_kernel(r->misc), &frames[0]);
 		n = 1;
 	}
-	if (frames[0].comm == NULL)
-		frames[0].comm = session_comm(s, (pid_t)r->sid.pid);
 	agg_sample_stack(s->agg, (size_t)ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid,
 			 frames, n, r->sample.period);
 }
