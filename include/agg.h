@@ -29,6 +29,10 @@ struct agg_sym {
 	struct agg_counts ch_iv, ch_total; /* children (-g): stacks through here, once each */
 	uint64_t stamp;                    /* the last stack counted in ch_* */
 	bool active;                       /* interval counts not all zero: rolled */
+	bool in_cg;                        /* the call graph points here: never expires */
+	bool queued;                       /* on the idle queue (agg.c) */
+	uint64_t idle_since;               /* the roll that found it idle (agg.c) */
+	uint64_t serial;                   /* unique per row ever made: a returning key is a new row */
 };
 
 struct agg_task {
@@ -40,6 +44,8 @@ struct agg_task {
 	unsigned exited_ticks;  /* intervals since it exited */
 	bool active, aging;     /* on the roll's lists (agg.c) */
 	bool counted;           /* thread rows: counted in their process's threads */
+	bool is_thread, queued, gone; /* expiry's bookkeeping (agg.c) */
+	uint64_t idle_since;    /* the roll that found it idle (agg.c) */
 	struct agg_counts iv, total;
 };
 
@@ -101,8 +107,22 @@ void agg_task_exit(struct agg *a, pid_t pid);
 void agg_thread_comm(struct agg *a, pid_t tid, const char *comm);
 void agg_thread_exit(struct agg *a, pid_t tid);
 
-/* Rows sorted by the first event's samples in scope (then by all events'),
- * valid until the next agg_sample/agg_roll. */
+/* Lifetimes. The arrays agg_* return are valid until the next agg_* call
+ * that returns rows, agg_sample or agg_roll. The rows they point to (and
+ * their strings) are valid until the next agg_roll, and a row that roll
+ * expires is freed only by the roll after it (so a front end's copy taken
+ * before a roll may be drawn until its next copy), or later while held.
+ *
+ * Expiry: a row no sample has touched for AGG_EXPIRE_IDLE intervals after
+ * its interval counts decayed to zero (so it shows zero in every interval
+ * view) goes, as does an exited task after AGG_EXIT_GRACE intervals. Its
+ * cumulative counts stay in the events' totals (agg_base, shares) and in
+ * agg_stats' expired sums, so rows + expired always equals the totals. A
+ * key sampled again starts a fresh row (new serial) counting from there.
+ * Symbols the call graph points to never expire. */
+#define AGG_EXPIRE_IDLE 8
+
+/* Rows sorted by the first event's samples in scope (then by all events'). */
 size_t agg_symbols(struct agg *a, enum agg_scope scope, const struct agg_sym ***rows);
 size_t agg_tasks(struct agg *a, enum agg_scope scope, const struct agg_task ***rows);
 /* One row per thread (tid set), same order rules. */
@@ -121,6 +141,22 @@ size_t agg_cpus(struct agg *a, const struct agg_cpu ***rows);
 /* Ends an interval: interval counters are zeroed (decay_pct 0) or scaled by
  * decay_pct/100 (the UI's decaying history); exited tasks age out. */
 void agg_roll(struct agg *a, unsigned decay_pct);
+
+/* While held (a paused screen or a cumulative view showing old copies),
+ * rows still expire from the tables but none is freed; releasing lets the
+ * next roll free them. */
+void agg_hold(struct agg *a, bool hold);
+
+/* agg's own accounting, for --stats and tests. */
+struct agg_stats {
+	size_t syms, tasks, threads;        /* live rows */
+	size_t active_syms, active_tasks;   /* with interval counts: what a roll walks */
+	size_t held;                        /* expired rows not yet freed */
+	uint64_t expired_syms, expired_tasks, expired_threads; /* rows expired, ever */
+	struct agg_counts sym_expired, task_expired, thread_expired; /* their cumulative counts */
+	struct agg_counts sym_ch_expired;   /* their children counts (-g) */
+};
+void agg_get_stats(const struct agg *a, struct agg_stats *st);
 
 /* Samples of the first event in scope: the denominator of "share". */
 uint64_t agg_base(const struct agg *a, enum agg_scope scope);

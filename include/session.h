@@ -84,6 +84,7 @@ struct session_stats {
 	uint64_t tracking_lost;
 	uint64_t unwound, unwind_truncated; /* stacks unwound from CFI, and those cut short */
 	uint64_t leaf_fixed;  /* -g: leaves without a frame whose caller the CFI gave back */
+	struct agg_stats agg; /* live rows and expiry */
 };
 void session_stats(const struct session *s, struct session_stats *st);
 

@@ -24,6 +24,29 @@ static void rowlist_push(struct agg *a, struct rowlist *l, void *row)
 	l->v[l->n++] = row;
 }
 
+/* The idle queues: a row is on one at most once (queued). */
+static void idle_push(struct idleq *q, void *row, uint64_t tick, bool *queued)
+{
+	if (*queued)
+		return;
+	if (q->head > 0 && q->n == q->cap) { /* reuse the popped front */
+		memmove(q->v, q->v + q->head, (q->n - q->head) * sizeof(*q->v));
+		q->n -= q->head;
+		q->head = 0;
+	}
+	if (q->n == q->cap) {
+		size_t ncap = q->cap ? 2 * q->cap : 64;
+		struct idle *p = reallocarray(q->v, ncap, sizeof(*p));
+
+		if (p == NULL)
+			return; /* not queued: it stays, which is only memory */
+		q->v = p;
+		q->cap = ncap;
+	}
+	q->v[q->n++] = (struct idle){ row, tick };
+	*queued = true;
+}
+
 static inline void sym_active(struct agg *a, struct agg_sym *s)
 {
 	if (!s->active) {
@@ -92,26 +115,51 @@ static int map_put(struct map *m, uint64_t key, void *row)
 	return 0;
 }
 
-/* Rebuilds m keeping only the rows keep() accepts; the others go to drop(). */
-static void map_filter(struct map *m, bool (*keep)(void *row, void *arg), void (*drop)(void *row),
-		       void *arg)
+/* Removes key's entry; the entries after it in its probe run move back
+ * into the hole, so lookups never need tombstones. */
+static void map_del(struct map *m, uint64_t key, const void *row)
 {
-	struct slot *old = m->tab;
+	size_t i = hash64(key) & m->mask, j;
+
+	for (; m->tab[i].row; i = (i + 1) & m->mask)
+		if (m->tab[i].key == key && m->tab[i].row == row)
+			break;
+	if (m->tab[i].row == NULL)
+		return;
+	for (j = i;;) {
+		size_t home;
+
+		j = (j + 1) & m->mask;
+		if (m->tab[j].row == NULL)
+			break;
+		home = hash64(m->tab[j].key) & m->mask;
+		/* Stays if its home lies cyclically in (i, j]. */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		m->tab[i] = m->tab[j];
+		i = j;
+	}
+	m->tab[i].key = 0;
+	m->tab[i].row = NULL;
+	m->used--;
+}
+
+/* After expiry: a table an eighth full is halved, so that walking it (the
+ * sorted views) follows the rows kept, not the most ever seen. */
+static void map_shrink(struct map *m, size_t min_cap)
+{
+	struct map n;
 	size_t cap = m->mask + 1;
 
-	if (map_init(m, cap)) { /* keep the old table rather than lose rows */
-		m->tab = old;
+	while (cap > min_cap && m->used * 8 < cap)
+		cap /= 2;
+	if (cap == m->mask + 1 || map_init(&n, cap))
 		return;
-	}
-	for (size_t i = 0; i < cap; i++) {
-		if (!old[i].row)
-			continue;
-		if (keep(old[i].row, arg))
-			map_put_raw(m, old[i].key, old[i].row);
-		else if (drop)
-			drop(old[i].row);
-	}
-	free(old);
+	for (size_t i = 0; i <= m->mask; i++)
+		if (m->tab[i].row)
+			map_put_raw(&n, m->tab[i].key, m->tab[i].row);
+	free(m->tab);
+	*m = n;
 }
 
 struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus)
@@ -156,6 +204,15 @@ static void sym_free(void *row)
 	free(s);
 }
 
+static void dead_free(struct agg *a)
+{
+	for (size_t i = 0; i < a->dead_syms.n; i++)
+		sym_free(a->dead_syms.v[i]);
+	for (size_t i = 0; i < a->dead_tasks.n; i++)
+		free(a->dead_tasks.v[i]);
+	a->dead_syms.n = a->dead_tasks.n = 0;
+}
+
 void agg_free(struct agg *a)
 {
 	if (a == NULL)
@@ -177,6 +234,11 @@ void agg_free(struct agg *a)
 	free(a->cpu_index);
 	free(a->sorted);
 	cg_free(a->cg);
+	dead_free(a);
+	free(a->dead_syms.v);
+	free(a->dead_tasks.v);
+	free(a->idle_syms.v);
+	free(a->idle_tasks.v);
 	free(a->act_syms.v);
 	free(a->act_tasks.v);
 	free(a->aging.v);
@@ -192,6 +254,9 @@ struct agg_event *agg_event(struct agg *a, size_t ev)
 
 size_t agg_nevents(const struct agg *a) { return a->nevents; }
 
+/* Process-wide, so that no two rows of any agg share one. */
+static uint64_t row_serial;
+
 static struct agg_sym *sym_row(struct agg *a, const struct sym_result *sr)
 {
 	struct agg_sym *s = a->last_sym;
@@ -204,6 +269,7 @@ static struct agg_sym *sym_row(struct agg *a, const struct sym_result *sr)
 		if (s == NULL)
 			return NULL;
 		s->key = sr->key;
+		s->serial = ++row_serial;
 		s->kernel = sr->kernel;
 		s->sym = strdup(sr->sym ? sr->sym : "[unknown]");
 		s->dso = strdup(sr->dso ? sr->dso : "[unknown]");
@@ -214,6 +280,27 @@ static struct agg_sym *sym_row(struct agg *a, const struct sym_result *sr)
 	}
 	a->last_sym = s;
 	return s;
+}
+
+static void add_counts(struct agg_counts *to, const struct agg_counts *c, size_t nev)
+{
+	for (size_t e = 0; e < nev; e++) {
+		to->samples[e] += c->samples[e];
+		to->period[e] += c->period[e];
+	}
+}
+
+/* The old owner's cumulative counts leave the row: into the expired sums,
+ * as if its row had expired and a new one come. */
+static void task_fold(struct agg *a, const struct agg_task *t)
+{
+	if (t->is_thread) {
+		add_counts(&a->st.thread_expired, &t->total, a->nevents);
+		a->st.expired_threads++;
+	} else {
+		add_counts(&a->st.task_expired, &t->total, a->nevents);
+		a->st.expired_tasks++;
+	}
 }
 
 /* A row of an owner that exited, ready for the pid's (or tid's) new one. */
@@ -245,6 +332,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 		return t;
 	}
 	if (t && t->exited) { /* a tid reused by another process */
+		task_fold(a, t);
 		task_reset(t, proc->pid);
 		t->tid = tid;
 		strlcpy(t->comm, comm ? comm : proc->comm, sizeof(t->comm));
@@ -259,6 +347,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 		return NULL;
 	t->pid = proc->pid;
 	t->tid = tid;
+	t->is_thread = true;
 	strlcpy(t->comm, comm ? comm : proc->comm, sizeof(t->comm));
 	if (map_put(&a->tids, (uint64_t)tid + 1, t)) {
 		free(t);
@@ -359,6 +448,7 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		if (s == NULL)
 			continue;
 		rows[k++] = s;
+		s->in_cg = true; /* the call graph keeps pointers to it */
 		if (s->stamp != a->stamp) {
 			s->stamp = a->stamp;
 			count(&s->ch_iv, &s->ch_total, ev, period);
@@ -425,10 +515,14 @@ void agg_task_new(struct agg *a, pid_t pid)
 	struct agg_task *t = map_get(&a->tasks, (uint64_t)pid + 1);
 	struct agg_task *th = map_get(&a->tids, (uint64_t)pid + 1);
 
-	if (t && t->exited)
+	if (t && t->exited) {
+		task_fold(a, t);
 		task_reset(t, pid);
-	if (th && th->exited)
+	}
+	if (th && th->exited) {
+		task_fold(a, th);
 		task_reset(th, pid);
+	}
 	a->last_task = a->last_thread = NULL;
 }
 
@@ -500,32 +594,138 @@ static void relist(struct agg *a)
 	}
 }
 
-static bool task_gone(const struct agg_task *t)
+static void dead_push(struct rowlist *l, void *row)
 {
-	return t->exited && t->exited_ticks > AGG_EXIT_GRACE;
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? 2 * l->cap : 64;
+		void **p = reallocarray(l->v, ncap, sizeof(*p));
+
+		if (p == NULL) /* cannot defer its free: leak it rather than free it early */
+			return;
+		l->v = p;
+		l->cap = ncap;
+	}
+	l->v[l->n++] = row;
 }
 
-static bool task_keep(void *row, void *arg)
+/* Unlinks a row: its cumulative counts go to the expired sums, its memory
+ * to the dead list (freed by the next roll not held). */
+static void sym_expire(struct agg *a, struct agg_sym *s)
 {
-	return !task_gone(row);
+	add_counts(&a->st.sym_expired, &s->total, a->nevents);
+	add_counts(&a->st.sym_ch_expired, &s->ch_total, a->nevents);
+	a->st.expired_syms++;
+	map_del(&a->syms, s->key, s);
+	dead_push(&a->dead_syms, s);
+	a->last_sym = NULL;
 }
 
-/* Drops the rows about to be freed from a list. */
+static void task_expire(struct agg *a, struct agg_task *t)
+{
+	if (t->gone)
+		return;
+	t->gone = true;
+	task_fold(a, t);
+	if (t->is_thread)
+		map_del(&a->tids, (uint64_t)t->tid + 1, t);
+	else
+		map_del(&a->tasks, (uint64_t)t->pid + 1, t);
+	dead_push(&a->dead_tasks, t);
+	a->last_task = a->last_thread = NULL;
+}
+
+/* Drops gone rows from a list. */
 static void rowlist_purge(struct rowlist *l)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < l->n; i++)
-		if (!task_gone(l->v[i]))
+		if (!((struct agg_task *)l->v[i])->gone)
 			l->v[n++] = l->v[i];
 	l->n = n;
 }
 
+static void idleq_purge(struct idleq *q)
+{
+	size_t n = 0;
+
+	for (size_t i = q->head; i < q->n; i++)
+		if (!((struct agg_task *)q->v[i].row)->gone)
+			q->v[n++] = q->v[i];
+	q->head = 0;
+	q->n = n;
+}
+
+/* The rows idle since AGG_EXPIRE_IDLE rolls ago or more. A queued row that
+ * came back is dropped from the queue (it queues again when idle), or put
+ * back with its new idle tick. */
+static size_t expire_syms(struct agg *a)
+{
+	struct idleq *q = &a->idle_syms;
+	size_t n = 0;
+
+	while (q->head < q->n && q->v[q->head].tick + AGG_EXPIRE_IDLE <= a->rolls) {
+		struct agg_sym *s = q->v[q->head++].row;
+
+		s->queued = false;
+		if (s->active || s->in_cg)
+			continue;
+		if (s->idle_since + AGG_EXPIRE_IDLE <= a->rolls) {
+			sym_expire(a, s);
+			n++;
+		} else { /* idle again since: queued again, at the back */
+			idle_push(q, s, s->idle_since, &s->queued);
+		}
+	}
+	return n;
+}
+
+static size_t expire_tasks(struct agg *a)
+{
+	struct idleq *q = &a->idle_tasks;
+	size_t n = 0;
+
+	while (q->head < q->n && q->v[q->head].tick + AGG_EXPIRE_IDLE <= a->rolls) {
+		struct agg_task *t = q->v[q->head++].row;
+
+		t->queued = false;
+		if (t->active || t->gone)
+			continue;
+		if (t->idle_since + AGG_EXPIRE_IDLE <= a->rolls) {
+			task_expire(a, t);
+			n++;
+		} else {
+			idle_push(q, t, t->idle_since, &t->queued);
+		}
+	}
+	return n;
+}
+
+void agg_hold(struct agg *a, bool hold)
+{
+	a->held = hold;
+}
+
+void agg_get_stats(const struct agg *a, struct agg_stats *st)
+{
+	*st = a->st;
+	st->syms = a->syms.used;
+	st->tasks = a->tasks.used;
+	st->threads = a->tids.used;
+	st->active_syms = a->act_syms.n;
+	st->active_tasks = a->act_tasks.n;
+	st->held = a->dead_syms.n + a->dead_tasks.n;
+}
+
 void agg_roll(struct agg *a, unsigned decay_pct)
 {
-	bool reap = false;
-	size_t n;
+	size_t n, gone = 0;
 
+	/* Rows the previous rolls unlinked: every copy of them is older than
+	 * the show that came before this roll. */
+	if (!a->held)
+		dead_free(a);
+	a->rolls++;
 	if (decay_pct > 100)
 		decay_pct = 100;
 	for (size_t i = 0; i < a->nevents; i++) {
@@ -544,10 +744,14 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 
 		decay(&s->iv, decay_pct);
 		decay(&s->ch_iv, decay_pct);
-		if (counts_zero(&s->iv, a->nevents) && counts_zero(&s->ch_iv, a->nevents))
+		if (counts_zero(&s->iv, a->nevents) && counts_zero(&s->ch_iv, a->nevents)) {
 			s->active = false;
-		else
+			s->idle_since = a->rolls;
+			if (!s->in_cg)
+				idle_push(&a->idle_syms, s, a->rolls, &s->queued);
+		} else {
 			a->act_syms.v[n++] = s;
+		}
 	}
 	a->act_syms.n = n;
 	if (a->cg)
@@ -557,10 +761,13 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 		struct agg_task *t = a->act_tasks.v[i];
 
 		decay(&t->iv, decay_pct);
-		if (counts_zero(&t->iv, a->nevents))
+		if (counts_zero(&t->iv, a->nevents)) {
 			t->active = false;
-		else
+			t->idle_since = a->rolls;
+			idle_push(&a->idle_tasks, t, a->rolls, &t->queued);
+		} else {
 			a->act_tasks.v[n++] = t;
+		}
 	}
 	a->act_tasks.n = n;
 	n = 0;
@@ -571,8 +778,11 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 			t->aging = false;
 			continue;
 		}
-		if (++t->exited_ticks > AGG_EXIT_GRACE)
-			reap = true;
+		if (++t->exited_ticks > AGG_EXIT_GRACE) {
+			task_expire(a, t);
+			gone++;
+			continue;
+		}
 		a->aging.v[n++] = t;
 	}
 	a->aging.n = n;
@@ -581,13 +791,14 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 		a->cpus[i].lost_iv = 0;
 		a->cpus[i].throttled_iv = 0;
 	}
-	if (reap) {
+	if (expire_syms(a))
+		map_shrink(&a->syms, 1024);
+	gone += expire_tasks(a);
+	if (gone) {
 		rowlist_purge(&a->act_tasks);
 		rowlist_purge(&a->aging);
-		map_filter(&a->tids, task_keep, free, NULL);
-		map_filter(&a->tasks, task_keep, free, NULL);
-		a->last_task = NULL;
-		a->last_thread = NULL;
+		idleq_purge(&a->idle_tasks);
+		map_shrink(&a->tasks, 256);
+		map_shrink(&a->tids, 256);
 	}
 }
-

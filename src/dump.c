@@ -197,6 +197,10 @@ static void dump_text(struct dctx *c)
 			st.eng.records, st.eng.bad_records + st.eng.malformed, st.eng.reordered_late, st.tracking_lost,
 			st.eng.backlog / 1024, st.sym.processes, st.sym.dsos, st.sym.tables,
 			st.sym.table_bytes / 1024, st.sym.evicted, st.sym.symbols, st.sym.bytes / 1024);
+		fprintf(c->f, "Rows: symbols %zu  tasks %zu  threads %zu  active %zu/%zu  held %zu  expired %" PRIu64
+			"/%" PRIu64 "/%" PRIu64 "\n",
+			st.agg.syms, st.agg.tasks, st.agg.threads, st.agg.active_syms, st.agg.active_tasks, st.agg.held,
+			st.agg.expired_syms, st.agg.expired_tasks, st.agg.expired_threads);
 		if (m->push)
 			fprintf(c->f, "Push: sent %" PRIu64 "  failed %" PRIu64 "  dropped %" PRIu64 "\n",
 				m->push_sent, m->push_failed, m->push_dropped);

@@ -191,6 +191,15 @@ static void json_stats(struct json *j, const struct session *s, const struct dum
 	json_u64(j, "symbol_table_bytes", st.sym.table_bytes);
 	json_u64(j, "symbol_table_limit", st.sym.table_limit);
 	json_u64(j, "symbol_tables_evicted", st.sym.evicted);
+	json_u64(j, "rows_symbols", st.agg.syms);
+	json_u64(j, "rows_tasks", st.agg.tasks);
+	json_u64(j, "rows_threads", st.agg.threads);
+	json_u64(j, "rows_active_symbols", st.agg.active_syms);
+	json_u64(j, "rows_active_tasks", st.agg.active_tasks);
+	json_u64(j, "rows_held", st.agg.held);
+	json_u64(j, "expired_symbols", st.agg.expired_syms);
+	json_u64(j, "expired_tasks", st.agg.expired_tasks);
+	json_u64(j, "expired_threads", st.agg.expired_threads);
 	if (m->push) {
 		json_u64(j, "push_sent", m->push_sent);
 		json_u64(j, "push_failed", m->push_failed);

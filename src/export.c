@@ -204,7 +204,7 @@ static void add_symbols(struct exporter *x, struct agg *a)
 	}
 	n = x->baseline_stale ? agg_symbols(a, AGG_TOTAL, &rows) : sampled_rows(x, a, &rows);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t *last = deltamap_get(&x->syms, rows[i]->key);
+		uint64_t *last = deltamap_get(&x->syms, rows[i]->serial); /* an expired row back is new */
 		uint64_t ds, dp;
 		struct pprof_frame fr;
 

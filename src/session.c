@@ -343,6 +343,8 @@ void session_stats(const struct session *s, struct session_stats *st)
 	if (s->eng)
 		engine_get_stats(s->eng, &st->eng);
 	symbols_stats(s->syms, &st->sym);
+	if (s->agg)
+		agg_get_stats(s->agg, &st->agg);
 	st->tracking_lost = s->tracking_lost;
 	if (s->unw) {
 		struct unwind_stats us;

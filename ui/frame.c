@@ -129,6 +129,8 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	double ev_rate[AGG_MAX_EVENTS];
 	size_t nev = agg_nevents(a), n, i;
 
+	/* A paused screen keeps drawing its old copies: no row may be freed. */
+	agg_hold(a, u->paused);
 	for (i = 0; i < nev; i++)
 		ev_rate[i] = rate(agg_event(a, i)->samples_total, &u->prev_ev_total[i], lap);
 	n = agg_cpus(a, &crows);

@@ -24,6 +24,17 @@ struct rowlist {
 	size_t n, cap;
 };
 
+/* Rows that went idle at roll `tick`, oldest first from head. */
+struct idle {
+	void *row;
+	uint64_t tick;
+};
+
+struct idleq {
+	struct idle *v;
+	size_t head, n, cap;
+};
+
 struct agg {
 	size_t nevents;
 	struct agg_event ev[AGG_MAX_EVENTS];
@@ -44,6 +55,13 @@ struct agg {
 	uint64_t stamp;           /* stacks counted: children dedupe */
 	struct rowlist act_syms, act_tasks, aging;
 	bool walk_all;            /* a list could not grow: the next roll walks the maps */
+	/* Expiry: rows that went idle, in the order they did (so the roll
+	 * looks only at the oldest), and rows unlinked but not yet freed. */
+	struct idleq idle_syms, idle_tasks;
+	struct rowlist dead_syms, dead_tasks;  /* freed by the next roll not held */
+	bool held;
+	uint64_t rolls;
+	struct agg_stats st;      /* expired sums and counts; live counts filled on demand */
 };
 
 

@@ -1,4 +1,6 @@
 #include "agg.h"
+
+#include <stdio.h>
 #include "check.h"
 
 /* The names the session hands down with each sample. */
@@ -7,6 +9,202 @@ static struct sym_result sym(const char *name, uint64_t key, bool kernel, const 
 	struct sym_result r = { .sym = name, .dso = kernel ? "[kernel.kallsyms]" : "/bin/x",
 				.key = key, .kernel = kernel, .comm = comm };
 	return r;
+}
+
+/* Rows' cumulative samples of event 0 plus what expired: must equal the
+ * event's total, whatever went. */
+static bool sums_exact(struct agg *a)
+{
+	const struct agg_sym **s;
+	const struct agg_task **t;
+	struct agg_stats st;
+	uint64_t syms = 0, tasks = 0, threads = 0, all = agg_event(a, 0)->samples_total;
+	size_t n;
+
+	agg_get_stats(a, &st);
+	n = agg_symbols(a, AGG_TOTAL, &s);
+	for (size_t i = 0; i < n; i++)
+		syms += s[i]->total.samples[0];
+	n = agg_tasks(a, AGG_TOTAL, &t);
+	for (size_t i = 0; i < n; i++)
+		tasks += t[i]->total.samples[0];
+	n = agg_threads(a, AGG_TOTAL, &t);
+	for (size_t i = 0; i < n; i++)
+		threads += t[i]->total.samples[0];
+	return syms + st.sym_expired.samples[0] == all && tasks + st.task_expired.samples[0] == all &&
+	       threads + st.thread_expired.samples[0] == all;
+}
+
+static const struct agg_sym *find_sym(struct agg *a, uint64_t key)
+{
+	const struct agg_sym **s;
+	size_t n = agg_symbols(a, AGG_TOTAL, &s);
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i]->key == key)
+			return s[i];
+	return NULL;
+}
+
+static const struct agg_task *find_task(struct agg *a, pid_t pid)
+{
+	const struct agg_task **t;
+	size_t n = agg_tasks(a, AGG_TOTAL, &t);
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i]->pid == pid)
+			return t[i];
+	return NULL;
+}
+
+/* Rows no sample touched for AGG_EXPIRE_IDLE intervals after they showed
+ * zero go; their counts stay in the totals; a key back is a fresh row. */
+static void test_expiry(void)
+{
+	static const int one[] = { 0 };
+	struct agg *a = agg_new(1, one, 1);
+	struct sym_result old = sym("old_fn", 1, false, "oldproc"), hot = sym("hot_fn", 2, false, "hotproc");
+	const struct agg_sym *o, *h;
+	struct agg_stats st;
+	uint64_t serial;
+	const char *name;
+
+	for (int i = 0; i < 5; i++)
+		agg_sample(a, 0, 0, 10, 10, &old, 1);
+	agg_sample(a, 0, 0, 10, 11, &old, 1);
+	for (int i = 0; i < 8; i++)
+		agg_sample(a, 0, 0, 20, 20, &hot, 1);
+	o = find_sym(a, 1);
+	serial = o ? o->serial : 0;
+	/* Decaying by half: 6 -> 3 -> 1 -> 0, idle from the third roll. */
+	for (int r = 1; r <= 3 + AGG_EXPIRE_IDLE - 1; r++) {
+		agg_sample(a, 0, 0, 20, 20, &hot, 1);
+		agg_roll(a, 50);
+	}
+	o = find_sym(a, 1);
+	CHECK(o && find_task(a, 10), "an idle row stays %d intervals after it shows zero", AGG_EXPIRE_IDLE - 1);
+	name = o ? o->sym : NULL; /* as a front end's copy would keep it */
+	agg_sample(a, 0, 0, 20, 20, &hot, 1);
+	agg_roll(a, 50);
+	agg_get_stats(a, &st);
+	CHECK(find_sym(a, 1) == NULL && find_task(a, 10) == NULL, "then it expires (symbol, task)");
+	CHECK(st.expired_syms == 1 && st.expired_tasks == 1 && st.expired_threads == 2,
+	      "expiry counted: %llu symbols, %llu tasks, %llu threads", (unsigned long long)st.expired_syms,
+	      (unsigned long long)st.expired_tasks, (unsigned long long)st.expired_threads);
+	CHECK(st.sym_expired.samples[0] == 6 && st.sym_expired.period[0] == 6 && st.task_expired.samples[0] == 6,
+	      "its cumulative counts kept in the expired sums");
+	CHECK(st.syms == 1 && st.tasks == 1 && st.threads == 1, "live rows: the hot ones only");
+	CHECK(sums_exact(a), "rows + expired == the event's total");
+	CHECK(st.held == 3 && name && strcmp(name, "old_fn") == 0,
+	      "an expired row is freed by the next roll, not this one (%zu held)", st.held);
+	h = find_sym(a, 2);
+	CHECK(h && h->total.samples[0] == 8 + 3 + AGG_EXPIRE_IDLE, "a row sampled every interval stays, counts intact");
+
+	/* Back again: a fresh row from its first sample on. */
+	agg_sample(a, 0, 0, 10, 10, &old, 3);
+	o = find_sym(a, 1);
+	CHECK(o && o->total.samples[0] == 1 && o->serial != serial, "a returning symbol starts a fresh row");
+	CHECK(find_task(a, 10) && find_task(a, 10)->total.samples[0] == 1 && find_task(a, 10)->threads == 1,
+	      "a returning task too");
+	CHECK(sums_exact(a), "still exact");
+	CHECK(agg_share(a, &o->total, AGG_TOTAL) * (double)agg_base(a, AGG_TOTAL) / 100.0 > 0.99,
+	      "shares against the whole run's total");
+
+	/* Held (a paused screen): nothing is freed until released. */
+	agg_hold(a, true);
+	for (int r = 0; r < AGG_EXPIRE_IDLE + 2; r++)
+		agg_roll(a, 0);
+	agg_get_stats(a, &st);
+	CHECK(st.syms == 0 && st.held >= 3 + 3, "held: rows leave the tables but stay allocated (%zu held)", st.held);
+	agg_hold(a, false);
+	agg_roll(a, 0);
+	agg_get_stats(a, &st);
+	CHECK(st.held == 0 && sums_exact(a), "released: freed at the next roll, sums exact");
+
+	/* The call graph points to its symbols: they never expire. */
+	{
+		struct sym_result fr[2] = { sym("leaf", 7, false, "cg"), sym("root", 8, false, "cg") };
+
+		agg_sample_stack(a, 0, 0, 30, 30, fr, 2, 1);
+		for (int r = 0; r < 2 * AGG_EXPIRE_IDLE; r++)
+			agg_roll(a, 0);
+		CHECK(find_sym(a, 7) && find_sym(a, 8) && find_task(a, 30) == NULL,
+		      "call-graph symbols stay, their task goes");
+	}
+	agg_free(a);
+}
+
+/* Expiry deletes from the open-addressing maps: every row kept must be
+ * found again (and not made anew) after thousands went. */
+static void test_expiry_many(void)
+{
+	static const int one[] = { 0 };
+	struct agg *a = agg_new(1, one, 1);
+	struct agg_stats st;
+	bool found = true;
+
+	for (uint64_t k = 1; k <= 3000; k++) {
+		struct sym_result r = sym("s", k * 0x10000, false, "p");
+
+		agg_sample(a, 0, 0, (pid_t)k, (pid_t)k, &r, 1);
+	}
+	for (int roll = 0; roll < AGG_EXPIRE_IDLE + 2; roll++) {
+		for (uint64_t k = 3; k <= 3000; k += 3) {
+			struct sym_result r = sym("s", k * 0x10000, false, "p");
+
+			agg_sample(a, 0, 0, (pid_t)k, (pid_t)k, &r, 1);
+		}
+		agg_roll(a, 0);
+	}
+	agg_get_stats(a, &st);
+	CHECK(st.syms == 1000 && st.tasks == 1000 && st.expired_syms == 2000,
+	      "2000 idle rows expired, 1000 kept (%zu, %zu)", st.syms, st.tasks);
+	for (uint64_t k = 3; k <= 3000; k += 3) {
+		struct sym_result r = sym("s", k * 0x10000, false, "p");
+
+		agg_sample(a, 0, 0, (pid_t)k, (pid_t)k, &r, 1);
+	}
+	agg_get_stats(a, &st);
+	for (uint64_t k = 3; k <= 3000 && found; k += 3)
+		found = find_sym(a, k * 0x10000) && find_sym(a, k * 0x10000)->total.samples[0] == AGG_EXPIRE_IDLE + 4;
+	CHECK(st.syms == 1000 && found, "every kept row found again with its counts");
+	CHECK(sums_exact(a), "sums exact after mass expiry");
+	agg_free(a);
+}
+
+/* Churn: every interval new names, new pids, threads that exit. Live rows
+ * stay bounded by what the last intervals saw, not by all ever seen. */
+static void test_expiry_churn(void)
+{
+	static const int one[] = { 0 };
+	struct agg *a = agg_new(1, one, 1);
+	struct agg_stats st;
+	size_t most = 0;
+	char name[64], comm[32];
+
+	for (int iv = 0; iv < 500; iv++) {
+		for (int j = 0; j < 20; j++) {
+			int id = iv * 20 + j;
+			struct sym_result r;
+
+			snprintf(name, sizeof(name), "fn_%d\x1b[2J", id);
+			snprintf(comm, sizeof(comm), "\x07p%d", id);
+			r = sym(name, (uint64_t)id + 100, false, comm);
+			r.thread_comm = comm;
+			agg_sample(a, 0, 0, 1000 + id, 1000 + id, &r, 1);
+			agg_sample(a, 0, 0, 1000 + id, 200000 + id, &r, 1);
+			if (j % 2)
+				agg_task_exit(a, 1000 + id);
+		}
+		agg_roll(a, 50);
+		agg_get_stats(a, &st);
+		if (st.syms + st.tasks + st.threads > most)
+			most = st.syms + st.tasks + st.threads;
+	}
+	CHECK(most <= 3 * 20 * (AGG_EXPIRE_IDLE + 3),
+	      "10000 names and tasks: at most %zu live rows at a time", most);
+	CHECK(sums_exact(a), "sums exact under churn");
+	agg_free(a);
 }
 
 int main(void)
@@ -159,11 +357,14 @@ int main(void)
 			CHECK(t51 && t51->tid == 51 && t51->pid == 60 && t51->total.samples[0] == 1,
 			      "an exited thread's tid taken by another process: its own row");
 		}
-		for (int i = 0; i < 10; i++)
+		for (int i = 0; i < AGG_EXIT_GRACE + 2; i++)
 			agg_roll(b, 0);
 		n = agg_tasks(b, AGG_TOTAL, &trows);
 		CHECK(n == 2, "the new owners stay (%zu rows)", n);
 		agg_free(b);
 	}
+	test_expiry();
+	test_expiry_many();
+	test_expiry_churn();
 	return check_done();
 }
