@@ -109,7 +109,8 @@ struct symbols_stats {
 	size_t processes, dsos, tables, symbols, bytes;
 	size_t table_bytes;    /* of the ELF tables alone (bytes counts them too) */
 	size_t table_limit;    /* their bound (symbols_set_table_limit) */
-	size_t evicted;        /* tables dropped for it, ever */
+	size_t evicted;        /* tables dropped for it (or idle), ever */
+	size_t evicted_idle;   /* of those, idle for SYMBOLS_TABLE_IDLE intervals */
 };
 void symbols_stats(const struct symbols *s, struct symbols_stats *st);
 
@@ -128,7 +129,10 @@ bool symbols_demangle(const struct symbols *s);
  * symbols_reap, tables no sample hit that interval are dropped, least
  * recently hit first, and read again if a sample needs them. Names handed
  * out before are then gone: callers copy them (agg does). */
-#define SYMBOLS_TABLE_LIMIT ((size_t)256 << 20)
+#define SYMBOLS_TABLE_LIMIT ((size_t)64 << 20)
+/* Tables no sample hit for this many intervals are dropped whatever their
+ * size (every SYMBOLS_TABLE_IDLE/4 intervals, so the walk stays rare). */
+#define SYMBOLS_TABLE_IDLE 32
 void symbols_set_table_limit(struct symbols *s, size_t bytes);
 
 /* Where JITs write perf-PID.map ("/tmp"); tests point it elsewhere. */

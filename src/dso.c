@@ -471,3 +471,17 @@ size_t dso_evict(struct dso_set *ds, size_t limit, unsigned before)
 	}
 	return n;
 }
+
+size_t dso_evict_idle(struct dso_set *ds, unsigned before)
+{
+	struct dso *d;
+	size_t n = 0;
+
+	RB_FOREACH(d, dso_tree, &ds->tree)
+		if (d->tab && d->kind != DSO_VDSO && d->last_hit < before) {
+			dso_unload(ds, d);
+			n++;
+		}
+	ds->nevicted_idle += n;
+	return n;
+}

@@ -193,11 +193,18 @@ void symbols_exit(struct symbols *s, pid_t pid, pid_t tid)
 
 void symbols_reap(struct symbols *s)
 {
+	bool dropped = false;
+
 	proctab_reap(&s->pt);
 	/* Tables hit this interval stay; cached names of dropped ones go. The
 	 * process table's epoch has moved on: the interval just ended is the
 	 * one before it. */
 	if (s->dsos.table_bytes > s->table_limit && dso_evict(&s->dsos, s->table_limit, s->pt.epoch - 1))
+		dropped = true;
+	if (s->pt.epoch >= SYMBOLS_TABLE_IDLE && s->pt.epoch % (SYMBOLS_TABLE_IDLE / 4) == 0 &&
+	    dso_evict_idle(&s->dsos, s->pt.epoch - SYMBOLS_TABLE_IDLE))
+		dropped = true;
+	if (dropped)
 		memset(s->cache, 0, ((size_t)1 << CACHE_BITS) * sizeof(*s->cache));
 }
 
@@ -452,6 +459,7 @@ void symbols_stats(const struct symbols *s, struct symbols_stats *st)
 	st->table_bytes = s->dsos.table_bytes;
 	st->table_limit = s->table_limit;
 	st->evicted = s->dsos.nevicted;
+	st->evicted_idle = s->dsos.nevicted_idle;
 	st->bytes = sizeof(*s) + ((size_t)1 << CACHE_BITS) * sizeof(*s->cache) + s->dsos.table_bytes +
 		    s->dsos.other_bytes + s->pt.bytes + s->anon_bytes + s->jit_bytes + kallsyms_bytes(s->ks);
 	for (size_t i = 0; i < s->nretired; i++)

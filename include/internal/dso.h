@@ -55,7 +55,8 @@ struct dso_set {
 	char *debug_root;   /* "/usr/lib/debug" */
 	uint32_t next_id;
 	size_t ndsos, ntables, nsyms, table_bytes, other_bytes;
-	size_t nevicted;    /* tables dropped for the memory bound, ever */
+	size_t nevicted;    /* tables dropped for the memory bound or idleness, ever */
+	size_t nevicted_idle; /* of those, for idleness */
 };
 
 int dso_set_init(struct dso_set *ds, const char *proc_root, const char *debug_root);
@@ -81,5 +82,9 @@ void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint
  * first, until their bytes are at most limit. A dropped table is read
  * again at its next sample. Returns how many were dropped. */
 size_t dso_evict(struct dso_set *ds, size_t limit, unsigned before);
+/* Drops every table no sample hit since interval before, whatever the
+ * bound: a binary no live process runs any more (or that no sample reached
+ * for long) costs no memory. One walk over the DSOs. */
+size_t dso_evict_idle(struct dso_set *ds, unsigned before);
 
 #endif

@@ -661,6 +661,14 @@ static void test_eviction(char **argv)
 	symbols_reap(s);
 	symbols_stats(s, &st);
 	CHECK(st.tables == 2 && st.evicted == 1, "under the bound: nothing evicted");
+	for (int i = 0; i < SYMBOLS_TABLE_IDLE + SYMBOLS_TABLE_IDLE / 4; i++)
+		symbols_reap(s);
+	symbols_stats(s, &st);
+	CHECK(st.tables == 0 && st.evicted_idle == 2 && st.table_bytes == 0,
+	      "tables no sample hit for %d intervals dropped under the bound (%zu left, %zu idle-evicted)",
+	      SYMBOLS_TABLE_IDLE, st.tables, st.evicted_idle);
+	symbols_resolve(s, pid, base + off, false, &r2);
+	CHECK(strcmp(r2.sym, "fixture_alpha") == 0 && r2.key == r.key, "an idle-evicted table read again: same key");
 out:
 	elfsym_free(t);
 	elfsym_free(lt);
