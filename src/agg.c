@@ -3,6 +3,7 @@
 #include "internal/agg_int.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,13 +205,26 @@ static void sym_free(void *row)
 	free(s);
 }
 
+/* Bytes freed before the heap's free pages are handed back: rows are small
+ * and scattered, so free() alone leaves RSS where the churn's peak put it. */
+#define AGG_TRIM_BYTES ((size_t)1 << 20)
+
 static void dead_free(struct agg *a)
 {
-	for (size_t i = 0; i < a->dead_syms.n; i++)
-		sym_free(a->dead_syms.v[i]);
+	for (size_t i = 0; i < a->dead_syms.n; i++) {
+		struct agg_sym *s = a->dead_syms.v[i];
+
+		a->freed += sizeof(*s) + strlen(s->sym) + strlen(s->dso) + 2;
+		sym_free(s);
+	}
+	a->freed += a->dead_tasks.n * sizeof(struct agg_task);
 	for (size_t i = 0; i < a->dead_tasks.n; i++)
 		free(a->dead_tasks.v[i]);
 	a->dead_syms.n = a->dead_tasks.n = 0;
+	if (a->freed >= AGG_TRIM_BYTES) {
+		malloc_trim(0);
+		a->freed = 0;
+	}
 }
 
 void agg_free(struct agg *a)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,8 +205,10 @@ void symbols_reap(struct symbols *s)
 	if (s->pt.epoch >= SYMBOLS_TABLE_IDLE && s->pt.epoch % (SYMBOLS_TABLE_IDLE / 4) == 0 &&
 	    dso_evict_idle(&s->dsos, s->pt.epoch - SYMBOLS_TABLE_IDLE))
 		dropped = true;
-	if (dropped)
+	if (dropped) {
 		memset(s->cache, 0, ((size_t)1 << CACHE_BITS) * sizeof(*s->cache));
+		malloc_trim(0); /* a table's pages back to the system, not kept for the heap */
+	}
 }
 
 void symbols_set_table_limit(struct symbols *s, size_t bytes)

@@ -61,6 +61,7 @@ struct agg {
 	struct rowlist dead_syms, dead_tasks;  /* freed by the next roll not held */
 	bool held;
 	uint64_t rolls;
+	size_t freed;             /* bytes freed since the heap was last trimmed */
 	struct agg_stats st;      /* expired sums and counts; live counts filled on demand */
 };
 

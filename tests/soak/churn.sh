@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Churn soak: processes and threads start and exit, libraries are dlopen()ed
-# and dlclose()d, while `perftop -b --format json -d 0.5` samples the whole
-# system. Once a second perftop's RSS (VmRSS) and fd count are sampled.
-# Passes when, after the warm-up, RSS stays flat (last <= 1.2 x warm-up +
-# 2 MiB), the fd count never changes, and every interval was written.
+# Churn soak: processes and threads with names never seen before start and
+# exit, new binaries run, libraries are dlopen()ed and dlclose()d
+# (churn_load.sh), while `perftop -b --format json -d 0.5 --stats` samples
+# the whole system. Once a second perftop's RSS (VmRSS) and fd count are
+# sampled. Passes when, after the warm-up, RSS stays flat (last <= 1.2 x
+# warm-up + 2 MiB), the fd count never changes, every interval was written,
+# and perftop's own accounting shows rows and tables going as fast as the
+# churn brings them: symbol rows expired, idle tables dropped, the tables
+# held not growing with the binaries run.
 #   churn.sh PERFTOP CHURN_HELPER [--seconds N]     (default 75)
 set -uo pipefail
 perftop=$1 helper=$2
@@ -37,20 +41,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$perftop" -b --format json -d 0.5 >"$tmp/out.jsonl" 2>"$tmp/err" &
+"$perftop" -b --format json -d 0.5 --stats >"$tmp/out.jsonl" 2>"$tmp/err" &
 ppid_=$!
 start=$(date +%s.%N)
 
-# The churn: a helper (dlopen/dlclose, short threads) two seconds at a time,
-# and bursts of short processes, gently enough to leave CPU to others.
-(
-	while :; do
-		"$helper" 2 >/dev/null &
-		for _ in $(seq 20); do /bin/true; sh -c ':' ; done
-		sleep 0.5
-		wait
-	done
-) &
+# The churn, gently enough to leave CPU to others.
+"$(dirname "$0")/churn_load.sh" "$helper" "$tmp/churn" &
 churn_pid=$!
 
 fail=0
@@ -98,7 +94,7 @@ if [ $rc -ne 0 ] || [ -s "$tmp/err" ]; then
 fi
 # Every interval: iterations 1..N without a gap, each line JSON, N matching
 # the time run (start-up takes a little, the final one is partial).
-python3 - "$tmp/out.jsonl" "$elapsed" <<'PY' || fail=1
+python3 - "$tmp/out.jsonl" "$elapsed" "$warm" <<'PY' || fail=1
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 elapsed = float(sys.argv[2])
@@ -110,6 +106,30 @@ bad = its != list(range(1, len(its) + 1)) or not (want - 4 <= len(recs) <= want 
     or "final" not in recs[-1]
 if bad:
     print("FAIL: intervals missing or out of order: %s" % its)
+# perftop's own accounting, not RSS: about one new binary a second ran, so
+# without expiry its symbol rows and tables would pile up.
+st = [r["stats"] for r in recs if "stats" in r]
+w = min(int(sys.argv[3]) * 2, len(st) - 1)
+if len(st) < 20:
+    print("FAIL: too few intervals with stats: %d" % len(st))
+    sys.exit(1)
+rows = lambda s: s["rows_symbols"] + s["rows_tasks"] + s["rows_threads"]
+late = sorted(rows(s) for s in st[-len(st) // 3:])
+early = sorted(rows(s) for s in st[w:w + len(st) // 3])
+end = st[-1]
+print("rows: median %d early, %d late; expired symbols %d tasks %d threads %d; "
+      "tables %d at warm-up, %d at the end, %d evicted idle" %
+      (early[len(early) // 2], late[len(late) // 2], end["expired_symbols"], end["expired_tasks"],
+       end["expired_threads"], st[w]["symbol_tables"], end["symbol_tables"], end["symbol_tables_evicted_idle"]))
+if end["expired_symbols"] < 20:
+    print("FAIL: symbol rows of exited binaries did not expire")
+    bad = True
+if end["symbol_tables_evicted_idle"] < 10 or end["symbol_tables"] > st[w]["symbol_tables"] + 40:
+    print("FAIL: symbol tables of binaries no longer run were kept")
+    bad = True
+if late[len(late) // 2] > 2 * early[len(early) // 2] + 300:
+    print("FAIL: live rows grew with the churn")
+    bad = True
 sys.exit(1 if bad else 0)
 PY
 [ $fail -eq 0 ] && echo "soak: OK" || echo "soak: FAILED"
