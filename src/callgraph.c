@@ -21,8 +21,19 @@ struct imap {
 	size_t mask, used;
 };
 
+/* Indexes with interval counts: the roll visits these, not every node and
+ * edge ever made. on[i] says whether i is listed. */
+struct actlist {
+	uint32_t *v;
+	size_t n, cap;
+	uint8_t *on;
+	size_t on_cap;
+	bool all;                  /* could not grow: the roll walks everything */
+};
+
 struct cg {
 	size_t nev, stride;        /* counts per node/edge: iv[nev] then total[nev] */
+	struct actlist nact, eact;
 	struct node *nodes;
 	uint64_t *ncount;
 	size_t nnodes, ncap, max;
@@ -49,6 +60,76 @@ static uint64_t str_hash(const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
 	return h;
+}
+
+static void act_mark(struct actlist *l, uint32_t idx)
+{
+	if (l->all)
+		return;
+	if (idx >= l->on_cap) {
+		size_t ncap = l->on_cap ? l->on_cap : 256;
+		uint8_t *p;
+
+		while (ncap <= idx)
+			ncap *= 2;
+		if ((p = realloc(l->on, ncap)) == NULL) {
+			l->all = true;
+			return;
+		}
+		memset(p + l->on_cap, 0, ncap - l->on_cap);
+		l->on = p;
+		l->on_cap = ncap;
+	}
+	if (l->on[idx])
+		return;
+	if (l->n == l->cap) {
+		size_t ncap = l->cap ? 2 * l->cap : 256;
+		uint32_t *p = reallocarray(l->v, ncap, sizeof(*p));
+
+		if (p == NULL) {
+			l->all = true;
+			return;
+		}
+		l->v = p;
+		l->cap = ncap;
+	}
+	l->on[idx] = 1;
+	l->v[l->n++] = idx;
+}
+
+/* Decays the listed counts; those at zero leave the list. With `all`, every
+ * one of n, and the list starts again from those still counting. */
+static void act_roll(struct actlist *l, uint64_t *counts, size_t stride, size_t nev, size_t n, unsigned pct)
+{
+	size_t k = 0;
+	bool all = l->all;
+
+	if (all) {
+		l->all = false;
+		l->n = 0;
+		if (l->on)
+			memset(l->on, 0, l->on_cap);
+	}
+	for (size_t i = 0; i < (all ? n : l->n); i++) {
+		uint32_t idx = all ? (uint32_t)i : l->v[i];
+		uint64_t *c = &counts[(size_t)idx * stride];
+		bool zero = true;
+
+		for (size_t e = 0; e < nev; e++) {
+			c[e] = c[e] * pct / 100;
+			zero = zero && c[e] == 0;
+		}
+		if (all) {
+			if (!zero)
+				act_mark(l, idx);
+		} else if (zero) {
+			l->on[idx] = 0;
+		} else {
+			l->v[k++] = idx;
+		}
+	}
+	if (!all)
+		l->n = k;
 }
 
 static int imap_init(struct imap *m, size_t cap)
@@ -141,6 +222,10 @@ void cg_free(struct cg *g)
 	free(g->ecount);
 	free(g->emap.tab);
 	free(g->other);
+	free(g->nact.v);
+	free(g->nact.on);
+	free(g->eact.v);
+	free(g->eact.on);
 	free(g);
 }
 
@@ -201,6 +286,7 @@ static void count_node(struct cg *g, uint32_t idx, size_t ev)
 
 	c[ev]++;
 	c[g->nev + ev]++;
+	act_mark(&g->nact, idx);
 }
 
 static void count_edge(struct cg *g, const struct agg_sym *callee, const struct agg_sym *caller, size_t ev)
@@ -216,6 +302,7 @@ static void count_edge(struct cg *g, const struct agg_sym *callee, const struct 
 			c = &g->ecount[k * g->stride];
 			c[ev]++;
 			c[g->nev + ev]++;
+			act_mark(&g->eact, k);
 			return;
 		}
 	}
@@ -234,6 +321,7 @@ static void count_edge(struct cg *g, const struct agg_sym *callee, const struct 
 	c = &g->ecount[g->nedges * g->stride];
 	c[ev]++;
 	c[g->nev + ev]++;
+	act_mark(&g->eact, (uint32_t)g->nedges);
 	g->nedges++;
 	if (imap_grow(g, &g->emap, g->nedges - 1, edge_hash_at) == 0)
 		imap_put(&g->emap, h, (uint32_t)(g->nedges - 1));
@@ -274,10 +362,8 @@ void cg_roll(struct cg *g, unsigned decay_pct)
 {
 	if (decay_pct > 100)
 		decay_pct = 100;
-	for (size_t i = 0; i < g->nnodes; i++)
-		decay(&g->ncount[i * g->stride], g->nev, decay_pct);
-	for (size_t i = 0; i < g->nedges; i++)
-		decay(&g->ecount[i * g->stride], g->nev, decay_pct);
+	act_roll(&g->nact, g->ncount, g->stride, g->nev, g->nnodes, decay_pct);
+	act_roll(&g->eact, g->ecount, g->stride, g->nev, g->nedges, decay_pct);
 	decay(g->other, g->nev, decay_pct);
 }
 

@@ -119,5 +119,29 @@ int main(void)
 		CHECK(cg_nodes(b) == 4 && cg_other(b, AGG_TOTAL, 0) == 1, "past the bound: counted as other");
 		cg_free(b);
 	}
+
+	/* The roll decays only what counts this interval, yet every node and
+	 * edge that counts again is decayed again. */
+	{
+		struct cg *c = cg_new(1, 64);
+		struct agg_sym sy[3] = { { .sym = "leaf" }, { .sym = "mid" }, { .sym = "top" } };
+		const struct agg_sym *x[3] = { &sy[0], &sy[1], &sy[2] };
+		struct cg_link lk[2];
+		bool ok = true;
+
+		for (int round = 0; round < 3; round++) {
+			for (int i = 0; i < 8; i++)
+				cg_add(c, 0, "w", x, 3);
+			cg_roll(c, 50);
+			ok &= cg_node_samples(c, 0, AGG_INTERVAL, 0) == 4 &&
+			      cg_callers(c, &sy[0], AGG_INTERVAL, 0, lk, 2) == 1 && lk[0].samples == 4;
+			for (int r = 0; r < 4; r++)
+				cg_roll(c, 50);
+			ok &= cg_node_samples(c, 0, AGG_INTERVAL, 0) == 0 && cg_node_samples(c, 3, AGG_INTERVAL, 0) == 0 &&
+			      cg_callers(c, &sy[0], AGG_INTERVAL, 0, lk, 2) == 0;
+		}
+		CHECK(ok && cg_node_samples(c, 0, AGG_TOTAL, 0) == 24, "interval counts decay to zero, round after round");
+		cg_free(c);
+	}
 	return check_done();
 }
