@@ -4,7 +4,7 @@
 # (churn_load.sh), while `perftop -b --format json -d 0.5 --stats` samples
 # the whole system. Once a second perftop's RSS (VmRSS) and fd count are
 # sampled. Passes when, after the warm-up, RSS stays flat (last <= 1.2 x
-# warm-up + 2 MiB), the fd count never changes, every interval was written,
+# warm-up + 2 MiB), the fd count does not grow, every interval was written,
 # and perftop's own accounting shows rows and tables going as fast as the
 # churn brings them: symbol rows expired, idle tables dropped, the tables
 # held not growing with the binaries run.
@@ -81,13 +81,13 @@ if [ "$rss_last" -gt "$limit" ]; then
 	echo "FAIL: RSS grew after warm-up: $rss_warm -> $rss_last KiB"
 	fail=1
 fi
-for f in "${fd_series[@]:warm-1}"; do
-	if [ "$f" -ne "$fd_warm" ]; then
-		echo "FAIL: fd count changed after warm-up: $(printf '%s ' "${fd_series[@]}")"
-		fail=1
-		break
-	fi
-done
+# A table being read holds an fd for a moment (new binaries come every
+# second): a leak is an fd count that stays up, not one sample above.
+fd_end=$(printf '%s\n' "${fd_series[@]: -5}" | sort -n | head -1)
+if [ "$fd_end" -gt "$fd_warm" ]; then
+	echo "FAIL: fd count grew after warm-up: $(printf '%s ' "${fd_series[@]}")"
+	fail=1
+fi
 if [ $rc -ne 0 ] || [ -s "$tmp/err" ]; then
 	echo "FAIL: perftop exit $rc, stderr: $(cat "$tmp/err")"
 	fail=1
