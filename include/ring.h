@@ -4,6 +4,7 @@
 #define PERFTOP_RING_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,7 @@ struct ring {
 	unsigned char *scratch; /* a record that wraps is copied here, whole */
 	size_t page;           /* ring_alloc's: pages read are given back (0: no) */
 	uint64_t given_back;   /* position up to which they were */
+	uint64_t keep;         /* but never the first keep bytes (ring_rewind) */
 	/* The reader's batch (ring_read_begin .. ring_read_done): */
 	uint64_t rd_end;       /* head as seen at ring_read_begin */
 	uint64_t rd_pos;       /* next record */
@@ -37,6 +39,15 @@ void ring_unmap(struct ring *r);
  * writes with ring_transfer, for the spill buffer; its memory follows what
  * it holds: pages are touched as it fills and given back once read. */
 int ring_alloc(struct ring *r, size_t data_size);
+
+/* For a ring of ring_alloc whose reader has caught up but for a little
+ * (no more than keep / 2 bytes): what is left moves to the start of the
+ * buffer and both ends follow, so the next writes land again on the first
+ * pages, kept resident (r->keep bytes, set by the owner), instead of
+ * cycling through the whole buffer and faulting in pages given back. Only
+ * between the reader's batches, with the writer excluded by the caller.
+ * true when it moved. */
+bool ring_rewind(struct ring *r);
 
 /* Moves whole records from a ring the kernel writes into one we write, as
  * far as they fit, then publishes both ends. What does not fit stays where

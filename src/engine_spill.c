@@ -160,6 +160,15 @@ void spill_sync(struct engine *e, uint64_t max_wait_ns)
 			spill_cpu(e, c);
 }
 
+void spill_rewind(struct engine *e)
+{
+	for (size_t c = 0; c < e->ncpus; c++) {
+		pthread_mutex_lock(&e->spill_lock[c]);
+		ring_rewind(&e->spill[c]);
+		pthread_mutex_unlock(&e->spill_lock[c]);
+	}
+}
+
 int spill_setup(struct engine *e, char *err, size_t errlen)
 {
 	size_t bytes = spill_bytes(e), c;
@@ -203,6 +212,11 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 				 bytes >> 20, e->cpus[c], strerror(-rc));
 			return rc;
 		}
+		/* About what one drain pass finds in the spill: those pages
+		 * stay, rewound to after each pass (spill_rewind). */
+		e->spill[c].keep = (uint64_t)e->pages * (uint64_t)sysconf(_SC_PAGESIZE);
+		if (e->spill[c].keep > bytes / 2)
+			e->spill[c].keep = bytes / 2;
 		e->ring_src[c] = (struct engine_src){ SRC_RING, c };
 		if ((rc = rd_add(e, *engine_track_at(e, c, 0), &e->ring_src[c])) != 0)
 			return rc;
