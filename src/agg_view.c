@@ -75,12 +75,35 @@ static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, size_t li
 	if (limit == 0)
 		return 0;
 	if (limit >= m->used) {
-		for (size_t i = 0; i <= m->mask; i++)
-			if (m->tab[i].row)
+		/* Rows without a sample in scope all sort last, as equals: only
+		 * the others are sorted, so the live view's frame costs what the
+		 * interval's active rows do, not every row ever seen. The idle
+		 * ones fill the array from its end, then are turned round: both
+		 * runs keep the table's order, as the stable sort did. */
+		size_t idle = 0, end = m->used;
+
+		for (size_t i = 0; i <= m->mask && n + idle < end; i++) {
+			const struct agg_counts *c;
+
+			if (m->tab[i].row == NULL)
+				continue;
+			c = (const void *)((const char *)m->tab[i].row + offset);
+			if (c->samples[0] || sum_samples(c, a->nevents))
 				a->sorted[n++] = m->tab[i].row;
+			else
+				a->sorted[end - 1 - idle++] = m->tab[i].row;
+		}
+		if (n + idle < end) /* fewer rows than counted: close the gap */
+			memmove(&a->sorted[n], &a->sorted[end - idle], idle * sizeof(*a->sorted));
+		for (size_t i = 0; i < idle / 2; i++) {
+			void *t = a->sorted[n + i];
+
+			a->sorted[n + i] = a->sorted[n + idle - 1 - i];
+			a->sorted[n + idle - 1 - i] = t;
+		}
 		if (n > 1)
 			qsort_r(a->sorted, n, sizeof(*a->sorted), cmp_rows, &ctx);
-		return n;
+		return n + idle;
 	}
 	/* Top `limit`: a bounded heap, O(rows log limit), then sort those. */
 	for (size_t i = 0; i <= m->mask; i++) {

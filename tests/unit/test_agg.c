@@ -1,3 +1,6 @@
+#include <stdio.h>
+#include <string.h>
+
 #include "agg.h"
 #include "check.h"
 
@@ -164,6 +167,41 @@ int main(void)
 		n = agg_tasks(b, AGG_TOTAL, &trows);
 		CHECK(n == 2, "the new owners stay (%zu rows)", n);
 		agg_free(b);
+	}
+	{
+		/* Every row of the table, the interval's active ones sorted
+		 * first (one with only the second event's samples among them)
+		 * and the idle ones after: the view's sort skips the idle. */
+		struct agg *c = agg_new(2, cpus, 2);
+		struct sym_result rows[40];
+		char names[40][8];
+		size_t active = 0, idle_after = 1, sorted_ok = 1;
+
+		for (int i = 0; i < 40; i++) {
+			snprintf(names[i], sizeof(names[i]), "s%d", i);
+			rows[i] = sym(names[i], 100 + (uint64_t)i, false, "c");
+			agg_sample(c, 0, 0, 7, 7, &rows[i], 1);
+		}
+		agg_roll(c, 0);
+		for (int i = 0; i < 40; i += 3)
+			for (int j = 0; j <= i; j++)
+				agg_sample(c, 0, 0, 7, 7, &rows[i], 1);
+		agg_sample(c, 1, 0, 7, 7, &rows[40 - 2], 1); /* 38: the second event only */
+		n = agg_symbols(c, AGG_INTERVAL, &srows);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t s0 = srows[i]->iv.samples[0], s1 = srows[i]->iv.samples[1];
+
+			if (s0 || s1) {
+				active++;
+				idle_after &= active == i + 1;
+			}
+			if (i > 0 && srows[i - 1]->iv.samples[0] < s0)
+				sorted_ok = 0;
+		}
+		CHECK(n == 40 && active == 15 && idle_after && sorted_ok && strcmp(srows[0]->sym, "s39") == 0 &&
+		      strcmp(srows[14]->sym, "s38") == 0,
+		      "all 40 rows, the 15 active sorted first (last of them the second event's), the idle after");
+		agg_free(c);
 	}
 	return check_done();
 }
