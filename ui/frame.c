@@ -120,14 +120,6 @@ static void busy_take(struct ui *u)
 /* Rates come from the running totals (the interval counts may be decayed
  * history); they are kept up while paused so that resuming shows a true
  * rate. Rows are copied only when not paused. */
-static bool in_scope(const struct ui *u, const struct agg_counts *c, size_t nev)
-{
-	for (size_t e = 0; e < nev; e++)
-		if (c->samples[e])
-			return true;
-	return false;
-}
-
 void frame_take(struct ui *u, struct agg *a, double lap)
 {
 	struct ui_frame *f = &u->fr;
@@ -136,7 +128,6 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	const struct agg_cpu **crows;
 	double ev_rate[AGG_MAX_EVENTS];
 	size_t nev = agg_nevents(a), n, i;
-	bool total = ui_scope(u) == AGG_TOTAL;
 
 	for (i = 0; i < nev; i++)
 		ev_rate[i] = rate(agg_event(a, i)->samples_total, &u->prev_ev_total[i], lap);
@@ -175,30 +166,26 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	/* Only rows with samples in scope (self, or children with -g): the
 	 * views show no others, and a copy of every row ever seen was most of
 	 * the live view's CPU on a machine that runs many programs. */
-	n = agg_symbols(a, ui_scope(u), &srows);
+	n = agg_symbols_in_scope(a, ui_scope(u), &srows);
 	if (!grow((void **)&f->syms, &f->syms_cap, n, sizeof(*f->syms)))
 		n = 0;
-	f->nsyms = 0;
 	for (i = 0; i < n; i++)
-		if (in_scope(u, total ? &srows[i]->total : &srows[i]->iv, nev) ||
-		    in_scope(u, total ? &srows[i]->ch_total : &srows[i]->ch_iv, nev))
-			f->syms[f->nsyms++] = *srows[i];
+		f->syms[i] = *srows[i];
+	f->nsyms = n;
 
-	n = agg_tasks(a, ui_scope(u), &trows);
+	n = agg_tasks_in_scope(a, ui_scope(u), &trows);
 	if (!grow((void **)&f->tasks, &f->tasks_cap, n, sizeof(*f->tasks)))
 		n = 0;
-	f->ntasks = 0;
 	for (i = 0; i < n; i++)
-		if (in_scope(u, total ? &trows[i]->total : &trows[i]->iv, nev))
-			f->tasks[f->ntasks++] = *trows[i];
+		f->tasks[i] = *trows[i];
+	f->ntasks = n;
 	/* Both sets, so that H shows this same interval at once. */
-	n = agg_threads(a, ui_scope(u), &trows);
+	n = agg_threads_in_scope(a, ui_scope(u), &trows);
 	if (!grow((void **)&f->threads, &f->threads_cap, n, sizeof(*f->threads)))
 		n = 0;
-	f->nthreads = 0;
 	for (i = 0; i < n; i++)
-		if (in_scope(u, total ? &trows[i]->total : &trows[i]->iv, nev))
-			f->threads[f->nthreads++] = *trows[i];
+		f->threads[i] = *trows[i];
+	f->nthreads = n;
 
 	for (i = 0; i < nev; i++) {
 		f->ev[i] = *agg_event(a, i);
