@@ -212,11 +212,10 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 				 bytes >> 20, e->cpus[c], strerror(-rc));
 			return rc;
 		}
-		/* About what one drain pass finds in the spill: those pages
-		 * stay, rewound to after each pass (spill_rewind). */
-		e->spill[c].keep = (uint64_t)e->pages * (uint64_t)sysconf(_SC_PAGESIZE);
-		if (e->spill[c].keep > bytes / 2)
-			e->spill[c].keep = bytes / 2;
+		/* What a drain pass finds in the spill stays resident, rewound
+		 * to after each pass (spill_rewind), up to a quarter spill: at
+		 * least a second at the full rate (4 kernel rings), and 1 MiB. */
+		e->spill[c].keep_max = bytes / 4;
 		e->ring_src[c] = (struct engine_src){ SRC_RING, c };
 		if ((rc = rd_add(e, *engine_track_at(e, c, 0), &e->ring_src[c])) != 0)
 			return rc;

@@ -104,13 +104,17 @@ static void release_pages(struct ring *r, uint64_t to)
 bool ring_rewind(struct ring *r)
 {
 	uint64_t size = r->mask + 1, tail = r->meta->data_tail, head = r->meta->data_head;
-	uint64_t rem = head - tail, off = tail & r->mask, to;
+	uint64_t rem = head - tail, off = tail & r->mask, to, used;
 
 	/* Already at the start, nothing kept, or a backlog (it cycles then,
 	 * and what it read is given back). The unread rest must neither wrap
 	 * nor overlap where it goes. */
-	if (r->page == 0 || r->keep == 0 || off == 0 || rem > r->keep / 2 || off < rem || off + rem > size)
+	if (r->page == 0 || off == 0 || off + rem > r->keep_max || off < rem || off + rem > size)
 		return false;
+	/* The high-water mark: what a pass between rewinds used. */
+	used = (off + rem + r->page - 1) & ~(uint64_t)(r->page - 1);
+	if (used > r->keep)
+		r->keep = used;
 	to = (head + r->mask) & ~r->mask;
 	memcpy(r->data, r->data + off, rem);
 	release_pages(r, to);

@@ -163,7 +163,7 @@ static void test_release(void)
 	free(map);
 }
 
-/* A spill of 16 pages that keeps its first 4: read after each transfer but
+/* A spill of 16 pages that keeps up to 4: read after each transfer but
  * for the last record (as a drain pass leaves what is newer than its limit),
  * then rewound. Over three cycles' worth of records the writes stay on the
  * kept pages (nothing beyond them is resident, nothing there faults in
@@ -187,7 +187,7 @@ static void test_rewind(void)
 		free(map);
 		return;
 	}
-	u.keep = 4 * PAGE;
+	u.keep_max = 4 * PAGE;
 	while (id * 56 < 3 * 16 * PAGE) {
 		for (int i = 0; i < 4; i++, id++) {
 			synth_sample(&s, id, 0x1000, 1, 1, id, 0, 1, PERF_RECORD_MISC_USER);
@@ -219,7 +219,7 @@ static void test_rewind(void)
 	got += seen.n;
 	CHECK(order && got == id - 1, "rewound every pass: every record arrives once, in order (%" PRIu64 ")", got);
 
-	/* A backlog (more than keep / 2 unread) cycles on: no rewind. */
+	/* A backlog (a lap beyond keep_max) cycles on: no rewind. */
 	for (int i = 0; i < 40; i++, id++) {
 		synth_sample(&s, id, 0x1000, 1, 1, id, 0, 1, PERF_RECORD_MISC_USER);
 		put(k.data, &head, s.buf, s.len);
@@ -228,8 +228,13 @@ static void test_rewind(void)
 			ring_transfer(&k, &u);
 		}
 	}
-	u.keep = 2 * 56 * 2;
-	CHECK(!ring_rewind(&u) && ring_pending(&u) == 40 * 56, "a backlog over keep / 2 stays where it is");
+	{
+		uint64_t kept_before = u.keep;
+
+		u.keep_max = 20 * 56;
+		CHECK(!ring_rewind(&u) && ring_pending(&u) == 40 * 56 && u.keep == kept_before,
+		      "a lap longer than keep_max is not rewound, and keeps no more");
+	}
 	ring_unmap(&u);
 	ring_unmap(&k);
 	free(map);
