@@ -201,7 +201,13 @@ def whole_in_tmux(cmd, secs, tag):
     argv = ["python3", "-c", RUSAGE_WRAPPER, out] + cmd
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50",
                     " ".join(shlex.quote(x) for x in argv) + " 2>/dev/null"], check=True)
-    time.sleep(secs)
+    end = time.time() + secs
+    while time.time() < end:
+        time.sleep(min(0.5, max(end - time.time(), 0)))
+        if os.path.exists(out):
+            subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+            os.unlink(out)
+            raise RuntimeError("%s ended before it was told to quit" % cmd[0])
     hwm = 0
     try:
         with open(out + ".pid") as f:
@@ -245,7 +251,8 @@ def whole_runs(a, spec, live):
     for item in spec.split(","):
         rate, secs = (int(x) for x in item.split(":"))
         rows = []
-        for _ in range(a.whole_reps):
+        tries = 0
+        while len(rows) < a.whole_reps:
             load = start_load(a.workload, 2 * secs + 90)
             try:
                 if live:
@@ -254,6 +261,15 @@ def whole_runs(a, spec, live):
                 else:
                     mine, mrss, samples, lost = whole_dump(a.perftop, rate, secs)
                 theirs, trss = whole_in_tmux(["perf", "top", "-e", "cpu-clock", "-F", str(rate)], secs, "perf")
+            except RuntimeError as err:
+                # perf 6.1's top can abort (an assertion in util/build-id.c)
+                # on what other programs of a shared machine map; the
+                # repetition is run again.
+                tries += 1
+                print("  (repetition dropped: %s)" % err, flush=True)
+                if tries > 4 * a.whole_reps:
+                    raise
+                continue
             finally:
                 stop_load(load)
             rows.append((mine, theirs, mine / theirs, mrss / 1024, trss / 1024, mrss / trss, samples, lost))
