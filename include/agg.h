@@ -127,6 +127,13 @@ size_t agg_symbols(struct agg *a, enum agg_scope scope, const struct agg_sym ***
 size_t agg_tasks(struct agg *a, enum agg_scope scope, const struct agg_task ***rows);
 /* One row per thread (tid set), same order rules. */
 size_t agg_threads(struct agg *a, enum agg_scope scope, const struct agg_task ***rows);
+/* Only the rows with samples in scope (a symbol's children count too), in
+ * no particular order, for a reader that sorts them its own way (the live
+ * view): in the interval they come from the roll's lists, so the cost
+ * follows the interval's rows, not every row ever seen. Same validity. */
+size_t agg_symbols_in_scope(struct agg *a, enum agg_scope scope, const struct agg_sym ***rows);
+size_t agg_tasks_in_scope(struct agg *a, enum agg_scope scope, const struct agg_task ***rows);
+size_t agg_threads_in_scope(struct agg *a, enum agg_scope scope, const struct agg_task ***rows);
 
 /* Symbol rows by children (-g), then self. */
 size_t agg_symbols_children_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_sym ***rows);

@@ -4,6 +4,7 @@
 #define PERFTOP_RING_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,8 @@ struct ring {
 	unsigned char *scratch; /* a record that wraps is copied here, whole */
 	size_t page;           /* ring_alloc's: pages read are given back (0: no) */
 	uint64_t given_back;   /* position up to which they were */
+	uint64_t keep;         /* but never the first keep bytes (ring_rewind's high-water mark) */
+	uint64_t keep_max;     /* set by the owner: rewound only while it used no more (0: never) */
 	/* The reader's batch (ring_read_begin .. ring_read_done): */
 	uint64_t rd_end;       /* head as seen at ring_read_begin */
 	uint64_t rd_pos;       /* next record */
@@ -37,6 +40,16 @@ void ring_unmap(struct ring *r);
  * writes with ring_transfer, for the spill buffer; its memory follows what
  * it holds: pages are touched as it fills and given back once read. */
 int ring_alloc(struct ring *r, size_t data_size);
+
+/* For a ring of ring_alloc whose reader has caught up but for a little:
+ * what is left moves to the start of the buffer and both ends follow, so
+ * the next writes land again on the first pages instead of cycling through
+ * the whole buffer and faulting in pages given back. Those pages stay
+ * resident: r->keep grows to the most a rewound lap used, up to
+ * r->keep_max (set by the owner; a lap that used more is a backlog, and
+ * goes on cycling). Only between the reader's batches, with the writer
+ * excluded by the caller. true when it moved. */
+bool ring_rewind(struct ring *r);
 
 /* Moves whole records from a ring the kernel writes into one we write, as
  * far as they fit, then publishes both ends. What does not fit stays where

@@ -75,12 +75,35 @@ static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, size_t li
 	if (limit == 0)
 		return 0;
 	if (limit >= m->used) {
-		for (size_t i = 0; i <= m->mask; i++)
-			if (m->tab[i].row)
+		/* Rows without a sample in scope all sort last, as equals: only
+		 * the others are sorted, so the live view's frame costs what the
+		 * interval's active rows do, not every row ever seen. The idle
+		 * ones fill the array from its end, then are turned round: both
+		 * runs keep the table's order, as the stable sort did. */
+		size_t idle = 0, end = m->used;
+
+		for (size_t i = 0; i <= m->mask && n + idle < end; i++) {
+			const struct agg_counts *c;
+
+			if (m->tab[i].row == NULL)
+				continue;
+			c = (const void *)((const char *)m->tab[i].row + offset);
+			if (c->samples[0] || sum_samples(c, a->nevents))
 				a->sorted[n++] = m->tab[i].row;
+			else
+				a->sorted[end - 1 - idle++] = m->tab[i].row;
+		}
+		if (n + idle < end) /* fewer rows than counted: close the gap */
+			memmove(&a->sorted[n], &a->sorted[end - idle], idle * sizeof(*a->sorted));
+		for (size_t i = 0; i < idle / 2; i++) {
+			void *t = a->sorted[n + i];
+
+			a->sorted[n + i] = a->sorted[n + idle - 1 - i];
+			a->sorted[n + idle - 1 - i] = t;
+		}
 		if (n > 1)
 			qsort_r(a->sorted, n, sizeof(*a->sorted), cmp_rows, &ctx);
-		return n;
+		return n + idle;
 	}
 	/* Top `limit`: a bounded heap, O(rows log limit), then sort those. */
 	for (size_t i = 0; i <= m->mask; i++) {
@@ -141,6 +164,93 @@ size_t agg_tasks(struct agg *a, enum agg_scope scope, const struct agg_task ***r
 size_t agg_threads(struct agg *a, enum agg_scope scope, const struct agg_task ***rows)
 {
 	return agg_threads_top(a, scope, SIZE_MAX, rows);
+}
+
+enum row_kind { ROW_SYM, ROW_TASK, ROW_THREAD };
+
+static bool counts_any(const struct agg_counts *c, size_t nev)
+{
+	for (size_t e = 0; e < nev; e++)
+		if (c->samples[e])
+			return true;
+	return false;
+}
+
+/* One list holds process and thread rows: process rows have no tid, but
+ * neither has the idle task's thread row (pid 0, tid 0). For that one, the
+ * map m of the kind asked for says whether it holds the row. */
+static bool of_kind(const struct map *m, enum row_kind kind, const struct agg_task *t)
+{
+	if (t->tid != 0)
+		return kind == ROW_THREAD;
+	if (t->pid != 0)
+		return kind == ROW_TASK;
+	for (size_t i = 0; i <= m->mask; i++)
+		if (m->tab[i].row == t)
+			return true;
+	return false;
+}
+
+static bool in_scope(const struct agg *a, enum row_kind kind, const void *row, enum agg_scope scope)
+{
+	bool iv = scope == AGG_INTERVAL;
+
+	if (kind == ROW_SYM) {
+		const struct agg_sym *s = row;
+
+		return counts_any(iv ? &s->iv : &s->total, a->nevents) ||
+		       counts_any(iv ? &s->ch_iv : &s->ch_total, a->nevents);
+	} else {
+		const struct agg_task *t = row;
+
+		return counts_any(iv ? &t->iv : &t->total, a->nevents);
+	}
+}
+
+static size_t rows_in_scope(struct agg *a, const struct map *m, const struct rowlist *l, enum row_kind kind,
+			    enum agg_scope scope, void ***out)
+{
+	/* The roll's list holds every row with interval counts, unless it
+	 * could not grow (walk_all): then the map, as for the totals. */
+	bool listed = scope == AGG_INTERVAL && !a->walk_all;
+	size_t cap = listed ? l->n : m->used, n = 0;
+
+	if (cap > a->sorted_cap) {
+		void **p = reallocarray(a->sorted, cap, sizeof(*p));
+
+		if (p == NULL) {
+			*out = NULL;
+			return 0;
+		}
+		a->sorted = p;
+		a->sorted_cap = cap;
+	}
+	*out = a->sorted;
+	if (listed) {
+		for (size_t i = 0; i < l->n; i++)
+			if (in_scope(a, kind, l->v[i], scope) && (kind == ROW_SYM || of_kind(m, kind, l->v[i])))
+				a->sorted[n++] = l->v[i];
+		return n;
+	}
+	for (size_t i = 0; i <= m->mask && n < cap; i++)
+		if (m->tab[i].row && in_scope(a, kind, m->tab[i].row, scope))
+			a->sorted[n++] = m->tab[i].row;
+	return n;
+}
+
+size_t agg_symbols_in_scope(struct agg *a, enum agg_scope scope, const struct agg_sym ***rows)
+{
+	return rows_in_scope(a, &a->syms, &a->act_syms, ROW_SYM, scope, (void ***)rows);
+}
+
+size_t agg_tasks_in_scope(struct agg *a, enum agg_scope scope, const struct agg_task ***rows)
+{
+	return rows_in_scope(a, &a->tasks, &a->act_tasks, ROW_TASK, scope, (void ***)rows);
+}
+
+size_t agg_threads_in_scope(struct agg *a, enum agg_scope scope, const struct agg_task ***rows)
+{
+	return rows_in_scope(a, &a->tids, &a->act_tasks, ROW_THREAD, scope, (void ***)rows);
 }
 
 size_t agg_cpus(struct agg *a, const struct agg_cpu ***rows)

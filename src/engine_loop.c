@@ -181,6 +181,8 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 		}
 	}
 	order_done(&e->order);
+	if (!e->cut)
+		spill_rewind(e);
 	/* Cut short, go on; caught up with an old limit, move it on now (a
 	 * full spill no longer wakes the reader, so nothing else would). */
 	e->backlog = e->cut || kind == DRAIN_MORE;

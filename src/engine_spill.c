@@ -160,6 +160,15 @@ void spill_sync(struct engine *e, uint64_t max_wait_ns)
 			spill_cpu(e, c);
 }
 
+void spill_rewind(struct engine *e)
+{
+	for (size_t c = 0; c < e->ncpus; c++) {
+		pthread_mutex_lock(&e->spill_lock[c]);
+		ring_rewind(&e->spill[c]);
+		pthread_mutex_unlock(&e->spill_lock[c]);
+	}
+}
+
 int spill_setup(struct engine *e, char *err, size_t errlen)
 {
 	size_t bytes = spill_bytes(e), c;
@@ -203,6 +212,10 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 				 bytes >> 20, e->cpus[c], strerror(-rc));
 			return rc;
 		}
+		/* What a drain pass finds in the spill stays resident, rewound
+		 * to after each pass (spill_rewind), up to a quarter spill: at
+		 * least a second at the full rate (4 kernel rings), and 1 MiB. */
+		e->spill[c].keep_max = bytes / 4;
 		e->ring_src[c] = (struct engine_src){ SRC_RING, c };
 		if ((rc = rd_add(e, *engine_track_at(e, c, 0), &e->ring_src[c])) != 0)
 			return rc;

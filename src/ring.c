@@ -60,6 +60,20 @@ int ring_alloc(struct ring *r, size_t data_size)
 	return err;
 }
 
+/* madvise(DONTNEED) of len bytes at offset off of the data, less the first
+ * `keep` bytes: those are written again and again (ring_rewind), and a page
+ * given back there only faults in again at the next write. */
+static void give_back(struct ring *r, uint64_t off, uint64_t len)
+{
+	if (off < r->keep) {
+		if (off + len <= r->keep)
+			return;
+		len -= r->keep - off;
+		off = r->keep;
+	}
+	(void)madvise(r->data + off, len, MADV_DONTNEED); /* advice: failing costs memory only */
+}
+
 /* Gives back the pages wholly read between from and to (ring positions),
  * before the tail that frees them for the writer is published: a ring
  * cycling through its whole size would otherwise keep every page it ever
@@ -75,16 +89,39 @@ static void release_pages(struct ring *r, uint64_t to)
 		return;
 	r->given_back = end;
 	if (end - start >= size) {
-		(void)madvise(r->data, size, MADV_DONTNEED); /* advice: failing costs memory only */
+		give_back(r, 0, size);
 		return;
 	}
 	off = start & r->mask;
 	len = end - start;
 	if (off + len > size) {
-		(void)madvise(r->data, off + len - size, MADV_DONTNEED);
+		give_back(r, 0, off + len - size);
 		len = size - off;
 	}
-	(void)madvise(r->data + off, len, MADV_DONTNEED);
+	give_back(r, off, len);
+}
+
+bool ring_rewind(struct ring *r)
+{
+	uint64_t size = r->mask + 1, tail = r->meta->data_tail, head = r->meta->data_head;
+	uint64_t rem = head - tail, off = tail & r->mask, to, used;
+
+	/* Already at the start, nothing kept, or a backlog (it cycles then,
+	 * and what it read is given back). The unread rest must neither wrap
+	 * nor overlap where it goes. */
+	if (r->page == 0 || off == 0 || off + rem > r->keep_max || off < rem || off + rem > size)
+		return false;
+	/* The high-water mark: what a pass between rewinds used. */
+	used = (off + rem + r->page - 1) & ~(uint64_t)(r->page - 1);
+	if (used > r->keep)
+		r->keep = used;
+	to = (head + r->mask) & ~r->mask;
+	memcpy(r->data, r->data + off, rem);
+	release_pages(r, to);
+	r->given_back = to;
+	__atomic_store_n(&r->meta->data_tail, to, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->meta->data_head, to + rem, __ATOMIC_RELEASE);
+	return true;
 }
 
 void ring_unmap(struct ring *r)

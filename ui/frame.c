@@ -165,21 +165,24 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	busy_take(u);
 	u->frame_seq++;
 
-	n = agg_symbols(a, ui_scope(u), &srows);
+	/* Only rows with samples in scope (self, or children with -g): the
+	 * views show no others, and a copy of every row ever seen was most of
+	 * the live view's CPU on a machine that runs many programs. */
+	n = agg_symbols_in_scope(a, ui_scope(u), &srows);
 	if (!grow((void **)&f->syms, &f->syms_cap, n, sizeof(*f->syms)))
 		n = 0;
 	for (i = 0; i < n; i++)
 		f->syms[i] = *srows[i];
 	f->nsyms = n;
 
-	n = agg_tasks(a, ui_scope(u), &trows);
+	n = agg_tasks_in_scope(a, ui_scope(u), &trows);
 	if (!grow((void **)&f->tasks, &f->tasks_cap, n, sizeof(*f->tasks)))
 		n = 0;
 	for (i = 0; i < n; i++)
 		f->tasks[i] = *trows[i];
 	f->ntasks = n;
 	/* Both sets, so that H shows this same interval at once. */
-	n = agg_threads(a, ui_scope(u), &trows);
+	n = agg_threads_in_scope(a, ui_scope(u), &trows);
 	if (!grow((void **)&f->threads, &f->threads_cap, n, sizeof(*f->threads)))
 		n = 0;
 	for (i = 0; i < n; i++)

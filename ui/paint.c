@@ -70,10 +70,18 @@ int paint_attr(enum ui_role r)
 	return attrs[r];
 }
 
+/* Blanks a run at a time: ncurses works per cell anyway, but a call per
+ * cell was a tenth of drawing a frame. */
 static void pad(int n)
 {
-	while (n-- > 0)
-		addch(' ');
+	static const char blanks[] = "                                                                ";
+
+	while (n > 0) {
+		int k = n < (int)sizeof(blanks) - 1 ? n : (int)sizeof(blanks) - 1;
+
+		addnstr(blanks, k);
+		n -= k;
+	}
 }
 
 /* Writes s in exactly w columns at (y, x): cut or padded. Characters the
@@ -81,7 +89,7 @@ static void pad(int n)
 void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right)
 {
 	wchar_t wb[512];
-	size_t n = 0;
+	size_t n = 0, left;
 	int cols = 0;
 	mbstate_t st;
 
@@ -89,10 +97,26 @@ void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right)
 		return;
 	if (x + w > COLS)
 		w = COLS - x;
+	/* Most text is printable ASCII: one column a byte, drawn as it is. */
+	while (cols < w && s[cols] >= 0x20 && s[cols] < 0x7f)
+		cols++;
+	if (cols == w || s[cols] == '\0') {
+		attrset(attrs[r]);
+		move(y, x);
+		if (right)
+			pad(w - cols);
+		addnstr(s, cols);
+		if (!right)
+			pad(w - cols);
+		attrset(A_NORMAL);
+		return;
+	}
+	cols = 0;
+	left = strlen(s);
 	memset(&st, 0, sizeof(st));
-	while (*s && n < sizeof(wb) / sizeof(wb[0]) - 1) {
+	while (left && n < sizeof(wb) / sizeof(wb[0]) - 1) {
 		wchar_t wc;
-		size_t k = mbrtowc(&wc, s, strlen(s), &st);
+		size_t k = mbrtowc(&wc, s, left, &st);
 		int cw;
 
 		if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
@@ -110,6 +134,7 @@ void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right)
 		wb[n++] = wc;
 		cols += cw;
 		s += k;
+		left -= k;
 	}
 	wb[n] = L'\0';
 	attrset(attrs[r]);

@@ -115,6 +115,9 @@ int spill_start_reader(struct engine *e, char *err, size_t errlen);
 /* Has the reader move every kernel ring into its spill; waits max_wait_ns
  * at most (0: until it has). */
 void spill_sync(struct engine *e, uint64_t max_wait_ns);
+/* After a drain pass: each spill that is nearly read moves its rest to its
+ * start, so its next writes reuse the pages kept there (ring_rewind). */
+void spill_rewind(struct engine *e);
 void spill_stop_reader(struct engine *e);
 void spill_free(struct engine *e);
 

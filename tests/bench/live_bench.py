@@ -12,10 +12,19 @@ Also: time to the first dump with symbols, and perf report's cost per sample
 on a recording of the same workload next to bench_replay's.
 
 usage: live_bench.py PERFTOP WORKLOAD [--rates 4000,20000,50000] [--secs 5] [--reps 3]
+
+Whole runs, start to quit (--whole-live RATE:SECS,... for the live views,
+--whole-dump RATE:SECS,... for perftop -b against perf top's live view): each
+tool runs under a small parent that exec()s it and reports its rusage
+(user+system CPU of all its threads, peak RSS) once it has exited, so start-up
+and tear-down are counted; the live views run in tmux and are quit with 'q'.
+Ratios come from the same repetition (the tools alternate on the same load);
+medians over --whole-reps.
 """
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import time
@@ -163,6 +172,118 @@ def perf_report_ns(workload, bench_replay, secs=3, reps=3):
     return n, theirs, mine
 
 
+# The parent that reports a tool's whole-run rusage: wait4 sums every thread
+# of the child, from exec to exit. Not its ru_maxrss: exec keeps the forking
+# parent's high-water mark there, so RSS is the tool's own VmHWM, read just
+# before it is told to quit.
+RUSAGE_WRAPPER = r"""
+import os, sys
+out = sys.argv[1]
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+with open(out + ".pid", "w") as f:
+    f.write(str(pid))
+_, status, ru = os.wait4(pid, 0)
+with open(out + ".tmp", "w") as f:
+    f.write("%.6f %.6f %d\n" % (ru.ru_utime, ru.ru_stime, status))
+os.rename(out + ".tmp", out)
+"""
+
+
+def whole_in_tmux(cmd, secs, tag):
+    """Runs cmd in a tmux pane for secs, quits it with 'q': (cpu s, max rss KiB)."""
+    name = "bench-whole-%s-%d" % (tag, os.getpid())
+    out = "/tmp/%s.rusage" % name
+    if os.path.exists(out):
+        os.unlink(out)
+    subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+    argv = ["python3", "-c", RUSAGE_WRAPPER, out] + cmd
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50",
+                    " ".join(shlex.quote(x) for x in argv) + " 2>/dev/null"], check=True)
+    end = time.time() + secs
+    while time.time() < end:
+        time.sleep(min(0.5, max(end - time.time(), 0)))
+        if os.path.exists(out):
+            subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+            os.unlink(out)
+            raise RuntimeError("%s ended before it was told to quit" % cmd[0])
+    hwm = 0
+    try:
+        with open(out + ".pid") as f:
+            hwm = proc_hwm_kib(int(f.read()))
+        os.unlink(out + ".pid")
+    except (OSError, ValueError):
+        pass
+    deadline = time.time() + 60
+    while not os.path.exists(out) and time.time() < deadline:
+        subprocess.run(["tmux", "send-keys", "-t", name, "q"], capture_output=True)
+        time.sleep(0.5)
+    subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+    if not os.path.exists(out):
+        raise RuntimeError("%s did not quit" % cmd[0])
+    with open(out) as f:
+        ut, st, _ = f.read().split()
+    os.unlink(out)
+    return float(ut) + float(st), hwm
+
+
+def whole_dump(perftop, rate, secs):
+    """perftop -b for secs, then SIGINT: (cpu s, max rss KiB, samples, lost)."""
+    p = subprocess.Popen([perftop, "-b", "--format", "json", "-e", "cpu-clock", "-F", str(rate),
+                          "-d", "1", "-E", "5"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    time.sleep(secs)
+    hwm = proc_hwm_kib(p.pid)  # not ru_maxrss: see RUSAGE_WRAPPER
+    p.send_signal(2)
+    out = p.stdout.read()
+    _, _, ru = os.wait4(p.pid, 0)
+    p.returncode = 0
+    recs = [json.loads(x) for x in out.splitlines() if x.strip()]
+    samples = sum(x["events"][0]["samples"] for x in recs)
+    lost = sum(x["events"][0]["lost"] for x in recs)
+    return ru.ru_utime + ru.ru_stime, hwm, samples, lost
+
+
+def whole_runs(a, spec, live):
+    """One table line per RATE:SECS: perftop (live view or -b) against perf
+    top's live view, whole runs, ratios per repetition then medians."""
+    for item in spec.split(","):
+        rate, secs = (int(x) for x in item.split(":"))
+        rows = []
+        tries = 0
+        while len(rows) < a.whole_reps:
+            load = start_load(a.workload, 2 * secs + 90)
+            try:
+                if live:
+                    mine, mrss = whole_in_tmux([a.perftop, "-e", "cpu-clock", "-F", str(rate)], secs, "perftop")
+                    samples = lost = None
+                else:
+                    mine, mrss, samples, lost = whole_dump(a.perftop, rate, secs)
+                theirs, trss = whole_in_tmux(["perf", "top", "-e", "cpu-clock", "-F", str(rate)], secs, "perf")
+            except RuntimeError as err:
+                # perf 6.1's top can abort (an assertion in util/build-id.c)
+                # on what other programs of a shared machine map; the
+                # repetition is run again.
+                tries += 1
+                print("  (repetition dropped: %s)" % err, flush=True)
+                if tries > 4 * a.whole_reps:
+                    raise
+                continue
+            finally:
+                stop_load(load)
+            rows.append((mine, theirs, mine / theirs, mrss / 1024, trss / 1024, mrss / trss, samples, lost))
+            print("  %s %6d Hz %3d s: perftop %.3f s, perf top %.3f s, ratio %.3f; RSS %.1f / %.1f MiB%s"
+                  % ("live" if live else "dump", rate, secs, mine, theirs, mine / theirs, mrss / 1024,
+                     trss / 1024, "" if live else "; %d samples, %d lost" % (samples, lost)), flush=True)
+        med = [statistics.median(x[i] for x in rows) for i in range(6)]
+        print("%-4s %6d Hz %3d s | perftop %.3f s | perf top %.3f s | ratio %.3f (%.3f-%.3f) | "
+              "RSS %.1f / %.1f MiB (%.2f)%s" % (
+                  "live" if live else "dump", rate, secs, med[0], med[1], med[2],
+                  min(x[2] for x in rows), max(x[2] for x in rows), med[3], med[4], med[5],
+                  "" if live else " | lost %d" % max(x[7] for x in rows)), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("perftop")
@@ -171,7 +292,20 @@ def main():
     ap.add_argument("--secs", type=int, default=5)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--replay", help="bench_replay binary, to compare with perf report")
+    ap.add_argument("--whole-live", metavar="RATE:SECS,...",
+                    help="whole runs of the live views, start to quit (e.g. 4000:60,20000:20)")
+    ap.add_argument("--whole-dump", metavar="RATE:SECS,...",
+                    help="whole runs of perftop -b against perf top (e.g. 20000:8,100000:10)")
+    ap.add_argument("--whole-reps", type=int, default=3)
     a = ap.parse_args()
+    if a.whole_live or a.whole_dump:
+        print("whole runs, start to quit: own CPU (rusage of all threads) and peak RSS; medians of %d"
+              % a.whole_reps)
+        if a.whole_live:
+            whole_runs(a, a.whole_live, True)
+        if a.whole_dump:
+            whole_runs(a, a.whole_dump, False)
+        return
 
     have_perf = subprocess.run(["perf", "--version"], capture_output=True).returncode == 0
     if have_perf:

@@ -1,6 +1,7 @@
-#include "agg.h"
-
 #include <stdio.h>
+#include <string.h>
+
+#include "agg.h"
 #include "check.h"
 
 /* The names the session hands down with each sample. */
@@ -366,5 +367,69 @@ int main(void)
 	test_expiry();
 	test_expiry_many();
 	test_expiry_churn();
+	{
+		/* Every row of the table, the interval's active ones sorted
+		 * first (one with only the second event's samples among them)
+		 * and the idle ones after: the view's sort skips the idle. */
+		struct agg *c = agg_new(2, cpus, 2);
+		struct sym_result rows[40];
+		char names[40][8];
+		size_t active = 0, idle_after = 1, sorted_ok = 1;
+
+		for (int i = 0; i < 40; i++) {
+			snprintf(names[i], sizeof(names[i]), "s%d", i);
+			rows[i] = sym(names[i], 100 + (uint64_t)i, false, "c");
+			agg_sample(c, 0, 0, 7, 7, &rows[i], 1);
+		}
+		agg_roll(c, 0);
+		for (int i = 0; i < 40; i += 3)
+			for (int j = 0; j <= i; j++)
+				agg_sample(c, 0, 0, 7, 7, &rows[i], 1);
+		agg_sample(c, 1, 0, 7, 7, &rows[40 - 2], 1); /* 38: the second event only */
+		n = agg_symbols(c, AGG_INTERVAL, &srows);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t s0 = srows[i]->iv.samples[0], s1 = srows[i]->iv.samples[1];
+
+			if (s0 || s1) {
+				active++;
+				idle_after &= active == i + 1;
+			}
+			if (i > 0 && srows[i - 1]->iv.samples[0] < s0)
+				sorted_ok = 0;
+		}
+		CHECK(n == 40 && active == 15 && idle_after && sorted_ok && strcmp(srows[0]->sym, "s39") == 0 &&
+		      strcmp(srows[14]->sym, "s38") == 0,
+		      "all 40 rows, the 15 active sorted first (last of them the second event's), the idle after");
+		{
+			const struct agg_task **tr;
+			size_t ok = 1;
+
+			n = agg_symbols_in_scope(c, AGG_INTERVAL, &srows);
+			for (size_t i = 0; i < n; i++)
+				ok &= srows[i]->iv.samples[0] + srows[i]->iv.samples[1] > 0;
+			CHECK(n == 15 && ok, "in scope: the 15 rows of the interval, not the 25 idle (%zu)", n);
+			n = agg_symbols_in_scope(c, AGG_TOTAL, &srows);
+			CHECK(n == 40, "in scope of the totals: all 40 (%zu)", n);
+			agg_sample(c, 0, 0, 9, 10, &rows[0], 1); /* another task, after the roll */
+			agg_roll(c, 0);
+			agg_sample(c, 0, 0, 7, 8, &rows[1], 1);
+			n = agg_tasks_in_scope(c, AGG_INTERVAL, &tr);
+			CHECK(n == 1 && tr[0]->pid == 7 && tr[0]->tid == 0, "tasks in scope: the one process sampled");
+			n = agg_threads_in_scope(c, AGG_INTERVAL, &tr);
+			CHECK(n == 1 && tr[0]->pid == 7 && tr[0]->tid == 8, "threads in scope: its one thread");
+			n = agg_tasks_in_scope(c, AGG_TOTAL, &tr);
+			CHECK(n == 2, "tasks in scope of the totals: both processes (%zu)", n);
+			n = agg_threads_in_scope(c, AGG_TOTAL, &tr);
+			CHECK(n == 3, "threads in scope of the totals: all three (%zu)", n);
+			agg_roll(c, 0);
+			agg_sample(c, 0, 0, 0, 0, &rows[2], 1); /* the idle task: pid 0, tid 0 */
+			n = agg_tasks_in_scope(c, AGG_INTERVAL, &tr);
+			ok = n == 1 && tr[0]->pid == 0 && tr[0]->threads == 1;
+			n = agg_threads_in_scope(c, AGG_INTERVAL, &tr);
+			CHECK(ok && n == 1 && tr[0]->pid == 0 && tr[0]->tid == 0 && tr[0]->threads == 0,
+			      "pid 0: its process row with the tasks, its thread row with the threads");
+		}
+		agg_free(c);
+	}
 	return check_done();
 }

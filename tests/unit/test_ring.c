@@ -163,6 +163,83 @@ static void test_release(void)
 	free(map);
 }
 
+/* A spill of 16 pages that keeps up to 4: read after each transfer but
+ * for the last record (as a drain pass leaves what is newer than its limit),
+ * then rewound. Over three cycles' worth of records the writes stay on the
+ * kept pages (nothing beyond them is resident, nothing there faults in
+ * again), every record arrives once and in order, and a rest too large to
+ * move is left where it is. */
+static void test_rewind(void)
+{
+	unsigned char *map = aligned_alloc(PAGE, 2 * PAGE);
+	struct perf_event_mmap_page *meta = (void *)map;
+	unsigned char vec[16];
+	struct ring k, u;
+	struct seen seen;
+	struct synth s;
+	uint64_t head = 0, id = 1, got = 0, rewinds = 0;
+	size_t beyond = 0, kept = 0;
+	int order = 1;
+
+	memset(map, 0, PAGE + DATA);
+	if (ring_init(&k, map, PAGE, DATA) != 0 || ring_alloc(&u, 16 * PAGE) != 0) {
+		CHECK(0, "cannot set up the rewind test");
+		free(map);
+		return;
+	}
+	u.keep_max = 4 * PAGE;
+	while (id * 56 < 3 * 16 * PAGE) {
+		for (int i = 0; i < 4; i++, id++) {
+			synth_sample(&s, id, 0x1000, 1, 1, id, 0, 1, PERF_RECORD_MISC_USER);
+			put(k.data, &head, s.buf, s.len);
+		}
+		__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
+		ring_transfer(&k, &u);
+		if (id % 224 == 1) { /* about 3 pages a pass */
+			memset(&seen, 0, sizeof(seen));
+			seen.stop_after = (int)(ring_pending(&u) / 56) - 1;
+			collect(&u, &seen);
+			for (size_t i = 0; i < seen.n; i++)
+				order &= seen.ids[i] == got + i + 1;
+			got += seen.n;
+			rewinds += ring_rewind(&u);
+		}
+	}
+	CHECK(rewinds > 10, "the rest of each pass moved to the start (%" PRIu64 " times)", rewinds);
+	if (mincore(u.data, 16 * PAGE, vec) == 0)
+		for (size_t i = 0; i < 16; i++) {
+			beyond += i >= 4 && (vec[i] & 1);
+			kept += i < 4 && (vec[i] & 1);
+		}
+	CHECK(beyond == 0 && kept >= 3, "writes stay on the kept pages: %zu of 4 resident, %zu beyond", kept, beyond);
+	memset(&seen, 0, sizeof(seen));
+	collect(&u, &seen);
+	for (size_t i = 0; i < seen.n; i++)
+		order &= seen.ids[i] == got + i + 1;
+	got += seen.n;
+	CHECK(order && got == id - 1, "rewound every pass: every record arrives once, in order (%" PRIu64 ")", got);
+
+	/* A backlog (a lap beyond keep_max) cycles on: no rewind. */
+	for (int i = 0; i < 40; i++, id++) {
+		synth_sample(&s, id, 0x1000, 1, 1, id, 0, 1, PERF_RECORD_MISC_USER);
+		put(k.data, &head, s.buf, s.len);
+		if (i % 4 == 3) {
+			__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
+			ring_transfer(&k, &u);
+		}
+	}
+	{
+		uint64_t kept_before = u.keep;
+
+		u.keep_max = 20 * 56;
+		CHECK(!ring_rewind(&u) && ring_pending(&u) == 40 * 56 && u.keep == kept_before,
+		      "a lap longer than keep_max is not rewound, and keeps no more");
+	}
+	ring_unmap(&u);
+	ring_unmap(&k);
+	free(map);
+}
+
 int main(void)
 {
 	unsigned char *map = aligned_alloc(PAGE, 2 * PAGE);
@@ -258,6 +335,7 @@ int main(void)
 	ring_unmap(&r);
 	free(map);
 	test_transfer();
+	test_rewind();
 	test_release();
 	return check_done();
 }
