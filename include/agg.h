@@ -46,7 +46,8 @@ struct agg_task {
 struct agg_cpu {
 	int cpu;
 	struct agg_counts iv, total;
-	uint64_t lost_iv, lost_total, throttled_iv, throttled_total;
+	uint64_t lost_iv, lost_total, throttled_iv, throttled_total;   /* all events */
+	uint64_t ev_lost_total[AGG_MAX_EVENTS], ev_throttled_total[AGG_MAX_EVENTS]; /* per event */
 };
 
 /* Counts only: whether an event is on and what it excludes belong to the

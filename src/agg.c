@@ -384,6 +384,8 @@ void agg_lost(struct agg *a, size_t ev, int cpu, uint64_t n)
 	if (c) {
 		c->lost_iv += n;
 		c->lost_total += n;
+		if (ev < a->nevents)
+			c->ev_lost_total[ev] += n;
 	}
 }
 
@@ -398,6 +400,8 @@ void agg_throttle(struct agg *a, size_t ev, int cpu)
 	if (c) {
 		c->throttled_iv++;
 		c->throttled_total++;
+		if (ev < a->nevents)
+			c->ev_throttled_total[ev]++;
 	}
 }
 

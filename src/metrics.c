@@ -222,6 +222,29 @@ static void cpu_families(struct promtext *p, struct agg *a)
 		cpu_label(c, sizeof(c), cpus[i]->cpu);
 		promtext_sample_u64(p, "perftop_cpu_throttled_total", l, 1, cpus[i]->throttled_total);
 	}
+	/* The pair: which event lost on which CPU (summed over cpu, the per-event
+	 * families; over event, the per-CPU ones). */
+	promtext_family(p, "perftop_event_cpu_lost_samples_total", PROMTEXT_COUNTER,
+			"Samples the kernel dropped, per event and CPU.");
+	for (size_t i = 0; i < n; i++) {
+		cpu_label(c, sizeof(c), cpus[i]->cpu);
+		for (size_t e = 0; e < ne; e++) {
+			struct promtext_label l[] = { { "event", agg_event(a, e)->name }, { "cpu", c } };
+
+			promtext_sample_u64(p, "perftop_event_cpu_lost_samples_total", l, 2, cpus[i]->ev_lost_total[e]);
+		}
+	}
+	promtext_family(p, "perftop_event_cpu_throttled_total", PROMTEXT_COUNTER,
+			"Times the kernel throttled sampling, per event and CPU.");
+	for (size_t i = 0; i < n; i++) {
+		cpu_label(c, sizeof(c), cpus[i]->cpu);
+		for (size_t e = 0; e < ne; e++) {
+			struct promtext_label l[] = { { "event", agg_event(a, e)->name }, { "cpu", c } };
+
+			promtext_sample_u64(p, "perftop_event_cpu_throttled_total", l, 2,
+					    cpus[i]->ev_throttled_total[e]);
+		}
+	}
 }
 
 static void comm_families(struct promtext *p, struct metrics *m, struct agg *a)

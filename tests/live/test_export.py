@@ -195,6 +195,35 @@ def test_prometheus():
     finish_workload(wl)
 
 
+def series(page, family):
+    """{frozenset of (label, value): value} of a family's samples (plain label values only)."""
+    out = {}
+    for line in page.splitlines():
+        if not line.startswith(family + "{"):
+            continue
+        labels, value = line[len(family) + 1:].rsplit("} ", 1)
+        pairs = (kv.split("=", 1) for kv in labels.split(","))
+        out[frozenset((k, v.strip('"')) for k, v in pairs)] = float(value)
+    return out
+
+
+def check_lost_pairs(page):
+    """Lost and throttled per (event, CPU): a series for every pair sampled, and
+    summed they are the per-event and per-CPU families of the same page."""
+    for what, by_ev, by_cpu in (("lost_samples", "perftop_lost_samples_total", "perftop_cpu_lost_samples_total"),
+                                ("throttled", "perftop_throttled_total", "perftop_cpu_throttled_total")):
+        pairs = series(page, "perftop_event_cpu_%s_total" % what)
+        evs = {dict(k)["event"]: v for k, v in series(page, by_ev).items()}
+        cpus = {dict(k)["cpu"]: v for k, v in series(page, by_cpu).items()}
+        want = {frozenset({("event", e), ("cpu", c)}) for e in evs for c in cpus}
+        ok(evs and cpus and set(pairs) == want,
+           "perftop_event_cpu_%s_total: one series per event and CPU (%d of %d)" % (what, len(pairs), len(want)))
+        ok(all(sum(v for k, v in pairs.items() if dict(k)["event"] == e) == evs[e] for e in evs) and
+           all(sum(v for k, v in pairs.items() if dict(k)["cpu"] == c) == cpus[c] for c in cpus),
+           "perftop_event_cpu_%s_total: summed over cpu the per-event family, over event the per-CPU one (%r)"
+           % (what, {e: evs[e] for e in evs}))
+
+
 def test_formats():
     top, port = start_exporter("-d", "0.5")
     time.sleep(1.2)
@@ -222,6 +251,7 @@ def test_formats():
     ok(om_page.endswith(b"# EOF\n") and b"# TYPE perftop_samples counter\n" in om_page,
        "OpenMetrics: counter TYPE without _total, ends in # EOF")
     page = prom_page.decode()
+    check_lost_pairs(page)
     ok(metric(page, "perftop_process_cpu_seconds_total") is not None and
        (metric(page, "perftop_process_resident_memory_bytes") or 0) > 0, "own CPU seconds and RSS")
 

@@ -52,6 +52,48 @@ static void tick(struct agg *a, pid_t pid, int n)
 		agg_sample(a, 0, 0, pid, pid, &sr, 1000000);
 }
 
+/* Losses per (event, CPU): each pair its own series, and the old per-event
+ * and per-CPU families, their sums, as before. */
+static void lost_pairs(void)
+{
+	int cpus[] = { 0, 3 };
+	struct agg *a = agg_new(2, cpus, 2);
+	struct metrics *m = metrics_new(5, 5);
+	char *page;
+
+	CHECK(a && m, "agg of two events on CPUs 0 and 3");
+	strlcpy(agg_event(a, 0)->name, "ev0", sizeof(agg_event(a, 0)->name));
+	strlcpy(agg_event(a, 1)->name, "ev1", sizeof(agg_event(a, 1)->name));
+	agg_lost(a, 0, 3, 5);
+	agg_lost(a, 1, 0, 2);
+	agg_lost(a, 1, 3, 7);
+	agg_throttle(a, 1, 3);
+	agg_throttle(a, 1, 3);
+	agg_throttle(a, 0, 0);
+	agg_roll(a, 0); /* totals, not the interval's */
+	page = render(m, a, PROMTEXT_PROM);
+	CHECK(value_of(page, "perftop_event_cpu_lost_samples_total{event=\"ev0\",cpu=\"3\"}") == 5 &&
+	      value_of(page, "perftop_event_cpu_lost_samples_total{event=\"ev0\",cpu=\"0\"}") == 0 &&
+	      value_of(page, "perftop_event_cpu_lost_samples_total{event=\"ev1\",cpu=\"0\"}") == 2 &&
+	      value_of(page, "perftop_event_cpu_lost_samples_total{event=\"ev1\",cpu=\"3\"}") == 7,
+	      "lost samples per (event, CPU) pair");
+	CHECK(value_of(page, "perftop_event_cpu_throttled_total{event=\"ev1\",cpu=\"3\"}") == 2 &&
+	      value_of(page, "perftop_event_cpu_throttled_total{event=\"ev0\",cpu=\"0\"}") == 1 &&
+	      value_of(page, "perftop_event_cpu_throttled_total{event=\"ev0\",cpu=\"3\"}") == 0 &&
+	      value_of(page, "perftop_event_cpu_throttled_total{event=\"ev1\",cpu=\"0\"}") == 0,
+	      "throttling per (event, CPU) pair");
+	CHECK(strstr(page, "# TYPE perftop_event_cpu_lost_samples_total counter\n") &&
+	      strstr(page, "# TYPE perftop_event_cpu_throttled_total counter\n"), "both pair families typed counter");
+	CHECK(value_of(page, "perftop_lost_samples_total{event=\"ev1\"}") == 9 &&
+	      value_of(page, "perftop_cpu_lost_samples_total{cpu=\"3\"}") == 12 &&
+	      value_of(page, "perftop_throttled_total{event=\"ev1\"}") == 2 &&
+	      value_of(page, "perftop_cpu_throttled_total{cpu=\"0\"}") == 1,
+	      "the per-event and per-CPU families, names and labels as before");
+	free(page);
+	metrics_free(m);
+	agg_free(a);
+}
+
 int main(void)
 {
 	int cpus[] = { 0 };
@@ -147,5 +189,6 @@ int main(void)
 
 	metrics_free(m);
 	agg_free(a);
+	lost_pairs();
 	return check_done();
 }
