@@ -15,6 +15,7 @@
 
 #define AGG_MAX_EVENTS 16
 #define AGG_COMM_MAX 64
+#define AGG_BUILD_ID_MAX 20
 
 struct agg_counts {
 	uint64_t samples[AGG_MAX_EVENTS];
@@ -25,6 +26,8 @@ struct agg_sym {
 	uint64_t key;
 	char *sym, *dso;        /* copied: rows outlive symbol-table eviction */
 	bool kernel;
+	uint8_t build_id_len;              /* the DSO's GNU build-id, 0: unknown */
+	uint8_t build_id[AGG_BUILD_ID_MAX];
 	struct agg_counts iv, total;       /* self: samples that ended here */
 	struct agg_counts ch_iv, ch_total; /* children (-g): stacks through here, once each */
 	uint64_t stamp;                    /* the last stack counted in ch_* */

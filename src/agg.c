@@ -205,6 +205,10 @@ static struct agg_sym *sym_row(struct agg *a, const struct sym_result *sr)
 			return NULL;
 		s->key = sr->key;
 		s->kernel = sr->kernel;
+		if (sr->build_id && sr->build_id_len <= AGG_BUILD_ID_MAX) {
+			memcpy(s->build_id, sr->build_id, sr->build_id_len);
+			s->build_id_len = (uint8_t)sr->build_id_len;
+		}
 		s->sym = strdup(sr->sym ? sr->sym : "[unknown]");
 		s->dso = strdup(sr->dso ? sr->dso : "[unknown]");
 		if (s->sym == NULL || s->dso == NULL || map_put(&a->syms, sr->key, s)) {

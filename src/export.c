@@ -187,6 +187,21 @@ static size_t sampled_rows(struct exporter *x, struct agg *a, const struct agg_s
 	return n;
 }
 
+/* As Go prints build-ids: lower-case hex. */
+static const char *hex_id(const struct agg_sym *r, char buf[2 * AGG_BUILD_ID_MAX + 1])
+{
+	static const char digits[] = "0123456789abcdef";
+
+	if (r->build_id_len == 0)
+		return NULL;
+	for (size_t i = 0; i < r->build_id_len; i++) {
+		buf[2 * i] = digits[r->build_id[i] >> 4];
+		buf[2 * i + 1] = digits[r->build_id[i] & 15];
+	}
+	buf[2 * r->build_id_len] = '\0';
+	return buf;
+}
+
 /* What each symbol grew by since the last interval goes into every started
  * window; under mu, so a request never sees a half-added interval. Without
  * an open window nothing is done; a window opened then starts at the next
@@ -195,6 +210,7 @@ static void add_symbols(struct exporter *x, struct agg *a)
 {
 	const struct agg_sym **rows;
 	double now = mono_now();
+	char bid[2 * AGG_BUILD_ID_MAX + 1];
 	size_t n;
 
 	pthread_mutex_lock(&x->mu);
@@ -217,7 +233,8 @@ static void add_symbols(struct exporter *x, struct agg *a)
 		last[1] = rows[i]->total.period[0];
 		if (ds == 0 || x->baseline_stale)
 			continue;
-		fr = (struct pprof_frame){ .sym = rows[i]->sym, .dso = rows[i]->dso };
+		fr = (struct pprof_frame){ .sym = rows[i]->sym, .dso = rows[i]->dso,
+					   .build_id = hex_id(rows[i], bid) };
 		for (size_t w = 0; w < EXPORT_WINDOWS; w++)
 			if (x->win[w].busy && x->win[w].started && !x->win[w].done)
 				pprof_add(x->win[w].prof, &fr, 1, ds, nanos_of(x, ds, dp));

@@ -22,10 +22,10 @@ struct pprof {
 	struct deltamap str_ix;          /* hash -> string index + 1 (chained by probing below) */
 	uint64_t *map_file, *map_bid;    /* per mapping: filename, build-id strings */
 	size_t nmaps, capmaps;
-	struct deltamap map_ix;          /* filename string -> mapping id */
+	struct deltamap map_ix;          /* filename << 32 | build-id string -> mapping id */
 	struct pprof_fn *fns;
 	size_t nfns, capfns;
-	struct deltamap fn_ix;           /* name << 32 | file -> function id (= location id) */
+	struct deltamap fn_ix;           /* name << 32 | mapping -> function id (= location id) */
 	struct pprof_sample *samples;
 	size_t nsamples, capsamples;
 	struct deltamap sample_ix;       /* stack hash -> sample index + 1 */
@@ -122,9 +122,10 @@ static int str_id(struct pprof *p, const char *s, uint64_t *id)
 	}
 }
 
+/* A file rebuilt at the same path is another mapping: its own build-id. */
 static int mapping_id(struct pprof *p, uint64_t file, uint64_t bid, uint64_t *id)
 {
-	uint64_t *v = deltamap_get(&p->map_ix, file);
+	uint64_t *v = deltamap_get(&p->map_ix, file << 32 | bid);
 
 	if (v == NULL)
 		return -ENOMEM;
@@ -149,7 +150,7 @@ static int location_id(struct pprof *p, const struct pprof_frame *f, uint64_t *i
 	if (str_id(p, f->sym ? f->sym : "[unknown]", &name) || str_id(p, f->dso ? f->dso : "[unknown]", &file) ||
 	    str_id(p, f->build_id, &bid) || mapping_id(p, file, bid, &map))
 		return -ENOMEM;
-	v = deltamap_get(&p->fn_ix, name << 32 | file);
+	v = deltamap_get(&p->fn_ix, name << 32 | map);
 	if (v == NULL)
 		return -ENOMEM;
 	if (*v == 0) {

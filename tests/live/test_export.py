@@ -138,6 +138,71 @@ def pprof_top(src, env):
     return r.returncode, flat, r.stderr
 
 
+def pprof_mappings(src, env):
+    """{file: build-id} of a profile's mappings, as go tool pprof -raw prints them."""
+    r = subprocess.run(["go", "tool", "pprof", "-raw", src], capture_output=True, text=True, timeout=240, env=env)
+    maps, table = {}, False
+    for line in r.stdout.splitlines():
+        if line.strip() == "Mappings":
+            table = True
+            continue
+        parts = line.split()
+        # "1: 0x0/0x0/0x0 FILE BUILDID [FN]": the build-id is left out when empty.
+        if table and len(parts) >= 3 and parts[0].endswith(":"):
+            rest = [x for x in parts[2:] if not x.startswith("[FN")]
+            maps[rest[0]] = rest[1] if len(rest) > 1 else ""
+    return maps
+
+
+def elf_build_id(path):
+    r = subprocess.run(["readelf", "-n", path], capture_output=True, text=True, timeout=30)
+    for line in r.stdout.splitlines():
+        if "Build ID:" in line:
+            return line.split("Build ID:")[1].strip()
+    return None
+
+
+def kernel_build_id():
+    """The GNU build-id note of /sys/kernel/notes, as perf reads it."""
+    try:
+        with open("/sys/kernel/notes", "rb") as f:
+            b = f.read()
+    except OSError:
+        return None
+    off = 0
+    while off + 12 <= len(b):
+        namesz, descsz, typ = (int.from_bytes(b[off + i:off + i + 4], sys.byteorder) for i in (0, 4, 8))
+        name = b[off + 12:off + 12 + namesz]
+        desc_off = off + 12 + ((namesz + 3) & ~3)
+        if typ == 3 and name == b"GNU\0":
+            return b[desc_off:desc_off + descsz].hex()
+        off = desc_off + ((descsz + 3) & ~3)
+    return None
+
+
+def check_build_ids(label, src, env):
+    """The workload's mapping (its DSO found in /proc: it ran before perftop)
+    carries readelf's build-id; the kernel's, /sys/kernel/notes' when sampled."""
+    if not shutil.which("readelf"):
+        skip("%s: build-ids" % label, "no readelf: apt-get install binutils")
+        return
+    maps = pprof_mappings(src, env)
+    diag("%s: mappings %r" % (label, maps))
+    want = elf_build_id(os.path.realpath(WORKLOAD))
+    got = maps.get(os.path.realpath(WORKLOAD), maps.get(WORKLOAD))
+    ok(want and got == want, "%s: the workload's mapping carries its build-id (%r, readelf %r)" % (label, got, want))
+    kbid = kernel_build_id()
+    if "[kernel.kallsyms]" not in maps or kbid is None:
+        skip("%s: the kernel's build-id" % label, "no kernel samples or no /sys/kernel/notes")
+    else:
+        ok(maps["[kernel.kallsyms]"] == kbid, "%s: [kernel.kallsyms] carries /sys/kernel/notes' build-id (%r, %r)"
+           % (label, maps["[kernel.kallsyms]"], kbid))
+    # The system's files only: others' builds may replace theirs while we sample.
+    files = [f for f in maps if f.startswith("/usr/") and os.path.exists(f) and elf_build_id(f)]
+    ok(files and all(maps[f] == elf_build_id(f) for f in files),
+       "%s: the system's ELF files (libc...) carry their build-ids (%d files)" % (label, len(files)))
+
+
 def go_env():
     d = tmpdir()
     env = dict(os.environ, PPROF_TMPDIR=d, HOME=d, GOCACHE=os.path.join(d, "gocache"))
@@ -263,10 +328,17 @@ def test_profile():
     wl, pid = start_workload(WORKLOAD, "split", "6,3,1", "10")
     procs.append(wl)
     top, port = start_exporter("-d", "0.5")
-    rc, flat, err = pprof_top("http://127.0.0.1:%d/debug/pprof/profile?seconds=5" % port, go_env())
+    env = go_env()
+    # Fetched once, read twice: go tool pprof saves what it fetched.
+    d = tmpdir()
+    rc, flat, err = pprof_top("http://127.0.0.1:%d/debug/pprof/profile?seconds=5" % port, dict(env, PPROF_TMPDIR=d))
     measured = finish_workload(wl)
     ok(rc == 0, "go tool pprof fetches and reads the profile (%s)" % err.strip()[-300:])
     check_shares("served profile", flat, measured)
+    saved = [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".pb.gz")]
+    ok(len(saved) == 1, "go tool pprof saved the served profile (%r)" % os.listdir(d))
+    if saved:
+        check_build_ids("served profile", saved[0], env)
     stop(top)
 
 
@@ -290,6 +362,7 @@ def test_pprof_file():
     rc, flat, err = pprof_top(out, go_env())
     ok(rc == 0, "go tool pprof reads the file (%s)" % err.strip()[-300:])
     check_shares("pprof file", flat, measured)
+    check_build_ids("pprof file", out, go_env())
     # A stop signal ends the run too, and the file is still written.
     out2 = os.path.join(d, "sig.pb.gz")
     p = subprocess.Popen([PERFTOP, "-b", "--format", "pprof", "-o", out2, "-d", "0.5"],
