@@ -155,6 +155,19 @@ const struct agg_counters *agg_counters(const struct agg *a);
 /* The row of a process (tid 0) or a thread, or NULL. */
 const struct agg_counter_row *agg_counter_row(const struct agg_counters *c, pid_t pid, pid_t tid);
 
+/* Samples of the first event per (process, symbol) in the current interval,
+ * in no order: for an exporter that needs the pair (a profile's comm label)
+ * without sorting or diffing every row. Kept only while asked for
+ * (agg_pairs_keep, 0 or -ENOMEM); agg_roll empties them. Valid until the
+ * next agg_sample/agg_roll. */
+struct agg_pair {
+	const struct agg_task *task;      /* the process row */
+	const struct agg_sym *sym;
+	uint64_t samples, period;
+};
+int agg_pairs_keep(struct agg *a, bool on);
+size_t agg_pairs(const struct agg *a, const struct agg_pair **pairs);
+
 /* How many intervals an exited task stays visible. */
 #define AGG_EXIT_GRACE 3
 

@@ -24,9 +24,10 @@ struct pprof_meta {
 struct pprof *pprof_new(void);
 void pprof_free(struct pprof *p);
 
-/* One stack, leaf first (one frame for now: no call graphs yet), with its
- * sample count and CPU nanoseconds. Same stacks add up. 0 or -ENOMEM. */
-int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth,
+/* One stack, leaf first (one frame for now: no call graphs yet), of the
+ * tasks named comm (a "comm" label; NULL or "": none), with its sample count
+ * and CPU nanoseconds. Same stacks of the same comm add up. 0 or -ENOMEM. */
+int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth, const char *comm,
 	      uint64_t samples, uint64_t nanos);
 uint64_t pprof_samples(const struct pprof *p);
 

@@ -177,6 +177,7 @@ void agg_free(struct agg *a)
 	free(a->cpu_index);
 	free(a->sorted);
 	cg_free(a->cg);
+	aggp_free(a);
 	free(a->act_syms.v);
 	free(a->act_tasks.v);
 	free(a->aging.v);
@@ -332,6 +333,8 @@ void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		sym_active(a, s);
 	}
 	if ((t = task_row(a, pid, tid, sr)) != NULL) {
+		if (a->keep_pairs && ev == 0 && s)
+			aggp_add(a, t, s, period);
 		count(&t->iv, &t->total, ev, period);
 		task_active(a, t);
 		if (a->last_thread) {
@@ -536,6 +539,7 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 
 	if (decay_pct > 100)
 		decay_pct = 100;
+	aggp_clear(a); /* first: the rows they point to may go below */
 	for (size_t i = 0; i < a->nevents; i++) {
 		struct agg_event *e = &a->ev[i];
 

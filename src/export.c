@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "agg.h"
-#include "deltamap.h"
 #include "httpd.h"
 #include "metrics.h"
 #include "pprof.h"
@@ -35,7 +34,6 @@ struct export_window {
 struct exporter {
 	const struct options *o;
 	struct metrics *met;
-	struct deltamap syms;             /* symbol key -> samples, period of event 0 last seen */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	char *page[2];                    /* PROMTEXT_PROM, PROMTEXT_OPENMETRICS; under mu */
@@ -46,14 +44,13 @@ struct exporter {
 	struct httpd *http;
 	bool stopping;
 	uint64_t intervals, http_requests, http_rejected;
-	size_t topk;                      /* rows asked of agg for those sampled in an interval */
-	bool baseline_stale;              /* no pass last interval: syms holds old totals */
 	double last_end;                  /* monotonic time of the last interval's end */
 	bool clock_event;                 /* event 0 counts nanoseconds (cpu-clock, task-clock) */
 	struct textfile *tf;
 	struct push *push;                /* --push: the window being filled */
 	struct pprof *push_win;
 	double push_start, push_start_wall;
+	char focus_comm[AGG_COMM_MAX];    /* -p or -t of one task: its comm, for --push's name */
 };
 
 static double mono_now(void)
@@ -167,26 +164,6 @@ static bool windows_open(struct exporter *x)
 	return any;
 }
 
-/* What each symbol grew by since the last interval goes into every open
- * window; under mu, so a request never sees a half-added interval. */
-/* The rows sampled this interval: those with interval samples of event 0
- * come first in agg's order, so a top K ending in a zero holds them all (K
- * grows until it does). Far cheaper than sorting every row ever seen. */
-static size_t sampled_rows(struct exporter *x, struct agg *a, const struct agg_sym ***rows)
-{
-	size_t n;
-
-	for (;;) {
-		n = agg_symbols_top(a, AGG_INTERVAL, x->topk, rows);
-		if (n < x->topk || (*rows)[n - 1]->iv.samples[0] == 0)
-			break;
-		x->topk *= 2;
-	}
-	if (x->topk > 256 && n < x->topk / 4)
-		x->topk /= 2;
-	return n;
-}
-
 /* As Go prints build-ids: lower-case hex. */
 static const char *hex_id(const struct agg_sym *r, char buf[2 * AGG_BUILD_ID_MAX + 1])
 {
@@ -202,57 +179,44 @@ static const char *hex_id(const struct agg_sym *r, char buf[2 * AGG_BUILD_ID_MAX
 	return buf;
 }
 
-/* What each symbol grew by since the last interval goes into every started
- * window; under mu, so a request never sees a half-added interval. Without
- * an open window nothing is done; a window opened then starts at the next
- * interval end, after a full pass has made the baseline current. */
+/* What each (process, symbol) pair took this interval goes into every
+ * started window, with the process's comm as a label; under mu, so a request
+ * never sees a half-added interval. agg keeps the pairs only while a window
+ * is open: one opened now starts at this interval's end, once they are kept. */
 static void add_symbols(struct exporter *x, struct agg *a)
 {
-	const struct agg_sym **rows;
+	const struct agg_pair *pairs;
 	double now = mono_now();
 	char bid[2 * AGG_BUILD_ID_MAX + 1];
-	size_t n;
+	size_t n = agg_pairs(a, &pairs);
+	bool open;
 
 	pthread_mutex_lock(&x->mu);
-	if (!windows_open(x)) {
-		x->baseline_stale = true;
-		goto out;
-	}
-	n = x->baseline_stale ? agg_symbols(a, AGG_TOTAL, &rows) : sampled_rows(x, a, &rows);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t *last = deltamap_get(&x->syms, rows[i]->key);
-		uint64_t ds, dp;
-		struct pprof_frame fr;
+	open = windows_open(x);
+	for (size_t i = 0; i < n && open; i++) {
+		const struct agg_sym *r = pairs[i].sym;
+		const char *comm = pairs[i].task->comm;
+		struct pprof_frame fr = { .sym = r->sym, .dso = r->dso, .build_id = hex_id(r, bid) };
+		uint64_t ds = pairs[i].samples, ns = nanos_of(x, ds, pairs[i].period);
 
-		if (last == NULL)
-			break;
-		/* Less than before: a new agg (the live view re-aimed the session). */
-		ds = rows[i]->total.samples[0] - (rows[i]->total.samples[0] >= last[0] ? last[0] : 0);
-		dp = rows[i]->total.period[0] - (rows[i]->total.period[0] >= last[1] ? last[1] : 0);
-		last[0] = rows[i]->total.samples[0];
-		last[1] = rows[i]->total.period[0];
-		if (ds == 0 || x->baseline_stale)
-			continue;
-		fr = (struct pprof_frame){ .sym = rows[i]->sym, .dso = rows[i]->dso,
-					   .build_id = hex_id(rows[i], bid) };
 		for (size_t w = 0; w < EXPORT_WINDOWS; w++)
 			if (x->win[w].busy && x->win[w].started && !x->win[w].done)
-				pprof_add(x->win[w].prof, &fr, 1, ds, nanos_of(x, ds, dp));
+				pprof_add(x->win[w].prof, &fr, 1, comm, ds, ns);
 		if (x->whole)
-			pprof_add(x->whole, &fr, 1, ds, nanos_of(x, ds, dp));
+			pprof_add(x->whole, &fr, 1, comm, ds, ns);
 		if (x->push_win)
-			pprof_add(x->push_win, &fr, 1, ds, nanos_of(x, ds, dp));
+			pprof_add(x->push_win, &fr, 1, comm, ds, ns);
 	}
-	x->baseline_stale = false;
-	for (size_t w = 0; w < EXPORT_WINDOWS; w++) {
-		struct export_window *win = &x->win[w];
+	if (agg_pairs_keep(a, open) == 0) {
+		for (size_t w = 0; w < EXPORT_WINDOWS; w++) {
+			struct export_window *win = &x->win[w];
 
-		if (win->busy && !win->started) {
-			win->started = true;
-			win->start = now;
+			if (win->busy && !win->started) {
+				win->started = true;
+				win->start = now;
+			}
 		}
 	}
-out:
 	for (size_t w = 0; w < EXPORT_WINDOWS; w++) {
 		struct export_window *win = &x->win[w];
 
@@ -279,10 +243,19 @@ static void push_flush(struct exporter *x, bool force)
 	if (!force && next == NULL)
 		return; /* out of memory: the window goes on */
 	window_meta(x, now - x->push_start, &m);
-	push_window(x->push, x->push_win, &m, x->push_start_wall, wall);
+	push_window(x->push, x->push_win, &m, x->push_start_wall, wall, x->focus_comm[0] ? x->focus_comm : NULL);
 	x->push_win = next;
 	x->push_start = now;
 	x->push_start_wall = wall;
+}
+
+/* One process focused: its name as it is now (an exec renames it). */
+static void focus_comm(struct exporter *x, const struct session *s)
+{
+	const char *c = x->o->npids == 1 ? session_comm(s, x->o->pids[0]) : NULL;
+
+	if (c)
+		strlcpy(x->focus_comm, c, sizeof(x->focus_comm));
 }
 
 void export_interval(struct exporter *x, struct agg *a, const struct session *s)
@@ -295,6 +268,7 @@ void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 	len = now - x->last_end;
 	x->last_end = now;
 	x->intervals++;
+	focus_comm(x, s);
 	metrics_update(x->met, a);
 	add_symbols(x, a);
 	push_flush(x, false);
@@ -390,8 +364,7 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	if (!options_exporting(o) && !(o->batch && o->format == DUMP_PPROF))
 		return 0;
 	x = calloc(1, sizeof(*x));
-	if (x == NULL || (x->met = metrics_new(o->metrics_comms, o->metrics_symbols)) == NULL ||
-	    deltamap_init(&x->syms, 2)) {
+	if (x == NULL || (x->met = metrics_new(o->metrics_comms, o->metrics_symbols)) == NULL) {
 		if (x)
 			metrics_free(x->met);
 		free(x);
@@ -402,7 +375,6 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	pthread_mutex_init(&x->mu, NULL);
 	pthread_cond_init(&x->cv, NULL);
 	x->clock_event = is_clock(agg_event(s->agg, 0)->name);
-	x->topk = 256; /* syms is empty and so is agg: the baseline is current */
 	x->last_end = mono_now();
 	x->whole_start = x->last_end;
 	if (o->batch && o->format == DUMP_PPROF && (x->whole = pprof_new()) == NULL) {
@@ -415,6 +387,7 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 		return rc;
 	}
 	if (o->push) {
+		focus_comm(x, s);
 		x->push_start = mono_now();
 		x->push_start_wall = wall_now();
 		if ((x->push_win = pprof_new()) == NULL) {
@@ -427,6 +400,12 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 			export_close(x);
 			return rc;
 		}
+	}
+	/* The whole run and the pushed windows start with the first interval. */
+	if ((x->whole || x->push_win) && agg_pairs_keep(s->agg, true)) {
+		snprintf(err, errlen, "out of memory");
+		export_close(x);
+		return -ENOMEM;
 	}
 	/* A page before the first interval ends: Prometheus may scrape at once. */
 	publish(x, s->agg, s, 0);
@@ -528,7 +507,6 @@ void export_close(struct exporter *x)
 	for (int i = 0; i < 2; i++)
 		free(x->page[i]);
 	pprof_free(x->whole);
-	deltamap_free(&x->syms);
 	metrics_free(x->met);
 	pthread_cond_destroy(&x->cv);
 	pthread_mutex_destroy(&x->mu);

@@ -14,7 +14,7 @@
  * locations are numbered from 1 in order of first use. A sample is a list
  * of location ids, so whole stacks need no new structures. */
 struct pprof_fn { uint64_t name, file; uint64_t mapping; };
-struct pprof_sample { uint64_t *loc; size_t depth; uint64_t samples, nanos; };
+struct pprof_sample { uint64_t *loc; size_t depth; uint64_t comm; uint64_t samples, nanos; };
 
 struct pprof {
 	char **strs;
@@ -163,7 +163,8 @@ static int location_id(struct pprof *p, const struct pprof_frame *f, uint64_t *i
 	return 0;
 }
 
-int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth, uint64_t samples, uint64_t nanos)
+int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth, const char *comm,
+	      uint64_t samples, uint64_t nanos)
 {
 	uint64_t loc[PPROF_MAX_DEPTH];
 	struct pprof_sample s = { .loc = loc, .depth = depth < PPROF_MAX_DEPTH ? depth : PPROF_MAX_DEPTH };
@@ -172,7 +173,9 @@ int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth, ui
 	for (size_t i = 0; i < s.depth; i++)
 		if (location_id(p, &stack[i], &loc[i]))
 			return -ENOMEM;
-	h = hash_bytes(loc, s.depth * sizeof(loc[0]), 0xcbf29ce484222325ull);
+	if (str_id(p, comm, &s.comm))
+		return -ENOMEM;
+	h = hash_bytes(loc, s.depth * sizeof(loc[0]), 0xcbf29ce484222325ull ^ s.comm * 0x9e3779b97f4a7c15ull);
 	for (;; h++) {
 		v = deltamap_get(&p->sample_ix, h);
 		if (v == NULL)
@@ -187,7 +190,7 @@ int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth, ui
 			p->samples[p->nsamples] = s;
 			*v = ++p->nsamples;
 		}
-		if (p->samples[*v - 1].depth == s.depth &&
+		if (p->samples[*v - 1].depth == s.depth && p->samples[*v - 1].comm == s.comm &&
 		    memcmp(p->samples[*v - 1].loc, loc, s.depth * sizeof(loc[0])) == 0)
 			break;
 	}
@@ -288,10 +291,10 @@ int pprof_encode(const struct pprof *cp, const struct pprof_meta *m, uint8_t **o
 {
 	struct pprof *p = (struct pprof *)cp; /* only interns the fixed names */
 	struct pb pb = { 0 }, sub = { 0 }, tmp = { 0 };
-	uint64_t s_samples, s_count, s_cpu, s_ns;
+	uint64_t s_samples, s_count, s_cpu, s_ns, s_comm;
 
 	if (str_id(p, "samples", &s_samples) || str_id(p, "count", &s_count) || str_id(p, "cpu", &s_cpu) ||
-	    str_id(p, "nanoseconds", &s_ns))
+	    str_id(p, "nanoseconds", &s_ns) || str_id(p, "comm", &s_comm))
 		return -ENOMEM;
 	value_type(&pb, &sub, 1, s_samples, s_count);
 	value_type(&pb, &sub, 1, s_cpu, s_ns);
@@ -301,6 +304,12 @@ int pprof_encode(const struct pprof *cp, const struct pprof_meta *m, uint8_t **o
 
 		pb_packed(&sub, &tmp, 1, s->loc, s->depth);
 		pb_packed(&sub, &tmp, 2, vals, 2);
+		if (s->comm) { /* Label{key, str}: Pyroscope makes it a series label */
+			tmp.len = 0;
+			pb_uint(&tmp, 1, s_comm);
+			pb_uint(&tmp, 2, s->comm);
+			pb_msg(&sub, 3, &tmp);
+		}
 		pb_msg(&pb, 2, &sub);
 	}
 	for (size_t i = 0; i < p->nmaps; i++) {

@@ -44,7 +44,14 @@ struct agg {
 	uint64_t stamp;           /* stacks counted: children dedupe */
 	struct rowlist act_syms, act_tasks, aging;
 	bool walk_all;            /* a list could not grow: the next roll walks the maps */
+	struct agg_pairs *pairs;  /* agg_pairs_keep: the interval's (process, symbol) pairs */
+	bool keep_pairs;
 };
+
+/* agg_pairs.c: the sample path's side (event 0 only), the roll's, the end. */
+void aggp_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, uint64_t period);
+void aggp_clear(struct agg *a);
+void aggp_free(struct agg *a);
 
 
 #endif

@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 			struct pprof_frame fr = { rows[i]->sym, rows[i]->dso, NULL };
 
 			if (ds)
-				pprof_add(win, &fr, 1, ds, ds * 250000);
+				pprof_add(win, &fr, 1, NULL, ds, ds * 250000);
 			l[0] = rows[i]->total.samples[0];
 		}
 		per[it] = cpu_now() - t0;

@@ -120,10 +120,10 @@ def check_shares(label, flat, measured):
            % (label, h, got, SHARE_TOLERANCE, measured[h]))
 
 
-def pprof_top(src, env):
+def pprof_top(src, env, *extra):
     """Flat sample counts by function name from go tool pprof -top."""
     r = subprocess.run(["go", "tool", "pprof", "-top", "-sample_index=samples", "-nodefraction=0",
-                        "-nodecount=100000", src], capture_output=True, text=True, timeout=240, env=env)
+                        "-nodecount=100000", *extra, src], capture_output=True, text=True, timeout=240, env=env)
     flat, table = {}, False
     for line in r.stdout.splitlines():
         parts = line.split()
@@ -201,6 +201,33 @@ def check_build_ids(label, src, env):
     files = [f for f in maps if f.startswith("/usr/") and os.path.exists(f) and elf_build_id(f)]
     ok(files and all(maps[f] == elf_build_id(f) for f in files),
        "%s: the system's ELF files (libc...) carry their build-ids (%d files)" % (label, len(files)))
+
+
+def pprof_tag_values(src, env, tag="comm"):
+    """{value: samples} of a sample label, from go tool pprof -raw."""
+    r = subprocess.run(["go", "tool", "pprof", "-raw", src], capture_output=True, text=True, timeout=240, env=env)
+    out, last = {}, None
+    for line in r.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0].isdigit() and parts[1].endswith(":"):
+            last = int(parts[0])
+            continue
+        s = line.strip()
+        if last is not None and s.startswith(tag + ":[") and s.endswith("]"):
+            out[s[len(tag) + 2:-1]] = out.get(s[len(tag) + 2:-1], 0) + last
+        if not s or s == "Locations":
+            last = None
+    return out
+
+
+def check_comm_label(label, src, env):
+    """Every sample of the workload's hot functions carries comm=WL: the same
+    counts with and without -tagfocus on it."""
+    _, flat, _ = pprof_top(src, env)
+    _, focus, err = pprof_top(src, env, "-tagfocus=comm=^%s$" % WL)
+    ok(flat.get("hot_a") and all(focus.get(h) == flat.get(h) for h in HOT),
+       "%s: the workload's samples carry comm=%s (%r of %r; %s)" % (label, WL, {h: focus.get(h) for h in HOT},
+                                                                    {h: flat.get(h) for h in HOT}, err.strip()[-200:]))
 
 
 def go_env():
@@ -339,6 +366,7 @@ def test_profile():
     ok(len(saved) == 1, "go tool pprof saved the served profile (%r)" % os.listdir(d))
     if saved:
         check_build_ids("served profile", saved[0], env)
+        check_comm_label("served profile", saved[0], env)
     stop(top)
 
 
@@ -363,6 +391,7 @@ def test_pprof_file():
     ok(rc == 0, "go tool pprof reads the file (%s)" % err.strip()[-300:])
     check_shares("pprof file", flat, measured)
     check_build_ids("pprof file", out, go_env())
+    check_comm_label("pprof file", out, go_env())
     # A stop signal ends the run too, and the file is still written.
     out2 = os.path.join(d, "sig.pb.gz")
     p = subprocess.Popen([PERFTOP, "-b", "--format", "pprof", "-o", out2, "-d", "0.5"],
@@ -559,6 +588,34 @@ def on_time(label, r, recs):
     ok(lost == 0, "%s: no sample lost (%d)" % (label, lost))
 
 
+def label_safe(s):
+    return "".join(c if c.isascii() and (c.isalnum() or c in "-._") else "_" for c in s)
+
+
+def test_push_focus():
+    """-p of one process: Pyroscope's name carries its comm too, label-safe."""
+    wl, pid = start_workload(WORKLOAD, "split", "6,3,1", "8")
+    procs.append(wl)
+    port = free_port()
+    rcv = Receiver(port)
+    try:
+        r, recs = push_run(port, "-p", str(pid))
+    finally:
+        rcv.close()
+    finish_workload(wl)
+    names = {urllib.parse.parse_qs(urllib.parse.urlsplit(path).query).get("name", [""])[0]
+             for path, _, _ in rcv.requests}
+    want = "perftop{host=%s,comm=%s}" % (label_safe(socket.gethostname()), label_safe(WL))
+    ok(r.returncode == 0 and names == {want}, "-p PID: the name is %s (%r; rc %r)" % (want, names, r.returncode))
+    prof = profile_part(*rcv.requests[0][1:]) if rcv.requests else None
+    if prof and shutil.which("go"):
+        d = tmpdir()
+        with open(os.path.join(d, "focus.pb.gz"), "wb") as f:
+            f.write(prof)
+        comms = pprof_tag_values(os.path.join(d, "focus.pb.gz"), go_env())
+        ok(set(comms) == {WL}, "and its samples' comm label is the workload's (%r)" % comms)
+
+
 def test_push():
     port = free_port()
     rcv = Receiver(port)
@@ -578,6 +635,7 @@ def test_push():
        q.get("name", [""])[0].startswith("perftop{host=") and q.get("name", [""])[0].endswith("}") and
        int(q["from"][0]) <= int(q["until"][0]) and q.get("sampleRate") == ["4000"],
        "Pyroscope's parameters: name=perftop{host=...}, from <= until, format=pprof, sampleRate")
+    ok("comm=" not in q.get("name", [""])[0], "system-wide, the name has no comm")
     prof = profile_part(headers, body)
     ok(prof is not None and prof[:2] == b"\x1f\x8b", "the body's profile part is gzip'd")
     if prof and shutil.which("go"):
@@ -586,10 +644,16 @@ def test_push():
             f.write(prof)
         rc, flat, err = pprof_top(os.path.join(d, "pushed.pb.gz"), go_env())
         ok(rc == 0 and flat, "go tool pprof reads the pushed profile (%s)" % err.strip()[-200:])
+        comms = pprof_tag_values(os.path.join(d, "pushed.pb.gz"), go_env())
+        ok(comms and sum(comms.values()) == sum(flat.values()),
+           "each pushed sample has a comm label (%d of %d samples; %r)"
+           % (sum(comms.values()), sum(flat.values()), sorted(comms)[:8]))
     ok("not sent" not in r.stderr, "nothing reported unsent (%s)" % r.stderr.strip())
     st = recs[-1].get("stats", {}) if recs else {}
     ok(st.get("push_sent", 0) >= 3 and st.get("push_failed") == 0 and st.get("push_dropped") == 0,
        "--stats shows the pushes (%r)" % {k: v for k, v in st.items() if k.startswith("push")})
+
+    test_push_focus()
 
     # Down for the first 2 s: windows wait in the queue and all arrive.
     port = free_port()
