@@ -122,6 +122,13 @@ size_t agg_tasks_top(struct agg *a, enum agg_scope scope, size_t limit, const st
 size_t agg_threads_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_task ***rows);
 size_t agg_cpus(struct agg *a, const struct agg_cpu ***rows);
 
+/* In no order, the rows whose counts may have changed this interval (all
+ * those sampled since the last roll; a few more), task rows of processes
+ * and threads alike: for readers that follow what grew without sorting or
+ * walking every row ever seen. Valid until the next agg_sample/agg_roll. */
+size_t agg_symbols_active(struct agg *a, const struct agg_sym ***rows);
+size_t agg_tasks_active(struct agg *a, const struct agg_task ***rows);
+
 /* Ends an interval: interval counters are zeroed (decay_pct 0) or scaled by
  * decay_pct/100 (the UI's decaying history); exited tasks age out. */
 void agg_roll(struct agg *a, unsigned decay_pct);

@@ -20,6 +20,9 @@
 #include "textfile.h"
 
 #define EXPORT_WINDOWS 8
+/* A format is rendered each interval while asked for within this many
+ * seconds (Prometheus asks for one of the two), else only once asked. */
+#define EXPORT_FORMAT_IDLE 60.0
 #define EXPORT_PUSH_GRACE 3.0
 
 /* A profile being taken: the main loop adds each interval into it until
@@ -38,12 +41,16 @@ struct exporter {
 	pthread_cond_t cv;
 	char *page[2];                    /* PROMTEXT_PROM, PROMTEXT_OPENMETRICS; under mu */
 	size_t pagelen[2];
+	uint64_t page_pub[2];             /* the publish that rendered each; under mu */
+	uint64_t published;               /* publishes so far; under mu */
+	double asked[2];                  /* monotonic time a client last asked for each; under mu */
 	struct export_window win[EXPORT_WINDOWS];
 	struct pprof *whole;              /* -b --format pprof: the whole run */
 	double whole_start;
 	struct httpd *http;
 	bool stopping;
 	uint64_t intervals, http_requests, http_rejected;
+	double cpu;                       /* seconds spent exporting, all threads; under mu */
 	double last_end;                  /* monotonic time of the last interval's end */
 	bool clock_event;                 /* event 0 counts nanoseconds (cpu-clock, task-clock) */
 	struct textfile *tf;
@@ -67,6 +74,22 @@ static double wall_now(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double export_thread_cpu(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void export_count_cpu(struct exporter *x, double secs)
+{
+	pthread_mutex_lock(&x->mu);
+	x->cpu += secs;
+	pthread_mutex_unlock(&x->mu);
 }
 
 static bool is_clock(const char *name)
@@ -121,6 +144,7 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 	struct session_stats st;
 	char *page[2] = { NULL, NULL };
 	size_t len[2] = { 0, 0 };
+	bool want[2];
 
 	own_usage(&f);
 	session_stats(s, &st);
@@ -129,6 +153,7 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 	pthread_mutex_lock(&x->mu);
 	f.http_requests = x->http_requests;
 	f.http_rejected = x->http_rejected;
+	f.export_cpu_seconds = x->cpu;
 	pthread_mutex_unlock(&x->mu);
 	textfile_figures(x->tf, &f);
 	if (x->push) {
@@ -139,19 +164,27 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 		f.push_failed = ps.failed;
 		f.push_dropped = ps.dropped;
 	}
+	pthread_mutex_lock(&x->mu);
 	for (int i = 0; i < 2; i++)
-		if (metrics_render(x->met, a, &f, (enum promtext_fmt)i, &page[i], &len[i]))
+		want[i] = x->page[i] == NULL || mono_now() - x->asked[i] < EXPORT_FORMAT_IDLE ||
+			  (i == PROMTEXT_PROM && x->tf);
+	pthread_mutex_unlock(&x->mu);
+	for (int i = 0; i < 2; i++)
+		if (want[i] && metrics_render(x->met, a, &f, (enum promtext_fmt)i, &page[i], &len[i]))
 			page[i] = NULL; /* the old page stays */
 	if (x->tf && page[PROMTEXT_PROM])
 		textfile_write(x->tf, page[PROMTEXT_PROM], len[PROMTEXT_PROM]);
 	pthread_mutex_lock(&x->mu);
+	x->published++;
 	for (int i = 0; i < 2; i++) {
 		if (page[i] == NULL)
 			continue;
 		free(x->page[i]);
 		x->page[i] = page[i];
 		x->pagelen[i] = len[i];
+		x->page_pub[i] = x->published;
 	}
+	pthread_cond_broadcast(&x->cv); /* pages waited for */
 	pthread_mutex_unlock(&x->mu);
 }
 
@@ -179,6 +212,19 @@ static const char *hex_id(const struct agg_sym *r, char buf[2 * AGG_BUILD_ID_MAX
 	return buf;
 }
 
+/* Most pairs were in the profile the interval before: found by key, the
+ * names (and the build-id's hex) are only made for new ones. */
+static void add_pair(struct pprof *p, const struct agg_sym *r, const char *comm, uint64_t ds, uint64_t ns,
+		     char bid[2 * AGG_BUILD_ID_MAX + 1])
+{
+	struct pprof_frame fr;
+
+	if (pprof_add_known(p, r->key, comm, ds, ns) == 0)
+		return;
+	fr = (struct pprof_frame){ .sym = r->sym, .dso = r->dso, .build_id = hex_id(r, bid), .key = r->key };
+	pprof_add(p, &fr, 1, comm, ds, ns);
+}
+
 /* What each (process, symbol) pair took this interval goes into every
  * started window, with the process's comm as a label; under mu, so a request
  * never sees a half-added interval. agg keeps the pairs only while a window
@@ -196,16 +242,15 @@ static void add_symbols(struct exporter *x, struct agg *a)
 	for (size_t i = 0; i < n && open; i++) {
 		const struct agg_sym *r = pairs[i].sym;
 		const char *comm = pairs[i].task->comm;
-		struct pprof_frame fr = { .sym = r->sym, .dso = r->dso, .build_id = hex_id(r, bid) };
 		uint64_t ds = pairs[i].samples, ns = nanos_of(x, ds, pairs[i].period);
 
 		for (size_t w = 0; w < EXPORT_WINDOWS; w++)
 			if (x->win[w].busy && x->win[w].started && !x->win[w].done)
-				pprof_add(x->win[w].prof, &fr, 1, comm, ds, ns);
+				add_pair(x->win[w].prof, r, comm, ds, ns, bid);
 		if (x->whole)
-			pprof_add(x->whole, &fr, 1, comm, ds, ns);
+			add_pair(x->whole, r, comm, ds, ns, bid);
 		if (x->push_win)
-			pprof_add(x->push_win, &fr, 1, comm, ds, ns);
+			add_pair(x->push_win, r, comm, ds, ns, bid);
 	}
 	if (agg_pairs_keep(a, open) == 0) {
 		for (size_t w = 0; w < EXPORT_WINDOWS; w++) {
@@ -260,10 +305,11 @@ static void focus_comm(struct exporter *x, const struct session *s)
 
 void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 {
-	double now, len;
+	double now, len, cpu0;
 
 	if (x == NULL)
 		return;
+	cpu0 = export_thread_cpu();
 	now = mono_now();
 	len = now - x->last_end;
 	x->last_end = now;
@@ -273,13 +319,23 @@ void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 	add_symbols(x, a);
 	push_flush(x, false);
 	publish(x, a, s, len);
+	export_count_cpu(x, export_thread_cpu() - cpu0);
 }
 
 int export_page(struct exporter *x, enum promtext_fmt fmt, char **out, size_t *len)
 {
+	struct timespec deadline;
 	int rc = 0;
 
 	pthread_mutex_lock(&x->mu);
+	x->asked[fmt] = mono_now();
+	/* Not rendered at the last interval's end (nobody asked for it lately):
+	 * the next one renders it. The deadline guards a loop that stopped. */
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 2 + (time_t)(2 * x->o->interval);
+	while (x->page_pub[fmt] != x->published && !x->stopping)
+		if (pthread_cond_timedwait(&x->cv, &x->mu, &deadline) == ETIMEDOUT)
+			break;
 	*len = x->pagelen[fmt];
 	*out = malloc(*len + 1);
 	if (*out)

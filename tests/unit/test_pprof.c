@@ -189,8 +189,8 @@ static uint64_t samples_of(const struct decoded *d, const char *name, uint64_t *
 int main(void)
 {
 	struct pprof *p = pprof_new();
-	struct pprof_frame f = { "hot_a", "/bin/w", "abcd" }, g = { "hot_b", "/bin/w", "abcd" },
-			   k = { "schedule", "[kernel.kallsyms]", NULL };
+	struct pprof_frame f = { "hot_a", "/bin/w", "abcd", 0 }, g = { "hot_b", "/bin/w", "abcd", 0 },
+			   k = { "schedule", "[kernel.kallsyms]", NULL, 0 };
 	struct pprof_meta m = { .time_nanos = 1, .duration_nanos = 2000000000, .period = 250000 };
 	uint8_t *raw, *gz, unz[1 << 16];
 	size_t rawlen, gzlen;
@@ -245,6 +245,25 @@ int main(void)
 		free(d.strs[i]);
 	free(raw);
 	free(gz);
+	pprof_free(p);
+
+	p = pprof_new();
+	{
+		struct pprof_frame kf = { "hot_a", "/bin/w", NULL, 5 };
+
+		CHECK(pprof_add_known(p, 5, "w", 1, 10) == 1, "a key not added yet is not known");
+		CHECK(pprof_add(p, &kf, 1, "w", 2, 20) == 0 && pprof_add_known(p, 5, "w", 3, 30) == 0 &&
+		      pprof_samples(p) == 5, "added once with its key, then known by key and comm alone");
+		CHECK(pprof_add_known(p, 5, "v", 1, 10) == 1 && pprof_add_known(p, 6, "w", 1, 10) == 1 &&
+		      pprof_add_known(p, 5, NULL, 1, 10) == 1 && pprof_samples(p) == 5,
+		      "another comm, another key, no comm: not known, nothing added");
+		CHECK(pprof_encode(p, &m, &raw, &rawlen) == 0, "encode");
+		decode(raw, rawlen, &d);
+		CHECK(d.nsamples == 1 && d.sample_v0[0] == 5 && d.sample_v1[0] == 50, "one sample: 5 samples, 50 ns");
+		for (size_t i = 0; i < d.nstrs; i++)
+			free(d.strs[i]);
+		free(raw);
+	}
 	pprof_free(p);
 
 	p = pprof_new();
