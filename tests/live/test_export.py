@@ -346,6 +346,9 @@ def test_formats():
     check_lost_pairs(page)
     ok(metric(page, "perftop_process_cpu_seconds_total") is not None and
        (metric(page, "perftop_process_resident_memory_bytes") or 0) > 0, "own CPU seconds and RSS")
+    ex, cpu = metric(page, "perftop_export_cpu_seconds_total"), metric(page, "perftop_process_cpu_seconds_total")
+    ok(ex is not None and cpu is not None and 0 < ex <= cpu,
+       "the exporter's CPU counted, a part of perftop's (%r of %r)" % (ex, cpu))
 
 
 def test_profile():
