@@ -15,6 +15,7 @@
 
 #define AGG_MAX_EVENTS 16
 #define AGG_COMM_MAX 64
+#define AGG_BUILD_ID_MAX 20
 
 struct agg_counts {
 	uint64_t samples[AGG_MAX_EVENTS];
@@ -25,6 +26,8 @@ struct agg_sym {
 	uint64_t key;
 	char *sym, *dso;        /* copied: rows outlive symbol-table eviction */
 	bool kernel;
+	uint8_t build_id_len;              /* the DSO's GNU build-id, 0: unknown */
+	uint8_t build_id[AGG_BUILD_ID_MAX];
 	struct agg_counts iv, total;       /* self: samples that ended here */
 	struct agg_counts ch_iv, ch_total; /* children (-g): stacks through here, once each */
 	uint64_t stamp;                    /* the last stack counted in ch_* */
@@ -52,7 +55,8 @@ struct agg_task {
 struct agg_cpu {
 	int cpu;
 	struct agg_counts iv, total;
-	uint64_t lost_iv, lost_total, throttled_iv, throttled_total;
+	uint64_t lost_iv, lost_total, throttled_iv, throttled_total;   /* all events */
+	uint64_t ev_lost_total[AGG_MAX_EVENTS], ev_throttled_total[AGG_MAX_EVENTS]; /* per event */
 };
 
 /* Counts only: whether an event is on and what it excludes belong to the
@@ -145,6 +149,13 @@ size_t agg_tasks_top(struct agg *a, enum agg_scope scope, size_t limit, const st
 size_t agg_threads_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_task ***rows);
 size_t agg_cpus(struct agg *a, const struct agg_cpu ***rows);
 
+/* In no order, the rows whose counts may have changed this interval (all
+ * those sampled since the last roll; a few more), task rows of processes
+ * and threads alike: for readers that follow what grew without sorting or
+ * walking every row ever seen. Valid until the next agg_sample/agg_roll. */
+size_t agg_symbols_active(struct agg *a, const struct agg_sym ***rows);
+size_t agg_tasks_active(struct agg *a, const struct agg_task ***rows);
+
 /* Ends an interval: interval counters are zeroed (decay_pct 0) or scaled by
  * decay_pct/100 (the UI's decaying history); exited tasks age out. */
 void agg_roll(struct agg *a, unsigned decay_pct);
@@ -193,6 +204,19 @@ int agg_counters_add(struct agg *a, const struct counter_row *r, const char *com
 const struct agg_counters *agg_counters(const struct agg *a);
 /* The row of a process (tid 0) or a thread, or NULL. */
 const struct agg_counter_row *agg_counter_row(const struct agg_counters *c, pid_t pid, pid_t tid);
+
+/* Samples of the first event per (process, symbol) in the current interval,
+ * in no order: for an exporter that needs the pair (a profile's comm label)
+ * without sorting or diffing every row. Kept only while asked for
+ * (agg_pairs_keep, 0 or -ENOMEM); agg_roll empties them. Valid until the
+ * next agg_sample/agg_roll. */
+struct agg_pair {
+	const struct agg_task *task;      /* the process row */
+	const struct agg_sym *sym;
+	uint64_t samples, period;
+};
+int agg_pairs_keep(struct agg *a, bool on);
+size_t agg_pairs(const struct agg *a, const struct agg_pair **pairs);
 
 /* How many intervals an exited task stays visible. */
 #define AGG_EXIT_GRACE 3

@@ -8,17 +8,18 @@
 #include <stdint.h>
 
 struct deltamap {
-	uint64_t *keys;
-	uint64_t *vals;          /* stride values per slot */
-	uint32_t *mark;          /* 0: empty slot; else the sweep it was last seen in */
+	uint64_t *slots;         /* per slot: key, mark (0: empty; else the sweep it
+	                          * was last seen in), stride values */
 	size_t cap, n, stride;
-	uint32_t sweep;
+	uint64_t sweep;
 };
 
 int deltamap_init(struct deltamap *m, size_t stride);
 void deltamap_free(struct deltamap *m);
 /* The values of key (zeros when new), marked as seen; NULL when out of memory. */
 uint64_t *deltamap_get(struct deltamap *m, uint64_t key);
+/* The values of key, or NULL when it is not there (nothing added or marked). */
+uint64_t *deltamap_find(const struct deltamap *m, uint64_t key);
 /* Forgets the keys not seen since the last sweep (tasks gone from agg). */
 int deltamap_sweep(struct deltamap *m);
 

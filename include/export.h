@@ -36,5 +36,10 @@ int export_page(struct exporter *x, enum promtext_fmt fmt, char **out, size_t *l
  * the gzip'd profile. -EBUSY when too many are being taken. */
 int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len);
 void export_count_request(struct exporter *x, bool rejected);
+/* CPU seconds spent exporting, counted in perftop_export_cpu_seconds_total:
+ * the server adds what its connection threads used. */
+void export_count_cpu(struct exporter *x, double secs);
+/* The calling thread's CPU seconds so far. */
+double export_thread_cpu(void);
 
 #endif

@@ -26,6 +26,7 @@ struct metrics_figures {
 	uint64_t push_sent, push_failed, push_dropped; /* --push windows */
 	uint64_t http_requests, http_rejected;
 	uint64_t textfile_errors;     /* --textfile writes that failed */
+	double export_cpu_seconds;    /* of cpu_seconds, what exporting took */
 };
 
 struct metrics;

@@ -14,6 +14,10 @@ struct pprof;
 struct pprof_frame {
 	const char *sym, *dso;
 	const char *build_id;   /* hex, or NULL when unknown */
+	/* The caller's name for this frame (agg's symbol key), 0: none. A
+	 * frame seen before under its key is found by it alone, its strings
+	 * not hashed again: the same key must always come with the same names. */
+	uint64_t key;
 };
 
 struct pprof_meta {
@@ -24,10 +28,15 @@ struct pprof_meta {
 struct pprof *pprof_new(void);
 void pprof_free(struct pprof *p);
 
-/* One stack, leaf first (one frame for now: no call graphs yet), with its
- * sample count and CPU nanoseconds. Same stacks add up. 0 or -ENOMEM. */
-int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth,
+/* One stack, leaf first (one frame for now: no call graphs yet), of the
+ * tasks named comm (a "comm" label; NULL or "": none), with its sample count
+ * and CPU nanoseconds. Same stacks of the same comm add up. 0 or -ENOMEM. */
+int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth, const char *comm,
 	      uint64_t samples, uint64_t nanos);
+/* The same for a one-frame stack whose frame (by its key) and comm were
+ * added before: the names are not needed (nor read). 0 added, 1 not known
+ * (pprof_add then). */
+int pprof_add_known(struct pprof *p, uint64_t key, const char *comm, uint64_t samples, uint64_t nanos);
 uint64_t pprof_samples(const struct pprof *p);
 
 /* The serialized Profile message (not compressed). 0 or -ENOMEM. */

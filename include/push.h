@@ -23,9 +23,11 @@ struct push_stats {
 
 /* url: http://HOST[:PORT][/PREFIX]; /ingest is appended. 0, or -errno with err set. */
 int push_open(struct push **out, const char *url, uint64_t sample_rate, char *err, size_t errlen);
-/* Takes prof (freed by push). from/until: wall-clock seconds. Never blocks
- * on the network; when the queue is full the oldest window is dropped. */
-void push_window(struct push *p, struct pprof *prof, const struct pprof_meta *m, double from, double until);
+/* Takes prof (freed by push). from/until: wall-clock seconds; comm: the
+ * focused process's (a comm label on the name), or NULL. Never blocks on
+ * the network; when the queue is full the oldest window is dropped. */
+void push_window(struct push *p, struct pprof *prof, const struct pprof_meta *m, double from, double until,
+		 const char *comm);
 void push_get_stats(struct push *p, struct push_stats *st);
 /* Tries what is queued for up to `grace` seconds (plus one request in
  * flight), then stops. Returns how many windows were never sent. */
@@ -34,8 +36,11 @@ size_t push_close(struct push *p, double grace);
 /* Pure parts, unit-tested. */
 int push_parse_url(const char *url, char *host, size_t hostlen, char *port, size_t portlen, char *path,
 		   size_t pathlen);
-/* The request line's target: PATH/ingest?name=perftop{host=H}&from=..&until=..&format=pprof&... */
-int push_target(char *buf, size_t len, const char *prefix, const char *host, uint64_t from, uint64_t until,
-		uint64_t sample_rate);
+/* The request line's target: PATH/ingest?name=perftop{host=H[,comm=C]}&from=..&until=..&format=pprof&...
+ * host and comm already label-safe (push_label_value); comm NULL or "": none. */
+int push_target(char *buf, size_t len, const char *prefix, const char *host, const char *comm, uint64_t from,
+		uint64_t until, uint64_t sample_rate);
+/* A label value Pyroscope's name syntax takes: [-._0-9A-Za-z], the rest '_'. */
+void push_label_value(char *dst, size_t len, const char *src);
 
 #endif

@@ -33,6 +33,10 @@ struct sym_result {
 	 * task is applied or symbols_reap(): copy them. */
 	const char *comm;
 	const char *thread_comm;
+	/* The DSO's GNU build-id (the kernel's from /sys/kernel/notes), NULL
+	 * when unknown; valid as the strings are. */
+	const uint8_t *build_id;
+	size_t build_id_len;
 };
 
 /* One MMAP or MMAP2 record: the mapping and what the file is. */

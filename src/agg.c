@@ -253,6 +253,7 @@ void agg_free(struct agg *a)
 	free(a->dead_tasks.v);
 	free(a->idle_syms.v);
 	free(a->idle_tasks.v);
+	aggp_free(a);
 	free(a->act_syms.v);
 	free(a->act_tasks.v);
 	free(a->aging.v);
@@ -285,6 +286,10 @@ static struct agg_sym *sym_row(struct agg *a, const struct sym_result *sr)
 		s->key = sr->key;
 		s->serial = ++row_serial;
 		s->kernel = sr->kernel;
+		if (sr->build_id && sr->build_id_len <= AGG_BUILD_ID_MAX) {
+			memcpy(s->build_id, sr->build_id, sr->build_id_len);
+			s->build_id_len = (uint8_t)sr->build_id_len;
+		}
 		s->sym = strdup(sr->sym ? sr->sym : "[unknown]");
 		s->dso = strdup(sr->dso ? sr->dso : "[unknown]");
 		if (s->sym == NULL || s->dso == NULL || map_put(&a->syms, sr->key, s)) {
@@ -431,6 +436,8 @@ void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		sym_active(a, s);
 	}
 	if ((t = task_row(a, pid, tid, sr)) != NULL) {
+		if (a->keep_pairs && ev == 0 && s)
+			aggp_add(a, t, s, period);
 		count(&t->iv, &t->total, ev, period);
 		task_active(a, t);
 		if (a->last_thread) {
@@ -488,6 +495,8 @@ void agg_lost(struct agg *a, size_t ev, int cpu, uint64_t n)
 	if (c) {
 		c->lost_iv += n;
 		c->lost_total += n;
+		if (ev < a->nevents)
+			c->ev_lost_total[ev] += n;
 	}
 }
 
@@ -502,6 +511,8 @@ void agg_throttle(struct agg *a, size_t ev, int cpu)
 	if (c) {
 		c->throttled_iv++;
 		c->throttled_total++;
+		if (ev < a->nevents)
+			c->ev_throttled_total[ev]++;
 	}
 }
 
@@ -742,6 +753,7 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 	a->rolls++;
 	if (decay_pct > 100)
 		decay_pct = 100;
+	aggp_clear(a); /* first: the rows they point to may go below */
 	for (size_t i = 0; i < a->nevents; i++) {
 		struct agg_event *e = &a->ev[i];
 

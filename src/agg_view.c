@@ -126,6 +126,43 @@ static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, size_t li
 	return n;
 }
 
+/* The roll's lists are exactly the rows with interval counts, unless one
+ * could not grow (walk_all): then every row of the map, as it lies. */
+static size_t active_rows(struct agg *a, struct map *m, struct rowlist *l, void ***out)
+{
+	size_t n = 0;
+
+	if (!a->walk_all) {
+		*out = l->v;
+		return l->n;
+	}
+	if (m->used > a->sorted_cap) {
+		void **p = reallocarray(a->sorted, m->used, sizeof(*p));
+
+		if (p == NULL) {
+			*out = NULL;
+			return 0;
+		}
+		a->sorted = p;
+		a->sorted_cap = m->used;
+	}
+	for (size_t i = 0; i <= m->mask; i++)
+		if (m->tab[i].row)
+			a->sorted[n++] = m->tab[i].row;
+	*out = a->sorted;
+	return n;
+}
+
+size_t agg_symbols_active(struct agg *a, const struct agg_sym ***rows)
+{
+	return active_rows(a, &a->syms, &a->act_syms, (void ***)rows);
+}
+
+size_t agg_tasks_active(struct agg *a, const struct agg_task ***rows)
+{
+	return active_rows(a, &a->tasks, &a->act_tasks, (void ***)rows);
+}
+
 #define SCOPE_OFF(type, scope) \
 	((scope) == AGG_INTERVAL ? offsetof(type, iv) : offsetof(type, total))
 

@@ -45,6 +45,25 @@ static int notes_find(const unsigned char *buf, size_t len, uint8_t out[BUILDID_
 	return 0;
 }
 
+int buildid_read_notes(int fd, uint8_t out[BUILDID_MAX])
+{
+	unsigned char notes[NOTE_MAX];
+	size_t len = 0;
+
+	while (len < sizeof(notes)) {
+		ssize_t n = read(fd, notes + len, sizeof(notes) - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	return notes_find(notes, len, out);
+}
+
 int buildid_read_fd(int fd, uint8_t out[BUILDID_MAX])
 {
 	unsigned char notes[NOTE_MAX];

@@ -4,6 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A slot is one run of words, key, mark and values together: a lookup
+ * touches one cache line, not three arrays'. */
+#define W(m) (2 + (m)->stride)
+#define KEY(m, i) ((m)->slots[(i) * W(m)])
+#define MARK(m, i) ((m)->slots[(i) * W(m) + 1])
+#define VALS(m, i) (&(m)->slots[(i) * W(m) + 2])
+
 /* A full 64-bit mix: keys like name << 32 | file differ only in high bits,
  * which a plain multiply leaves out of the low ones (all in one slot run). */
 static size_t slot_of(const struct deltamap *m, uint64_t key)
@@ -20,17 +27,9 @@ static size_t slot_of(const struct deltamap *m, uint64_t key)
 
 static int alloc(struct deltamap *m, size_t cap)
 {
-	m->keys = calloc(cap, sizeof(*m->keys));
-	m->vals = calloc(cap * m->stride, sizeof(*m->vals));
-	m->mark = calloc(cap, sizeof(*m->mark));
-	if (!m->keys || !m->vals || !m->mark) {
-		free(m->keys);
-		free(m->vals);
-		free(m->mark);
-		m->keys = m->vals = NULL;
-		m->mark = NULL;
+	m->slots = calloc(cap, W(m) * sizeof(*m->slots));
+	if (m->slots == NULL)
 		return -ENOMEM;
-	}
 	m->cap = cap;
 	m->n = 0;
 	return 0;
@@ -46,26 +45,24 @@ int deltamap_init(struct deltamap *m, size_t stride)
 
 void deltamap_free(struct deltamap *m)
 {
-	free(m->keys);
-	free(m->vals);
-	free(m->mark);
+	free(m->slots);
 	memset(m, 0, sizeof(*m));
 }
 
-static void put_raw(struct deltamap *m, uint64_t key, const uint64_t *vals, uint32_t mark)
+static void put_raw(struct deltamap *m, uint64_t key, const uint64_t *vals, uint64_t mark)
 {
 	size_t i = slot_of(m, key);
 
-	while (m->mark[i])
+	while (MARK(m, i))
 		i = (i + 1) & (m->cap - 1);
-	m->keys[i] = key;
-	m->mark[i] = mark;
-	memcpy(&m->vals[i * m->stride], vals, m->stride * sizeof(*vals));
+	KEY(m, i) = key;
+	MARK(m, i) = mark;
+	memcpy(VALS(m, i), vals, m->stride * sizeof(*vals));
 	m->n++;
 }
 
 /* Rebuilds into cap slots keeping the entries marked keep_from or later. */
-static int rebuild(struct deltamap *m, size_t cap, uint32_t keep_from)
+static int rebuild(struct deltamap *m, size_t cap, uint64_t keep_from)
 {
 	struct deltamap old = *m;
 
@@ -74,11 +71,9 @@ static int rebuild(struct deltamap *m, size_t cap, uint32_t keep_from)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < old.cap; i++)
-		if (old.mark[i] && old.mark[i] >= keep_from)
-			put_raw(m, old.keys[i], &old.vals[i * old.stride], old.mark[i]);
-	free(old.keys);
-	free(old.vals);
-	free(old.mark);
+		if (MARK(&old, i) && MARK(&old, i) >= keep_from)
+			put_raw(m, KEY(&old, i), VALS(&old, i), MARK(&old, i));
+	free(old.slots);
 	return 0;
 }
 
@@ -88,23 +83,33 @@ uint64_t *deltamap_get(struct deltamap *m, uint64_t key)
 
 	if (m->cap == 0)
 		return NULL;
-	for (i = slot_of(m, key); m->mark[i]; i = (i + 1) & (m->cap - 1)) {
-		if (m->keys[i] == key) {
-			m->mark[i] = m->sweep;
-			return &m->vals[i * m->stride];
+	for (i = slot_of(m, key); MARK(m, i); i = (i + 1) & (m->cap - 1)) {
+		if (KEY(m, i) == key) {
+			MARK(m, i) = m->sweep;
+			return VALS(m, i);
 		}
 	}
 	if ((m->n + 1) * 2 > m->cap) {
 		if (rebuild(m, m->cap * 2, 1))
 			return NULL;
-		for (i = slot_of(m, key); m->mark[i]; i = (i + 1) & (m->cap - 1))
+		for (i = slot_of(m, key); MARK(m, i); i = (i + 1) & (m->cap - 1))
 			;
 	}
-	m->keys[i] = key;
-	m->mark[i] = m->sweep;
-	memset(&m->vals[i * m->stride], 0, m->stride * sizeof(*m->vals));
+	KEY(m, i) = key;
+	MARK(m, i) = m->sweep;
+	memset(VALS(m, i), 0, m->stride * sizeof(uint64_t));
 	m->n++;
-	return &m->vals[i * m->stride];
+	return VALS(m, i);
+}
+
+uint64_t *deltamap_find(const struct deltamap *m, uint64_t key)
+{
+	if (m->cap == 0)
+		return NULL;
+	for (size_t i = slot_of(m, key); MARK(m, i); i = (i + 1) & (m->cap - 1))
+		if (KEY(m, i) == key)
+			return VALS(m, i);
+	return NULL;
 }
 
 int deltamap_sweep(struct deltamap *m)

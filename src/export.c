@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "agg.h"
-#include "deltamap.h"
 #include "httpd.h"
 #include "metrics.h"
 #include "pprof.h"
@@ -21,6 +20,9 @@
 #include "textfile.h"
 
 #define EXPORT_WINDOWS 8
+/* A format is rendered each interval while asked for within this many
+ * seconds (Prometheus asks for one of the two), else only once asked. */
+#define EXPORT_FORMAT_IDLE 60.0
 #define EXPORT_PUSH_GRACE 3.0
 
 /* A profile being taken: the main loop adds each interval into it until
@@ -35,25 +37,27 @@ struct export_window {
 struct exporter {
 	const struct options *o;
 	struct metrics *met;
-	struct deltamap syms;             /* symbol key -> samples, period of event 0 last seen */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	char *page[2];                    /* PROMTEXT_PROM, PROMTEXT_OPENMETRICS; under mu */
 	size_t pagelen[2];
+	uint64_t page_pub[2];             /* the publish that rendered each; under mu */
+	uint64_t published;               /* publishes so far; under mu */
+	double asked[2];                  /* monotonic time a client last asked for each; under mu */
 	struct export_window win[EXPORT_WINDOWS];
 	struct pprof *whole;              /* -b --format pprof: the whole run */
 	double whole_start;
 	struct httpd *http;
 	bool stopping;
 	uint64_t intervals, http_requests, http_rejected;
-	size_t topk;                      /* rows asked of agg for those sampled in an interval */
-	bool baseline_stale;              /* no pass last interval: syms holds old totals */
+	double cpu;                       /* seconds spent exporting, all threads; under mu */
 	double last_end;                  /* monotonic time of the last interval's end */
 	bool clock_event;                 /* event 0 counts nanoseconds (cpu-clock, task-clock) */
 	struct textfile *tf;
 	struct push *push;                /* --push: the window being filled */
 	struct pprof *push_win;
 	double push_start, push_start_wall;
+	char focus_comm[AGG_COMM_MAX];    /* -p or -t of one task: its comm, for --push's name */
 };
 
 static double mono_now(void)
@@ -70,6 +74,22 @@ static double wall_now(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double export_thread_cpu(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void export_count_cpu(struct exporter *x, double secs)
+{
+	pthread_mutex_lock(&x->mu);
+	x->cpu += secs;
+	pthread_mutex_unlock(&x->mu);
 }
 
 static bool is_clock(const char *name)
@@ -124,6 +144,7 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 	struct session_stats st;
 	char *page[2] = { NULL, NULL };
 	size_t len[2] = { 0, 0 };
+	bool want[2];
 
 	own_usage(&f);
 	session_stats(s, &st);
@@ -132,6 +153,7 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 	pthread_mutex_lock(&x->mu);
 	f.http_requests = x->http_requests;
 	f.http_rejected = x->http_rejected;
+	f.export_cpu_seconds = x->cpu;
 	pthread_mutex_unlock(&x->mu);
 	textfile_figures(x->tf, &f);
 	if (x->push) {
@@ -142,19 +164,27 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 		f.push_failed = ps.failed;
 		f.push_dropped = ps.dropped;
 	}
+	pthread_mutex_lock(&x->mu);
 	for (int i = 0; i < 2; i++)
-		if (metrics_render(x->met, a, &f, (enum promtext_fmt)i, &page[i], &len[i]))
+		want[i] = x->page[i] == NULL || mono_now() - x->asked[i] < EXPORT_FORMAT_IDLE ||
+			  (i == PROMTEXT_PROM && x->tf);
+	pthread_mutex_unlock(&x->mu);
+	for (int i = 0; i < 2; i++)
+		if (want[i] && metrics_render(x->met, a, &f, (enum promtext_fmt)i, &page[i], &len[i]))
 			page[i] = NULL; /* the old page stays */
 	if (x->tf && page[PROMTEXT_PROM])
 		textfile_write(x->tf, page[PROMTEXT_PROM], len[PROMTEXT_PROM]);
 	pthread_mutex_lock(&x->mu);
+	x->published++;
 	for (int i = 0; i < 2; i++) {
 		if (page[i] == NULL)
 			continue;
 		free(x->page[i]);
 		x->page[i] = page[i];
 		x->pagelen[i] = len[i];
+		x->page_pub[i] = x->published;
 	}
+	pthread_cond_broadcast(&x->cv); /* pages waited for */
 	pthread_mutex_unlock(&x->mu);
 }
 
@@ -167,75 +197,71 @@ static bool windows_open(struct exporter *x)
 	return any;
 }
 
-/* What each symbol grew by since the last interval goes into every open
- * window; under mu, so a request never sees a half-added interval. */
-/* The rows sampled this interval: those with interval samples of event 0
- * come first in agg's order, so a top K ending in a zero holds them all (K
- * grows until it does). Far cheaper than sorting every row ever seen. */
-static size_t sampled_rows(struct exporter *x, struct agg *a, const struct agg_sym ***rows)
+/* As Go prints build-ids: lower-case hex. */
+static const char *hex_id(const struct agg_sym *r, char buf[2 * AGG_BUILD_ID_MAX + 1])
 {
-	size_t n;
+	static const char digits[] = "0123456789abcdef";
 
-	for (;;) {
-		n = agg_symbols_top(a, AGG_INTERVAL, x->topk, rows);
-		if (n < x->topk || (*rows)[n - 1]->iv.samples[0] == 0)
-			break;
-		x->topk *= 2;
+	if (r->build_id_len == 0)
+		return NULL;
+	for (size_t i = 0; i < r->build_id_len; i++) {
+		buf[2 * i] = digits[r->build_id[i] >> 4];
+		buf[2 * i + 1] = digits[r->build_id[i] & 15];
 	}
-	if (x->topk > 256 && n < x->topk / 4)
-		x->topk /= 2;
-	return n;
+	buf[2 * r->build_id_len] = '\0';
+	return buf;
 }
 
-/* What each symbol grew by since the last interval goes into every started
- * window; under mu, so a request never sees a half-added interval. Without
- * an open window nothing is done; a window opened then starts at the next
- * interval end, after a full pass has made the baseline current. */
+/* Most pairs were in the profile the interval before: found by key, the
+ * names (and the build-id's hex) are only made for new ones. */
+static void add_pair(struct pprof *p, const struct agg_sym *r, const char *comm, uint64_t ds, uint64_t ns,
+		     char bid[2 * AGG_BUILD_ID_MAX + 1])
+{
+	struct pprof_frame fr;
+
+	if (pprof_add_known(p, r->key, comm, ds, ns) == 0)
+		return;
+	fr = (struct pprof_frame){ .sym = r->sym, .dso = r->dso, .build_id = hex_id(r, bid), .key = r->key };
+	pprof_add(p, &fr, 1, comm, ds, ns);
+}
+
+/* What each (process, symbol) pair took this interval goes into every
+ * started window, with the process's comm as a label; under mu, so a request
+ * never sees a half-added interval. agg keeps the pairs only while a window
+ * is open: one opened now starts at this interval's end, once they are kept. */
 static void add_symbols(struct exporter *x, struct agg *a)
 {
-	const struct agg_sym **rows;
+	const struct agg_pair *pairs;
 	double now = mono_now();
-	size_t n;
+	char bid[2 * AGG_BUILD_ID_MAX + 1];
+	size_t n = agg_pairs(a, &pairs);
+	bool open;
 
 	pthread_mutex_lock(&x->mu);
-	if (!windows_open(x)) {
-		x->baseline_stale = true;
-		goto out;
-	}
-	n = x->baseline_stale ? agg_symbols(a, AGG_TOTAL, &rows) : sampled_rows(x, a, &rows);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t *last = deltamap_get(&x->syms, rows[i]->serial); /* an expired row back is new */
-		uint64_t ds, dp;
-		struct pprof_frame fr;
+	open = windows_open(x);
+	for (size_t i = 0; i < n && open; i++) {
+		const struct agg_sym *r = pairs[i].sym;
+		const char *comm = pairs[i].task->comm;
+		uint64_t ds = pairs[i].samples, ns = nanos_of(x, ds, pairs[i].period);
 
-		if (last == NULL)
-			break;
-		/* Less than before: a new agg (the live view re-aimed the session). */
-		ds = rows[i]->total.samples[0] - (rows[i]->total.samples[0] >= last[0] ? last[0] : 0);
-		dp = rows[i]->total.period[0] - (rows[i]->total.period[0] >= last[1] ? last[1] : 0);
-		last[0] = rows[i]->total.samples[0];
-		last[1] = rows[i]->total.period[0];
-		if (ds == 0 || x->baseline_stale)
-			continue;
-		fr = (struct pprof_frame){ .sym = rows[i]->sym, .dso = rows[i]->dso };
 		for (size_t w = 0; w < EXPORT_WINDOWS; w++)
 			if (x->win[w].busy && x->win[w].started && !x->win[w].done)
-				pprof_add(x->win[w].prof, &fr, 1, ds, nanos_of(x, ds, dp));
+				add_pair(x->win[w].prof, r, comm, ds, ns, bid);
 		if (x->whole)
-			pprof_add(x->whole, &fr, 1, ds, nanos_of(x, ds, dp));
+			add_pair(x->whole, r, comm, ds, ns, bid);
 		if (x->push_win)
-			pprof_add(x->push_win, &fr, 1, ds, nanos_of(x, ds, dp));
+			add_pair(x->push_win, r, comm, ds, ns, bid);
 	}
-	x->baseline_stale = false;
-	for (size_t w = 0; w < EXPORT_WINDOWS; w++) {
-		struct export_window *win = &x->win[w];
+	if (agg_pairs_keep(a, open) == 0) {
+		for (size_t w = 0; w < EXPORT_WINDOWS; w++) {
+			struct export_window *win = &x->win[w];
 
-		if (win->busy && !win->started) {
-			win->started = true;
-			win->start = now;
+			if (win->busy && !win->started) {
+				win->started = true;
+				win->start = now;
+			}
 		}
 	}
-out:
 	for (size_t w = 0; w < EXPORT_WINDOWS; w++) {
 		struct export_window *win = &x->win[w];
 
@@ -262,33 +288,54 @@ static void push_flush(struct exporter *x, bool force)
 	if (!force && next == NULL)
 		return; /* out of memory: the window goes on */
 	window_meta(x, now - x->push_start, &m);
-	push_window(x->push, x->push_win, &m, x->push_start_wall, wall);
+	push_window(x->push, x->push_win, &m, x->push_start_wall, wall, x->focus_comm[0] ? x->focus_comm : NULL);
 	x->push_win = next;
 	x->push_start = now;
 	x->push_start_wall = wall;
 }
 
+/* One process focused: its name as it is now (an exec renames it). */
+static void focus_comm(struct exporter *x, const struct session *s)
+{
+	const char *c = x->o->npids == 1 ? session_comm(s, x->o->pids[0]) : NULL;
+
+	if (c)
+		strlcpy(x->focus_comm, c, sizeof(x->focus_comm));
+}
+
 void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 {
-	double now, len;
+	double now, len, cpu0;
 
 	if (x == NULL)
 		return;
+	cpu0 = export_thread_cpu();
 	now = mono_now();
 	len = now - x->last_end;
 	x->last_end = now;
 	x->intervals++;
+	focus_comm(x, s);
 	metrics_update(x->met, a);
 	add_symbols(x, a);
 	push_flush(x, false);
 	publish(x, a, s, len);
+	export_count_cpu(x, export_thread_cpu() - cpu0);
 }
 
 int export_page(struct exporter *x, enum promtext_fmt fmt, char **out, size_t *len)
 {
+	struct timespec deadline;
 	int rc = 0;
 
 	pthread_mutex_lock(&x->mu);
+	x->asked[fmt] = mono_now();
+	/* Not rendered at the last interval's end (nobody asked for it lately):
+	 * the next one renders it. The deadline guards a loop that stopped. */
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 2 + (time_t)(2 * x->o->interval);
+	while (x->page_pub[fmt] != x->published && !x->stopping)
+		if (pthread_cond_timedwait(&x->cv, &x->mu, &deadline) == ETIMEDOUT)
+			break;
 	*len = x->pagelen[fmt];
 	*out = malloc(*len + 1);
 	if (*out)
@@ -373,8 +420,7 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	if (!options_exporting(o) && !(o->batch && o->format == DUMP_PPROF))
 		return 0;
 	x = calloc(1, sizeof(*x));
-	if (x == NULL || (x->met = metrics_new(o->metrics_comms, o->metrics_symbols)) == NULL ||
-	    deltamap_init(&x->syms, 2)) {
+	if (x == NULL || (x->met = metrics_new(o->metrics_comms, o->metrics_symbols)) == NULL) {
 		if (x)
 			metrics_free(x->met);
 		free(x);
@@ -385,7 +431,6 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	pthread_mutex_init(&x->mu, NULL);
 	pthread_cond_init(&x->cv, NULL);
 	x->clock_event = is_clock(agg_event(s->agg, 0)->name);
-	x->topk = 256; /* syms is empty and so is agg: the baseline is current */
 	x->last_end = mono_now();
 	x->whole_start = x->last_end;
 	if (o->batch && o->format == DUMP_PPROF && (x->whole = pprof_new()) == NULL) {
@@ -398,6 +443,7 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 		return rc;
 	}
 	if (o->push) {
+		focus_comm(x, s);
 		x->push_start = mono_now();
 		x->push_start_wall = wall_now();
 		if ((x->push_win = pprof_new()) == NULL) {
@@ -410,6 +456,12 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 			export_close(x);
 			return rc;
 		}
+	}
+	/* The whole run and the pushed windows start with the first interval. */
+	if ((x->whole || x->push_win) && agg_pairs_keep(s->agg, true)) {
+		snprintf(err, errlen, "out of memory");
+		export_close(x);
+		return -ENOMEM;
 	}
 	/* A page before the first interval ends: Prometheus may scrape at once. */
 	publish(x, s->agg, s, 0);
@@ -511,7 +563,6 @@ void export_close(struct exporter *x)
 	for (int i = 0; i < 2; i++)
 		free(x->page[i]);
 	pprof_free(x->whole);
-	deltamap_free(&x->syms);
 	metrics_free(x->met);
 	pthread_cond_destroy(&x->cv);
 	pthread_mutex_destroy(&x->mu);

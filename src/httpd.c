@@ -87,6 +87,20 @@ static enum MHD_Result serve_profile(struct httpd *h, struct MHD_Connection *c)
 	return reply(c, MHD_HTTP_OK, "application/octet-stream", body, len, true);
 }
 
+/* Each connection has a thread of its own, which runs this once a request
+ * is answered: the CPU it used since the last one (parsing, our reply,
+ * sending; the first also its start) is the exporter's. */
+static __thread double conn_counted;
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why)
+{
+	struct httpd *h = cls;
+	double now = export_thread_cpu();
+
+	export_count_cpu(h->x, now - conn_counted);
+	conn_counted = now;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload, size_t *upload_size, void **state)
 {
@@ -172,6 +186,7 @@ int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTPD_TIMEOUT_SECS,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTPD_REQUEST_BYTES,
 				MHD_OPTION_EXTERNAL_LOGGER, quiet_log, NULL,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 				MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (h->d == NULL) {

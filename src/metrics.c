@@ -19,12 +19,33 @@ struct comm_acc {
 	bool top, named;                  /* named: has been top, acc is a series */
 };
 
+/* A symbol of the top N, copied: only rows that grew can change the top,
+ * so each update looks at those alone (agg_symbols_active), never at every
+ * row ever seen; a row agg drops later keeps its last figures here. */
+struct sym_top {
+	uint64_t key;
+	char *sym, *dso;
+	uint64_t total[AGG_MAX_EVENTS];
+};
+
+/* Every so many updates a full pass over agg's tasks, which forgets the
+ * PIDs gone from agg; in between only the tasks that grew are read. */
+#define METRICS_FULL_EVERY 64
+
 struct metrics {
 	size_t ncomms, nsyms, cap;
 	struct comm_acc *comms;
 	size_t n;
 	uint64_t other[AGG_MAX_EVENTS];
 	struct deltamap tasks;            /* pid -> samples[AGG_MAX_EVENTS] last seen */
+	struct sym_top *top;              /* nsyms of them at most, in no order */
+	size_t ntop;
+	struct deltamap top_ix;           /* symbol key -> index in top + 1, 0: not there */
+	size_t low;                       /* the lowest of a full top, when low_ok */
+	bool low_ok;
+	const struct agg *agg;            /* the one read last: another one starts over */
+	uint64_t agg_samples;             /* its samples then: fewer now, a new agg */
+	uint64_t updates;
 };
 
 struct metrics *metrics_new(size_t ncomms, size_t nsyms)
@@ -38,7 +59,11 @@ struct metrics *metrics_new(size_t ncomms, size_t nsyms)
 	/* Room for comms that come and go around the top N. */
 	m->cap = ncomms * 4 + 16;
 	m->comms = calloc(m->cap, sizeof(*m->comms));
-	if (m->comms == NULL || deltamap_init(&m->tasks, AGG_MAX_EVENTS)) {
+	m->top = calloc(nsyms ? nsyms : 1, sizeof(*m->top));
+	if (m->comms == NULL || m->top == NULL || deltamap_init(&m->tasks, AGG_MAX_EVENTS) ||
+	    deltamap_init(&m->top_ix, 1)) {
+		deltamap_free(&m->tasks);
+		free(m->top);
 		free(m->comms);
 		free(m);
 		return NULL;
@@ -46,11 +71,24 @@ struct metrics *metrics_new(size_t ncomms, size_t nsyms)
 	return m;
 }
 
+static void top_clear(struct metrics *m)
+{
+	for (size_t i = 0; i < m->ntop; i++) {
+		free(m->top[i].sym);
+		free(m->top[i].dso);
+	}
+	m->ntop = 0;
+	m->low_ok = false;
+	deltamap_free(&m->top_ix);
+}
+
 void metrics_free(struct metrics *m)
 {
 	if (m == NULL)
 		return;
+	top_clear(m);
 	deltamap_free(&m->tasks);
+	free(m->top);
 	free(m->comms);
 	free(m);
 }
@@ -90,20 +128,122 @@ static int by_score(const void *a, const void *b)
 	return x->score < y->score ? 1 : x->score > y->score ? -1 : strcmp(x->comm, y->comm);
 }
 
+/* agg's order: samples of the first event, then of all events. */
+static bool ranks_above(const uint64_t *x, const uint64_t *y, size_t ne)
+{
+	uint64_t sx = 0, sy = 0;
+
+	if (x[0] != y[0])
+		return x[0] > y[0];
+	for (size_t e = 0; e < ne; e++) {
+		sx += x[e];
+		sy += y[e];
+	}
+	return sx > sy;
+}
+
+/* A row that grew: its figures if it is in the top, else in place of the
+ * lowest when it now ranks above it. */
+static int top_offer(struct metrics *m, const struct agg_sym *r, size_t ne)
+{
+	uint64_t *ix;
+	size_t low = 0;
+	struct sym_top *t;
+
+	/* Most rows that grew are far below the top: a member ranks at least
+	 * as the lowest, and above it once grown, so these need no lookup. */
+	if (m->low_ok && m->ntop == m->nsyms && !ranks_above(r->total.samples, m->top[m->low].total, ne))
+		return 0;
+	ix = deltamap_find(&m->top_ix, r->key);
+	if (ix && *ix) {
+		memcpy(m->top[*ix - 1].total, r->total.samples, sizeof(m->top[0].total));
+		m->low_ok &= *ix - 1 != m->low; /* the lowest grew: maybe no longer */
+		return 0;
+	}
+	if (m->nsyms == 0)
+		return 0;
+	if (m->ntop < m->nsyms) {
+		t = &m->top[m->ntop++];
+		m->low_ok = false;
+	} else {
+		if (!m->low_ok) {
+			for (size_t i = 1; i < m->ntop; i++)
+				if (ranks_above(m->top[low].total, m->top[i].total, ne))
+					low = i;
+			m->low = low;
+			m->low_ok = true;
+		}
+		low = m->low;
+		if (!ranks_above(r->total.samples, m->top[low].total, ne))
+			return 0;
+		m->low_ok = false;
+		t = &m->top[low];
+		*deltamap_find(&m->top_ix, t->key) = 0; /* there: it is in the top */
+		free(t->sym);
+		free(t->dso);
+	}
+	*t = (struct sym_top){ .key = r->key, .sym = strdup(r->sym), .dso = strdup(r->dso) };
+	memcpy(t->total, r->total.samples, sizeof(t->total));
+	if (t->sym == NULL || t->dso == NULL || (ix = deltamap_get(&m->top_ix, r->key)) == NULL) {
+		free(t->sym);
+		free(t->dso);
+		*t = m->top[--m->ntop]; /* the last one moves here */
+		if (t != &m->top[m->ntop])
+			*deltamap_find(&m->top_ix, t->key) = (uint64_t)(t - m->top) + 1;
+		return -ENOMEM;
+	}
+	*ix = (uint64_t)(t - m->top) + 1;
+	return 0;
+}
+
+static int symbols_update(struct metrics *m, struct agg *a, bool full)
+{
+	const struct agg_sym **rows;
+	size_t ne = agg_nevents(a), n;
+	int rc = 0;
+
+	if (full) {
+		top_clear(m);
+		if (deltamap_init(&m->top_ix, 1))
+			return -ENOMEM;
+		n = agg_symbols_top(a, AGG_TOTAL, m->nsyms, &rows);
+	} else {
+		n = agg_symbols_active(a, &rows);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (top_offer(m, rows[i], ne))
+			rc = -ENOMEM;
+	return rc;
+}
+
 int metrics_update(struct metrics *m, struct agg *a)
 {
 	const struct agg_task **rows;
-	size_t ne = agg_nevents(a), n = agg_tasks(a, AGG_TOTAL, &rows);
+	size_t ne = agg_nevents(a), n;
 	struct comm_acc **order;
+	bool full;
 	int rc = 0;
 
+	/* Another agg (the live view re-aimed the session), or the first: read
+	 * all of it. Totals less than before say so even at the same address. */
+	full = a != m->agg || agg_event(a, 0)->samples_total < m->agg_samples ||
+	       m->updates % METRICS_FULL_EVERY == 0;
+	m->agg = a;
+	m->agg_samples = agg_event(a, 0)->samples_total;
+	m->updates++;
+	if (symbols_update(m, a, full))
+		rc = -ENOMEM;
+	n = full ? agg_tasks(a, AGG_TOTAL, &rows) : agg_tasks_active(a, &rows);
 	for (size_t i = 0; i < m->n; i++)
 		memset(m->comms[i].iv, 0, sizeof(m->comms[i].iv));
 	for (size_t i = 0; i < n; i++) {
-		uint64_t *last = deltamap_get(&m->tasks, (uint64_t)rows[i]->pid);
+		uint64_t *last;
 		uint64_t d[AGG_MAX_EVENTS];
 		struct comm_acc *c;
 
+		if (rows[i]->tid != 0)
+			continue; /* a thread's row: its process has the counts */
+		last = deltamap_get(&m->tasks, (uint64_t)rows[i]->pid);
 		if (last == NULL) {
 			rc = -ENOMEM;
 			continue;
@@ -123,7 +263,7 @@ int metrics_update(struct metrics *m, struct agg *a)
 				m->other[e] += d[e];
 		}
 	}
-	if (deltamap_sweep(&m->tasks))
+	if (full && deltamap_sweep(&m->tasks))
 		rc = -ENOMEM;
 
 	order = calloc(m->n ? m->n : 1, sizeof(*order));
@@ -222,6 +362,29 @@ static void cpu_families(struct promtext *p, struct agg *a)
 		cpu_label(c, sizeof(c), cpus[i]->cpu);
 		promtext_sample_u64(p, "perftop_cpu_throttled_total", l, 1, cpus[i]->throttled_total);
 	}
+	/* The pair: which event lost on which CPU (summed over cpu, the per-event
+	 * families; over event, the per-CPU ones). */
+	promtext_family(p, "perftop_event_cpu_lost_samples_total", PROMTEXT_COUNTER,
+			"Samples the kernel dropped, per event and CPU.");
+	for (size_t i = 0; i < n; i++) {
+		cpu_label(c, sizeof(c), cpus[i]->cpu);
+		for (size_t e = 0; e < ne; e++) {
+			struct promtext_label l[] = { { "event", agg_event(a, e)->name }, { "cpu", c } };
+
+			promtext_sample_u64(p, "perftop_event_cpu_lost_samples_total", l, 2, cpus[i]->ev_lost_total[e]);
+		}
+	}
+	promtext_family(p, "perftop_event_cpu_throttled_total", PROMTEXT_COUNTER,
+			"Times the kernel throttled sampling, per event and CPU.");
+	for (size_t i = 0; i < n; i++) {
+		cpu_label(c, sizeof(c), cpus[i]->cpu);
+		for (size_t e = 0; e < ne; e++) {
+			struct promtext_label l[] = { { "event", agg_event(a, e)->name }, { "cpu", c } };
+
+			promtext_sample_u64(p, "perftop_event_cpu_throttled_total", l, 2,
+					    cpus[i]->ev_throttled_total[e]);
+		}
+	}
 }
 
 static void comm_families(struct promtext *p, struct metrics *m, struct agg *a)
@@ -247,19 +410,34 @@ static void comm_families(struct promtext *p, struct metrics *m, struct agg *a)
 	}
 }
 
-static bool same_sym(const struct agg_sym *x, const struct agg_sym *y)
+static bool same_sym(const struct sym_top *x, const struct sym_top *y)
 {
 	return strcmp(x->sym, y->sym) == 0 && strcmp(x->dso, y->dso) == 0;
+}
+
+static int by_rank(const void *a, const void *b, void *arg)
+{
+	const struct sym_top *x = *(const struct sym_top *const *)a, *y = *(const struct sym_top *const *)b;
+	size_t ne = *(const size_t *)arg;
+
+	return ranks_above(x->total, y->total, ne) ? -1 : ranks_above(y->total, x->total, ne) ? 1 : 0;
 }
 
 /* Rows of different keys may carry the same names; one series each name. */
 static void symbol_families(struct promtext *p, struct metrics *m, struct agg *a)
 {
-	const struct agg_sym **rows;
-	size_t ne = agg_nevents(a), n = agg_symbols_top(a, AGG_TOTAL, m->nsyms, &rows);
+	const struct sym_top **rows = malloc((m->ntop ? m->ntop : 1) * sizeof(*rows));
+	size_t ne = agg_nevents(a), n = m->ntop;
 
 	promtext_family(p, "perftop_symbol_samples_total", PROMTEXT_COUNTER,
 			"Samples of the top N symbols since start.");
+	if (rows == NULL) {
+		p->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		rows[i] = &m->top[i];
+	qsort_r(rows, n, sizeof(*rows), by_rank, &ne);
 	for (size_t i = 0; i < n; i++) {
 		bool dup = false;
 
@@ -270,14 +448,15 @@ static void symbol_families(struct promtext *p, struct metrics *m, struct agg *a
 		for (size_t e = 0; e < ne; e++) {
 			struct promtext_label l[] = { { "event", agg_event(a, e)->name },
 						      { "symbol", rows[i]->sym }, { "dso", rows[i]->dso } };
-			uint64_t v = rows[i]->total.samples[e];
+			uint64_t v = rows[i]->total[e];
 
 			for (size_t j = i + 1; j < n; j++)
 				if (same_sym(rows[i], rows[j]))
-					v += rows[j]->total.samples[e];
+					v += rows[j]->total[e];
 			promtext_sample_u64(p, "perftop_symbol_samples_total", l, 3, v);
 		}
 	}
+	free(rows);
 }
 
 /* Focus mode's exact counters, as the session handed them to the agg. */
@@ -332,6 +511,9 @@ static void own_families(struct promtext *p, const struct metrics_figures *f)
 	promtext_family(p, "perftop_process_cpu_seconds_total", PROMTEXT_COUNTER,
 			"perftop's own CPU time, user and system.");
 	promtext_sample(p, "perftop_process_cpu_seconds_total", NULL, 0, f->cpu_seconds);
+	promtext_family(p, "perftop_export_cpu_seconds_total", PROMTEXT_COUNTER,
+			"Of perftop's CPU time, what exporting took (pages, profiles, the HTTP server's threads).");
+	promtext_sample(p, "perftop_export_cpu_seconds_total", NULL, 0, f->export_cpu_seconds);
 	promtext_family(p, "perftop_interval_seconds", PROMTEXT_GAUGE, "The last interval's measured length.");
 	promtext_sample(p, "perftop_interval_seconds", NULL, 0, f->interval);
 	for (size_t i = 0; i < sizeof(u64s) / sizeof(u64s[0]); i++) {

@@ -14,7 +14,7 @@
  * locations are numbered from 1 in order of first use. A sample is a list
  * of location ids, so whole stacks need no new structures. */
 struct pprof_fn { uint64_t name, file; uint64_t mapping; };
-struct pprof_sample { uint64_t *loc; size_t depth; uint64_t samples, nanos; };
+struct pprof_sample { uint64_t *loc; size_t depth; uint64_t comm, fkey, chash; uint64_t samples, nanos; };
 
 struct pprof {
 	char **strs;
@@ -22,10 +22,14 @@ struct pprof {
 	struct deltamap str_ix;          /* hash -> string index + 1 (chained by probing below) */
 	uint64_t *map_file, *map_bid;    /* per mapping: filename, build-id strings */
 	size_t nmaps, capmaps;
-	struct deltamap map_ix;          /* filename string -> mapping id */
+	struct deltamap map_ix;          /* filename << 32 | build-id string -> mapping id */
 	struct pprof_fn *fns;
 	size_t nfns, capfns;
-	struct deltamap fn_ix;           /* name << 32 | file -> function id (= location id) */
+	struct deltamap fn_ix;           /* name << 32 | mapping -> function id (= location id) */
+	struct deltamap key_ix;          /* the caller's frame key -> location id */
+	struct deltamap ptr_ix;          /* a comm's address -> its string index + 1, checked */
+	struct deltamap one_ix;          /* location << 32 | comm -> one-frame sample index + 1 */
+	struct deltamap pair_ix;         /* a frame's key mixed with its comm's hash -> sample index + 1, checked */
 	struct pprof_sample *samples;
 	size_t nsamples, capsamples;
 	struct deltamap sample_ix;       /* stack hash -> sample index + 1 */
@@ -55,6 +59,8 @@ struct pprof *pprof_new(void)
 	if (p == NULL)
 		return NULL;
 	if (deltamap_init(&p->str_ix, 1) || deltamap_init(&p->map_ix, 1) || deltamap_init(&p->fn_ix, 1) ||
+	    deltamap_init(&p->key_ix, 1) || deltamap_init(&p->ptr_ix, 1) || deltamap_init(&p->one_ix, 1) ||
+	    deltamap_init(&p->pair_ix, 1) ||
 	    deltamap_init(&p->sample_ix, 1) || grow((void **)&p->strs, &p->capstrs, 0, sizeof(char *)) ||
 	    (p->strs[0] = strdup("")) == NULL) {
 		pprof_free(p);
@@ -80,6 +86,10 @@ void pprof_free(struct pprof *p)
 	deltamap_free(&p->str_ix);
 	deltamap_free(&p->map_ix);
 	deltamap_free(&p->fn_ix);
+	deltamap_free(&p->key_ix);
+	deltamap_free(&p->ptr_ix);
+	deltamap_free(&p->one_ix);
+	deltamap_free(&p->pair_ix);
 	deltamap_free(&p->sample_ix);
 	free(p);
 }
@@ -122,9 +132,10 @@ static int str_id(struct pprof *p, const char *s, uint64_t *id)
 	}
 }
 
+/* A file rebuilt at the same path is another mapping: its own build-id. */
 static int mapping_id(struct pprof *p, uint64_t file, uint64_t bid, uint64_t *id)
 {
-	uint64_t *v = deltamap_get(&p->map_ix, file);
+	uint64_t *v = deltamap_get(&p->map_ix, file << 32 | bid);
 
 	if (v == NULL)
 		return -ENOMEM;
@@ -144,12 +155,20 @@ static int mapping_id(struct pprof *p, uint64_t file, uint64_t bid, uint64_t *id
 
 static int location_id(struct pprof *p, const struct pprof_frame *f, uint64_t *id)
 {
-	uint64_t name, file, bid, map, *v;
+	uint64_t name, file, bid, map, *v, *k = NULL;
 
+	if (f->key) {
+		if ((k = deltamap_get(&p->key_ix, f->key)) == NULL)
+			return -ENOMEM;
+		if (*k) {
+			*id = *k;
+			return 0;
+		}
+	}
 	if (str_id(p, f->sym ? f->sym : "[unknown]", &name) || str_id(p, f->dso ? f->dso : "[unknown]", &file) ||
 	    str_id(p, f->build_id, &bid) || mapping_id(p, file, bid, &map))
 		return -ENOMEM;
-	v = deltamap_get(&p->fn_ix, name << 32 | file);
+	v = deltamap_get(&p->fn_ix, name << 32 | map);
 	if (v == NULL)
 		return -ENOMEM;
 	if (*v == 0) {
@@ -159,36 +178,114 @@ static int location_id(struct pprof *p, const struct pprof_frame *f, uint64_t *i
 		*v = ++p->nfns;
 	}
 	*id = *v;
+	if (k)
+		*k = *v;
 	return 0;
 }
 
-int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth, uint64_t samples, uint64_t nanos)
+/* 64 bits of a comm: equal hashes are taken for equal comms (a collision
+ * is a 2^-64 chance, and would only put samples under the other comm). */
+static uint64_t comm_hash(const char *comm)
+{
+	return comm && *comm ? hash_bytes(comm, strlen(comm), 0xcbf29ce484222325ull) | 1 : 0;
+}
+
+static uint64_t pair_key(uint64_t fkey, uint64_t chash)
+{
+	return fkey * 0x9e3779b97f4a7c15ull ^ chash;
+}
+
+int pprof_add_known(struct pprof *p, uint64_t key, const char *comm, uint64_t samples, uint64_t nanos)
+{
+	uint64_t ch = comm_hash(comm), *v = key ? deltamap_find(&p->pair_ix, pair_key(key, ch)) : NULL;
+	struct pprof_sample *s = v && *v ? &p->samples[*v - 1] : NULL;
+
+	if (s == NULL || s->fkey != key || s->chash != ch || s->depth != 1)
+		return 1;
+	s->samples += samples;
+	s->nanos += nanos;
+	p->total += samples;
+	return 0;
+}
+
+/* The caller hands the same comm buffers again and again (agg's rows): by
+ * address first, the string compared to be sure, else hashed. */
+static int comm_id(struct pprof *p, const char *comm, uint64_t *id)
+{
+	uint64_t *v;
+
+	if (comm == NULL || *comm == '\0') {
+		*id = 0;
+		return 0;
+	}
+	if ((v = deltamap_get(&p->ptr_ix, (uint64_t)(uintptr_t)comm)) == NULL)
+		return -ENOMEM;
+	if (*v && strcmp(p->strs[*v - 1], comm) == 0) {
+		*id = *v - 1;
+		return 0;
+	}
+	if (str_id(p, comm, id))
+		return -ENOMEM;
+	*v = *id + 1;
+	return 0;
+}
+
+static int new_sample(struct pprof *p, const struct pprof_sample *s, uint64_t *v)
+{
+	struct pprof_sample n = *s;
+
+	if (grow((void **)&p->samples, &p->capsamples, p->nsamples, sizeof(*p->samples)))
+		return -ENOMEM;
+	n.loc = malloc(s->depth * sizeof(s->loc[0]) + 1);
+	if (n.loc == NULL)
+		return -ENOMEM;
+	memcpy(n.loc, s->loc, s->depth * sizeof(s->loc[0]));
+	p->samples[p->nsamples] = n;
+	*v = ++p->nsamples;
+	return 0;
+}
+
+int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth, const char *comm,
+	      uint64_t samples, uint64_t nanos)
 {
 	uint64_t loc[PPROF_MAX_DEPTH];
 	struct pprof_sample s = { .loc = loc, .depth = depth < PPROF_MAX_DEPTH ? depth : PPROF_MAX_DEPTH };
-	uint64_t h, *v;
+	uint64_t h, *v, *pv = NULL;
 
+	if (s.depth == 1 && stack[0].key) {
+		s.fkey = stack[0].key;
+		s.chash = comm_hash(comm);
+		pv = deltamap_get(&p->pair_ix, pair_key(s.fkey, s.chash));
+		if (pv == NULL)
+			return -ENOMEM;
+	}
 	for (size_t i = 0; i < s.depth; i++)
 		if (location_id(p, &stack[i], &loc[i]))
 			return -ENOMEM;
-	h = hash_bytes(loc, s.depth * sizeof(loc[0]), 0xcbf29ce484222325ull);
+	if (comm_id(p, comm, &s.comm))
+		return -ENOMEM;
+	/* One frame (no call graphs): the pair of ids is the key itself. */
+	if (s.depth == 1 && loc[0] < (1ull << 32) && s.comm < (1ull << 32)) {
+		if ((v = deltamap_get(&p->one_ix, loc[0] << 32 | s.comm)) == NULL || (*v == 0 && new_sample(p, &s, v)))
+			return -ENOMEM;
+		goto add;
+	}
+	h = hash_bytes(loc, s.depth * sizeof(loc[0]), 0xcbf29ce484222325ull ^ s.comm * 0x9e3779b97f4a7c15ull);
 	for (;; h++) {
 		v = deltamap_get(&p->sample_ix, h);
 		if (v == NULL)
 			return -ENOMEM;
-		if (*v == 0) {
-			if (grow((void **)&p->samples, &p->capsamples, p->nsamples, sizeof(*p->samples)))
-				return -ENOMEM;
-			s.loc = malloc(s.depth * sizeof(loc[0]) + 1);
-			if (s.loc == NULL)
-				return -ENOMEM;
-			memcpy(s.loc, loc, s.depth * sizeof(loc[0]));
-			p->samples[p->nsamples] = s;
-			*v = ++p->nsamples;
-		}
-		if (p->samples[*v - 1].depth == s.depth &&
+		if (*v == 0 && new_sample(p, &s, v))
+			return -ENOMEM;
+		if (p->samples[*v - 1].depth == s.depth && p->samples[*v - 1].comm == s.comm &&
 		    memcmp(p->samples[*v - 1].loc, loc, s.depth * sizeof(loc[0])) == 0)
 			break;
+	}
+add:
+	if (pv) { /* pprof_add_known finds it next time */
+		*pv = *v;
+		p->samples[*v - 1].fkey = s.fkey;
+		p->samples[*v - 1].chash = s.chash;
 	}
 	p->samples[*v - 1].samples += samples;
 	p->samples[*v - 1].nanos += nanos;
@@ -287,10 +384,10 @@ int pprof_encode(const struct pprof *cp, const struct pprof_meta *m, uint8_t **o
 {
 	struct pprof *p = (struct pprof *)cp; /* only interns the fixed names */
 	struct pb pb = { 0 }, sub = { 0 }, tmp = { 0 };
-	uint64_t s_samples, s_count, s_cpu, s_ns;
+	uint64_t s_samples, s_count, s_cpu, s_ns, s_comm;
 
 	if (str_id(p, "samples", &s_samples) || str_id(p, "count", &s_count) || str_id(p, "cpu", &s_cpu) ||
-	    str_id(p, "nanoseconds", &s_ns))
+	    str_id(p, "nanoseconds", &s_ns) || str_id(p, "comm", &s_comm))
 		return -ENOMEM;
 	value_type(&pb, &sub, 1, s_samples, s_count);
 	value_type(&pb, &sub, 1, s_cpu, s_ns);
@@ -300,6 +397,12 @@ int pprof_encode(const struct pprof *cp, const struct pprof_meta *m, uint8_t **o
 
 		pb_packed(&sub, &tmp, 1, s->loc, s->depth);
 		pb_packed(&sub, &tmp, 2, vals, 2);
+		if (s->comm) { /* Label{key, str}: Pyroscope makes it a series label */
+			tmp.len = 0;
+			pb_uint(&tmp, 1, s_comm);
+			pb_uint(&tmp, 2, s->comm);
+			pb_msg(&sub, 3, &tmp);
+		}
 		pb_msg(&pb, 2, &sub);
 	}
 	for (size_t i = 0; i < p->nmaps; i++) {

@@ -23,6 +23,7 @@ struct push_item {
 	struct pprof *prof;
 	struct pprof_meta m;
 	double from, until;
+	char comm[64];               /* the focused process's, label-safe; "" none */
 };
 
 struct push {
@@ -80,15 +81,30 @@ int push_parse_url(const char *url, char *host, size_t hostlen, char *port, size
 	return 0;
 }
 
-/* Pyroscope's name: app{label=value}, percent-encoded as a query value. */
-int push_target(char *buf, size_t len, const char *prefix, const char *host, uint64_t from, uint64_t until,
-		uint64_t sample_rate)
+/* Pyroscope's key syntax has no escapes ({ } , = end a value): anything
+ * but [-._0-9A-Za-z] becomes '_', as comm and host names need nothing else. */
+void push_label_value(char *dst, size_t len, const char *src)
+{
+	size_t o = 0;
+
+	if (len == 0)
+		return;
+	for (; *src && o + 1 < len; src++)
+		dst[o++] = (strchr("-._", *src) || (*src >= '0' && *src <= '9') || (*src >= 'a' && *src <= 'z') ||
+			    (*src >= 'A' && *src <= 'Z')) ? *src : '_';
+	dst[o] = '\0';
+}
+
+/* Pyroscope's name: app{label=value,...}, percent-encoded as a query value. */
+int push_target(char *buf, size_t len, const char *prefix, const char *host, const char *comm, uint64_t from,
+		uint64_t until, uint64_t sample_rate)
 {
 	char name[256];
 	size_t o = 0;
 	int n;
 
-	n = snprintf(name, sizeof(name), "perftop{host=%s}", host);
+	n = comm && *comm ? snprintf(name, sizeof(name), "perftop{host=%s,comm=%s}", host, comm)
+			  : snprintf(name, sizeof(name), "perftop{host=%s}", host);
 	if (n < 0 || (size_t)n >= sizeof(name))
 		return -1;
 	n = snprintf(buf, len, "%s/ingest?name=", prefix);
@@ -217,7 +233,7 @@ static int send_item(struct push *p, const struct push_item *it)
 	size_t len;
 	int code;
 
-	if (push_target(target, sizeof(target), p->prefix, p->label_host, (uint64_t)it->from,
+	if (push_target(target, sizeof(target), p->prefix, p->label_host, it->comm, (uint64_t)it->from,
 			(uint64_t)(it->until + 0.999), p->rate))
 		return 400;
 	if (pprof_build(it->prof, &it->m, &body, &len))
@@ -279,16 +295,6 @@ static void *push_main(void *arg)
 	return NULL;
 }
 
-static void label_value(char *dst, size_t len, const char *src)
-{
-	size_t o = 0;
-
-	for (; *src && o + 1 < len; src++)
-		dst[o++] = (strchr("-._", *src) || (*src >= '0' && *src <= '9') || (*src >= 'a' && *src <= 'z') ||
-			    (*src >= 'A' && *src <= 'Z')) ? *src : '_';
-	dst[o] = '\0';
-}
-
 int push_open(struct push **out, const char *url, uint64_t sample_rate, char *err, size_t errlen)
 {
 	struct push *p = calloc(1, sizeof(*p));
@@ -309,7 +315,7 @@ int push_open(struct push **out, const char *url, uint64_t sample_rate, char *er
 	}
 	if (gethostname(hn, sizeof(hn) - 1))
 		strcpy(hn, "unknown");
-	label_value(p->label_host, sizeof(p->label_host), hn);
+	push_label_value(p->label_host, sizeof(p->label_host), hn);
 	p->rate = sample_rate;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_condattr_init(&ca);
@@ -331,8 +337,13 @@ int push_open(struct push **out, const char *url, uint64_t sample_rate, char *er
 	return 0;
 }
 
-void push_window(struct push *p, struct pprof *prof, const struct pprof_meta *m, double from, double until)
+void push_window(struct push *p, struct pprof *prof, const struct pprof_meta *m, double from, double until,
+		 const char *comm)
 {
+	struct push_item it = { .prof = prof, .m = *m, .from = from, .until = until };
+
+	if (comm)
+		push_label_value(it.comm, sizeof(it.comm), comm);
 	pthread_mutex_lock(&p->mu);
 	if (p->n == PUSH_QUEUE) {
 		/* The oldest goes: recent windows matter more. */
@@ -341,7 +352,7 @@ void push_window(struct push *p, struct pprof *prof, const struct pprof_meta *m,
 		p->n--;
 		p->st.dropped++;
 	}
-	p->q[(p->head + p->n) % PUSH_QUEUE] = (struct push_item){ .prof = prof, .m = *m, .from = from, .until = until };
+	p->q[(p->head + p->n) % PUSH_QUEUE] = it;
 	p->n++;
 	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);

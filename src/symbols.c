@@ -5,6 +5,7 @@
 #include "symbols.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <malloc.h>
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "demangle.h"
 #include "dso.h"
 #include "elfsym.h"
@@ -71,6 +73,8 @@ struct symbols {
 	struct dso_set dsos;
 	struct cache_entry *cache;
 	char notice[256];
+	uint8_t kbuild_id[BUILDID_MAX];  /* the running kernel's, from /sys/kernel/notes */
+	size_t kbuild_id_len;
 	/* Their addresses are the keys of the unresolved. */
 	char unknown_all, unknown_kernel;
 };
@@ -131,6 +135,18 @@ void symbols_free(struct symbols *s)
 	free(s);
 }
 
+/* As perf does: the notes the kernel exports of its own image. Unreadable
+ * (a container without /sys) is no error: profiles then carry none. */
+static void kernel_build_id(struct symbols *s)
+{
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	int n = fd >= 0 ? buildid_read_notes(fd, s->kbuild_id) : 0;
+
+	if (fd >= 0)
+		close(fd);
+	s->kbuild_id_len = n > 0 ? (size_t)n : 0;
+}
+
 int symbols_load_kernel(struct symbols *s)
 {
 	struct kallsyms *ks, **r;
@@ -152,6 +168,7 @@ int symbols_load_kernel(struct symbols *s)
 	}
 	s->ks = ks;
 	s->kgen = (s->kgen + 1) & ~PROCTAB_GEN_KERNEL;
+	kernel_build_id(s);
 	if (ks->restricted)
 		snprintf(s->notice, sizeof(s->notice), "kernel addresses are hidden (kernel.kptr_restrict): "
 			 "kernel samples show as [unknown]; run as root with kptr_restrict=0");
@@ -372,6 +389,27 @@ static inline size_t cache_slot(int32_t pid, uint64_t ip)
 	return (size_t)(h >> (64 - CACHE_BITS));
 }
 
+/* The file's identity when it has a build-id, else its table's (read from
+ * the file or its debug file; tables may be evicted, hence asked each time).
+ * A JIT map's names are not the DSO's. */
+static inline void set_build_id(const struct symbols *s, const struct dso *d, struct sym_result *out)
+{
+	out->build_id = NULL;
+	out->build_id_len = 0;
+	if (d && out->dso == d->path) {
+		if (d->ident.build_id_len) {
+			out->build_id = d->ident.build_id;
+			out->build_id_len = d->ident.build_id_len;
+		} else if (d->tab && d->tab->build_id_len) {
+			out->build_id = d->tab->build_id;
+			out->build_id_len = d->tab->build_id_len;
+		}
+	} else if (out->dso == KERNEL_DSO && s->kbuild_id_len) {
+		out->build_id = s->kbuild_id;
+		out->build_id_len = s->kbuild_id_len;
+	}
+}
+
 static inline void resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip, bool kernel,
 			   struct sym_result *out)
 {
@@ -392,12 +430,14 @@ static inline void resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip,
 		out->key = e->key;
 		if (e->d)
 			e->d->last_hit = s->pt.epoch;
+		set_build_id(s, e->d, out);
 		return;
 	}
 	l = kernel ? resolve_kernel(s, ip) : resolve_user(s, p, ip);
 	out->sym = l.sym;
 	out->dso = l.dso;
 	out->key = l.key;
+	set_build_id(s, l.d, out);
 	if (l.nocache)
 		return;
 	/* Resolving may have read /proc and moved the generation on. */

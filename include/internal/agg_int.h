@@ -63,7 +63,14 @@ struct agg {
 	uint64_t rolls;
 	size_t freed;             /* bytes freed since the heap was last trimmed */
 	struct agg_stats st;      /* expired sums and counts; live counts filled on demand */
+	struct agg_pairs *pairs;  /* agg_pairs_keep: the interval's (process, symbol) pairs */
+	bool keep_pairs;
 };
+
+/* agg_pairs.c: the sample path's side (event 0 only), the roll's, the end. */
+void aggp_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, uint64_t period);
+void aggp_clear(struct agg *a);
+void aggp_free(struct agg *a);
 
 
 #endif

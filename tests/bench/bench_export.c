@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #include "bench.h"
-#include "deltamap.h"
 #include "metrics.h"
 #include "pprof.h"
 
@@ -42,20 +41,24 @@ int main(int argc, char **argv)
 	struct metrics *m = metrics_new(20, 50);
 	struct metrics_figures f = { .intervals = 1 };
 	struct pprof *win = pprof_new();
-	struct deltamap last;
 	uint64_t rng = 88172645463325252ull;
-	double t_iv = 0, t_prof = 0, *per = calloc(nint, sizeof(double));
+	double t_iv = 0, t_prof = 0, t_upd = 0, t_render = 0, t_win = 0, t_samp = 0, t_plain = 0;
+	double *per = calloc(nint, sizeof(double));
 	size_t page_bytes = 0, prof_bytes = 0, nprof = 0;
 
-	if (!a || !m || !win || !per || deltamap_init(&last, 2) || nsyms > (1 << 16))
+	if (!a || !m || !win || !per || nsyms > (1 << 16) || agg_pairs_keep(a, true))
 		return 1;
 	for (size_t i = 0; i < nsyms; i++)
 		snprintf(names[i], sizeof(names[i]), "function_%zu", i);
 	for (size_t it = 0; it < nint; it++) {
-		const struct agg_sym **rows;
+		const struct agg_pair *pairs;
 		size_t n;
-		double t0;
+		double t0, t1;
 
+		/* Odd intervals without the pairs (no window then): what keeping
+		 * them adds to the sample path. */
+		agg_pairs_keep(a, it % 2 == 0);
+		t0 = cpu_now();
 		for (int s = 0; s < 8000; s++) {
 			uint64_t r = bench_rng(&rng);
 			/* Skewed: a few symbols and tasks take most samples. */
@@ -66,8 +69,11 @@ int main(int argc, char **argv)
 
 			agg_sample(a, 0, (int)(r >> 40) & 1, pid, 1, &sr, 250000);
 		}
+		*(it % 2 == 0 ? &t_samp : &t_plain) += cpu_now() - t0;
 		t0 = cpu_now();
 		metrics_update(m, a);
+		t1 = cpu_now();
+		t_upd += t1 - t0;
 		for (int fmt = 0; fmt < 2; fmt++) {
 			char *page;
 			size_t len;
@@ -77,15 +83,16 @@ int main(int argc, char **argv)
 				free(page);
 			}
 		}
-		n = agg_symbols(a, AGG_TOTAL, &rows);
+		t_render += cpu_now() - t1;
+		t1 = cpu_now();
+		n = agg_pairs(a, &pairs);
 		for (size_t i = 0; i < n; i++) {
-			uint64_t *l = deltamap_get(&last, rows[i]->key), ds = rows[i]->total.samples[0] - l[0];
-			struct pprof_frame fr = { rows[i]->sym, rows[i]->dso, NULL };
+			struct pprof_frame fr = { pairs[i].sym->sym, pairs[i].sym->dso, NULL, pairs[i].sym->key };
 
-			if (ds)
-				pprof_add(win, &fr, 1, ds, ds * 250000);
-			l[0] = rows[i]->total.samples[0];
+			if (pprof_add_known(win, fr.key, pairs[i].task->comm, pairs[i].samples, pairs[i].period))
+				pprof_add(win, &fr, 1, pairs[i].task->comm, pairs[i].samples, pairs[i].period);
 		}
+		t_win += cpu_now() - t1;
 		per[it] = cpu_now() - t0;
 		t_iv += per[it];
 		if ((it + 1) % 15 == 0) {
@@ -111,9 +118,13 @@ int main(int argc, char **argv)
 	if (nprof)
 		printf("15 s profile built and gzip'd: %.0f us each (%zu KiB)\n", t_prof / (double)nprof * 1e6,
 		       prof_bytes / 1024);
+	printf("of which per interval: comm accumulators %.0f us, both /metrics pages %.0f us, pairs into the "
+	       "window %.0f us (a window open)\n", t_upd / (double)nint * 1e6, t_render / (double)nint * 1e6,
+	       t_win / (double)((nint + 1) / 2) * 1e6);
+	printf("8000 agg_samples: %.0f us with the pairs kept, %.0f us without\n",
+	       t_samp / (double)((nint + 1) / 2) * 1e6, t_plain / (double)(nint / 2) * 1e6);
 	printf("exporter CPU per second at -d 1 with a profile every 15 s: %.0f us\n",
 	       (t_iv + t_prof) / (double)nint * 1e6);
-	deltamap_free(&last);
 	pprof_free(win);
 	metrics_free(m);
 	agg_free(a);

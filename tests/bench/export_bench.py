@@ -1,11 +1,19 @@
 #!/usr/bin/env python3
-"""Exporter benchmark: perftop's own CPU time at 4 kHz on busy CPUs, plain
-(-b, the JSON dump to /dev/null) against the same with --listen while a
-client fetches /metrics every second and keeps a 15 s profile request open
-(one every 15 s). Alternating runs, medians; CPU from schedstat (all threads,
-the HTTP server's included), over a window after a warm-up.
+"""Exporter benchmark: what serving /metrics every second and a 15 s profile
+back to back (as a profile scraper does) costs perftop at 4 kHz on busy CPUs.
 
-usage: export_bench.py PERFTOP WORKLOAD [--secs 20] [--reps 3] [--rate 4000]
+Two measurements, both of CPU time, never of wall time:
+- A/B: plain runs (-b, the JSON dump to /dev/null) alternate with the same
+  plus --listen and the clients; each run is -n N intervals and its CPU is
+  the whole process's, every thread's, exited ones too (wait4's rusage).
+  Medians of each arm; their difference is the exporter's cost plus noise
+  (the machine's other load changes what perftop samples).
+- In-process: perftop's own perftop_export_cpu_seconds_total (the exporter's
+  thread CPU: each interval's pass, page rendering, the HTTP connection
+  threads, profile building) against perftop_process_cpu_seconds_total in
+  the same run: immune to what the other arm's run saw.
+
+usage: export_bench.py PERFTOP WORKLOAD [--secs 20] [--reps 5] [--rate 4000]
 """
 import argparse
 import os
@@ -18,9 +26,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
-from live_bench import proc_cpu, start_load, stop_load  # noqa: E402
-
-WARMUP = 3.0
+from live_bench import start_load, stop_load  # noqa: E402
 
 
 def free_port():
@@ -31,45 +37,56 @@ def free_port():
     return port
 
 
-def client(port, stop, counts):
+def scrape(port):
+    try:
+        page = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10).read().decode()
+    except OSError:
+        return None
+    vals = {}
+    for line in page.splitlines():
+        if not line.startswith("#") and " " in line:
+            k, v = line.rsplit(" ", 1)
+            vals[k] = float(v)
+    return vals
+
+
+def client(port, stop, state):
     def profiles():
         while not stop.is_set():
             try:
                 urllib.request.urlopen("http://127.0.0.1:%d/debug/pprof/profile?seconds=15" % port,
                                        timeout=60).read()
-                counts["profiles"] += 1
+                state["profiles"] += 1
             except OSError:
                 time.sleep(0.5)
-    t = threading.Thread(target=profiles, daemon=True)
-    t.start()
+    threading.Thread(target=profiles, daemon=True).start()
     while not stop.is_set():
-        try:
-            urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10).read()
-            counts["metrics"] += 1
-        except OSError:
-            pass
+        v = scrape(port)
+        if v:
+            state["metrics"] += 1
+            state["last"] = v
         stop.wait(1.0)
 
 
 def run(perftop, rate, secs, export):
-    args = [perftop, "-b", "--format", "json", "-o", "/dev/null", "-e", "cpu-clock", "-F", str(rate), "-d", "1"]
+    args = [perftop, "-b", "--format", "json", "-o", "/dev/null", "-e", "cpu-clock", "-F", str(rate),
+            "-d", "1", "-n", str(int(secs))]
     port = free_port()
     if export:
         args += ["--listen", "127.0.0.1:%d" % port]
-    p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    stop, counts = threading.Event(), {"metrics": 0, "profiles": 0}
-    t = None
-    time.sleep(WARMUP)
+    p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    stop, state = threading.Event(), {"metrics": 0, "profiles": 0, "last": {}}
     if export:
-        t = threading.Thread(target=client, args=(port, stop, counts), daemon=True)
-        t.start()
-    c0, t0 = proc_cpu(p.pid), time.time()
-    time.sleep(secs)
-    c1, t1 = proc_cpu(p.pid), time.time()
+        threading.Thread(target=client, args=(port, stop, state), daemon=True).start()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = status
     stop.set()
-    p.terminate()
-    p.wait(timeout=60)
-    return (c1 - c0) / (t1 - t0), counts
+    cpu = ru.ru_utime + ru.ru_stime
+    last = state["last"]
+    share = None
+    if last.get("perftop_process_cpu_seconds_total"):
+        share = last.get("perftop_export_cpu_seconds_total", 0) / last["perftop_process_cpu_seconds_total"]
+    return cpu / secs, share, state
 
 
 def main():
@@ -77,23 +94,29 @@ def main():
     ap.add_argument("perftop")
     ap.add_argument("workload")
     ap.add_argument("--secs", type=float, default=20)
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rate", type=int, default=4000)
     a = ap.parse_args()
-    plain, export = [], []
-    load = start_load(a.workload, int((a.secs + WARMUP + 5) * a.reps * 2 + 30))
+    plain, export, shares = [], [], []
+    load = start_load(a.workload, int((a.secs + 5) * a.reps * 2 + 30))
     try:
         for _ in range(a.reps):
             plain.append(run(a.perftop, a.rate, a.secs, False)[0])
-            cpu, counts = run(a.perftop, a.rate, a.secs, True)
+            cpu, share, st = run(a.perftop, a.rate, a.secs, True)
             export.append(cpu)
-            print("plain %.4f  export %.4f CPU s/s  (%d /metrics, %d profiles)"
-                  % (plain[-1], export[-1], counts["metrics"], counts["profiles"]), flush=True)
+            if share is not None:
+                shares.append(share)
+            print("plain %.2f  export %.2f ms/s  in-process exporter share %s  (%d /metrics, %d profiles)"
+                  % (plain[-1] * 1e3, export[-1] * 1e3, "%.1f%%" % (100 * share) if share is not None else "-",
+                     st["metrics"], st["profiles"]), flush=True)
     finally:
         stop_load(load)
     mp, me = statistics.median(plain), statistics.median(export)
-    print("median perftop CPU at %d Hz x %d CPUs: plain %.4f, with --listen and clients %.4f CPU s/s: %+.1f%%"
-          % (a.rate, os.cpu_count(), mp, me, 100 * (me - mp) / mp))
+    print("median perftop CPU at %d Hz x %d CPUs over %d runs each: plain %.2f ms/s, with --listen and clients "
+          "%.2f ms/s: %+.1f%%" % (a.rate, os.cpu_count(), a.reps, mp * 1e3, me * 1e3, 100 * (me - mp) / mp))
+    if shares:
+        print("in-process: the exporter's share of perftop's CPU, median %.1f%% (min %.1f%%, max %.1f%%)"
+              % (100 * statistics.median(shares), 100 * min(shares), 100 * max(shares)))
 
 
 if __name__ == "__main__":

@@ -120,10 +120,10 @@ def check_shares(label, flat, measured):
            % (label, h, got, SHARE_TOLERANCE, measured[h]))
 
 
-def pprof_top(src, env):
+def pprof_top(src, env, *extra):
     """Flat sample counts by function name from go tool pprof -top."""
     r = subprocess.run(["go", "tool", "pprof", "-top", "-sample_index=samples", "-nodefraction=0",
-                        "-nodecount=100000", src], capture_output=True, text=True, timeout=240, env=env)
+                        "-nodecount=100000", *extra, src], capture_output=True, text=True, timeout=240, env=env)
     flat, table = {}, False
     for line in r.stdout.splitlines():
         parts = line.split()
@@ -136,6 +136,98 @@ def pprof_top(src, env):
             except ValueError:
                 pass
     return r.returncode, flat, r.stderr
+
+
+def pprof_mappings(src, env):
+    """{file: build-id} of a profile's mappings, as go tool pprof -raw prints them."""
+    r = subprocess.run(["go", "tool", "pprof", "-raw", src], capture_output=True, text=True, timeout=240, env=env)
+    maps, table = {}, False
+    for line in r.stdout.splitlines():
+        if line.strip() == "Mappings":
+            table = True
+            continue
+        parts = line.split()
+        # "1: 0x0/0x0/0x0 FILE BUILDID [FN]": the build-id is left out when empty.
+        if table and len(parts) >= 3 and parts[0].endswith(":"):
+            rest = [x for x in parts[2:] if not x.startswith("[FN")]
+            maps[rest[0]] = rest[1] if len(rest) > 1 else ""
+    return maps
+
+
+def elf_build_id(path):
+    r = subprocess.run(["readelf", "-n", path], capture_output=True, text=True, timeout=30)
+    for line in r.stdout.splitlines():
+        if "Build ID:" in line:
+            return line.split("Build ID:")[1].strip()
+    return None
+
+
+def kernel_build_id():
+    """The GNU build-id note of /sys/kernel/notes, as perf reads it."""
+    try:
+        with open("/sys/kernel/notes", "rb") as f:
+            b = f.read()
+    except OSError:
+        return None
+    off = 0
+    while off + 12 <= len(b):
+        namesz, descsz, typ = (int.from_bytes(b[off + i:off + i + 4], sys.byteorder) for i in (0, 4, 8))
+        name = b[off + 12:off + 12 + namesz]
+        desc_off = off + 12 + ((namesz + 3) & ~3)
+        if typ == 3 and name == b"GNU\0":
+            return b[desc_off:desc_off + descsz].hex()
+        off = desc_off + ((descsz + 3) & ~3)
+    return None
+
+
+def check_build_ids(label, src, env):
+    """The workload's mapping (its DSO found in /proc: it ran before perftop)
+    carries readelf's build-id; the kernel's, /sys/kernel/notes' when sampled."""
+    if not shutil.which("readelf"):
+        skip("%s: build-ids" % label, "no readelf: apt-get install binutils")
+        return
+    maps = pprof_mappings(src, env)
+    diag("%s: mappings %r" % (label, maps))
+    want = elf_build_id(os.path.realpath(WORKLOAD))
+    got = maps.get(os.path.realpath(WORKLOAD), maps.get(WORKLOAD))
+    ok(want and got == want, "%s: the workload's mapping carries its build-id (%r, readelf %r)" % (label, got, want))
+    kbid = kernel_build_id()
+    if "[kernel.kallsyms]" not in maps or kbid is None:
+        skip("%s: the kernel's build-id" % label, "no kernel samples or no /sys/kernel/notes")
+    else:
+        ok(maps["[kernel.kallsyms]"] == kbid, "%s: [kernel.kallsyms] carries /sys/kernel/notes' build-id (%r, %r)"
+           % (label, maps["[kernel.kallsyms]"], kbid))
+    # The system's files only: others' builds may replace theirs while we sample.
+    files = [f for f in maps if f.startswith("/usr/") and os.path.exists(f) and elf_build_id(f)]
+    ok(files and all(maps[f] == elf_build_id(f) for f in files),
+       "%s: the system's ELF files (libc...) carry their build-ids (%d files)" % (label, len(files)))
+
+
+def pprof_tag_values(src, env, tag="comm"):
+    """{value: samples} of a sample label, from go tool pprof -raw."""
+    r = subprocess.run(["go", "tool", "pprof", "-raw", src], capture_output=True, text=True, timeout=240, env=env)
+    out, last = {}, None
+    for line in r.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0].isdigit() and parts[1].endswith(":"):
+            last = int(parts[0])
+            continue
+        s = line.strip()
+        if last is not None and s.startswith(tag + ":[") and s.endswith("]"):
+            out[s[len(tag) + 2:-1]] = out.get(s[len(tag) + 2:-1], 0) + last
+        if not s or s == "Locations":
+            last = None
+    return out
+
+
+def check_comm_label(label, src, env):
+    """Every sample of the workload's hot functions carries comm=WL: the same
+    counts with and without -tagfocus on it."""
+    _, flat, _ = pprof_top(src, env)
+    _, focus, err = pprof_top(src, env, "-tagfocus=comm=^%s$" % WL)
+    ok(flat.get("hot_a") and all(focus.get(h) == flat.get(h) for h in HOT),
+       "%s: the workload's samples carry comm=%s (%r of %r; %s)" % (label, WL, {h: focus.get(h) for h in HOT},
+                                                                    {h: flat.get(h) for h in HOT}, err.strip()[-200:]))
 
 
 def go_env():
@@ -195,6 +287,35 @@ def test_prometheus():
     finish_workload(wl)
 
 
+def series(page, family):
+    """{frozenset of (label, value): value} of a family's samples (plain label values only)."""
+    out = {}
+    for line in page.splitlines():
+        if not line.startswith(family + "{"):
+            continue
+        labels, value = line[len(family) + 1:].rsplit("} ", 1)
+        pairs = (kv.split("=", 1) for kv in labels.split(","))
+        out[frozenset((k, v.strip('"')) for k, v in pairs)] = float(value)
+    return out
+
+
+def check_lost_pairs(page):
+    """Lost and throttled per (event, CPU): a series for every pair sampled, and
+    summed they are the per-event and per-CPU families of the same page."""
+    for what, by_ev, by_cpu in (("lost_samples", "perftop_lost_samples_total", "perftop_cpu_lost_samples_total"),
+                                ("throttled", "perftop_throttled_total", "perftop_cpu_throttled_total")):
+        pairs = series(page, "perftop_event_cpu_%s_total" % what)
+        evs = {dict(k)["event"]: v for k, v in series(page, by_ev).items()}
+        cpus = {dict(k)["cpu"]: v for k, v in series(page, by_cpu).items()}
+        want = {frozenset({("event", e), ("cpu", c)}) for e in evs for c in cpus}
+        ok(evs and cpus and set(pairs) == want,
+           "perftop_event_cpu_%s_total: one series per event and CPU (%d of %d)" % (what, len(pairs), len(want)))
+        ok(all(sum(v for k, v in pairs.items() if dict(k)["event"] == e) == evs[e] for e in evs) and
+           all(sum(v for k, v in pairs.items() if dict(k)["cpu"] == c) == cpus[c] for c in cpus),
+           "perftop_event_cpu_%s_total: summed over cpu the per-event family, over event the per-CPU one (%r)"
+           % (what, {e: evs[e] for e in evs}))
+
+
 def test_formats():
     top, port = start_exporter("-d", "0.5")
     time.sleep(1.2)
@@ -222,8 +343,12 @@ def test_formats():
     ok(om_page.endswith(b"# EOF\n") and b"# TYPE perftop_samples counter\n" in om_page,
        "OpenMetrics: counter TYPE without _total, ends in # EOF")
     page = prom_page.decode()
+    check_lost_pairs(page)
     ok(metric(page, "perftop_process_cpu_seconds_total") is not None and
        (metric(page, "perftop_process_resident_memory_bytes") or 0) > 0, "own CPU seconds and RSS")
+    ex, cpu = metric(page, "perftop_export_cpu_seconds_total"), metric(page, "perftop_process_cpu_seconds_total")
+    ok(ex is not None and cpu is not None and 0 < ex <= cpu,
+       "the exporter's CPU counted, a part of perftop's (%r of %r)" % (ex, cpu))
 
 
 def test_profile():
@@ -233,10 +358,18 @@ def test_profile():
     wl, pid = start_workload(WORKLOAD, "split", "6,3,1", "10")
     procs.append(wl)
     top, port = start_exporter("-d", "0.5")
-    rc, flat, err = pprof_top("http://127.0.0.1:%d/debug/pprof/profile?seconds=5" % port, go_env())
+    env = go_env()
+    # Fetched once, read twice: go tool pprof saves what it fetched.
+    d = tmpdir()
+    rc, flat, err = pprof_top("http://127.0.0.1:%d/debug/pprof/profile?seconds=5" % port, dict(env, PPROF_TMPDIR=d))
     measured = finish_workload(wl)
     ok(rc == 0, "go tool pprof fetches and reads the profile (%s)" % err.strip()[-300:])
     check_shares("served profile", flat, measured)
+    saved = [os.path.join(d, f) for f in os.listdir(d) if f.endswith(".pb.gz")]
+    ok(len(saved) == 1, "go tool pprof saved the served profile (%r)" % os.listdir(d))
+    if saved:
+        check_build_ids("served profile", saved[0], env)
+        check_comm_label("served profile", saved[0], env)
     stop(top)
 
 
@@ -260,6 +393,8 @@ def test_pprof_file():
     rc, flat, err = pprof_top(out, go_env())
     ok(rc == 0, "go tool pprof reads the file (%s)" % err.strip()[-300:])
     check_shares("pprof file", flat, measured)
+    check_build_ids("pprof file", out, go_env())
+    check_comm_label("pprof file", out, go_env())
     # A stop signal ends the run too, and the file is still written.
     out2 = os.path.join(d, "sig.pb.gz")
     p = subprocess.Popen([PERFTOP, "-b", "--format", "pprof", "-o", out2, "-d", "0.5"],
@@ -456,6 +591,34 @@ def on_time(label, r, recs):
     ok(lost == 0, "%s: no sample lost (%d)" % (label, lost))
 
 
+def label_safe(s):
+    return "".join(c if c.isascii() and (c.isalnum() or c in "-._") else "_" for c in s)
+
+
+def test_push_focus():
+    """-p of one process: Pyroscope's name carries its comm too, label-safe."""
+    wl, pid = start_workload(WORKLOAD, "split", "6,3,1", "8")
+    procs.append(wl)
+    port = free_port()
+    rcv = Receiver(port)
+    try:
+        r, recs = push_run(port, "-p", str(pid))
+    finally:
+        rcv.close()
+    finish_workload(wl)
+    names = {urllib.parse.parse_qs(urllib.parse.urlsplit(path).query).get("name", [""])[0]
+             for path, _, _ in rcv.requests}
+    want = "perftop{host=%s,comm=%s}" % (label_safe(socket.gethostname()), label_safe(WL))
+    ok(r.returncode == 0 and names == {want}, "-p PID: the name is %s (%r; rc %r)" % (want, names, r.returncode))
+    prof = profile_part(*rcv.requests[0][1:]) if rcv.requests else None
+    if prof and shutil.which("go"):
+        d = tmpdir()
+        with open(os.path.join(d, "focus.pb.gz"), "wb") as f:
+            f.write(prof)
+        comms = pprof_tag_values(os.path.join(d, "focus.pb.gz"), go_env())
+        ok(set(comms) == {WL}, "and its samples' comm label is the workload's (%r)" % comms)
+
+
 def test_push():
     port = free_port()
     rcv = Receiver(port)
@@ -475,6 +638,7 @@ def test_push():
        q.get("name", [""])[0].startswith("perftop{host=") and q.get("name", [""])[0].endswith("}") and
        int(q["from"][0]) <= int(q["until"][0]) and q.get("sampleRate") == ["4000"],
        "Pyroscope's parameters: name=perftop{host=...}, from <= until, format=pprof, sampleRate")
+    ok("comm=" not in q.get("name", [""])[0], "system-wide, the name has no comm")
     prof = profile_part(headers, body)
     ok(prof is not None and prof[:2] == b"\x1f\x8b", "the body's profile part is gzip'd")
     if prof and shutil.which("go"):
@@ -483,10 +647,16 @@ def test_push():
             f.write(prof)
         rc, flat, err = pprof_top(os.path.join(d, "pushed.pb.gz"), go_env())
         ok(rc == 0 and flat, "go tool pprof reads the pushed profile (%s)" % err.strip()[-200:])
+        comms = pprof_tag_values(os.path.join(d, "pushed.pb.gz"), go_env())
+        ok(comms and sum(comms.values()) == sum(flat.values()),
+           "each pushed sample has a comm label (%d of %d samples; %r)"
+           % (sum(comms.values()), sum(flat.values()), sorted(comms)[:8]))
     ok("not sent" not in r.stderr, "nothing reported unsent (%s)" % r.stderr.strip())
     st = recs[-1].get("stats", {}) if recs else {}
     ok(st.get("push_sent", 0) >= 3 and st.get("push_failed") == 0 and st.get("push_dropped") == 0,
        "--stats shows the pushes (%r)" % {k: v for k, v in st.items() if k.startswith("push")})
+
+    test_push_focus()
 
     # Down for the first 2 s: windows wait in the queue and all arrive.
     port = free_port()

@@ -208,6 +208,53 @@ static void test_expiry_churn(void)
 	agg_free(a);
 }
 
+/* (process, symbol) pairs of the interval: kept only when asked, event 0
+ * only, one pair each, emptied by the roll; a table that grows keeps them all. */
+static void pairs(void)
+{
+	int cpus[] = { 0 };
+	struct agg *a = agg_new(2, cpus, 1);
+	struct sym_result f = sym("f", 1, false, "alpha"), g = sym("g", 2, false, "beta");
+	const struct agg_pair *p;
+	size_t n, found = 0;
+	uint64_t total = 0;
+
+	CHECK(a != NULL, "pairs: agg_new");
+	agg_sample(a, 0, 0, 10, 10, &f, 5);
+	CHECK(agg_pairs(a, &p) == 0, "no pairs until asked for");
+	CHECK(agg_pairs_keep(a, true) == 0, "agg_pairs_keep");
+	for (int i = 0; i < 3; i++)
+		agg_sample(a, 0, 0, 10, 10, &f, 5);
+	agg_sample(a, 0, 0, 20, 21, &f, 7);
+	agg_sample(a, 0, 0, 20, 20, &g, 1);
+	agg_sample(a, 1, 0, 20, 20, &g, 1); /* another event: not in the pairs */
+	n = agg_pairs(a, &p);
+	for (size_t i = 0; i < n; i++) {
+		if (p[i].task->pid == 10 && strcmp(p[i].sym->sym, "f") == 0)
+			found += p[i].samples == 3 && p[i].period == 15 && strcmp(p[i].task->comm, "alpha") == 0;
+		if (p[i].task->pid == 20 && strcmp(p[i].sym->sym, "f") == 0)
+			found += p[i].samples == 1 && p[i].period == 7;
+		if (p[i].task->pid == 20 && strcmp(p[i].sym->sym, "g") == 0)
+			found += p[i].samples == 1 && p[i].period == 1;
+	}
+	CHECK(n == 3 && found == 3, "one pair per process and symbol, its samples and period (%zu pairs)", n);
+	agg_roll(a, 50);
+	CHECK(agg_pairs(a, &p) == 0, "the roll empties them (whatever the decay)");
+	for (int t = 0; t < 1000; t++)
+		for (int i = 0; i <= t % 3; i++)
+			agg_sample(a, 0, 0, 100 + t, 100 + t, &g, 1);
+	n = agg_pairs(a, &p);
+	for (size_t i = 0; i < n; i++)
+		total += p[i].samples;
+	CHECK(n == 1000 && total == 1999, "1000 pairs through the table's growth, none lost (%zu, %llu)", n,
+	      (unsigned long long)total);
+	agg_roll(a, 0);
+	CHECK(agg_pairs_keep(a, false) == 0, "pairs off");
+	agg_sample(a, 0, 0, 10, 10, &f, 5);
+	CHECK(agg_pairs(a, &p) == 0, "and no longer kept");
+	agg_free(a);
+}
+
 int main(void)
 {
 	int cpus[] = { 0, 3 };
@@ -431,5 +478,6 @@ int main(void)
 		}
 		agg_free(c);
 	}
+	pairs();
 	return check_done();
 }

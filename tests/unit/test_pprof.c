@@ -65,6 +65,7 @@ struct decoded {
 	uint64_t st_type[4], st_unit[4];
 	size_t nst;
 	uint64_t sample_loc[MAXN], sample_v0[MAXN], sample_v1[MAXN];
+	uint64_t sample_lkey[MAXN], sample_lstr[MAXN]; /* its label, 0 0 without */
 	size_t nsamples;
 	uint64_t loc_fn[MAXN + 1];      /* by location id */
 	uint64_t fn_name[MAXN + 1];     /* by function id */
@@ -88,6 +89,13 @@ static void decode_sample(struct rd *r, struct decoded *d)
 		} else if (num == 2 && wt == 2) {
 			d->sample_v0[i] = varint(&sub);
 			d->sample_v1[i] = varint(&sub);
+		} else if (num == 3 && wt == 2) {
+			struct rd s2;
+			unsigned n2, w2;
+			uint64_t v2;
+
+			while (field(&sub, &n2, &w2, &v2, &s2))
+				*(n2 == 1 ? &d->sample_lkey[i] : n2 == 2 ? &d->sample_lstr[i] : &v2) = v2;
 		}
 	}
 }
@@ -181,8 +189,8 @@ static uint64_t samples_of(const struct decoded *d, const char *name, uint64_t *
 int main(void)
 {
 	struct pprof *p = pprof_new();
-	struct pprof_frame f = { "hot_a", "/bin/w", "abcd" }, g = { "hot_b", "/bin/w", "abcd" },
-			   k = { "schedule", "[kernel.kallsyms]", NULL };
+	struct pprof_frame f = { "hot_a", "/bin/w", "abcd", 0 }, g = { "hot_b", "/bin/w", "abcd", 0 },
+			   k = { "schedule", "[kernel.kallsyms]", NULL, 0 };
 	struct pprof_meta m = { .time_nanos = 1, .duration_nanos = 2000000000, .period = 250000 };
 	uint8_t *raw, *gz, unz[1 << 16];
 	size_t rawlen, gzlen;
@@ -192,10 +200,11 @@ int main(void)
 	const char *file;
 
 	CHECK(p != NULL, "pprof_new");
-	CHECK(pprof_add(p, &f, 1, 60, 15000000) == 0 && pprof_add(p, &g, 1, 30, 7500000) == 0 &&
-	      pprof_add(p, &k, 1, 10, 2500000) == 0 && pprof_add(p, &f, 1, 6, 1500000) == 0,
+	CHECK(pprof_add(p, &f, 1, "w", 60, 15000000) == 0 && pprof_add(p, &g, 1, "w", 30, 7500000) == 0 &&
+	      pprof_add(p, &k, 1, NULL, 10, 2500000) == 0 && pprof_add(p, &f, 1, "w", 6, 1500000) == 0 &&
+	      pprof_add(p, &f, 1, "sh", 4, 1000000) == 0,
 	      "pprof_add");
-	CHECK(pprof_samples(p) == 106, "samples added up");
+	CHECK(pprof_samples(p) == 110, "samples added up");
 	CHECK(pprof_encode(p, &m, &raw, &rawlen) == 0 && rawlen > 0, "pprof_encode");
 	decode(raw, rawlen, &d);
 	CHECK(!d.bad, "the encoding decodes as protobuf");
@@ -203,9 +212,13 @@ int main(void)
 	CHECK(d.nst == 2 && strcmp(str(&d, d.st_type[0]), "samples") == 0 && strcmp(str(&d, d.st_unit[0]), "count") == 0 &&
 	      strcmp(str(&d, d.st_type[1]), "cpu") == 0 && strcmp(str(&d, d.st_unit[1]), "nanoseconds") == 0,
 	      "sample types samples/count and cpu/nanoseconds");
-	CHECK(d.nsamples == 3, "one sample per distinct stack (%zu)", d.nsamples);
+	CHECK(d.nsamples == 4, "one sample per distinct stack and comm (%zu)", d.nsamples);
 	CHECK(samples_of(&d, "hot_a", &ns, &file) == 66 && ns == 16500000 && strcmp(file, "/bin/w") == 0,
 	      "hot_a: 66 samples, 16.5 ms, mapped to /bin/w");
+	CHECK(strcmp(str(&d, d.sample_lkey[0]), "comm") == 0 && strcmp(str(&d, d.sample_lstr[0]), "w") == 0 &&
+	      d.sample_lkey[2] == 0 && strcmp(str(&d, d.sample_lkey[3]), "comm") == 0 &&
+	      strcmp(str(&d, d.sample_lstr[3]), "sh") == 0 && d.sample_v0[3] == 4 && d.sample_loc[3] == d.sample_loc[0],
+	      "a comm label on each sample that has one; the same stack of another comm is its own sample");
 	CHECK(samples_of(&d, "schedule", &ns, &file) == 10 && strcmp(file, "[kernel.kallsyms]") == 0,
 	      "the kernel has its own mapping");
 	CHECK(strcmp(str(&d, d.map_bid[1]), "abcd") == 0, "build-id on the mapping when known");
@@ -232,6 +245,25 @@ int main(void)
 		free(d.strs[i]);
 	free(raw);
 	free(gz);
+	pprof_free(p);
+
+	p = pprof_new();
+	{
+		struct pprof_frame kf = { "hot_a", "/bin/w", NULL, 5 };
+
+		CHECK(pprof_add_known(p, 5, "w", 1, 10) == 1, "a key not added yet is not known");
+		CHECK(pprof_add(p, &kf, 1, "w", 2, 20) == 0 && pprof_add_known(p, 5, "w", 3, 30) == 0 &&
+		      pprof_samples(p) == 5, "added once with its key, then known by key and comm alone");
+		CHECK(pprof_add_known(p, 5, "v", 1, 10) == 1 && pprof_add_known(p, 6, "w", 1, 10) == 1 &&
+		      pprof_add_known(p, 5, NULL, 1, 10) == 1 && pprof_samples(p) == 5,
+		      "another comm, another key, no comm: not known, nothing added");
+		CHECK(pprof_encode(p, &m, &raw, &rawlen) == 0, "encode");
+		decode(raw, rawlen, &d);
+		CHECK(d.nsamples == 1 && d.sample_v0[0] == 5 && d.sample_v1[0] == 50, "one sample: 5 samples, 50 ns");
+		for (size_t i = 0; i < d.nstrs; i++)
+			free(d.strs[i]);
+		free(raw);
+	}
 	pprof_free(p);
 
 	p = pprof_new();

@@ -52,6 +52,110 @@ static void tick(struct agg *a, pid_t pid, int n)
 		agg_sample(a, 0, 0, pid, pid, &sr, 1000000);
 }
 
+/* Losses per (event, CPU): each pair its own series, and the old per-event
+ * and per-CPU families, their sums, as before. */
+static void lost_pairs(void)
+{
+	int cpus[] = { 0, 3 };
+	struct agg *a = agg_new(2, cpus, 2);
+	struct metrics *m = metrics_new(5, 5);
+	char *page;
+
+	CHECK(a && m, "agg of two events on CPUs 0 and 3");
+	strlcpy(agg_event(a, 0)->name, "ev0", sizeof(agg_event(a, 0)->name));
+	strlcpy(agg_event(a, 1)->name, "ev1", sizeof(agg_event(a, 1)->name));
+	agg_lost(a, 0, 3, 5);
+	agg_lost(a, 1, 0, 2);
+	agg_lost(a, 1, 3, 7);
+	agg_throttle(a, 1, 3);
+	agg_throttle(a, 1, 3);
+	agg_throttle(a, 0, 0);
+	agg_roll(a, 0); /* totals, not the interval's */
+	page = render(m, a, PROMTEXT_PROM);
+	CHECK(value_of(page, "perftop_event_cpu_lost_samples_total{event=\"ev0\",cpu=\"3\"}") == 5 &&
+	      value_of(page, "perftop_event_cpu_lost_samples_total{event=\"ev0\",cpu=\"0\"}") == 0 &&
+	      value_of(page, "perftop_event_cpu_lost_samples_total{event=\"ev1\",cpu=\"0\"}") == 2 &&
+	      value_of(page, "perftop_event_cpu_lost_samples_total{event=\"ev1\",cpu=\"3\"}") == 7,
+	      "lost samples per (event, CPU) pair");
+	CHECK(value_of(page, "perftop_event_cpu_throttled_total{event=\"ev1\",cpu=\"3\"}") == 2 &&
+	      value_of(page, "perftop_event_cpu_throttled_total{event=\"ev0\",cpu=\"0\"}") == 1 &&
+	      value_of(page, "perftop_event_cpu_throttled_total{event=\"ev0\",cpu=\"3\"}") == 0 &&
+	      value_of(page, "perftop_event_cpu_throttled_total{event=\"ev1\",cpu=\"0\"}") == 0,
+	      "throttling per (event, CPU) pair");
+	CHECK(strstr(page, "# TYPE perftop_event_cpu_lost_samples_total counter\n") &&
+	      strstr(page, "# TYPE perftop_event_cpu_throttled_total counter\n"), "both pair families typed counter");
+	CHECK(value_of(page, "perftop_lost_samples_total{event=\"ev1\"}") == 9 &&
+	      value_of(page, "perftop_cpu_lost_samples_total{cpu=\"3\"}") == 12 &&
+	      value_of(page, "perftop_throttled_total{event=\"ev1\"}") == 2 &&
+	      value_of(page, "perftop_cpu_throttled_total{cpu=\"0\"}") == 1,
+	      "the per-event and per-CPU families, names and labels as before");
+	free(page);
+	metrics_free(m);
+	agg_free(a);
+}
+
+static void samples_of(struct agg *a, const char *name, uint64_t key, int n)
+{
+	struct sym_result sr = { .sym = name, .dso = "/bin/x", .key = key, .comm = "c" };
+
+	for (int i = 0; i < n; i++)
+		agg_sample(a, 0, 0, 7, 7, &sr, 1);
+}
+
+/* The top N symbols follow only the rows that grew each interval: one that
+ * overtakes enters, the one it passed leaves, rows that did not grow keep
+ * their place and figures; the order is agg's. */
+static void symbol_top(void)
+{
+	int cpus[] = { 0 };
+	struct agg *a = agg_new(1, cpus, 1);
+	struct metrics *m = metrics_new(5, 2);
+	char *page;
+
+	CHECK(a && m, "symbol top: agg and metrics");
+	strlcpy(agg_event(a, 0)->name, "e", sizeof(agg_event(a, 0)->name));
+	samples_of(a, "f", 1, 10);
+	samples_of(a, "g", 2, 5);
+	samples_of(a, "h", 3, 1);
+	metrics_update(m, a);
+	agg_roll(a, 0);
+	samples_of(a, "h", 3, 20); /* h passes both; g, the lowest, leaves */
+	metrics_update(m, a);
+	agg_roll(a, 0);
+	samples_of(a, "i", 4, 3); /* below both: stays out */
+	samples_of(a, "f", 1, 1);
+	metrics_update(m, a);
+	page = render(m, a, PROMTEXT_PROM);
+	CHECK(value_of(page, "perftop_symbol_samples_total{event=\"e\",symbol=\"h\",dso=\"/bin/x\"}") == 21 &&
+	      value_of(page, "perftop_symbol_samples_total{event=\"e\",symbol=\"f\",dso=\"/bin/x\"}") == 11 &&
+	      !strstr(page, "symbol=\"g\"") && !strstr(page, "symbol=\"i\""),
+	      "the top 2 after h overtook: h 21, f 11; g and i out");
+	CHECK(strstr(page, "symbol=\"h\"") < strstr(page, "symbol=\"f\""), "in agg's order, h first");
+	free(page);
+	agg_roll(a, 0);
+	samples_of(a, "g", 2, 30); /* g back, over both: f, now lowest and idle, leaves */
+	metrics_update(m, a);
+	page = render(m, a, PROMTEXT_PROM);
+	CHECK(value_of(page, "perftop_symbol_samples_total{event=\"e\",symbol=\"g\",dso=\"/bin/x\"}") == 35 &&
+	      value_of(page, "perftop_symbol_samples_total{event=\"e\",symbol=\"h\",dso=\"/bin/x\"}") == 21 &&
+	      !strstr(page, "symbol=\"f\""), "g back on top with its whole total, h kept without growing");
+	free(page);
+	agg_roll(a, 0);
+	samples_of(a, "k", 6, 1); /* below both: the lowest (h) is looked for */
+	samples_of(a, "h", 3, 40); /* the lowest grows past the other: now g is the lowest */
+	metrics_update(m, a);
+	agg_roll(a, 0);
+	samples_of(a, "j", 5, 50); /* passes g (35), not h (61) */
+	metrics_update(m, a);
+	page = render(m, a, PROMTEXT_PROM);
+	CHECK(value_of(page, "perftop_symbol_samples_total{event=\"e\",symbol=\"h\",dso=\"/bin/x\"}") == 61 &&
+	      value_of(page, "perftop_symbol_samples_total{event=\"e\",symbol=\"j\",dso=\"/bin/x\"}") == 50 &&
+	      !strstr(page, "symbol=\"g\""), "once the lowest grew past another, that one is the lowest to leave");
+	free(page);
+	metrics_free(m);
+	agg_free(a);
+}
+
 int main(void)
 {
 	int cpus[] = { 0 };
@@ -147,5 +251,7 @@ int main(void)
 
 	metrics_free(m);
 	agg_free(a);
+	lost_pairs();
+	symbol_top();
 	return check_done();
 }

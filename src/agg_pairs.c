@@ -1,0 +1,122 @@
+/* agg's (process, symbol) pairs of the current interval (agg_pairs in
+ * agg.h): a table of its own, emptied by the roll, so that an exporter gets
+ * what each pair grew by without sorting or diffing every row ever seen. */
+#include "internal/agg_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct agg_pairs {
+	struct agg_pair *v;
+	size_t n, cap;
+	uint32_t *ix;      /* open addressing: index into v + 1, 0 empty */
+	size_t mask;
+	size_t last;       /* consecutive samples mostly hit the same pair */
+};
+
+static inline size_t pair_hash(const struct agg_task *t, const struct agg_sym *s)
+{
+	uint64_t k = (uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)s * 0xc2b2ae3d27d4eb4full;
+
+	return (size_t)(k ^ k >> 29);
+}
+
+static int index_grow(struct agg_pairs *p)
+{
+	size_t cap = p->mask ? 2 * (p->mask + 1) : 256;
+	uint32_t *ix = calloc(cap, sizeof(*ix));
+
+	if (ix == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n; i++) {
+		size_t j = pair_hash(p->v[i].task, p->v[i].sym) & (cap - 1);
+
+		while (ix[j])
+			j = (j + 1) & (cap - 1);
+		ix[j] = (uint32_t)i + 1;
+	}
+	free(p->ix);
+	p->ix = ix;
+	p->mask = cap - 1;
+	return 0;
+}
+
+int agg_pairs_keep(struct agg *a, bool on)
+{
+	struct agg_pairs *p = a->pairs;
+
+	if (!on || p) {
+		a->keep_pairs = on && p;
+		return 0;
+	}
+	if ((p = calloc(1, sizeof(*p))) == NULL || index_grow(p)) {
+		free(p);
+		return -ENOMEM;
+	}
+	a->pairs = p;
+	a->keep_pairs = true;
+	return 0;
+}
+
+void aggp_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, uint64_t period)
+{
+	struct agg_pairs *p = a->pairs;
+	size_t j;
+
+	if (p->last < p->n && p->v[p->last].task == t && p->v[p->last].sym == s)
+		goto found;
+	for (j = pair_hash(t, s) & p->mask; p->ix[j]; j = (j + 1) & p->mask) {
+		p->last = p->ix[j] - 1;
+		if (p->v[p->last].task == t && p->v[p->last].sym == s)
+			goto found;
+	}
+	/* Half full at most; out of memory the sample is not in the pairs. */
+	if (2 * (p->n + 1) > p->mask + 1) {
+		if (index_grow(p))
+			return;
+		for (j = pair_hash(t, s) & p->mask; p->ix[j]; j = (j + 1) & p->mask)
+			;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 128;
+		struct agg_pair *v = reallocarray(p->v, cap, sizeof(*v));
+
+		if (v == NULL)
+			return;
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n] = (struct agg_pair){ .task = t, .sym = s };
+	p->ix[j] = (uint32_t)++p->n;
+	p->last = p->n - 1;
+found:
+	p->v[p->last].samples++;
+	p->v[p->last].period += period;
+}
+
+void aggp_clear(struct agg *a)
+{
+	struct agg_pairs *p = a->pairs;
+
+	if (p == NULL || p->n == 0)
+		return;
+	memset(p->ix, 0, (p->mask + 1) * sizeof(*p->ix));
+	p->n = 0;
+}
+
+void aggp_free(struct agg *a)
+{
+	if (a->pairs == NULL)
+		return;
+	free(a->pairs->v);
+	free(a->pairs->ix);
+	free(a->pairs);
+	a->pairs = NULL;
+}
+
+size_t agg_pairs(const struct agg *a, const struct agg_pair **pairs)
+{
+	*pairs = a->pairs ? a->pairs->v : NULL;
+	return a->pairs ? a->pairs->n : 0;
+}
