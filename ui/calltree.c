@@ -567,6 +567,8 @@ void tree_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *bu
 	}
 	s = csym(u, n->sym);
 	d = s ? u->cg.pool + s->dso : "";
+	if (strcmp(d, "[kernel.kallsyms]") == 0) /* as the table says it */
+		d = "[kernel]";
 	slash = strrchr(d, '/');
 	sanitize(dso, sizeof(dso), slash && slash[1] ? slash + 1 : d);
 	if (s == NULL) {
