@@ -238,8 +238,18 @@ static void callgraph_frames(FILE *out, struct session *s)
 	keys_dispatch(&u, KEY_F(5));
 	frame(out, &u, "-g: F5, the whole call-path tree", 24, 100);
 	keys_dispatch(&u, 27);
-	s->agg = NULL;
 	ui_free(&u);
+	{
+		char name[32];
+
+		o.children = false; /* --no-children: by Self */
+		ui_init(&u, s, &o);
+		frame_take(&u, ga, 1.0);
+		views_col_name(&u, u.sort_col[VIEW_SYMBOLS], name, sizeof(name));
+		ok(strcmp(name, "Self") == 0, "-g --no-children: sorted by Self");
+		ui_free(&u);
+	}
+	s->agg = NULL;
 	agg_free(ga);
 }
 
