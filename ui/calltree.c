@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "callgraph.h"
-#include "sanitize.h"
 #include "ui.h"
 
 #define NONE UINT32_MAX
@@ -193,7 +192,7 @@ void cgsnap_free(struct ui *u)
 
 /* --- trees -------------------------------------------------------------- */
 
-static const struct ui_cgsym *csym(const struct ui *u, uint32_t s)
+const struct ui_cgsym *tree_sym(const struct ui *u, uint32_t s)
 {
 	return s < u->cg.nsyms ? &u->cg.syms[s] : NULL;
 }
@@ -204,13 +203,13 @@ const char *tree_name(const struct ui *u, const struct ui_tree *t, uint32_t node
 
 	if (node == 0)
 		return t->kind == TREE_PATHS ? "all samples" : t->sym ? t->sym : "?";
-	s = node < t->nn ? csym(u, t->n[node].sym) : NULL;
+	s = node < t->nn ? tree_sym(u, t->n[node].sym) : NULL;
 	return s ? u->cg.pool + s->name : "[other]";
 }
 
 static uint64_t node_id(const struct ui *u, uint64_t parent, uint32_t sym)
 {
-	const struct ui_cgsym *s = csym(u, sym);
+	const struct ui_cgsym *s = tree_sym(u, sym);
 	uint64_t h = parent * 31 + 7;
 
 	if (s == NULL)
@@ -530,88 +529,4 @@ void tree_free(struct ui_tree *t)
 	free(t->vis);
 	free(t->hash);
 	memset(t, 0, sizeof(*t));
-}
-
-static double pct(uint64_t part, uint64_t whole)
-{
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-/* "- 56.25%  75.00%  caller_a  cgwork_fp": the marker (+ more, - open), the
- * share of all samples, of the line above it, the name, the file. */
-void tree_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *buf, size_t len,
-	       enum ui_role *role)
-{
-	char name[512], dso[256];
-	const struct ui_tnode *n;
-	const struct ui_cgsym *s;
-	const char *d, *slash;
-	int indent;
-
-	buf[0] = '\0';
-	*role = R_NORMAL;
-	if (vis >= t->nvis)
-		return;
-	n = &t->n[t->vis[vis]];
-	sanitize(name, sizeof(name), tree_name(u, t, t->vis[vis]));
-	if (t->vis[vis] == 0) {
-		*role = R_LABEL;
-		if (t->kind == TREE_PATHS)
-			snprintf(buf, len, "  %7.2f%%  all samples (%s)", pct(n->samples, u->cg.base),
-				 u->cg.scope == AGG_TOTAL ? "since start" : "of the interval");
-		else
-			snprintf(buf, len, "    %s of %s  (%% of all samples, %% of the line above; r: %s)",
-				 t->kind == TREE_CALLERS ? "callers" : "callees", name,
-				 t->kind == TREE_CALLERS ? "callees" : "callers");
-		return;
-	}
-	s = csym(u, n->sym);
-	d = s ? u->cg.pool + s->dso : "";
-	if (strcmp(d, "[kernel.kallsyms]") == 0) /* as the table says it */
-		d = "[kernel]";
-	slash = strrchr(d, '/');
-	sanitize(dso, sizeof(dso), slash && slash[1] ? slash + 1 : d);
-	if (s == NULL) {
-		*role = R_DIM;
-		strlcpy(name, "[other: stacks past the call-path tree's bound]", sizeof(name));
-	} else if (s->kernel) {
-		*role = R_KERNEL;
-	}
-	indent = (t->kind == TREE_PATHS ? 0 : 2) + 2 * (int)(n->depth > 40 ? 40 : n->depth);
-	snprintf(buf, len, "%*s%c %6.2f%% %6.2f%%  %s%s%s%s", indent, "",
-		 n->first == 0 ? ' ' : tree_expanded(t, t->vis[vis]) ? '-' : '+', pct(n->samples, u->cg.base),
-		 pct(n->samples, t->n[n->parent].samples), s && s->comm ? "comm " : "", name, dso[0] ? "  " : "",
-		 dso);
-}
-
-/* F5: the whole call-path tree, full screen. */
-void paths_draw(struct ui *u, int h, int w)
-{
-	struct ui_tree *t = &u->paths;
-	int rows = h - 3;
-	char line[1024];
-
-	paint_text(0, 0, w, R_HEAD,
-		   " Call paths (F5): % of all samples, % of the line above  Right/Enter expand  Left collapse"
-		   "  Esc back", false);
-	if (rows < 1)
-		return;
-	t->page = (size_t)rows;
-	if (t->sel < t->top)
-		t->top = t->sel;
-	if (t->sel >= t->top + (size_t)rows)
-		t->top = t->sel - (size_t)rows + 1;
-	if (t->top + (size_t)rows > t->nvis)
-		t->top = t->nvis > (size_t)rows ? t->nvis - (size_t)rows : 0;
-	if (t->nn <= 1 && t->n && t->n[0].samples == 0) {
-		paint_text(1 + rows / 2, 0, w, R_WARN, u->paused ? "paused" : "no call stacks yet", false);
-		return;
-	}
-	for (int r = 0; r < rows && t->top + (size_t)r < t->nvis; r++) {
-		size_t i = t->top + (size_t)r;
-		enum ui_role role;
-
-		tree_line(u, t, i, line, sizeof(line), &role);
-		paint_text(1 + r, 0, w, i == t->sel ? R_SELECTED : role, line, false);
-	}
 }

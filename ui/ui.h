@@ -228,7 +228,7 @@ void ui_task_ratios(const struct ui *u, const struct agg_task *t, struct ratio o
 /* The same from a counter row alone. */
 void ui_counter_ratios(const struct ui *u, const struct counter_row *r, struct ratio out[RATIO_COUNT]);
 
-/* calltree.c: the snapshot, trees built from it, their lines. */
+/* calltree.c: the snapshot, trees built from it, their lines; treeview.c: drawn. */
 void cgsnap_take(struct ui *u, const struct agg *a);
 void cgsnap_clear(struct ui *u);
 void cgsnap_free(struct ui *u);
@@ -246,6 +246,8 @@ void tree_select(struct ui_tree *t, size_t vis);
 /* Line vis's text and role (sanitised: names come from other processes). */
 void tree_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *buf, size_t len,
 	       enum ui_role *role);
+/* A node's symbol in the snapshot, or NULL (the root, "other"). */
+const struct ui_cgsym *tree_sym(const struct ui *u, uint32_t sym);
 /* The name of a node (root: the tree's symbol, or "all"). */
 const char *tree_name(const struct ui *u, const struct ui_tree *t, uint32_t node);
 void tree_free(struct ui_tree *t);
