@@ -161,8 +161,10 @@ static void imap_put(struct imap *m, uint64_t h, uint32_t idx)
 	m->used++;
 }
 
-/* Rehashes at half load; hash(i) gives entry i's hash. */
-static int imap_grow(struct cg *g, struct imap *m, size_t n, uint64_t (*hash)(const struct cg *, size_t))
+/* Rehashes at half load; hash(i) gives entry i's hash, for entries first..n-1
+ * (the root node is in no map: it has neither symbol nor comm to hash). */
+static int imap_grow(struct cg *g, struct imap *m, size_t first, size_t n,
+		     uint64_t (*hash)(const struct cg *, size_t))
 {
 	struct imap nm;
 
@@ -170,7 +172,7 @@ static int imap_grow(struct cg *g, struct imap *m, size_t n, uint64_t (*hash)(co
 		return 0;
 	if (imap_init(&nm, 2 * (m->mask + 1)))
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = first; i < n; i++)
 		imap_put(&nm, hash(g, i), (uint32_t)i);
 	free(m->tab);
 	*m = nm;
@@ -275,7 +277,7 @@ static uint32_t child(struct cg *g, uint32_t parent, const struct agg_sym *sym, 
 	n->next_sibling = g->nodes[parent].first_child;
 	g->nodes[parent].first_child = (uint32_t)g->nnodes;
 	g->nnodes++;
-	if (imap_grow(g, &g->nmap, g->nnodes - 1, node_hash_at) == 0)
+	if (imap_grow(g, &g->nmap, 1, g->nnodes - 1, node_hash_at) == 0)
 		imap_put(&g->nmap, h, (uint32_t)(g->nnodes - 1));
 	return (uint32_t)(g->nnodes - 1);
 }
@@ -323,7 +325,7 @@ static void count_edge(struct cg *g, const struct agg_sym *callee, const struct 
 	c[g->nev + ev]++;
 	act_mark(&g->eact, (uint32_t)g->nedges);
 	g->nedges++;
-	if (imap_grow(g, &g->emap, g->nedges - 1, edge_hash_at) == 0)
+	if (imap_grow(g, &g->emap, 0, g->nedges - 1, edge_hash_at) == 0)
 		imap_put(&g->emap, h, (uint32_t)(g->nedges - 1));
 }
 

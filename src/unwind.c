@@ -195,21 +195,23 @@ struct unwind *unwind_new(unwind_map_fn find_map, void *arg, size_t max_procs)
 	return u;
 }
 
+/* A slot is emptied in place, never filled by moving another: each Dwfl
+ * holds its slot's address (the callbacks' argument) for its whole life. */
 static void proc_drop(struct unwind *u, size_t i)
 {
 	if (u->procs[i].dwfl) {
 		dwfl_end(u->procs[i].dwfl);
 		u->st.dwfl_dropped++;
 	}
-	u->procs[i] = u->procs[--u->nprocs];
+	memset(&u->procs[i], 0, sizeof(u->procs[i]));
 }
 
 void unwind_free(struct unwind *u)
 {
 	if (u == NULL)
 		return;
-	while (u->nprocs)
-		proc_drop(u, 0);
+	for (size_t i = 0; i < u->nprocs; i++)
+		proc_drop(u, i);
 	free(u->procs);
 	free(u);
 }
@@ -217,7 +219,7 @@ void unwind_free(struct unwind *u)
 void unwind_forget(struct unwind *u, pid_t pid)
 {
 	for (size_t i = 0; u && i < u->nprocs; i++)
-		if (u->procs[i].pid == pid) {
+		if (u->procs[i].dwfl && u->procs[i].pid == pid) {
 			proc_drop(u, i);
 			return;
 		}
@@ -228,19 +230,28 @@ void unwind_forget(struct unwind *u, pid_t pid)
 static struct proc *proc_get(struct unwind *u, pid_t pid)
 {
 	struct proc *p;
-	size_t lru = 0;
+	size_t lru = 0, slot = SIZE_MAX;
 
+	/* nprocs: slots ever used; an empty one (no Dwfl) is taken first. */
 	for (size_t i = 0; i < u->nprocs; i++) {
+		if (u->procs[i].dwfl == NULL) {
+			slot = slot == SIZE_MAX ? i : slot;
+			continue;
+		}
 		if (u->procs[i].pid == pid) {
 			u->procs[i].used = ++u->clock;
 			return &u->procs[i];
 		}
-		if (u->procs[i].used < u->procs[lru].used)
+		if (u->procs[i].used < u->procs[lru].used || u->procs[lru].dwfl == NULL)
 			lru = i;
 	}
-	if (u->nprocs == u->max)
+	if (slot == SIZE_MAX && u->nprocs < u->max)
+		slot = u->nprocs++;
+	if (slot == SIZE_MAX) {
 		proc_drop(u, lru);
-	p = &u->procs[u->nprocs];
+		slot = lru;
+	}
+	p = &u->procs[slot];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->u = u;
@@ -248,7 +259,6 @@ static struct proc *proc_get(struct unwind *u, pid_t pid)
 	p->dwfl = dwfl_begin(&dwfl_cbs);
 	if (p->dwfl == NULL)
 		return NULL;
-	u->nprocs++;
 	u->st.dwfl_made++;
 	return p;
 }

@@ -41,6 +41,23 @@ static void text_overhead(const struct ui *u, const void *row, size_t ev, char *
 	snprintf(buf, len, "%.2f%%", num_overhead(u, row, ev));
 }
 
+const struct agg_counts *children_of(const struct ui *u, const struct agg_sym *row)
+{
+	return ui_scope(u) == AGG_INTERVAL ? &row->ch_iv : &row->ch_total;
+}
+
+/* -g: stacks through the symbol, as perf top's Children; the marker says
+ * whether its call tree is open (-) or can be (+). */
+static double num_children(const struct ui *u, const void *row, size_t ev)
+{
+	return share(u, children_of(u, row), ui_primary(u));
+}
+
+static void text_children(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%c%7.2f%%", tree_is_for(u, row) ? '-' : '+', num_children(u, row, ev));
+}
+
 static double num_samples(const struct ui *u, const void *row, size_t ev)
 {
 	return (double)counts_sum(u, counts_of(u, row));
@@ -130,7 +147,9 @@ static enum ui_role sym_role(const void *row, const struct column *c)
 }
 
 static const struct column sym_cols[] = {
-	{ "Overhead", 8, .text = text_overhead, .num = num_overhead },
+	{ "Children", 9, .cg = 1, .text = text_children, .num = num_children },
+	{ "Self", 8, .cg = 1, .text = text_overhead, .num = num_overhead },
+	{ "Overhead", 8, .cg = -1, .text = text_overhead, .num = num_overhead },
 	{ "Samples", 8, .text = text_samples, .num = num_samples },
 	{ NULL, 10, .per_event = true, .multi_only = true, .text = text_ev_samples, .num = num_ev_samples },
 	{ "Shared Object", 13, .left = true, .foreign = true, .shrinks = true, .fit = true, .text = text_dso,

@@ -22,6 +22,7 @@ struct column {
 	const char *sort_name;      /* in "sort: …" when the title is not enough */
 	bool span;                  /* the title runs on over the next column's empty one */
 	bool fit;                   /* as wide as its widest text shown, up to a third of the line */
+	int cg;                     /* 1: only with call graphs (-g); -1: only without */
 };
 
 struct view_def {
@@ -39,5 +40,7 @@ extern const struct view_def views[VIEW_COUNT];
 /* The row's counts in the scope shown. */
 const struct agg_counts *counts_of(const struct ui *u, const void *row);
 uint64_t counts_sum(const struct ui *u, const struct agg_counts *c);
+/* A symbol row's children counts (-g) in the scope shown. */
+const struct agg_counts *children_of(const struct ui *u, const struct agg_sym *row);
 
 #endif

@@ -382,21 +382,24 @@ struct fkey {
 	bool (*alt)(const struct ui *u);   /* when true, alt_key/alt_label show */
 	const char *alt_key, *alt_label;
 	int alt_code;
+	bool (*only)(const struct ui *u);  /* shown only when true */
 };
 
 static bool is_focused(const struct ui *u) { return u->focus != 0; }
 static bool is_paused(const struct ui *u) { return u->paused; }
+static bool has_callgraph(const struct ui *u) { return u->callgraph; }
 
-#define FK(k, l, c) { k, l, c, NULL, NULL, NULL, 0 }
+#define FK(k, l, c) { k, l, c, NULL, NULL, NULL, 0, NULL }
 
 /* As htop's: what matters most first; entries that do not fit are dropped
  * whole, and the last (Quit, Close) always shows. */
 static const struct fkey bar_main[] = {
 	FK("F1", "Help", KEY_F(1)), FK("F3", "Search", KEY_F(3)), FK("F4", "Filter", KEY_F(4)),
+	{ "F5", "Tree", KEY_F(5), NULL, NULL, NULL, 0, has_callgraph },
 	FK("F6", "SortBy", KEY_F(6)), FK("F9", "Kill", KEY_F(9)), FK("Tab", "View", '\t'),
-	{ "Enter", "Focus", '\n', is_focused, "Esc", "Back", KEY_ESC_CODE },
+	{ "Enter", "Focus", '\n', is_focused, "Esc", "Back", KEY_ESC_CODE, NULL },
 	FK("e", "Events", 'e'), FK("x", "Excl", 'x'),
-	{ "Spc", "Pause", ' ', is_paused, "Spc", "Resume", ' ' },
+	{ "Spc", "Pause", ' ', is_paused, "Spc", "Resume", ' ', NULL },
 	FK("U", "User", 'U'), FK("K", "Kernel", 'K'), FK("z", "Decay", 'z'), FK("c", "Total", 'c'),
 	FK("d", "Delay", 'd'), FK("F", "Freq", 'F'),
 	FK("F10", "Quit", KEY_F(10)), FK(NULL, NULL, 0),
@@ -411,6 +414,10 @@ static const struct fkey bar_exclude[] = {
 };
 static const struct fkey bar_sort[] = {
 	FK("Enter", "Sort", '\n'), FK("I", "Invert", 'I'), FK("Esc", "Close", KEY_ESC_CODE), FK(NULL, NULL, 0),
+};
+static const struct fkey bar_paths[] = {
+	FK("Right", "Expand", KEY_RIGHT), FK("Left", "Collapse", KEY_LEFT), FK("Enter", "Toggle", '\n'),
+	FK("F1", "Help", KEY_F(1)), FK("Esc", "Back", KEY_ESC_CODE), FK(NULL, NULL, 0),
 };
 static const struct fkey bar_help[] = {
 	FK("Up/Down", "Scroll", 0), FK("Esc", "Close", KEY_ESC_CODE), FK(NULL, NULL, 0),
@@ -458,11 +465,14 @@ void footer_draw(struct ui *u, int y, int w)
 		bar = bar_help;
 	else if (u->mode == MODE_SORT)
 		bar = bar_sort;
+	else if (u->mode == MODE_PATHS)
+		bar = bar_paths;
 	paint_fill(y, 0, w, R_FLABEL);
 	u->nbar_hit = 0;
 	size_t n = 0;
 	while (bar[n].key)
 		n++;
+	/* entries for this run only (F5 with -g) are skipped below */
 	int reserve = n ? fkey_width(u, &bar[n - 1]) : 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct fkey *f = &bar[i];
@@ -470,7 +480,7 @@ void footer_draw(struct ui *u, int y, int w)
 		const char *key = alt ? f->alt_key : f->key, *label = alt ? f->alt_label : f->label;
 		int kw = (int)strlen(key), fw = fkey_width(u, f);
 
-		if (x + fw + (last ? 0 : reserve) > w)
+		if ((f->only && !f->only(u)) || x + fw + (last ? 0 : reserve) > w)
 			continue;
 		paint_text(y, x, kw, R_FKEY, key, false);
 		paint_text(y, x + kw, fw - kw, R_FLABEL, label, false);

@@ -21,6 +21,16 @@ static unsigned select_row(struct ui *u, size_t i)
 	u->sel[v] = i >= u->nrows ? u->nrows - 1 : i;
 	u->sel_key[v] = views_row_key(u, u->rows[u->sel[v]]);
 	u->sel_valid[v] = true;
+	u->tree.in = false;
+	return UI_DRAW;
+}
+
+/* Moving goes by lines: rows, and an open call tree's lines among them. */
+static unsigned select_line(struct ui *u, size_t i)
+{
+	if (u->nrows == 0)
+		return 0;
+	views_select_line(u, i);
 	return UI_DRAW;
 }
 
@@ -31,34 +41,36 @@ static size_t page(const struct ui *u)
 
 static unsigned act_up(struct ui *u, int key)
 {
-	return select_row(u, u->sel[u->view] ? u->sel[u->view] - 1 : 0);
+	size_t s = views_sel_line(u);
+
+	return select_line(u, s ? s - 1 : 0);
 }
 
 static unsigned act_down(struct ui *u, int key)
 {
-	return select_row(u, u->sel[u->view] + 1);
+	return select_line(u, views_sel_line(u) + 1);
 }
 
 static unsigned act_pgup(struct ui *u, int key)
 {
-	size_t s = u->sel[u->view];
+	size_t s = views_sel_line(u);
 
-	return select_row(u, s > page(u) ? s - page(u) : 0);
+	return select_line(u, s > page(u) ? s - page(u) : 0);
 }
 
 static unsigned act_pgdn(struct ui *u, int key)
 {
-	return select_row(u, u->sel[u->view] + page(u));
+	return select_line(u, views_sel_line(u) + page(u));
 }
 
 static unsigned act_home(struct ui *u, int key)
 {
-	return select_row(u, 0);
+	return select_line(u, 0);
 }
 
 static unsigned act_end(struct ui *u, int key)
 {
-	return select_row(u, u->nrows ? u->nrows - 1 : 0);
+	return select_line(u, SIZE_MAX);
 }
 
 /* Long names: the flexible column's text moves 8 columns a press. */
@@ -72,6 +84,25 @@ static unsigned act_hscroll(struct ui *u, int key)
 	}
 	*h = key == KEY_LEFT ? (*h > 8 ? *h - 8 : 0) : (*h < 480 ? *h + 8 : *h);
 	return UI_DRAW;
+}
+
+static unsigned act_shscroll(struct ui *u, int key)
+{
+	return act_hscroll(u, key == KEY_SLEFT ? KEY_LEFT : KEY_RIGHT);
+}
+
+/* With -g, Left and Right on the symbols open and close call trees;
+ * elsewhere they scroll names (Shift: everywhere). */
+static unsigned act_left(struct ui *u, int key)
+{
+	unsigned r = tree_applies(u) ? tree_left(u) : 0;
+
+	return r ? r : act_hscroll(u, key);
+}
+
+static unsigned act_right(struct ui *u, int key)
+{
+	return tree_applies(u) ? tree_right(u) : act_hscroll(u, key);
 }
 
 static unsigned act_view(struct ui *u, int key)
@@ -154,6 +185,9 @@ static unsigned act_exclude_panel(struct ui *u, int key)
 static unsigned act_focus(struct ui *u, int key)
 {
 	const struct agg_task *t;
+
+	if (tree_applies(u))
+		return tree_enter(u);
 
 	if (u->view != VIEW_TASKS || u->nrows == 0) {
 		ui_message(u, false, "Enter focuses on a task: Tab to the Tasks view and select one");
@@ -360,8 +394,10 @@ static const struct key_binding main_keys[] = {
 	{ KEY_NPAGE, act_pgdn, { NULL, NULL } },
 	{ KEY_HOME, act_home, { "Home End", "the first or the last row" } },
 	{ KEY_END, act_end, { NULL, NULL } },
-	{ KEY_LEFT, act_hscroll, { "Left Right", "scroll long names sideways" } },
-	{ KEY_RIGHT, act_hscroll, { NULL, NULL } },
+	{ KEY_LEFT, act_left, { "Left Right", "scroll names (-g symbols: call tree)" } },
+	{ KEY_RIGHT, act_right, { NULL, NULL } },
+	{ KEY_SLEFT, act_shscroll, { NULL, NULL } }, /* documented with the call trees */
+	{ KEY_SRIGHT, act_shscroll, { NULL, NULL } },
 	{ '\t', act_view, { "Tab S-Tab", "switch view: symbols, tasks, CPUs" } },
 	{ KEY_BTAB, act_view, { NULL, NULL } },
 	{ '<', act_sort, { "< >", "sort by the column left / right" } },
@@ -373,7 +409,7 @@ static const struct key_binding main_keys[] = {
 	{ 'U', act_exclude_user, { "U", "exclude user samples (again: include)" } },
 	{ 'K', act_exclude_kernel, { "K", "exclude kernel samples (again: include)" } },
 	{ 'x', act_exclude_panel, { "x", "exclude panel: all six flags" } },
-	{ '\n', act_focus, { "Enter", "focus on the selected task (-p PID)" } },
+	{ '\n', act_focus, { "Enter", "focus on a task (-g symbols: call tree)" } },
 	{ '\r', act_focus, { NULL, NULL } },
 	{ KEY_ENTER, act_focus, { NULL, NULL } },
 	{ KEY_ESC, act_back, { "Esc Backspace", "back to system-wide, or clear filter" } },
@@ -397,6 +433,8 @@ static const struct key_binding main_keys[] = {
 	{ '+', act_adjust, { "+ -", "longer / shorter refresh interval" } },
 	{ '-', act_adjust, { NULL, NULL } },
 	{ 'F', act_freq, { "F", "set the sampling frequency (re-open)" } },
+	{ 'r', tree_flip, { "r F5", "call trees (-g): callers/callees, paths" } },
+	{ KEY_F(5), paths_open, { NULL, NULL } },
 	{ 0, NULL, { NULL, NULL } },
 };
 
@@ -409,6 +447,7 @@ static const struct {
 	{ "Event panel (e)", event_keys },
 	{ "Exclude panel (x)", exclude_keys },
 	{ "Sort menu (F6)", sort_keys },
+	{ "Call trees (-g)", tree_doc_keys },
 	{ "Prompts (/ F3 F9 u d F)", prompt_keys },
 };
 
@@ -456,6 +495,9 @@ unsigned keys_dispatch(struct ui *u, int key)
 		break;
 	case MODE_SORT:
 		b = lookup(sort_keys, key);
+		break;
+	case MODE_PATHS:
+		b = lookup(paths_keys, key);
 		break;
 	case MODE_MAIN:
 		b = lookup(main_keys, key);

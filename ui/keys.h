@@ -19,9 +19,20 @@ struct key_binding {
 };
 
 extern const struct key_binding event_keys[], exclude_keys[], sort_keys[], prompt_keys[];
+extern const struct key_binding paths_keys[], tree_doc_keys[];
 
 unsigned prompt_key(struct ui *u, int key);
 unsigned help_key(struct ui *u, int key);
+
+/* tree_keys.c: call trees (-g). True on the symbols with call graphs: there
+ * Left, Right and Enter are the inline tree's. */
+bool tree_applies(const struct ui *u);
+unsigned tree_right(struct ui *u);
+/* 0: nothing for the tree to do here (Left then scrolls names). */
+unsigned tree_left(struct ui *u);
+unsigned tree_enter(struct ui *u);
+unsigned tree_flip(struct ui *u, int key);
+unsigned paths_open(struct ui *u, int key);
 
 /* actions.c: what keys do, whatever the key. */
 /* Flips one exclude flag on every event (all or nothing). */

@@ -1,25 +1,42 @@
 /* mouse: clicks and the wheel, mapped through where the last frame drew
  * things (tabs, column titles, rows, the function bar) onto what keys do. */
 #include <curses.h>
+#include <string.h>
 #include <time.h>
 
 #include "keys.h"
 
 #define DOUBLE_MS 400
 
-static unsigned click_row(struct ui *u, int y)
+/* A click on the marker of a symbol row (-g) or of a tree line: as Enter. */
+static bool on_marker(const struct ui *u, size_t line, int x)
+{
+	size_t tl;
+	char buf[1024];
+	enum ui_role role;
+
+	views_line(u, line, &tl);
+	if (tl == SIZE_MAX)
+		return x == 0;
+	tree_line(u, &u->tree, tl, buf, sizeof(buf), &role);
+	return x < (int)strlen(buf) && (buf[x] == '+' || buf[x] == '-') && strspn(buf, " ") == (size_t)x;
+}
+
+static unsigned click_row(struct ui *u, int y, int x)
 {
 	size_t v = u->view, row = u->top[v] + (size_t)(y - u->table_y);
 	struct timespec now;
 	long ms;
 
-	if (row >= u->nrows)
+	if (row >= views_nlines(u))
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	ms = (now.tv_sec - u->last_click.tv_sec) * 1000 + (now.tv_nsec - u->last_click.tv_nsec) / 1000000;
-	u->sel[v] = row;
-	u->sel_key[v] = views_row_key(u, u->rows[row]);
-	u->sel_valid[v] = true;
+	views_select_line(u, row);
+	if (u->callgraph && v == VIEW_SYMBOLS && on_marker(u, row, x)) {
+		u->last_click.tv_sec = 0;
+		return keys_dispatch(u, '\n');
+	}
 	if (u->last_click_row == row && ms >= 0 && ms < DOUBLE_MS) {
 		u->last_click.tv_sec = 0;
 		return keys_dispatch(u, '\n'); /* double click: focus, as Enter */
@@ -70,6 +87,6 @@ unsigned mouse_event(struct ui *u)
 		return 0;
 	}
 	if (ev.y >= u->table_y && ev.y < u->table_y + u->table_rows)
-		return click_row(u, ev.y);
+		return click_row(u, ev.y, ev.x);
 	return 0;
 }

@@ -342,6 +342,7 @@ unsigned prompt_key(struct ui *u, int key)
 				u->sel[u->view] = i;
 				u->sel_key[u->view] = views_row_key(u, u->rows[i]);
 				u->sel_valid[u->view] = true;
+				u->tree.in = false;
 				break;
 			}
 		return UI_DRAW;

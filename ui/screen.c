@@ -18,6 +18,10 @@ void ui_init(struct ui *u, struct session *s, const struct options *o)
 	u->freq = o->freq;
 	u->period = o->period;
 	u->sort_col[VIEW_TASKS] = 1; /* the first event's share */
+	/* -g: Children (perf top's default) or, with --no-children, Self */
+	u->callgraph = o->cg.mode != CALLGRAPH_NONE;
+	u->sort_col[VIEW_SYMBOLS] = u->callgraph && !o->children ? 1 : 0;
+	u->tree_row = SIZE_MAX;
 	if (gethostname(u->host, sizeof(u->host)) < 0)
 		strlcpy(u->host, "?", sizeof(u->host));
 	u->host[sizeof(u->host) - 1] = '\0';
@@ -43,6 +47,14 @@ void screen_draw(struct ui *u, unsigned what)
 
 		snprintf(msg, sizeof(msg), "terminal too small: %dx%d needed", UI_MIN_W, UI_MIN_H);
 		paint_text(0, 0, w, R_WARN, msg, false);
+		curs_set(0);
+		refresh();
+		return;
+	}
+	if (u->mode == MODE_PATHS) {
+		paths_draw(u, h, w);
+		message_draw(u, h - 2, w);
+		footer_draw(u, h - 1, w);
 		curs_set(0);
 		refresh();
 		return;

@@ -19,7 +19,7 @@
 #include "session.h"
 
 enum ui_view { VIEW_SYMBOLS, VIEW_TASKS, VIEW_CPUS, VIEW_COUNT };
-enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT, MODE_SORT };
+enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT, MODE_SORT, MODE_PATHS };
 enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ, PROMPT_SEARCH, PROMPT_KILL, PROMPT_USER };
 
 /* What an action asks of the main loop. */
@@ -68,6 +68,62 @@ struct ui_frame {
 	struct counter_row *cprocs, *cthreads;
 	size_t ncprocs, ncthreads, cprocs_cap, cthreads_cap;
 	bool ratio_avail[RATIO_COUNT]; /* some task row has it: its column shows */
+};
+
+/* Call graphs (-g): the frame's copy of the agg's call-path tree, taken at
+ * the tick with its strings (agg rows may be freed later), so that a tree
+ * opened between ticks shows that interval and a paused screen stays still. */
+struct ui_cgsym {
+	uint32_t name, dso;        /* offsets into the pool */
+	bool kernel, comm;         /* comm: a root's child, the task's name */
+};
+
+struct ui_cgsnap {
+	uint32_t *parent, *sym;    /* node 0 the root; children after parents */
+	uint64_t *samples;         /* inclusive, of event ev in scope */
+	size_t n, cap;
+	struct ui_cgsym *syms;
+	size_t nsyms, syms_cap;
+	char *pool;
+	size_t plen, pcap;
+	struct ui_cgkey { const void *key; uint32_t idx; } *imap; /* agg row -> syms */
+	size_t imap_cap;
+	uint32_t *map;             /* cg node -> node here, while taking */
+	size_t map_cap;
+	size_t ev;
+	enum agg_scope scope;
+	uint64_t base, other;      /* the share's denominator; stacks past the cg's bound */
+};
+
+/* A call tree as shown: merged from the snapshot; node 0 the root. Lines
+ * are known by the hash of their path's names (id), so expansion and the
+ * selection follow them across refreshes. */
+struct ui_tnode {
+	uint32_t sym;              /* UINT32_MAX: the root or "other" */
+	uint32_t parent, first, next, depth;
+	uint64_t samples, id;
+};
+
+enum ui_tree_kind { TREE_CALLERS, TREE_CALLEES, TREE_PATHS };
+
+#define UI_TREE_EXP 256
+
+struct ui_tree {
+	enum ui_tree_kind kind;
+	bool open;
+	char *sym, *dso;           /* inline trees: the symbol followed (copies) */
+	bool kernel;
+	struct ui_tnode *n;
+	size_t nn, ncap;
+	uint32_t *vis;             /* the lines shown, root first */
+	size_t nvis, vis_cap;
+	uint64_t exp[UI_TREE_EXP]; /* ids of the expanded lines */
+	size_t nexp;
+	size_t sel, top, page;     /* selected line (index into vis); F5's scroll */
+	uint64_t sel_id;
+	bool in;                   /* inline: the selection is on a tree line */
+	uint32_t *hash;            /* building: (parent, sym) -> node */
+	size_t hash_cap;
 };
 
 /* %CPU of a task row shown: its CPU time at the last read. */
@@ -119,6 +175,12 @@ struct ui {
 	bool final_taken;          /* …and the last interval is in the frame */
 	pid_t ended_pid;
 	bool threads;              /* H: thread rows in the tasks view */
+	/* call graphs (-g) */
+	bool callgraph;
+	struct ui_cgsnap cg;
+	struct ui_tree tree;       /* inline, under its symbol's row */
+	struct ui_tree paths;      /* F5: the whole call-path tree */
+	size_t tree_row;           /* the row the inline tree hangs under; SIZE_MAX: none shown */
 	struct ui_reopen reopen;
 	struct ui_taskcpu taskcpu[UI_TASKCPU];
 	uint64_t frame_seq;        /* ticks taken: %CPU is read once per tick */
@@ -166,6 +228,32 @@ void ui_task_ratios(const struct ui *u, const struct agg_task *t, struct ratio o
 /* The same from a counter row alone. */
 void ui_counter_ratios(const struct ui *u, const struct counter_row *r, struct ratio out[RATIO_COUNT]);
 
+/* calltree.c: the snapshot, trees built from it, their lines; treeview.c: drawn. */
+void cgsnap_take(struct ui *u, const struct agg *a);
+void cgsnap_clear(struct ui *u);
+void cgsnap_free(struct ui *u);
+/* Opens row's tree (callers), replacing any other; 0 or -ENOMEM. */
+int tree_open(struct ui *u, const struct agg_sym *row);
+void tree_close(struct ui *u);
+bool tree_is_for(const struct ui *u, const struct agg_sym *row);
+/* (Re)builds a tree from the snapshot, keeping expansion and selection. */
+void tree_build(struct ui *u, struct ui_tree *t);
+/* The lines shown again after an expansion changed. */
+void tree_lines(struct ui_tree *t);
+bool tree_expanded(const struct ui_tree *t, uint32_t node);
+void tree_set_expanded(struct ui_tree *t, uint32_t node, bool on);
+void tree_select(struct ui_tree *t, size_t vis);
+/* Line vis's text and role (sanitised: names come from other processes). */
+void tree_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *buf, size_t len,
+	       enum ui_role *role);
+/* A node's symbol in the snapshot, or NULL (the root, "other"). */
+const struct ui_cgsym *tree_sym(const struct ui *u, uint32_t sym);
+/* The name of a node (root: the tree's symbol, or "all"). */
+const char *tree_name(const struct ui *u, const struct ui_tree *t, uint32_t node);
+void tree_free(struct ui_tree *t);
+/* F5's full-screen view. */
+void paths_draw(struct ui *u, int h, int w);
+
 /* taskcpu.c: %CPU of the task rows drawn (read once a tick). */
 void taskcpu_update(struct ui *u, const struct agg_task *t);
 double taskcpu_pct(const struct ui *u, const struct agg_task *t);
@@ -179,6 +267,12 @@ void views_col_name(const struct ui *u, size_t i, char *buf, size_t len);
 const char *views_title(const struct ui *u, enum ui_view v);
 uint64_t views_row_key(const struct ui *u, const void *row);
 bool views_match(const struct ui *u, const void *row, const char *pat);
+/* The table's lines: rows, and the inline call tree's lines under its row. */
+size_t views_nlines(const struct ui *u);
+size_t views_sel_line(const struct ui *u);
+void views_select_line(struct ui *u, size_t line);
+/* Line i: a row's index (*tl SIZE_MAX), or the tree line *tl under row tree_row. */
+size_t views_line(const struct ui *u, size_t i, size_t *tl);
 /* The selected row's full DSO path and name (symbols), or "". */
 void views_detail(const struct ui *u, char *buf, size_t len);
 

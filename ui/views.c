@@ -44,6 +44,8 @@ static size_t expand(const struct ui *u, struct col_inst *out)
 
 		if (c->threads_only && !u->threads)
 			continue;
+		if (c->cg && (c->cg > 0) != u->callgraph)
+			continue;
 		if (c->ratio) {
 			if (u->fr.ratio_avail[c->ratio - 1])
 				out[n++] = (struct col_inst){ c, (size_t)(c->ratio - 1), c->width };
@@ -150,8 +152,10 @@ static void add_rows(struct ui *u, const void *base, size_t n, size_t size)
 	for (size_t i = 0; i < n; i++) {
 		const void *row = (const char *)base + i * size;
 
-		/* Rows that took no samples in scope are history, not news. */
-		if (u->view != VIEW_CPUS && counts_sum(u, v->counts(row, ui_scope(u))) == 0)
+		/* Rows that took no samples in scope are history, not news; with
+		 * -g a caller that only calls (main) has children, no self. */
+		if (u->view != VIEW_CPUS && counts_sum(u, v->counts(row, ui_scope(u))) == 0 &&
+		    !(u->view == VIEW_SYMBOLS && u->callgraph && counts_sum(u, children_of(u, row))))
 			continue;
 		if (u->filter[u->view][0] && !v->match(row, u->filter[u->view]))
 			continue;
@@ -199,6 +203,68 @@ void views_build(struct ui *u)
 			}
 	if (u->sel[v] >= u->nrows)
 		u->sel[v] = u->nrows ? u->nrows - 1 : 0;
+	/* The inline tree hangs under its symbol's row, wherever it sorts. */
+	u->tree_row = SIZE_MAX;
+	if (u->view == VIEW_SYMBOLS && u->tree.open)
+		for (i = 0; i < u->nrows; i++)
+			if (tree_is_for(u, u->rows[i])) {
+				u->tree_row = i;
+				break;
+			}
+	if (u->tree.in && (u->tree_row == SIZE_MAX || u->sel[v] != u->tree_row))
+		u->tree.in = false;
+}
+
+static size_t tree_nlines(const struct ui *u)
+{
+	return u->tree_row < u->nrows && u->view == VIEW_SYMBOLS ? u->tree.nvis : 0;
+}
+
+size_t views_nlines(const struct ui *u)
+{
+	return u->nrows + tree_nlines(u);
+}
+
+size_t views_line(const struct ui *u, size_t i, size_t *tl)
+{
+	size_t n = tree_nlines(u);
+
+	*tl = SIZE_MAX;
+	if (n == 0 || i <= u->tree_row)
+		return i;
+	if (i <= u->tree_row + n) {
+		*tl = i - u->tree_row - 1;
+		return u->tree_row;
+	}
+	return i - n;
+}
+
+size_t views_sel_line(const struct ui *u)
+{
+	size_t s = u->sel[u->view], n = tree_nlines(u);
+
+	if (n == 0 || s < u->tree_row)
+		return s;
+	if (s == u->tree_row)
+		return s + (u->tree.in ? 1 + u->tree.sel : 0);
+	return s + n;
+}
+
+void views_select_line(struct ui *u, size_t line)
+{
+	size_t v = u->view, tl, r;
+
+	if (u->nrows == 0)
+		return;
+	if (line >= views_nlines(u))
+		line = views_nlines(u) - 1;
+	r = views_line(u, line, &tl);
+	u->sel[v] = r;
+	u->sel_key[v] = views_row_key(u, u->rows[r]);
+	u->sel_valid[v] = true;
+	u->tree.in = tl != SIZE_MAX;
+	if (u->tree.in)
+		tree_select(&u->tree, tl);
 }
 
 /* Widths for a screen w wide: the flexible column takes the rest; per-event
@@ -323,7 +389,7 @@ static void draw_tabs(struct ui *u, int y, int w)
 void views_draw(struct ui *u, int y, int h, int w)
 {
 	struct col_inst inst[MAX_INST];
-	size_t n = layout(u, inst, w), v = u->view, all[MAX_INST], nall;
+	size_t n = layout(u, inst, w), v = u->view, all[MAX_INST], nall, nlines, sl;
 	struct col_inst allinst[MAX_INST];
 	char buf[512];
 	int x, rows = h - 2;
@@ -364,12 +430,15 @@ void views_draw(struct ui *u, int y, int h, int w)
 	u->page = rows;
 	u->table_y = y + 2;
 	u->table_rows = rows;
-	if (u->sel[v] < u->top[v])
-		u->top[v] = u->sel[v];
-	if (u->sel[v] >= u->top[v] + (size_t)rows)
-		u->top[v] = u->sel[v] - (size_t)rows + 1;
-	if (u->top[v] + (size_t)rows > u->nrows)
-		u->top[v] = u->nrows > (size_t)rows ? u->nrows - (size_t)rows : 0;
+	/* top: the first line shown (rows, and the inline tree's lines) */
+	nlines = views_nlines(u);
+	sl = views_sel_line(u);
+	if (sl < u->top[v])
+		u->top[v] = sl;
+	if (sl >= u->top[v] + (size_t)rows)
+		u->top[v] = sl - (size_t)rows + 1;
+	if (u->top[v] + (size_t)rows > nlines)
+		u->top[v] = nlines > (size_t)rows ? nlines - (size_t)rows : 0;
 	if (u->nrows == 0) {
 		char why[160];
 
@@ -383,11 +452,19 @@ void views_draw(struct ui *u, int y, int h, int w)
 		paint_foreign(y + 2 + rows / 2, 0, w, R_WARN, why);
 		return;
 	}
-	for (int r = 0; r < rows && u->top[v] + (size_t)r < u->nrows; r++) {
-		size_t idx = u->top[v] + (size_t)r;
+	for (int r = 0; r < rows && u->top[v] + (size_t)r < nlines; r++) {
+		size_t line = u->top[v] + (size_t)r, tl, idx = views_line(u, line, &tl);
 		const void *row = u->rows[idx];
-		bool sel = idx == u->sel[v];
+		bool sel = line == sl;
 		bool hit = u->search[0] && views[v].match(row, u->search);
+
+		if (tl != SIZE_MAX) {
+			enum ui_role role;
+
+			tree_line(u, &u->tree, tl, buf, sizeof(buf), &role);
+			paint_text(y + 2 + r, 0, w, sel ? R_SELECTED : role, buf, false);
+			continue;
+		}
 
 		if (v == VIEW_TASKS)
 			taskcpu_update(u, row);

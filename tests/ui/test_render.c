@@ -179,6 +179,80 @@ static void fake_proc(struct ui *u)
 		u->fr.cpu_busy[i] = busy[i];
 }
 
+/* -g: Children and Self, the inline tree of hot (callers, a level deeper,
+ * callees) and F5's whole tree, on stacks of a known tree. */
+static void callgraph_frames(FILE *out, struct session *s)
+{
+	static const int cpus[] = { 0 };
+	struct options o = { .interval = 1.0, .freq = 4000, .no_color = true, .children = true,
+			     .cg = { .mode = CALLGRAPH_FP } };
+	struct agg *ga = agg_new(1, cpus, 1);
+	struct sym_result hot = { .sym = "hot", .dso = "/usr/bin/w", .key = 1 },
+			  fa = { .sym = "caller_\x1b[2Ja", .dso = "/usr/bin/w", .key = 2 },
+			  fb = { .sym = "caller_b", .dso = "/usr/bin/w", .key = 3 },
+			  mf = { .sym = "main", .dso = "/usr/bin/w", .key = 4 },
+			  ks = { .sym = "clear_page", .dso = "[kernel.kallsyms]", .key = 5, .kernel = true };
+	struct sym_result s1[] = { hot, fa, mf }, s2[] = { hot, fb, mf }, s3[] = { ks, hot, fb, mf };
+	struct ui u;
+	const char *comm = "w\x1b]2;PWNED\x07";
+
+	for (size_t i = 0; i < 3; i++)
+		s1[i].comm = s2[i].comm = comm;
+	for (size_t i = 0; i < 4; i++)
+		s3[i].comm = comm;
+	for (int i = 0; i < 60; i++)
+		agg_sample_stack(ga, 0, 0, 7, 7, s1, 3, 1000);
+	for (int i = 0; i < 30; i++)
+		agg_sample_stack(ga, 0, 0, 7, 7, s2, 3, 1000);
+	for (int i = 0; i < 10; i++)
+		agg_sample_stack(ga, 0, 0, 7, 7, s3, 4, 1000);
+	strlcpy(agg_event(ga, 0)->name, "cpu-clock", sizeof(agg_event(ga, 0)->name));
+	agg_event(ga, 0)->running_pct = 100;
+	s->agg = ga;
+	strlcpy(s->target, "PID 7", sizeof(s->target));
+	ui_init(&u, s, &o);
+	strlcpy(u.host, "testhost", sizeof(u.host));
+	strlcpy(u.kernel, "6.1.0-test", sizeof(u.kernel));
+	u.fixed_time = 1700000000;
+	frame_take(&u, ga, 1.0);
+	fake_proc(&u);
+	frame(out, &u, "-g: Children and Self, sorted by Children", 24, 100);
+	keys_dispatch(&u, KEY_F(3));
+	keys_dispatch(&u, 'h');
+	keys_dispatch(&u, 'o');
+	keys_dispatch(&u, 't');
+	keys_dispatch(&u, '\r');
+	keys_dispatch(&u, KEY_RIGHT);
+	u.msg[0] = '\0';
+	frame(out, &u, "-g: Right on hot: its callers under it", 24, 100);
+	keys_dispatch(&u, KEY_DOWN);
+	keys_dispatch(&u, KEY_DOWN);
+	keys_dispatch(&u, KEY_RIGHT);
+	frame(out, &u, "-g: Down, Down, Right: caller_a's caller too", 24, 100);
+	keys_dispatch(&u, 'r');
+	u.msg[0] = '\0';
+	frame(out, &u, "-g: r: the callees of hot", 24, 100);
+	keys_dispatch(&u, KEY_LEFT);
+	keys_dispatch(&u, '>');
+	frame(out, &u, "-g: Left closed it; sorted by Self", 24, 100);
+	keys_dispatch(&u, KEY_F(5));
+	frame(out, &u, "-g: F5, the whole call-path tree", 24, 100);
+	keys_dispatch(&u, 27);
+	ui_free(&u);
+	{
+		char name[32];
+
+		o.children = false; /* --no-children: by Self */
+		ui_init(&u, s, &o);
+		frame_take(&u, ga, 1.0);
+		views_col_name(&u, u.sort_col[VIEW_SYMBOLS], name, sizeof(name));
+		ok(strcmp(name, "Self") == 0, "-g --no-children: sorted by Self");
+		ui_free(&u);
+	}
+	s->agg = NULL;
+	agg_free(ga);
+}
+
 static char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "re");
@@ -330,6 +404,7 @@ int main(int argc, char **argv)
 	keys_dispatch(&u, 'H');
 	u.msg[0] = '\0';
 	frame(out, &u, "focus: the process exited", 24, 80);
+	callgraph_frames(out, &s);
 	endwin();
 	delscreen(scr);
 	fclose(dev);
@@ -385,6 +460,11 @@ int main(int argc, char **argv)
 	contains(got, "~1.50", "sampled ratios are marked as estimates");
 	contains(got, "Counters TID 4243", "a thread row selected: its counters");
 	contains(got, "PID 4242 exited", "the focused process exited: said and kept");
+	contains(got, " Children     Self", "-g: Children and Self columns");
+	contains(got, "callers of hot", "-g: Right opens hot's callers");
+	contains(got, "callees of hot", "-g: r shows its callees");
+	contains(got, "Call paths (F5)", "-g: F5 shows the call-path tree");
+	contains(got, "caller_\\033[2Ja", "-g: a hostile name in a tree line drawn escaped");
 	free(got);
 	u.fr.cprocs = u.fr.cthreads = NULL; /* static: not the frame's to free */
 	ui_free(&u);

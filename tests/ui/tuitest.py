@@ -163,14 +163,14 @@ def table_rows(screen):
     """The table's rows: the lines after the column titles, up to the message line."""
     lines = screen.splitlines()
     for i, l in enumerate(lines):
-        if re.match(r"^\s*(Overhead|PID|CPU)\s", l):
+        if re.match(r"^\s*(Overhead|Children|PID|CPU)\s", l):
             return [x for x in lines[i + 1:-2] if x.strip()]
     return []
 
 
 def column_titles(screen):
     for l in screen.splitlines():
-        if re.match(r"^\s*(Overhead|PID|CPU)\s", l):
+        if re.match(r"^\s*(Overhead|Children|PID|CPU)\s", l):
             return l
     return ""
 

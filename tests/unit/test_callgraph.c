@@ -143,5 +143,26 @@ int main(void)
 		CHECK(ok && cg_node_samples(c, 0, AGG_TOTAL, 0) == 24, "interval counts decay to zero, round after round");
 		cg_free(c);
 	}
+	/* Past the node map's first size (512 slots, rehashed at half load): the
+	 * rehash must leave out the root, which has no name to hash. */
+	{
+		struct cg *b = cg_new(1, CG_MAX_NODES_DEFAULT);
+		static struct agg_sym sy[1000];
+		const struct agg_sym *x[2];
+		uint64_t sum = 0;
+
+		for (size_t i = 0; b && i < 1000; i++) {
+			sy[i].sym = "f";
+			x[0] = &sy[i];
+			x[1] = &sy[(i + 1) % 1000];
+			cg_add(b, 0, "w", x, 2);
+		}
+		for (size_t i = 0; b && i < cg_nodes(b); i++)
+			if (cg_node_parent(b, i) == 1) /* the comm's children */
+				sum += cg_node_samples(b, i, AGG_TOTAL, 0);
+		CHECK(b && cg_nodes(b) == 2 + 2000 && sum == 1000, "a tree of 2002 nodes, every stack kept (%zu nodes)",
+		      b ? cg_nodes(b) : 0);
+		cg_free(b);
+	}
 	return check_done();
 }

@@ -160,6 +160,19 @@ int main(void)
 		CHECK(st.dwfl_made == 1 && st.stacks == 2, "one Dwfl kept for the process (%llu made)",
 		      (unsigned long long)st.dwfl_made);
 	}
+	{
+		/* More processes than slots (2): each Dwfl keeps reading its own
+		 * entry after another was evicted (pids made up: the maps are ours). */
+		struct unwind *u2 = unwind_new(find_map, NULL, 2);
+		size_t k2 = 0;
+
+		for (pid_t p = 1000001; u2 && p <= 1000003; p++)
+			unwind_stack(u2, p, p, &r, ips, 32, &complete);
+		if (u2)
+			k2 = unwind_stack(u2, 1000002, 1000002, &r, ips, 32, &complete);
+		CHECK(k2 >= 5, "after an eviction the survivor still unwinds (%zu frames)", k2);
+		unwind_free(u2);
+	}
 	r.sample.stack_dyn_size = 16; /* a stack copy cut short: the walk ends early */
 	k = unwind_stack(u, getpid(), getpid(), &r, ips, 32, &complete);
 	CHECK(!complete && k >= 1, "a short stack copy: incomplete (%zu frames)", k);

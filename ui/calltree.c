@@ -1,0 +1,532 @@
+/* calltree: call trees for the live view (-g). At each tick the frame copies
+ * the agg's call-path tree (nodes with samples only, strings copied); the
+ * inline tree of a symbol (its callers or its callees) and F5's whole tree
+ * are merged from that copy, so opening, expanding or switching a tree
+ * between ticks shows the interval on screen, never a half-rolled one. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgraph.h"
+#include "ui.h"
+
+#define NONE UINT32_MAX
+#define TREE_MAX_NODES ((size_t)1 << 16) /* lines a tree keeps; the rest are "other" */
+
+static bool grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *np;
+
+	if (n <= *cap)
+		return true;
+	while (ncap < n)
+		ncap *= 2;
+	np = reallocarray(*p, ncap, size);
+	if (np == NULL)
+		return false;
+	*p = np;
+	*cap = ncap;
+	return true;
+}
+
+static inline uint64_t mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static uint64_t str_hash(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* --- the snapshot ------------------------------------------------------- */
+
+static uint32_t pool_add(struct ui_cgsnap *c, const char *s)
+{
+	size_t l = strlen(s) + 1;
+	uint32_t at = (uint32_t)c->plen;
+
+	if (!grow((void **)&c->pool, &c->pcap, c->plen + l, 1))
+		return NONE;
+	memcpy(c->pool + c->plen, s, l);
+	c->plen += l;
+	return at;
+}
+
+static bool imap_rehash(struct ui_cgsnap *c, size_t cap)
+{
+	struct ui_cgkey *m = calloc(cap, sizeof(*m));
+
+	if (m == NULL)
+		return false;
+	for (size_t i = 0; i < c->imap_cap; i++) {
+		size_t k;
+
+		if (c->imap[i].key == NULL)
+			continue;
+		for (k = mix((uint64_t)(uintptr_t)c->imap[i].key) & (cap - 1); m[k].key; k = (k + 1) & (cap - 1))
+			;
+		m[k] = c->imap[i];
+	}
+	free(c->imap);
+	c->imap = m;
+	c->imap_cap = cap;
+	return true;
+}
+
+/* The snapshot's symbol of a cg frame (its agg row, or a comm), copied once a tick. */
+static uint32_t intern(struct ui_cgsnap *c, struct cg_frame f)
+{
+	const void *key = f.sym ? (const void *)f.sym : (const void *)f.name;
+	struct ui_cgsym *s;
+	size_t k;
+
+	if (2 * (c->nsyms + 1) > c->imap_cap && !imap_rehash(c, c->imap_cap ? 2 * c->imap_cap : 256))
+		return NONE;
+	for (k = mix((uint64_t)(uintptr_t)key) & (c->imap_cap - 1); c->imap[k].key; k = (k + 1) & (c->imap_cap - 1))
+		if (c->imap[k].key == key)
+			return c->imap[k].idx;
+	if (!grow((void **)&c->syms, &c->syms_cap, c->nsyms + 1, sizeof(*c->syms)))
+		return NONE;
+	s = &c->syms[c->nsyms];
+	s->name = pool_add(c, f.sym ? (f.sym->sym ? f.sym->sym : "?") : f.name);
+	s->dso = pool_add(c, f.sym && f.sym->dso ? f.sym->dso : "");
+	if (s->name == NONE || s->dso == NONE)
+		return NONE;
+	s->kernel = f.sym && f.sym->kernel;
+	s->comm = f.sym == NULL;
+	c->imap[k] = (struct ui_cgkey){ key, (uint32_t)c->nsyms };
+	return (uint32_t)c->nsyms++;
+}
+
+void cgsnap_clear(struct ui *u)
+{
+	struct ui_cgsnap *c = &u->cg;
+
+	c->n = c->nsyms = c->plen = 0;
+	c->base = c->other = 0;
+	if (c->imap)
+		memset(c->imap, 0, c->imap_cap * sizeof(*c->imap));
+}
+
+/* Nodes without samples in scope are left out, and with them their
+ * subtrees (counts are inclusive): in interval mode that is most of them. */
+void cgsnap_take(struct ui *u, const struct agg *a)
+{
+	struct ui_cgsnap *c = &u->cg;
+	const struct cg *g = agg_callgraph(a);
+	size_t n;
+
+	cgsnap_clear(u);
+	c->ev = ui_primary(u);
+	c->scope = ui_scope(u);
+	c->base = ui_base(u, c->ev);
+	if (g == NULL)
+		goto trees;
+	n = cg_nodes(g);
+	c->other = cg_other(g, c->scope, c->ev);
+	if (!grow((void **)&c->map, &c->map_cap, n, sizeof(*c->map)))
+		goto trees;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = cg_node_samples(g, i, c->scope, c->ev);
+		size_t p = cg_node_parent(g, i);
+		uint32_t sym = NONE;
+
+		c->map[i] = NONE;
+		if (i > 0 && (v == 0 || p >= i || c->map[p] == NONE))
+			continue;
+		if (i > 0 && (sym = intern(c, cg_node_frame(g, i))) == NONE)
+			continue;
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? 2 * c->cap : 256;
+			uint32_t *np = reallocarray(c->parent, cap, sizeof(*np));
+
+			if (np == NULL)
+				break;
+			c->parent = np;
+			np = reallocarray(c->sym, cap, sizeof(*np));
+			if (np == NULL)
+				break;
+			c->sym = np;
+			uint64_t *ns = reallocarray(c->samples, cap, sizeof(*ns));
+
+			if (ns == NULL)
+				break;
+			c->samples = ns;
+			c->cap = cap;
+		}
+		c->parent[c->n] = i > 0 ? c->map[p] : 0;
+		c->sym[c->n] = sym;
+		c->samples[c->n] = v;
+		c->map[i] = (uint32_t)c->n++;
+	}
+trees:
+	if (u->tree.open)
+		tree_build(u, &u->tree);
+	if (u->mode == MODE_PATHS)
+		tree_build(u, &u->paths);
+}
+
+void cgsnap_free(struct ui *u)
+{
+	struct ui_cgsnap *c = &u->cg;
+
+	free(c->parent);
+	free(c->sym);
+	free(c->samples);
+	free(c->syms);
+	free(c->pool);
+	free(c->imap);
+	free(c->map);
+	memset(c, 0, sizeof(*c));
+	tree_free(&u->tree);
+	tree_free(&u->paths);
+}
+
+/* --- trees -------------------------------------------------------------- */
+
+const struct ui_cgsym *tree_sym(const struct ui *u, uint32_t s)
+{
+	return s < u->cg.nsyms ? &u->cg.syms[s] : NULL;
+}
+
+const char *tree_name(const struct ui *u, const struct ui_tree *t, uint32_t node)
+{
+	const struct ui_cgsym *s;
+
+	if (node == 0)
+		return t->kind == TREE_PATHS ? "all samples" : t->sym ? t->sym : "?";
+	s = node < t->nn ? tree_sym(u, t->n[node].sym) : NULL;
+	return s ? u->cg.pool + s->name : "[other]";
+}
+
+static uint64_t node_id(const struct ui *u, uint64_t parent, uint32_t sym)
+{
+	const struct ui_cgsym *s = tree_sym(u, sym);
+	uint64_t h = parent * 31 + 7;
+
+	if (s == NULL)
+		return mix(h ^ 0x6f74686572ULL); /* "other" */
+	h = str_hash(h, u->cg.pool + s->name);
+	h = str_hash(h * 131 + s->comm, u->cg.pool + s->dso);
+	return mix(h);
+}
+
+static uint32_t tnode_new(const struct ui *u, struct ui_tree *t, uint32_t parent, uint32_t sym)
+{
+	struct ui_tnode *n;
+
+	if (t->nn >= TREE_MAX_NODES || !grow((void **)&t->n, &t->ncap, t->nn + 1, sizeof(*t->n)))
+		return NONE;
+	n = &t->n[t->nn];
+	memset(n, 0, sizeof(*n));
+	n->sym = sym;
+	n->parent = parent;
+	n->depth = t->n[parent].depth + 1;
+	n->id = node_id(u, t->n[parent].id, sym);
+	return (uint32_t)t->nn++;
+}
+
+/* The child of parent for sym, made if new (open addressing on (parent, sym)). */
+static uint32_t tchild(const struct ui *u, struct ui_tree *t, uint32_t parent, uint32_t sym)
+{
+	size_t mask, k;
+	uint32_t c;
+
+	if (2 * (t->nn + 1) > t->hash_cap) {
+		size_t cap = t->hash_cap ? 2 * t->hash_cap : 1024;
+		uint32_t *h = malloc(cap * sizeof(*h));
+
+		if (h == NULL)
+			return NONE;
+		memset(h, 0xff, cap * sizeof(*h));
+		for (size_t i = 1; i < t->nn; i++) {
+			for (k = mix(((uint64_t)t->n[i].parent << 32) | t->n[i].sym) & (cap - 1); h[k] != NONE;
+			     k = (k + 1) & (cap - 1))
+				;
+			h[k] = (uint32_t)i;
+		}
+		free(t->hash);
+		t->hash = h;
+		t->hash_cap = cap;
+	}
+	mask = t->hash_cap - 1;
+	for (k = mix(((uint64_t)parent << 32) | sym) & mask; t->hash[k] != NONE; k = (k + 1) & mask)
+		if (t->n[t->hash[k]].parent == parent && t->n[t->hash[k]].sym == sym)
+			return t->hash[k];
+	c = tnode_new(u, t, parent, sym);
+	if (c != NONE)
+		t->hash[k] = c;
+	return c;
+}
+
+static int cmp_children(const void *pa, const void *pb, void *arg)
+{
+	const struct ui_tree *t = arg;
+	const struct ui_tnode *a = &t->n[*(const uint32_t *)pa], *b = &t->n[*(const uint32_t *)pb];
+
+	if (a->parent != b->parent)
+		return (a->parent > b->parent) - (a->parent < b->parent);
+	if (a->samples != b->samples)
+		return (a->samples < b->samples) - (a->samples > b->samples);
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Children linked most samples first. */
+static void link_children(struct ui_tree *t, uint32_t *order)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->nn; i++)
+		t->n[i].first = t->n[i].next = 0;
+	for (size_t i = 1; i < t->nn; i++)
+		order[k++] = (uint32_t)i;
+	if (k > 1)
+		qsort_r(order, k, sizeof(*order), cmp_children, t);
+	for (size_t i = k; i-- > 0;) {
+		struct ui_tnode *n = &t->n[order[i]];
+
+		n->next = t->n[n->parent].first;
+		t->n[n->parent].first = order[i];
+	}
+}
+
+bool tree_is_for(const struct ui *u, const struct agg_sym *row)
+{
+	const struct ui_tree *t = &u->tree;
+
+	return t->open && row && row->kernel == t->kernel && strcmp(row->sym ? row->sym : "?", t->sym) == 0 &&
+	       strcmp(row->dso ? row->dso : "", t->dso) == 0;
+}
+
+/* Stacks through the tree's symbol in the frame's rows: its children count. */
+static uint64_t sym_children(const struct ui *u)
+{
+	uint64_t c = 0;
+
+	for (size_t i = 0; i < u->fr.nsyms; i++)
+		if (tree_is_for(u, &u->fr.syms[i]))
+			c += (u->cg.scope == AGG_TOTAL ? u->fr.syms[i].ch_total : u->fr.syms[i].ch_iv).samples[u->cg.ev];
+	return c;
+}
+
+/* Callers: the ancestors of each outermost node of the symbol (inner ones
+ * are recursion: a stack counts once, as its children count does);
+ * callees: the subtrees under them, merged by symbol. */
+static void merge_symbol(const struct ui *u, struct ui_tree *t, const bool *is_s, bool *under)
+{
+	const struct ui_cgsnap *c = &u->cg;
+
+	for (size_t i = 1; i < c->n; i++) {
+		uint32_t p = c->parent[i], s = c->sym[i];
+
+		under[i] = p > 0 && (under[p] || is_s[c->sym[p]]);
+		c->map[i] = NONE;
+		if (is_s[s] && !under[i]) {
+			t->n[0].samples += c->samples[i];
+			c->map[i] = 0;
+			if (t->kind == TREE_CALLERS)
+				for (uint32_t a = 0, q = p; q > 0; q = c->parent[q]) {
+					a = tchild(u, t, a, c->sym[q]);
+					if (a == NONE)
+						break;
+					t->n[a].samples += c->samples[i];
+				}
+		} else if (t->kind == TREE_CALLEES && p > 0 && c->map[p] != NONE) {
+			c->map[i] = tchild(u, t, c->map[p], s);
+			if (c->map[i] != NONE)
+				t->n[c->map[i]].samples += c->samples[i];
+		}
+	}
+}
+
+static void merge_all(const struct ui *u, struct ui_tree *t)
+{
+	const struct ui_cgsnap *c = &u->cg;
+
+	t->n[0].samples = c->n ? c->samples[0] : 0;
+	if (c->n)
+		c->map[0] = 0;
+	for (size_t i = 1; i < c->n; i++) {
+		uint32_t p = c->map[c->parent[i]];
+
+		c->map[i] = p == NONE ? NONE : tchild(u, t, p, c->sym[i]);
+		if (c->map[i] != NONE)
+			t->n[c->map[i]].samples += c->samples[i];
+	}
+}
+
+void tree_build(struct ui *u, struct ui_tree *t)
+{
+	struct ui_cgsnap *c = &u->cg;
+	bool *is_s = NULL, *under = NULL;
+	uint32_t *order;
+	uint64_t other = 0, kept;
+
+	t->nn = 0;
+	if (t->hash)
+		memset(t->hash, 0xff, t->hash_cap * sizeof(*t->hash));
+	if (!grow((void **)&t->n, &t->ncap, 1, sizeof(*t->n)))
+		goto lines;
+	memset(&t->n[0], 0, sizeof(t->n[0]));
+	t->n[0].sym = NONE;
+	t->n[0].id = mix(0x7265657274ULL + t->kind);
+	t->nn = 1;
+	/* c->map is free once taken: it maps snapshot nodes to tree nodes here. */
+	if (c->n && !grow((void **)&c->map, &c->map_cap, c->n, sizeof(*c->map)))
+		goto lines;
+	if (t->kind == TREE_PATHS) {
+		merge_all(u, t);
+		other = c->other;
+	} else {
+		is_s = calloc(c->nsyms + 1, sizeof(*is_s));
+		under = calloc(c->n + 1, sizeof(*under));
+		if (is_s == NULL || under == NULL)
+			goto out;
+		for (size_t i = 0; i < c->nsyms; i++)
+			is_s[i] = !c->syms[i].comm && c->syms[i].kernel == t->kernel &&
+				  strcmp(c->pool + c->syms[i].name, t->sym) == 0 &&
+				  strcmp(c->pool + c->syms[i].dso, t->dso) == 0;
+		merge_symbol(u, t, is_s, under);
+		kept = t->n[0].samples;
+		other = sym_children(u);
+		other = other > kept ? other - kept : 0;
+		t->n[0].samples += other;
+	}
+	/* Stacks the cg's bound (or ours) left out: counted, as "other". */
+	if (other) {
+		uint32_t o = tnode_new(u, t, 0, NONE);
+
+		if (o != NONE)
+			t->n[o].samples = other;
+	}
+	order = malloc(t->nn * sizeof(*order));
+	if (order) {
+		link_children(t, order);
+		free(order);
+	}
+out:
+	free(is_s);
+	free(under);
+lines:
+	tree_lines(t);
+}
+
+bool tree_expanded(const struct ui_tree *t, uint32_t node)
+{
+	if (node == 0)
+		return true;
+	for (size_t i = 0; i < t->nexp; i++)
+		if (t->exp[i] == t->n[node].id)
+			return true;
+	return false;
+}
+
+void tree_set_expanded(struct ui_tree *t, uint32_t node, bool on)
+{
+	uint64_t id = t->n[node].id;
+
+	if (node == 0 || tree_expanded(t, node) == on)
+		return;
+	if (!on) {
+		for (size_t i = 0; i < t->nexp; i++)
+			if (t->exp[i] == id)
+				t->exp[i] = t->exp[--t->nexp];
+		return;
+	}
+	if (t->nexp == UI_TREE_EXP) /* full: the oldest goes */
+		memmove(t->exp, t->exp + 1, --t->nexp * sizeof(*t->exp));
+	t->exp[t->nexp++] = id;
+}
+
+/* Depth first through expanded lines; the selection follows its line. */
+void tree_lines(struct ui_tree *t)
+{
+	uint32_t cur = 0;
+
+	t->nvis = 0;
+	if (t->nn == 0 || !grow((void **)&t->vis, &t->vis_cap, t->nn, sizeof(*t->vis))) {
+		t->sel = 0;
+		return;
+	}
+	for (;;) {
+		t->vis[t->nvis++] = cur;
+		if (t->n[cur].first && tree_expanded(t, cur)) {
+			cur = t->n[cur].first;
+			continue;
+		}
+		while (cur != 0 && t->n[cur].next == 0)
+			cur = t->n[cur].parent;
+		if (cur == 0)
+			break;
+		cur = t->n[cur].next;
+	}
+	for (size_t i = 0; i < t->nvis; i++)
+		if (t->n[t->vis[i]].id == t->sel_id) {
+			t->sel = i;
+			return;
+		}
+	tree_select(t, t->sel);
+}
+
+void tree_select(struct ui_tree *t, size_t vis)
+{
+	if (t->nvis == 0) {
+		t->sel = 0;
+		return;
+	}
+	t->sel = vis < t->nvis ? vis : t->nvis - 1;
+	t->sel_id = t->n[t->vis[t->sel]].id;
+}
+
+int tree_open(struct ui *u, const struct agg_sym *row)
+{
+	struct ui_tree *t = &u->tree;
+	char *sym = strdup(row->sym ? row->sym : "?"), *dso = strdup(row->dso ? row->dso : "");
+
+	if (sym == NULL || dso == NULL) {
+		free(sym);
+		free(dso);
+		return -ENOMEM;
+	}
+	tree_close(u);
+	t->sym = sym;
+	t->dso = dso;
+	t->kernel = row->kernel;
+	t->kind = TREE_CALLERS;
+	t->open = true;
+	t->nexp = 0;
+	t->sel = 0;
+	t->sel_id = 0;
+	t->in = false;
+	tree_build(u, t);
+	return 0;
+}
+
+void tree_close(struct ui *u)
+{
+	struct ui_tree *t = &u->tree;
+
+	free(t->sym);
+	free(t->dso);
+	t->sym = t->dso = NULL;
+	t->open = t->in = false;
+	t->nn = t->nvis = t->nexp = 0;
+}
+
+void tree_free(struct ui_tree *t)
+{
+	free(t->sym);
+	free(t->dso);
+	free(t->n);
+	free(t->vis);
+	free(t->hash);
+	memset(t, 0, sizeof(*t));
+}
