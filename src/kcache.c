@@ -50,6 +50,7 @@ static uint64_t hash_bytes(const void *p, size_t len, uint64_t seed)
 	const uint64_t mul = 0xff51afd7ed558ccdull;
 	uint64_t h[4] = { seed, seed ^ 0x9e3779b97f4a7c15ull, ~seed, seed + len }, w[4];
 	const unsigned char *b = p;
+	uint64_t r;
 
 	for (; len >= sizeof(w); b += sizeof(w), len -= sizeof(w)) {
 		memcpy(w, b, sizeof(w));
@@ -60,9 +61,12 @@ static uint64_t hash_bytes(const void *p, size_t len, uint64_t seed)
 	}
 	memset(w, 0, sizeof(w));
 	memcpy(w, b, len);
-	for (int i = 0; i < 4; i++)
-		h[0] = (h[0] ^ h[i] ^ w[i]) * 0xc4ceb9fe1a85ec53ull, h[0] ^= h[0] >> 29;
-	return h[0];
+	r = len;
+	for (int i = 0; i < 4; i++) {
+		r = (r ^ h[i] ^ w[i]) * 0xc4ceb9fe1a85ec53ull;
+		r ^= r >> 29;
+	}
+	return r;
 }
 
 static ssize_t read_full(int fd, void *buf, size_t len)
@@ -347,6 +351,17 @@ int kcache_encode(const struct kallsyms *ks, const struct kcache_key *k, const s
 	*bufp = buf;
 	*lenp = len;
 	return 0;
+}
+
+void kcache_seal(void *buf, size_t len)
+{
+	struct kcache_hdr h;
+
+	if (len < sizeof(h))
+		return;
+	memcpy(&h, buf, sizeof(h));
+	h.checksum = checksum(&h, (char *)buf + sizeof(h), len - sizeof(h));
+	memcpy(buf, &h, sizeof(h));
 }
 
 static bool key_matches(const struct kcache_hdr *h, const struct kcache_key *k)

@@ -65,6 +65,10 @@ int kcache_encode(const struct kallsyms *ks, const struct kcache_key *k, const s
 int kcache_decode(struct kallsyms **out, const void *buf, size_t len, const struct kcache_key *k,
 		  const struct kcache_modules *m);
 
+/* Sets the checksum of a cache's bytes to what they hold, so that a fuzzer
+ * reaches the checks behind it. Does nothing to fewer bytes than a header. */
+void kcache_seal(void *buf, size_t len);
+
 /* The cache's directory: $XDG_CACHE_HOME/perftop, else $HOME/.cache/perftop.
  * 0 or -ENOENT (neither set, or not absolute) or -ENAMETOOLONG. */
 int kcache_dir(char *buf, size_t len);
