@@ -147,6 +147,7 @@ void proctab_free(struct proctab *pt)
 		free(pt->jit_retired[i]);
 	}
 	free(pt->jit_retired);
+	dso_ident_cache_free(pt->idents);
 	free(pt->proc_root);
 	memset(pt, 0, sizeof(*pt));
 }
@@ -430,16 +431,11 @@ static int synth_one(struct proctab *pt, pid_t pid, bool replace, struct dso_ide
 
 int proctab_synthesize(struct proctab *pt, pid_t pid)
 {
-	struct dso_ident_cache *cache = NULL;
 	struct dirent *de;
 	DIR *dir;
-	int rc = 0;
 
-	if (pid >= 0) {
-		rc = synth_one(pt, pid, true, &cache);
-		dso_ident_cache_free(cache);
-		return rc;
-	}
+	if (pid >= 0)
+		return synth_one(pt, pid, true, &pt->idents);
 	dir = opendir(pt->proc_root);
 	if (dir == NULL)
 		return -errno;
@@ -447,10 +443,9 @@ int proctab_synthesize(struct proctab *pt, pid_t pid)
 		long long v = strtonum(de->d_name, 1, INT_MAX, NULL);
 
 		if (v > 0)
-			synth_one(pt, (pid_t)v, true, &cache); /* gone meanwhile: skipped */
+			synth_one(pt, (pid_t)v, true, &pt->idents); /* gone meanwhile: skipped */
 	}
 	closedir(dir);
-	dso_ident_cache_free(cache);
 	return 0;
 }
 
@@ -474,13 +469,11 @@ struct proctab_proc *proctab_get(struct proctab *pt, pid_t pid)
 
 int proctab_fill(struct proctab *pt, struct proctab_proc *p)
 {
-	struct dso_ident_cache *cache = NULL;
 	int rc;
 
 	p->complete = true; /* one try, even when /proc has no such pid */
-	rc = synth_one(pt, p->pid, p->stale, &cache);
+	rc = synth_one(pt, p->pid, p->stale, &pt->idents);
 	p->stale = false;
-	dso_ident_cache_free(cache);
 	return rc;
 }
 
@@ -640,5 +633,7 @@ void proctab_reap(struct proctab *pt)
 		thread_drop(pt, TASK_THREAD(k));
 	while ((k = TAILQ_FIRST(&pt->exited)) != NULL && k->exit_epoch < pt->epoch)
 		proc_drop(pt, TASK_PROC(k));
+	dso_ident_cache_free(pt->idents);
+	pt->idents = NULL;
 	pt->epoch++;
 }

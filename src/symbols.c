@@ -605,7 +605,8 @@ void symbols_stats(const struct symbols *s, struct symbols_stats *st)
 bool symbols_map_at(struct symbols *s, pid_t pid, uint64_t addr, char *path, size_t len,
 		    uint64_t *start, uint64_t *end, uint64_t *pgoff)
 {
-	struct proctab_proc *p = proctab_find(&s->pt, pid);
+	/* The unwinder may ask before a resolve did: a first sample reads /proc. */
+	struct proctab_proc *p = proctab_task(&s->pt, pid);
 	const struct proctab_map *m = p ? proctab_map_find(p, addr) : NULL;
 	int n;
 

@@ -80,6 +80,10 @@ struct proctab {
 	size_t nprocs, nthreads, nexited, nexited_threads, bytes;
 	struct proctab_jit **jit_retired;
 	size_t njit_retired;
+	/* Files identified from /proc this interval, by device and inode: the
+	 * first samples of many processes mapping libc read it once. Dropped
+	 * at each reap, so an inode reused for another file is read anew. */
+	struct dso_ident_cache *idents;
 	unsigned epoch;                     /* intervals (proctab_reap calls) */
 	/* Bumped at every change to a pid slot's maps, so that cached
 	 * resolutions of the old maps miss. Never 0 nor PROCTAB_GEN_KERNEL. */

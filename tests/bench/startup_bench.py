@@ -4,19 +4,23 @@ many (10 000) other processes running.
 
 For each process count, SLEEPERS forks that many sleeping processes; then
 each perftop given (this one, and --base, e.g. a build of an older commit)
-runs `-b --format json -d DELAY -n 1` once to warm up (its kernel-symbol
-cache is then written: the runs measured are repeat starts), then RUNS
-times, the binaries taking turns so that the machine's noise falls on both.
-Per run: perftop's own CPU (user + system, from wait4's rusage: all its
-threads, start to exit) and the wall time from exec to its first frame
-with symbols (the first JSON record; DELAY of it is the interval itself).
-Medians and minimums; a run whose frame names no symbol is counted apart.
+runs `-b --format json -F FREQ -d DELAY -n 1` once to warm up (its
+kernel-symbol cache is then written: the runs measured are repeat starts),
+then RUNS times, the binaries taking turns so that the machine's noise
+falls on both. Per run: perftop's own CPU (user + system, from wait4's
+rusage: all its threads, start to exit) and the wall time from exec to its
+first frame (the first JSON record; DELAY of it is the interval itself).
+Medians and minimums; "named" counts the frames that name a symbol and,
+of those, a kernel one. Each FREQ is run: at a low rate the figures are
+perftop's own start-up; at the default 4000 Hz they include naming what
+the machine runs (reading its programs' symbol tables), which on a busy
+shared machine is most of it.
 --callgrind adds one run of each under valgrind: instructions executed in
 user space (kernel work, such as formatting /proc/kallsyms or /proc/PID/maps,
 is not counted there: see the system CPU column).
 
 usage: startup_bench.py PERFTOP SLEEPERS [--base OLD_PERFTOP] [--procs 0,10000]
-                        [--runs 7] [--delay 0.05] [--callgrind]
+                        [--freqs 10,4000] [--runs 7] [--delay 0.05] [--callgrind]
 """
 import argparse
 import json
@@ -60,9 +64,9 @@ def named(rec):
     return bool(syms), any(s.get("kernel") for s in syms)
 
 
-def run(perftop, delay):
+def run(perftop, delay, freq):
     """One run, forked here so that wait4 hands back its own rusage."""
-    argv = [perftop, "-b", "--format", "json", "-d", str(delay), "-n", "1", "-E", "50"]
+    argv = [perftop, "-b", "--format", "json", "-F", str(freq), "-d", str(delay), "-n", "1", "-E", "50"]
     r, w = os.pipe()
     t0 = time.monotonic()
     pid = os.fork()
@@ -80,15 +84,39 @@ def run(perftop, delay):
     _, status, ru = os.wait4(pid, 0)
     rec = json.loads(line) if line.strip() else {}
     return {"cpu": (ru.ru_utime + ru.ru_stime) * 1000, "user": ru.ru_utime * 1000, "sys": ru.ru_stime * 1000,
-            "first": first, "named": named(rec), "ok": os.waitstatus_to_exitcode(status) == 0}
+            "first": first, "named": named(rec), "ok": os.waitstatus_to_exitcode(status) == 0 and rec}
 
 
-def callgrind(perftop, delay):
+def callgrind(perftop, delay, freq):
     r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", perftop, "-b",
-                        "--format", "json", "-d", str(delay), "-n", "1"],
+                        "--format", "json", "-F", str(freq), "-d", str(delay), "-n", "1"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     m = re.search(r"Collected : (\d+)", r.stderr)
     return int(m.group(1)) if m else None
+
+
+def measure(bins, n, freq, a, summary):
+    for _, path in bins:
+        run(path, a.delay, freq)  # warm-up: the cache is written, pages are in
+    res = {label: [] for label, _ in bins}
+    for _ in range(a.runs):
+        for label, path in bins:
+            res[label].append(run(path, a.delay, freq))
+    for label, path in bins:
+        rs = [x for x in res[label] if x["ok"]]
+        if not rs:
+            print("%7d %5d %-5s: no run succeeded" % (n, freq, label))
+            continue
+        cpu = [x["cpu"] for x in rs]
+        first = [x["first"] for x in rs]
+        ir = callgrind(path, a.delay, freq) if a.callgrind else None
+        summary[(n, freq, label)] = (statistics.median(cpu), statistics.median(first), ir)
+        print("%7d %5d %-5s %8.1f (%5.1f) %7.1f %7.1f %9.1f (%5.1f) %3d/%-3d %14s" % (
+            n, freq, label, statistics.median(cpu), min(cpu), statistics.median(x["user"] for x in rs),
+            statistics.median(x["sys"] for x in rs), statistics.median(first), min(first),
+            sum(1 for x in rs if x["named"][0]), sum(1 for x in rs if x["named"][1]),
+            "{:,}".format(ir) if ir else "-"))
+        sys.stdout.flush()
 
 
 def main():
@@ -97,6 +125,7 @@ def main():
     ap.add_argument("sleepers")
     ap.add_argument("--base", help="another perftop to compare with (e.g. an older build)")
     ap.add_argument("--procs", default="0,10000")
+    ap.add_argument("--freqs", default="10,4000")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--delay", type=float, default=0.05)
     ap.add_argument("--callgrind", action="store_true")
@@ -104,39 +133,21 @@ def main():
     bins = [("this", os.path.abspath(a.perftop))]
     if a.base:
         bins.append(("base", os.path.abspath(a.base)))
-    print("start-up: -b --format json -d %g -n 1, repeat starts; medians (min) of %d runs; %d CPUs, load %s"
-          % (a.delay, a.runs, os.cpu_count(), open("/proc/loadavg").read().split()[0]))
-    print("%7s %-5s %16s %10s %10s %18s %7s %12s" % ("procs", "bin", "CPU ms", "user ms", "sys ms",
-                                                      "first frame ms", "named", "callgrind Ir"))
+    print("start-up: -b --format json -F HZ -d %g -n 1, repeat starts; medians (min) of %d runs; %d CPUs, "
+          "load %s" % (a.delay, a.runs, os.cpu_count(), open("/proc/loadavg").read().split()[0]))
+    print("%7s %5s %-5s %15s %7s %7s %17s %7s %14s" % ("procs", "Hz", "bin", "CPU ms", "user", "sys",
+                                                       "first frame ms", "named", "callgrind Ir"))
     summary = {}
     for n in [int(x) for x in a.procs.split(",")]:
         with Sleepers(a.sleepers, n):
             time.sleep(1.0)
-            for _, path in bins:
-                run(path, a.delay)  # warm-up: the cache is written, pages are in
-            res = {label: [] for label, _ in bins}
-            for _ in range(a.runs):
-                for label, path in bins:
-                    res[label].append(run(path, a.delay))
-            for label, path in bins:
-                rs = res[label]
-                good = [x for x in rs if x["ok"] and x["named"][0]]
-                cpu = [x["cpu"] for x in rs]
-                first = [x["first"] for x in good]
-                ir = callgrind(path, a.delay) if a.callgrind else None
-                summary[(n, label)] = (statistics.median(cpu), statistics.median(first) if first else None, ir)
-                print("%7d %-5s %9.1f (%5.1f) %10.1f %10.1f %11s (%5.1f) %4d/%-2d %12s" % (
-                    n, label, statistics.median(cpu), min(cpu), statistics.median(x["user"] for x in rs),
-                    statistics.median(x["sys"] for x in rs),
-                    "%.1f" % statistics.median(first) if first else "-", min(first) if first else -1,
-                    len(good), sum(1 for x in good if x["named"][1]),
-                    "{:,}".format(ir) if ir else "-"))
-                sys.stdout.flush()
+            for freq in [int(x) for x in a.freqs.split(",")]:
+                measure(bins, n, freq, a, summary)
     if a.base:
-        for n in sorted({k[0] for k in summary}):
-            t, b = summary[(n, "this")], summary[(n, "base")]
-            print("%d processes: CPU %.2f of base's%s%s" % (
-                n, t[0] / b[0], ", first frame %.2f" % (t[1] / b[1]) if t[1] and b[1] else "",
+        for n, freq, _ in sorted(k for k in summary if k[2] == "this" and (k[0], k[1], "base") in summary):
+            t, b = summary[(n, freq, "this")], summary[(n, freq, "base")]
+            print("%d processes, %d Hz: CPU %.2f of base's, first frame %.2f%s" % (
+                n, freq, t[0] / b[0], t[1] / b[1],
                 ", instructions %.2f" % (t[2] / b[2]) if t[2] and b[2] else ""))
 
 
