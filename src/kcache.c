@@ -309,8 +309,8 @@ int kcache_encode(const struct kallsyms *ks, const struct kcache_key *k, const s
 	if ((buf = malloc(len)) == NULL)
 		return -ENOMEM;
 	syms = (struct kallsyms_sym *)(void *)(buf + sizeof(h));
-	/* The module records follow the symbols kept, so they move into place
-	 * once those are counted; built first here, at the end. */
+	/* The module records go after the symbols kept, whose count the pass
+	 * below tells: built aside first. */
 	mods = calloc(ks->nmodules ? ks->nmodules : 1, sizeof(*mods));
 	if (mods == NULL) {
 		free(buf);
