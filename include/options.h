@@ -38,6 +38,7 @@ struct options {
 	bool list_events;
 	bool no_color;
 	bool no_demangle;        /* --no-demangle: raw C++/Rust symbol names */
+	bool no_kallsyms_cache;  /* --no-kallsyms-cache: read kallsyms whole */
 	bool stats;
 	struct callgraph_opts cg; /* -g, --call-graph, --max-stack */
 	bool children;            /* --children (the default with call graphs) */

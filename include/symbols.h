@@ -56,11 +56,25 @@ struct sym_map {
 };
 
 struct symbols *symbols_new(const struct symbols_opts *opts);
+/* The user's cache directory: $XDG_CACHE_HOME/perftop, else
+ * $HOME/.cache/perftop. 0 or -ENOENT when there is none. */
+int symbols_cache_dir(char *buf, size_t len);
+/* Keeps the parsed kernel symbols in dir between runs (see
+ * internal/kcache.h), keyed by the build-id in notes_path
+ * ("/sys/kernel/notes" if NULL) and checked against modules_path
+ * ("/proc/modules" if NULL). Without it kallsyms is read whole. Before
+ * symbols_load_kernel; 0 or -ENOMEM. */
+int symbols_set_kcache(struct symbols *s, const char *dir, const char *notes_path, const char *modules_path);
 void symbols_free(struct symbols *s);
 
-/* Reads kallsyms. Returns 0; when addresses are hidden (kptr_restrict) it
- * returns 0, resolves kernel samples to [kernel.kallsyms]/[unknown] and sets
- * a notice (see symbols_notice). -errno on failure to read at all. */
+/* Reads kallsyms, from the cache when it is of this kernel as we see it
+ * (and writes the cache when it was not). Returns 0; when addresses are
+ * hidden (kptr_restrict) it returns 0, resolves kernel samples to
+ * [kernel.kallsyms]/[unknown] and sets a notice (see symbols_notice).
+ * -errno on failure to read at all. A kernel sample that falls where no
+ * symbol is known later (a module loaded since, a BPF program) has
+ * kallsyms read whole again, at most once per interval and less often
+ * while that finds nothing new. */
 int symbols_load_kernel(struct symbols *s);
 
 /* One line for the user, or NULL: e.g. the kptr_restrict notice. */
@@ -68,8 +82,12 @@ const char *symbols_notice(const struct symbols *s);
 
 /* Processes present before sampling began: /proc/PID/maps and comm, each
  * file identified as a record would (its build-id, else dev+inode).
- * pid < 0 means every process. Missing processes are skipped quietly. */
+ * pid < 0 means every process. Missing processes are skipped quietly.
+ * Not needed for a process first seen in a sample: its /proc is read then. */
 int symbols_synthesize(struct symbols *s, pid_t pid);
+/* What records said of every process may be out of date (tracking was
+ * interrupted): each one's /proc is read again at its next sample. */
+void symbols_stale(struct symbols *s);
 
 /* Mirrors of the ring's records. A file is what its identity says, not its
  * path: a file replaced at its path is another DSO, and a process still
@@ -115,6 +133,8 @@ struct symbols_stats {
 	size_t table_limit;    /* their bound (symbols_set_table_limit) */
 	size_t evicted;        /* tables dropped for it (or idle), ever */
 	size_t evicted_idle;   /* of those, idle for SYMBOLS_TABLE_IDLE intervals */
+	bool kernel_cached;    /* the kernel's symbols came from the cache */
+	size_t kernel_reloads; /* whole reads of kallsyms for unknown addresses */
 };
 void symbols_stats(const struct symbols *s, struct symbols_stats *st);
 

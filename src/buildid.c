@@ -45,6 +45,11 @@ static int notes_find(const unsigned char *buf, size_t len, uint8_t out[BUILDID_
 	return 0;
 }
 
+int buildid_find_notes(const void *notes, size_t len, uint8_t out[BUILDID_MAX])
+{
+	return notes_find(notes, len, out);
+}
+
 int buildid_read_notes(int fd, uint8_t out[BUILDID_MAX])
 {
 	unsigned char notes[NOTE_MAX];
@@ -61,7 +66,7 @@ int buildid_read_notes(int fd, uint8_t out[BUILDID_MAX])
 			break;
 		len += (size_t)n;
 	}
-	return notes_find(notes, len, out);
+	return buildid_find_notes(notes, len, out);
 }
 
 int buildid_read_fd(int fd, uint8_t out[BUILDID_MAX])

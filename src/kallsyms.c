@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "util.h"
 
@@ -267,13 +268,24 @@ out_close:
 	return rc;
 }
 
+static bool in_backing(const struct kallsyms *ks, const void *p)
+{
+	const char *c = p, *b = ks->backing;
+
+	return b && c >= b && c < b + ks->backing_len;
+}
+
 void kallsyms_free(struct kallsyms *ks)
 {
 	if (ks == NULL)
 		return;
-	free(ks->syms);
-	free(ks->names);
+	if (!in_backing(ks, ks->syms))
+		free(ks->syms);
+	if (!in_backing(ks, ks->names))
+		free(ks->names);
 	free(ks->modules);
+	if (ks->backing_mapped)
+		munmap((void *)(uintptr_t)ks->backing, ks->backing_len);
 	free(ks);
 }
 
@@ -300,6 +312,69 @@ const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t add
 	if (i + 1 < ks->nsyms && ks->syms[i + 1].addr - base->addr <= KALLSYMS_MAX_SPAN)
 		span = ks->syms[i + 1].addr - base->addr;
 	return addr - base->addr < span ? base : NULL;
+}
+
+static bool sym_equal(const struct kallsyms *a, const struct kallsyms_sym *x, const struct kallsyms *b,
+		      const struct kallsyms_sym *y)
+{
+	const char *ma = kallsyms_module(a, x), *mb = kallsyms_module(b, y);
+
+	return x->addr == y->addr && strcmp(kallsyms_name(a, x), kallsyms_name(b, y)) == 0 &&
+	       (ma && mb ? strcmp(ma, mb) == 0 : ma == mb);
+}
+
+int kallsyms_new_since(struct kallsyms **out, const struct kallsyms *fresh, const struct kallsyms *base)
+{
+	struct kallsyms *ks = calloc(1, sizeof(*ks));
+	size_t j = 0;
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	if (ks == NULL)
+		return -ENOMEM;
+	/* Both are sorted by address, one symbol per address. */
+	for (size_t i = 0; i < fresh->nsyms; i++) {
+		const struct kallsyms_sym *f = &fresh->syms[i];
+		const char *name = kallsyms_name(fresh, f), *mod = kallsyms_module(fresh, f);
+		struct kallsyms_sym *sym;
+
+		while (j < base->nsyms && base->syms[j].addr < f->addr)
+			j++;
+		if (j < base->nsyms && sym_equal(fresh, f, base, &base->syms[j]))
+			continue;
+		if (ks->nsyms == ks->syms_cap) {
+			size_t cap = ks->syms_cap ? ks->syms_cap * 2 : 64;
+			struct kallsyms_sym *n = reallocarray(ks->syms, cap, sizeof(*n));
+
+			if (n == NULL)
+				goto out_free;
+			ks->syms = n;
+			ks->syms_cap = cap;
+		}
+		sym = &ks->syms[ks->nsyms];
+		*sym = *f;
+		sym->module = 0;
+		if ((mod && (rc = module_index(ks, mod, strlen(mod), &sym->module)) != 0) ||
+		    (rc = names_put(ks, name, strlen(name), &sym->name)) != 0)
+			goto out_free;
+		ks->nsyms++;
+	}
+	ks->lines = ks->nsyms;
+	*out = ks;
+	return 0;
+out_free:
+	kallsyms_free(ks);
+	return rc;
+}
+
+bool kallsyms_same(const struct kallsyms *a, const struct kallsyms *b)
+{
+	if (a->nsyms != b->nsyms)
+		return false;
+	for (size_t i = 0; i < a->nsyms; i++)
+		if (!sym_equal(a, &a->syms[i], b, &b->syms[i]))
+			return false;
+	return true;
 }
 
 size_t kallsyms_bytes(const struct kallsyms *ks)

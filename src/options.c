@@ -35,6 +35,7 @@ enum {
 	OPT_METRICS_SYMBOLS,
 	OPT_PUSH,
 	OPT_PUSH_EVERY,
+	OPT_NO_KALLSYMS_CACHE,
 };
 
 static const struct option longopts[] = {
@@ -58,6 +59,7 @@ static const struct option longopts[] = {
 	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "no-kallsyms-cache", no_argument, NULL, OPT_NO_KALLSYMS_CACHE },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
@@ -116,6 +118,8 @@ static void usage(FILE *f)
 	      "      --stats             add engine and symbol-table figures to the dump\n"
 	      "      --no-color          monochrome live view (also NO_COLOR)\n"
 	      "      --no-demangle       raw C++/Rust symbol names (_ZN3foo3barEv)\n"
+	      "      --no-kallsyms-cache read /proc/kallsyms whole, neither reading nor\n"
+	      "                          writing the cache in $XDG_CACHE_HOME/perftop\n"
 	      "  -h, --help              this text\n"
 	      "      --version           the version\n", f);
 }
@@ -370,6 +374,9 @@ int options_parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_NO_DEMANGLE:
 			o->no_demangle = true;
+			break;
+		case OPT_NO_KALLSYMS_CACHE:
+			o->no_kallsyms_cache = true;
 			break;
 		case OPT_STATS:
 			o->stats = true;

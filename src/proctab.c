@@ -147,6 +147,7 @@ void proctab_free(struct proctab *pt)
 		free(pt->jit_retired[i]);
 	}
 	free(pt->jit_retired);
+	dso_ident_cache_free(pt->idents);
 	free(pt->proc_root);
 	memset(pt, 0, sizeof(*pt));
 }
@@ -187,6 +188,7 @@ static void proc_reset(struct proctab *pt, struct proctab_proc *p)
 {
 	task_unexit(&p->task, &pt->exited, &pt->nexited);
 	p->complete = false;
+	p->stale = false;
 	p->nmaps = 0;
 	task_set_comm(&p->task, NULL);
 	jit_retire(pt, p);
@@ -429,16 +431,11 @@ static int synth_one(struct proctab *pt, pid_t pid, bool replace, struct dso_ide
 
 int proctab_synthesize(struct proctab *pt, pid_t pid)
 {
-	struct dso_ident_cache *cache = NULL;
 	struct dirent *de;
 	DIR *dir;
-	int rc = 0;
 
-	if (pid >= 0) {
-		rc = synth_one(pt, pid, true, &cache);
-		dso_ident_cache_free(cache);
-		return rc;
-	}
+	if (pid >= 0)
+		return synth_one(pt, pid, true, &pt->idents);
 	dir = opendir(pt->proc_root);
 	if (dir == NULL)
 		return -errno;
@@ -446,10 +443,9 @@ int proctab_synthesize(struct proctab *pt, pid_t pid)
 		long long v = strtonum(de->d_name, 1, INT_MAX, NULL);
 
 		if (v > 0)
-			synth_one(pt, (pid_t)v, true, &cache); /* gone meanwhile: skipped */
+			synth_one(pt, (pid_t)v, true, &pt->idents); /* gone meanwhile: skipped */
 	}
 	closedir(dir);
-	dso_ident_cache_free(cache);
 	return 0;
 }
 
@@ -457,6 +453,8 @@ struct proctab_proc *proctab_get(struct proctab *pt, pid_t pid)
 {
 	struct proctab_proc *p = proctab_find(pt, pid);
 
+	if (p && !p->complete && !p->task.exited)
+		proctab_fill(pt, p);
 	if (p || pid <= 0)
 		return p;
 	if (proctab_synthesize(pt, pid) == 0)
@@ -471,13 +469,24 @@ struct proctab_proc *proctab_get(struct proctab *pt, pid_t pid)
 
 int proctab_fill(struct proctab *pt, struct proctab_proc *p)
 {
-	struct dso_ident_cache *cache = NULL;
 	int rc;
 
 	p->complete = true; /* one try, even when /proc has no such pid */
-	rc = synth_one(pt, p->pid, false, &cache);
-	dso_ident_cache_free(cache);
+	rc = synth_one(pt, p->pid, p->stale, &pt->idents);
+	p->stale = false;
 	return rc;
+}
+
+void proctab_stale(struct proctab *pt)
+{
+	struct proctab_proc *p;
+
+	RB_FOREACH(p, proctab_procs, &pt->procs) {
+		if (p->task.exited)
+			continue;
+		p->complete = false;
+		p->stale = true;
+	}
 }
 
 struct proctab_thread *proctab_thread_get(struct proctab *pt, struct proctab_proc *p, pid_t tid)
@@ -546,6 +555,7 @@ bool proctab_comm(struct proctab *pt, pid_t pid, pid_t tid, const char *comm, bo
 		jit_retire(pt, p);
 		threads_exit(pt, p);
 		p->complete = true;
+		p->stale = false;
 		proctab_changed(pt, pid);
 	}
 	return reused;
@@ -567,7 +577,9 @@ bool proctab_fork(struct proctab *pt, pid_t pid, pid_t ppid, pid_t tid, pid_t pt
 		return reused;
 	}
 	thread_forget(pt, pid);
-	parent = proctab_find(pt, ppid);
+	/* A parent older than we are is read now, while it lives: the child
+	 * may be gone by its first sample and has nothing of its own yet. */
+	parent = ppid > 0 ? proctab_get(pt, ppid) : proctab_find(pt, ppid);
 	child = proctab_find(pt, pid);
 	/* Records of the child itself (its exec, its mmaps) or a sample's read
 	 * of /proc came first, from another CPU's ring: they are newer than
@@ -588,7 +600,9 @@ bool proctab_fork(struct proctab *pt, pid_t pid, pid_t ppid, pid_t tid, pid_t pt
 		if (parent->nmaps)
 			memcpy(child->maps, parent->maps, parent->nmaps * sizeof(*parent->maps));
 		child->nmaps = parent->nmaps;
-		child->complete = parent->complete;
+		/* A parent gone before we read it gave nothing: the child's own
+		 * /proc then, at its first sample. */
+		child->complete = parent->complete && !parent->task.exited;
 		task_set_comm(&child->task, task_comm(pt, parent, ptid));
 	}
 	proctab_changed(pt, pid);
@@ -619,5 +633,7 @@ void proctab_reap(struct proctab *pt)
 		thread_drop(pt, TASK_THREAD(k));
 	while ((k = TAILQ_FIRST(&pt->exited)) != NULL && k->exit_epoch < pt->epoch)
 		proc_drop(pt, TASK_PROC(k));
+	dso_ident_cache_free(pt->idents);
+	pt->idents = NULL;
 	pt->epoch++;
 }

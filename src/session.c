@@ -128,13 +128,16 @@ static bool find_map(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out
 	return true;
 }
 
-static void synthesize(struct session *s, const struct session_target *t)
+/* The focus's processes are read now; system-wide, each process's /proc is
+ * read at its first sample (a scan of every process cost more than all
+ * the rest of a start), and after a re-aim again at its next one. */
+static void synthesize(struct session *s, const struct session_target *t, bool again)
 {
 	if (t->pids && !t->pids_are_tids)
 		for (size_t i = 0; i < t->npids; i++)
 			symbols_synthesize(s->syms, t->pids[i]);
-	else
-		symbols_synthesize(s->syms, -1);
+	else if (again)
+		symbols_stale(s->syms);
 }
 
 int session_open(struct session *s, const struct options *o, char *err, size_t errlen)
@@ -144,6 +147,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	};
 	struct symbols_opts so = { .proc_root = "/proc", .kallsyms_path = "/proc/kallsyms" };
 	struct engine_opts eo;
+	char kcache[4096];
 	pthread_t kthread;
 	bool kthread_ok;
 	int rc;
@@ -151,7 +155,8 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	memset(s, 0, sizeof(*s));
 	s->opts = o;
 	s->syms = symbols_new(&so);
-	if (s->syms == NULL) {
+	if (s->syms == NULL || (!o->no_kallsyms_cache && symbols_cache_dir(kcache, sizeof(kcache)) == 0 &&
+				symbols_set_kcache(s->syms, kcache, NULL, NULL) != 0)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -169,7 +174,8 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	if (rc)
 		return rc;
 	/* Sampling starts now; the samples wait in the rings while kallsyms
-	 * (slow: the kernel formats every symbol) loads beside /proc. */
+	 * loads (from the cache; else slow: the kernel formats every symbol)
+	 * beside the focus's /proc. */
 	if ((rc = engine_start(s->eng)) != 0) {
 		snprintf(err, errlen, "cannot start the events: %s", strerror(-rc));
 		return rc;
@@ -178,7 +184,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	kthread_ok = pthread_create(&kthread, NULL, load_kernel, s->syms) == 0;
 	if (!kthread_ok)
 		symbols_load_kernel(s->syms);
-	synthesize(s, &t);
+	synthesize(s, &t, false);
 	if (kthread_ok)
 		pthread_join(kthread, NULL);
 	if ((rc = fresh_agg(s, err, errlen)) != 0 || (rc = open_counters(s, &t, true, err, errlen)) != 0)
@@ -460,7 +466,7 @@ int session_reopen(struct session *s, const struct session_target *t, char *err,
 	if (!t->keep_agg) {
 		if ((rc = fresh_agg(s, err, errlen)) != 0)
 			return rc;
-		synthesize(s, t); /* what started while we looked elsewhere */
+		synthesize(s, t, true); /* what started while we looked elsewhere */
 		open_counters(s, t, false, NULL, 0);
 	}
 	describe(s, t);

@@ -20,6 +20,7 @@
 #include "dso.h"
 #include "elfsym.h"
 #include "kallsyms.h"
+#include "kcache.h"
 #include "perfmap.h"
 #include "proctab.h"
 #include "util.h"
@@ -28,6 +29,7 @@
 #define ANON_BITS 10        /* buckets of anonymous-code labels */
 #define ANON_MAX 65536      /* labels kept; beyond, [unknown] in its mapping */
 #define ANON_PAGE 4096
+#define KRELOAD_GAP_MAX 64  /* intervals between whole kallsyms reads that find nothing */
 
 /* Kernel entries have pid -1 and PROCTAB_GEN_KERNEL | kgen; user entries the
  * generation of their pid's slot, which every map change bumps. */
@@ -59,7 +61,13 @@ struct lookup {
 
 struct symbols {
 	char *proc_root, *kallsyms_path;
+	char *kcache_dir, *notes_path, *modules_path;
 	struct kallsyms *ks;
+	/* What whole reads found since ks: modules loaded later, BPF programs. */
+	struct kallsyms *kextra;
+	unsigned kreload_next, kreload_gap; /* epochs: when a miss may read again */
+	size_t kreloads;
+	bool kcached;
 	struct kallsyms **retired; /* replaced tables: their keys stay unique */
 	size_t nretired;
 	size_t jit_bytes;
@@ -112,6 +120,31 @@ out_free:
 	return NULL;
 }
 
+int symbols_cache_dir(char *buf, size_t len)
+{
+	return kcache_dir(buf, len);
+}
+
+int symbols_set_kcache(struct symbols *s, const char *dir, const char *notes_path, const char *modules_path)
+{
+	char *d = strdup(dir), *n = strdup(notes_path ? notes_path : "/sys/kernel/notes");
+	char *m = strdup(modules_path ? modules_path : "/proc/modules");
+
+	if (d == NULL || n == NULL || m == NULL) {
+		free(d);
+		free(n);
+		free(m);
+		return -ENOMEM;
+	}
+	free(s->kcache_dir);
+	free(s->notes_path);
+	free(s->modules_path);
+	s->kcache_dir = d;
+	s->notes_path = n;
+	s->modules_path = m;
+	return 0;
+}
+
 void symbols_free(struct symbols *s)
 {
 	if (s == NULL)
@@ -129,7 +162,11 @@ void symbols_free(struct symbols *s)
 		kallsyms_free(s->retired[i]);
 	free(s->retired);
 	kallsyms_free(s->ks);
+	kallsyms_free(s->kextra);
 	free(s->cache);
+	free(s->kcache_dir);
+	free(s->notes_path);
+	free(s->modules_path);
 	free(s->kallsyms_path);
 	free(s->proc_root);
 	free(s);
@@ -139,7 +176,7 @@ void symbols_free(struct symbols *s)
  * (a container without /sys) is no error: profiles then carry none. */
 static void kernel_build_id(struct symbols *s)
 {
-	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	int fd = open(s->notes_path ? s->notes_path : "/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
 	int n = fd >= 0 ? buildid_read_notes(fd, s->kbuild_id) : 0;
 
 	if (fd >= 0)
@@ -147,28 +184,85 @@ static void kernel_build_id(struct symbols *s)
 	s->kbuild_id_len = n > 0 ? (size_t)n : 0;
 }
 
+/* A table whose symbols' addresses were handed out as keys: kept, so that
+ * no later table's symbol gets the same key. */
+static int retire(struct symbols *s, struct kallsyms *ks)
+{
+	struct kallsyms **r = reallocarray(s->retired, s->nretired + 1, sizeof(*r));
+
+	if (r == NULL)
+		return -ENOMEM;
+	s->retired = r;
+	s->retired[s->nretired++] = ks;
+	return 0;
+}
+
+/* The kernel's table: the cache's when it is of this kernel as we see it,
+ * else kallsyms read whole, then cached. */
+static int kernel_table(struct symbols *s, struct kallsyms **out)
+{
+	struct kcache_modules before = { 0 }, after = { 0 };
+	struct kcache_key key;
+	bool store = false;
+	int rc;
+
+	s->kcached = false;
+	if (s->kcache_dir == NULL)
+		return kallsyms_load(out, s->kallsyms_path);
+	rc = kcache_key_read(&key, s->notes_path, s->kallsyms_path);
+	if (rc == 0 && key.restricted) {
+		/* One view for the whole file: its first addresses read 0, so
+		 * do all; nothing worth having the kernel format. */
+		if ((*out = calloc(1, sizeof(**out))) == NULL)
+			return -ENOMEM;
+		(*out)->restricted = true;
+		return 0;
+	}
+	if (rc == 0 && key.build_id_len && kcache_modules_read(&before, s->modules_path) == 0) {
+		if (kcache_load(out, s->kcache_dir, &key, &before) == 0) {
+			s->kcached = true;
+			goto out;
+		}
+		store = true;
+	}
+	rc = kallsyms_load(out, s->kallsyms_path);
+	/* A module loaded or unloaded meanwhile may or may not be in the text
+	 * read: cached next time. A cache we cannot write costs only time. */
+	if (rc == 0 && store && !(*out)->restricted && kcache_modules_read(&after, s->modules_path) == 0 &&
+	    kcache_modules_equal(&before, &after))
+		kcache_store(*out, s->kcache_dir, &key, &after);
+out:
+	kcache_modules_free(&before);
+	kcache_modules_free(&after);
+	return rc;
+}
+
 int symbols_load_kernel(struct symbols *s)
 {
-	struct kallsyms *ks, **r;
-	int rc = kallsyms_load(&ks, s->kallsyms_path);
+	struct kallsyms *ks;
+	int rc = kernel_table(s, &ks);
 
 	if (rc) {
 		snprintf(s->notice, sizeof(s->notice), "cannot read %s (%s): kernel samples show as [unknown]",
 			 s->kallsyms_path, strerror(-rc));
 		return rc;
 	}
-	if (s->ks) {
-		r = reallocarray(s->retired, s->nretired + 1, sizeof(*r));
-		if (r == NULL) {
-			kallsyms_free(ks);
-			return -ENOMEM;
-		}
-		s->retired = r;
-		s->retired[s->nretired++] = s->ks;
+	if (s->ks && retire(s, s->ks) != 0) {
+		kallsyms_free(ks);
+		return -ENOMEM;
+	}
+	if (s->kextra && retire(s, s->kextra) != 0) {
+		s->ks = NULL;
+		kallsyms_free(ks);
+		return -ENOMEM;
 	}
 	s->ks = ks;
+	s->kextra = NULL;
 	s->kgen = (s->kgen + 1) & ~PROCTAB_GEN_KERNEL;
 	kernel_build_id(s);
+	/* Just read whole: the next whole read waits an interval. */
+	s->kreload_gap = 1;
+	s->kreload_next = s->pt.epoch + (s->kcached ? 0 : 1);
 	if (ks->restricted)
 		snprintf(s->notice, sizeof(s->notice), "kernel addresses are hidden (kernel.kptr_restrict): "
 			 "kernel samples show as [unknown]; run as root with kptr_restrict=0");
@@ -179,6 +273,33 @@ int symbols_load_kernel(struct symbols *s)
 	return 0;
 }
 
+/* A kernel sample where no symbol is known: kallsyms read whole, and what
+ * is new since the table we have becomes the extra table. Read again an
+ * interval later if that found something, else after twice the wait, so
+ * that an address no read ever names (a hole, a BPF program without
+ * bpf_jit_kallsyms) costs little. True when the tables changed. */
+static bool kernel_reload(struct symbols *s)
+{
+	struct kallsyms *fresh = NULL, *extra = NULL;
+	bool changed = false;
+
+	s->kreloads++;
+	if (kallsyms_load(&fresh, s->kallsyms_path) == 0 && !fresh->restricted &&
+	    kallsyms_new_since(&extra, fresh, s->ks) == 0 &&
+	    !(s->kextra ? kallsyms_same(extra, s->kextra) : extra->nsyms == 0) &&
+	    (s->kextra == NULL || retire(s, s->kextra) == 0)) {
+		s->kextra = extra;
+		extra = NULL;
+		s->kgen = (s->kgen + 1) & ~PROCTAB_GEN_KERNEL;
+		changed = true;
+	}
+	kallsyms_free(extra);
+	kallsyms_free(fresh);
+	s->kreload_gap = changed ? 1 : s->kreload_gap * 2 > KRELOAD_GAP_MAX ? KRELOAD_GAP_MAX : s->kreload_gap * 2;
+	s->kreload_next = s->pt.epoch + s->kreload_gap;
+	return changed;
+}
+
 const char *symbols_notice(const struct symbols *s)
 {
 	return s->notice[0] ? s->notice : NULL;
@@ -187,6 +308,11 @@ const char *symbols_notice(const struct symbols *s)
 int symbols_synthesize(struct symbols *s, pid_t pid)
 {
 	return proctab_synthesize(&s->pt, pid);
+}
+
+void symbols_stale(struct symbols *s)
+{
+	proctab_stale(&s->pt);
 }
 
 void symbols_mmap(struct symbols *s, const struct sym_map *m)
@@ -233,16 +359,31 @@ void symbols_set_table_limit(struct symbols *s, size_t bytes)
 	s->table_limit = bytes;
 }
 
-static struct lookup resolve_kernel(struct symbols *s, uint64_t ip)
+/* Of the table read first and what later reads added, the symbol that
+ * starts nearer below ip; at a tie the later read's. */
+static const struct kallsyms_sym *kernel_find(const struct symbols *s, uint64_t ip, const struct kallsyms **in)
 {
 	const struct kallsyms_sym *k = s->ks ? kallsyms_find(s->ks, ip) : NULL;
+	const struct kallsyms_sym *x = s->kextra ? kallsyms_find(s->kextra, ip) : NULL;
+
+	*in = x && (k == NULL || x->addr >= k->addr) ? s->kextra : s->ks;
+	return *in == s->kextra ? x : k;
+}
+
+static struct lookup resolve_kernel(struct symbols *s, uint64_t ip)
+{
+	const struct kallsyms *t;
+	const struct kallsyms_sym *k = kernel_find(s, ip, &t);
 	const char *mod;
 
+	if (k == NULL && s->ks && !s->ks->restricted && s->pt.epoch >= s->kreload_next && kernel_reload(s))
+		k = kernel_find(s, ip, &t);
+	/* Not cached: a later whole read may name it. */
 	if (k == NULL)
 		return (struct lookup){ .sym = UNKNOWN, .dso = KERNEL_DSO,
-					.key = (uint64_t)(uintptr_t)&s->unknown_kernel };
-	mod = kallsyms_module(s->ks, k);
-	return (struct lookup){ .sym = kallsyms_name(s->ks, k), .dso = mod ? mod : KERNEL_DSO,
+					.key = (uint64_t)(uintptr_t)&s->unknown_kernel, .nocache = true };
+	mod = kallsyms_module(t, k);
+	return (struct lookup){ .sym = kallsyms_name(t, k), .dso = mod ? mod : KERNEL_DSO,
 				.key = (uint64_t)(uintptr_t)k };
 }
 
@@ -497,14 +638,17 @@ void symbols_stats(const struct symbols *s, struct symbols_stats *st)
 {
 	st->processes = s->pt.nprocs;
 	st->dsos = s->dsos.ndsos;
-	st->tables = s->dsos.ntables + (s->ks != NULL);
-	st->symbols = s->dsos.nsyms + (s->ks ? s->ks->nsyms : 0);
+	st->tables = s->dsos.ntables + (s->ks != NULL) + (s->kextra != NULL);
+	st->symbols = s->dsos.nsyms + (s->ks ? s->ks->nsyms : 0) + (s->kextra ? s->kextra->nsyms : 0);
+	st->kernel_cached = s->kcached;
+	st->kernel_reloads = s->kreloads;
 	st->table_bytes = s->dsos.table_bytes;
 	st->table_limit = s->table_limit;
 	st->evicted = s->dsos.nevicted;
 	st->evicted_idle = s->dsos.nevicted_idle;
 	st->bytes = sizeof(*s) + ((size_t)1 << CACHE_BITS) * sizeof(*s->cache) + s->dsos.table_bytes +
-		    s->dsos.other_bytes + s->pt.bytes + s->anon_bytes + s->jit_bytes + kallsyms_bytes(s->ks);
+		    s->dsos.other_bytes + s->pt.bytes + s->anon_bytes + s->jit_bytes + kallsyms_bytes(s->ks) +
+		    kallsyms_bytes(s->kextra);
 	for (size_t i = 0; i < s->nretired; i++)
 		st->bytes += kallsyms_bytes(s->retired[i]);
 }
@@ -512,7 +656,8 @@ void symbols_stats(const struct symbols *s, struct symbols_stats *st)
 bool symbols_map_at(struct symbols *s, pid_t pid, uint64_t addr, char *path, size_t len,
 		    uint64_t *start, uint64_t *end, uint64_t *pgoff)
 {
-	struct proctab_proc *p = proctab_find(&s->pt, pid);
+	/* The unwinder may ask before a resolve did: a first sample reads /proc. */
+	struct proctab_proc *p = proctab_task(&s->pt, pid);
 	const struct proctab_map *m = p ? proctab_map_find(p, addr) : NULL;
 	int n;
 

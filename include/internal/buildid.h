@@ -11,6 +11,8 @@
 
 /* Its length (1..BUILDID_MAX) into out, 0 when there is none, or -errno. */
 int buildid_read_fd(int fd, uint8_t out[BUILDID_MAX]);
+/* The same from a run of ELF notes (/sys/kernel/notes): its length or 0. */
+int buildid_find_notes(const void *notes, size_t len, uint8_t out[BUILDID_MAX]);
 /* The same from a file of bare notes, as /sys/kernel/notes is. */
 int buildid_read_notes(int fd, uint8_t out[BUILDID_MAX]);
 

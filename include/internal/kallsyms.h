@@ -35,6 +35,11 @@ struct kallsyms {
 	size_t lines;      /* well-formed lines seen, whatever their type */
 	size_t skipped;    /* lines that did not parse */
 	bool restricted;   /* every address read as 0: kptr_restrict or not root */
+	/* The cache's bytes (kcache.c) that syms and names may lie in: never
+	 * freed as such; unmapped with the table when it owns the mapping. */
+	const void *backing;
+	size_t backing_len;
+	bool backing_mapped;
 };
 
 /* Parse kallsyms text into a new table. 0 or -errno (-ENOMEM, or why the file
@@ -57,6 +62,13 @@ static inline const char *kallsyms_module(const struct kallsyms *ks, const struc
 {
 	return sym->module ? ks->names + ks->modules[sym->module] : NULL;
 }
+
+/* The symbols of fresh that base lacks (none at that address with that name
+ * and module): what was loaded or JITed since base was read, as a table of
+ * its own. 0 or -ENOMEM. */
+int kallsyms_new_since(struct kallsyms **out, const struct kallsyms *fresh, const struct kallsyms *base);
+/* Whether a and b hold the same symbols (addresses, names, modules). */
+bool kallsyms_same(const struct kallsyms *a, const struct kallsyms *b);
 
 /* Bytes held, for statistics. */
 size_t kallsyms_bytes(const struct kallsyms *ks);

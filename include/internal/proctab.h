@@ -55,6 +55,7 @@ struct proctab_proc {
 	pid_t pid;          /* with the name: what a sample reads, in one line */
 	struct proctab_task task;
 	bool complete;      /* maps came from /proc or an exec: no lazy re-read */
+	bool stale;         /* tracking was interrupted: /proc replaces the maps */
 	RB_ENTRY(proctab_proc) node;
 	LIST_HEAD(, proctab_thread) threads;
 	struct proctab_map *maps; /* sorted by start, non-overlapping */
@@ -79,6 +80,10 @@ struct proctab {
 	size_t nprocs, nthreads, nexited, nexited_threads, bytes;
 	struct proctab_jit **jit_retired;
 	size_t njit_retired;
+	/* Files identified from /proc this interval, by device and inode: the
+	 * first samples of many processes mapping libc read it once. Dropped
+	 * at each reap, so an inode reused for another file is read anew. */
+	struct dso_ident_cache *idents;
 	unsigned epoch;                     /* intervals (proctab_reap calls) */
 	/* Bumped at every change to a pid slot's maps, so that cached
 	 * resolutions of the old maps miss. Never 0 nor PROCTAB_GEN_KERNEL. */
@@ -97,17 +102,20 @@ void proctab_changed(struct proctab *pt, pid_t pid);
 /* The process pid, NULL if unknown (no /proc read). */
 struct proctab_proc *proctab_find(struct proctab *pt, pid_t pid);
 /* The same, else read from /proc once: a pid gone from there stays as an
- * exited placeholder, so that its samples cost no further reads. */
+ * exited placeholder, so that its samples cost no further reads. A live
+ * process that records alone told of is filled in from /proc, once. */
 struct proctab_proc *proctab_get(struct proctab *pt, pid_t pid);
 /* Thread tid of p, read from /proc once when unknown; NULL for the main
  * thread or when out of memory. */
 struct proctab_thread *proctab_thread_get(struct proctab *pt, struct proctab_proc *p, pid_t tid);
 
 /* The sample path's way to both: a last hit costs no call. pid 0 (the
- * idle tasks) and below are never in the table. */
+ * idle tasks) and below are never in the table. A process that only
+ * records told of (it ran before we started) has its /proc read at its
+ * first sample: there is no scan of every process at start. */
 static inline struct proctab_proc *proctab_task(struct proctab *pt, pid_t pid)
 {
-	if (pt->last && pt->last->pid == pid)
+	if (pt->last && pt->last->pid == pid && pt->last->complete)
 		return pt->last;
 	return pid > 0 ? proctab_get(pt, pid) : NULL;
 }
@@ -125,6 +133,9 @@ static inline struct proctab_thread *proctab_task_thread(struct proctab *pt, str
 int proctab_fill(struct proctab *pt, struct proctab_proc *p);
 
 int proctab_synthesize(struct proctab *pt, pid_t pid);
+/* Every live process's /proc is read again, replacing its maps, at its
+ * next sample (what records said may be out of date). */
+void proctab_stale(struct proctab *pt);
 void proctab_mmap(struct proctab *pt, const struct sym_map *m);
 bool proctab_comm(struct proctab *pt, pid_t pid, pid_t tid, const char *comm, bool exec);
 bool proctab_fork(struct proctab *pt, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);

@@ -1,0 +1,95 @@
+/* libFuzzer harness: arbitrary bytes as a kernel-symbol cache file and a
+ * /proc/modules text. Input: one byte of flags, two of the modules text's
+ * length, that text, then the cache's bytes. Flag 1 seals the bytes (a
+ * right checksum), so that the checks behind it are reached; the key is
+ * taken from the bytes' own header, as if this kernel had written them.
+ * Whatever decodes must be a table as a parse makes one, and encode back
+ * to the same symbols. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal/kcache.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The key fields of the header (see kcache.c): build-id at 24, its
+ * length at 44, head_len at 48, head_hash at 56. */
+static void key_of(const uint8_t *buf, size_t len, struct kcache_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (len < 64)
+		return;
+	memcpy(k->build_id, buf + 24, KCACHE_BUILD_ID_MAX);
+	k->build_id_len = buf[44] <= KCACHE_BUILD_ID_MAX ? buf[44] : KCACHE_BUILD_ID_MAX;
+	memcpy(&k->head_len, buf + 48, sizeof(k->head_len));
+	memcpy(&k->head_hash, buf + 56, sizeof(k->head_hash));
+}
+
+static void check_table(const struct kallsyms *ks)
+{
+	for (size_t i = 0; i < ks->nsyms; i++) {
+		const struct kallsyms_sym *s = &ks->syms[i];
+		const char *mod;
+
+		if ((i && ks->syms[i - 1].addr >= s->addr) || s->name >= ks->names_len ||
+		    memchr(ks->names + s->name, '\0', ks->names_len - s->name) == NULL ||
+		    kallsyms_name(ks, s)[0] == '\0' || kallsyms_find(ks, s->addr) != s)
+			abort();
+		if (s->module && s->module >= ks->nmodules)
+			abort();
+		mod = kallsyms_module(ks, s);
+		if (mod && (mod[0] != '[' || mod[strlen(mod) - 1] != ']'))
+			abort();
+	}
+	if (ks->restricted || kallsyms_bytes(ks) < sizeof(*ks))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct kcache_modules m;
+	struct kallsyms *ks = NULL, *again = NULL;
+	struct kcache_key k;
+	size_t mlen, len;
+	uint8_t *buf;
+	void *enc;
+	size_t enclen;
+
+	if (size < 3)
+		return 0;
+	mlen = (size_t)data[1] | (size_t)data[2] << 8;
+	if (mlen > size - 3)
+		mlen = size - 3;
+	if (kcache_modules_parse(&m, (const char *)data + 3, mlen) != 0)
+		return 0;
+	for (size_t i = 0; i < m.n; i++)
+		if (strlen(m.v[i].name) == 0 || strlen(m.v[i].name) >= KCACHE_MODNAME_MAX)
+			abort();
+	len = size - 3 - mlen;
+	/* A copy of its own: decode may keep pointers into it, and sealing
+	 * writes to it. */
+	buf = malloc(len ? len : 1);
+	if (buf == NULL)
+		goto out;
+	memcpy(buf, data + 3 + mlen, len);
+	if (data[0] & 1)
+		kcache_seal(buf, len);
+	key_of(buf, len, &k);
+	if (kcache_decode(&ks, buf, len, &k, &m) == 0) {
+		check_table(ks);
+		/* What decodes encodes back to the same symbols (all of them
+		 * current: the modules that were kept are the ones m shows). */
+		if (k.build_id_len && kcache_encode(ks, &k, &m, &enc, &enclen) == 0) {
+			if (kcache_decode(&again, enc, enclen, &k, &m) != 0 || !kallsyms_same(ks, again))
+				abort();
+			kallsyms_free(again);
+			free(enc);
+		}
+		kallsyms_free(ks);
+	}
+	free(buf);
+out:
+	kcache_modules_free(&m);
+	return 0;
+}

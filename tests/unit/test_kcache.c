@@ -1,0 +1,327 @@
+/* The kernel-symbol cache: its key, /proc/modules, the file's bytes (every
+ * flipped bit and every cut refused), and the file's handling (owner,
+ * mode, links). usage: test_kcache FIXTURES_DIR */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "internal/kcache.h"
+
+static const char MODULES[] = "mymod 8192 0 - Live 0xffffffffc0001000\n"
+			      "othermod 4096 1 mymod, Live 0xffffffffc0002000 (OE)\n";
+
+static int write_file(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int rc = 0;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, buf, len) != (ssize_t)len)
+		rc = -1;
+	if (close(fd) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* A notes file as /sys/kernel/notes has it: a Xen note, then the build-id. */
+static int write_notes(const char *path, uint8_t fill)
+{
+	unsigned char buf[64] = { 0 };
+	uint32_t w[3];
+	size_t off = 0;
+
+	w[0] = 4, w[1] = 4, w[2] = 1; /* "Xen\0", 4 bytes, type 1 */
+	memcpy(buf + off, w, 12), off += 12;
+	memcpy(buf + off, "Xen", 4), off += 4;
+	off += 4;
+	w[0] = 4, w[1] = 20, w[2] = 3; /* NT_GNU_BUILD_ID */
+	memcpy(buf + off, w, 12), off += 12;
+	memcpy(buf + off, "GNU", 4), off += 4;
+	memset(buf + off, fill, 20), off += 20;
+	return write_file(path, buf, off);
+}
+
+static const char *name_at(const struct kallsyms *ks, uint64_t addr)
+{
+	const struct kallsyms_sym *s = ks ? kallsyms_find(ks, addr) : NULL;
+
+	return s ? kallsyms_name(ks, s) : "(none)";
+}
+
+static void test_modules(void)
+{
+	struct kcache_modules m, m2;
+	static const char odd[] = "short 12\n"
+				  "hidden 4096 0 - Live 0x0000000000000000\n"
+				  "\n"
+				  "neg -5 0 - Live 0xffffffffc0000000\n"
+				  "nohex 4096 0 - Live ffffffffc0000000\n";
+
+	CHECK(kcache_modules_parse(&m, MODULES, sizeof(MODULES) - 1) == 0 && m.n == 2, "two modules (%zu)", m.n);
+	CHECK(m.n == 2 && strcmp(m.v[0].name, "mymod") == 0 && m.v[0].size == 8192 &&
+	      m.v[0].addr == 0xffffffffc0001000 && strcmp(m.v[1].name, "othermod") == 0 &&
+	      m.v[1].addr == 0xffffffffc0002000, "names, sizes and addresses; a taint field does not matter");
+	CHECK(kcache_modules_parse(&m2, MODULES, sizeof(MODULES) - 1) == 0 && kcache_modules_equal(&m, &m2),
+	      "the same text: equal");
+	kcache_modules_free(&m2);
+	CHECK(kcache_modules_parse(&m2, MODULES, 40) == 0 && m2.n == 1 && !kcache_modules_equal(&m, &m2),
+	      "a module fewer: not equal");
+	kcache_modules_free(&m2);
+	CHECK(kcache_modules_parse(&m2, odd, sizeof(odd) - 1) == 0 && m2.n == 1 && m2.v[0].addr == 0,
+	      "malformed lines skipped; a hidden address reads 0 (%zu)", m2.n);
+	kcache_modules_free(&m2);
+	CHECK(kcache_modules_read(&m2, "/nonexistent/modules") == 0 && m2.n == 0,
+	      "no /proc/modules (no module support): no modules");
+	kcache_modules_free(&m);
+}
+
+static void test_key(const char *fix, const char *tmp)
+{
+	char path[PATH_MAX], notes[PATH_MAX];
+	struct kcache_key k, k2;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/kallsyms.txt", fix);
+	snprintf(notes, sizeof(notes), "%s/notes", tmp);
+	CHECK(write_notes(notes, 0xab) == 0, "notes written");
+	CHECK(kcache_key_read(&k, notes, path) == 0 && k.build_id_len == 20 && k.build_id[0] == 0xab &&
+	      !k.restricted, "key: build-id from the notes");
+	CHECK(stat(path, &st) == 0 && k.head_len == (uint32_t)st.st_size,
+	      "a text shorter than a read: all of it in the key (%u)", k.head_len);
+	CHECK(kcache_key_read(&k2, "/nonexistent/notes", path) == 0 && k2.build_id_len == 0 &&
+	      k2.head_hash == k.head_hash, "no notes: no build-id, same head");
+	CHECK(kcache_key_read(&k2, notes, "/nonexistent/kallsyms") == -ENOENT, "no kallsyms: -ENOENT");
+	snprintf(path, sizeof(path), "%s/kallsyms-restricted.txt", fix);
+	CHECK(kcache_key_read(&k2, notes, path) == 0 && k2.restricted, "zeros in the first lines: restricted");
+	snprintf(path, sizeof(path), "%s/garbage", tmp);
+	CHECK(write_file(path, "no symbols here\n", 16) == 0 && kcache_key_read(&k2, notes, path) == -ENODATA,
+	      "no kallsyms lines: -ENODATA");
+}
+
+/* Every single-bit flip and every cut of a good file is refused. */
+static void test_damage(const void *buf, size_t len, const struct kcache_key *k, const struct kcache_modules *m)
+{
+	unsigned char *copy = malloc(len);
+	struct kallsyms *ks;
+	size_t accepted = 0, tried = 0;
+
+	if (copy == NULL)
+		return;
+	for (size_t i = 0; i < len; i++)
+		for (int bit = 0; bit < 8; bit++) {
+			memcpy(copy, buf, len);
+			copy[i] ^= (unsigned char)(1u << bit);
+			tried++;
+			if (kcache_decode(&ks, copy, len, k, m) == 0) {
+				accepted++;
+				kallsyms_free(ks);
+			}
+		}
+	CHECK(accepted == 0, "every flipped bit refused (%zu of %zu accepted)", accepted, tried);
+	accepted = 0;
+	for (size_t cut = 0; cut < len; cut++) {
+		memcpy(copy, buf, cut);
+		if (kcache_decode(&ks, copy, cut, k, m) == 0) {
+			accepted++;
+			kallsyms_free(ks);
+		}
+	}
+	CHECK(accepted == 0, "every cut refused (%zu accepted)", accepted);
+	free(copy);
+}
+
+static void test_bytes(const char *fix, const char *tmp)
+{
+	char path[PATH_MAX], notes[PATH_MAX];
+	struct kallsyms *ks = NULL, *back = NULL;
+	struct kcache_modules m, moved, none = { 0 };
+	struct kcache_key k, other;
+	void *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/kallsyms.txt", fix);
+	snprintf(notes, sizeof(notes), "%s/notes", tmp);
+	if (kallsyms_load(&ks, path) != 0 || kcache_key_read(&k, notes, path) != 0 ||
+	    kcache_modules_parse(&m, MODULES, sizeof(MODULES) - 1) != 0) {
+		CHECK(0, "cannot prepare the byte tests");
+		kallsyms_free(ks);
+		return;
+	}
+	CHECK(kcache_encode(ks, &k, &m, &buf, &len) == 0, "encoded (%zu bytes)", len);
+	rc = kcache_decode(&back, buf, len, &k, &m);
+	CHECK(rc == 0 && back && kallsyms_same(ks, back), "decoded: the same symbols (rc %d)", rc);
+	CHECK_STR(name_at(back, 0xffffffffc0001010), "mod_func", "a module's symbol");
+	kallsyms_free(back);
+
+	/* The module moved (reloaded elsewhere): its symbols are not trusted. */
+	moved = m;
+	moved.v = malloc(m.n * sizeof(*m.v));
+	if (moved.v) {
+		memcpy(moved.v, m.v, m.n * sizeof(*m.v));
+		moved.v[0].addr += 0x10000;
+		rc = kcache_decode(&back, buf, len, &k, &moved);
+		CHECK(rc == 0 && strcmp(name_at(back, 0xffffffffc0001010), "(none)") == 0 &&
+		      strcmp(name_at(back, 0xffffffffc0002000), "other_mod_func") == 0 &&
+		      strcmp(name_at(back, 0xffffffff81001234), "do_one_thing") == 0,
+		      "a moved module's symbols left out, the rest kept");
+		kallsyms_free(back);
+		moved.v[0].addr -= 0x10000;
+		moved.v[0].size += 4096;
+		rc = kcache_decode(&back, buf, len, &k, &moved);
+		CHECK(rc == 0 && strcmp(name_at(back, 0xffffffffc0001010), "(none)") == 0,
+		      "a module of another size: left out");
+		kallsyms_free(back);
+		free(moved.v);
+	}
+	rc = kcache_decode(&back, buf, len, &k, &none);
+	CHECK(rc == 0 && back->nsyms == ks->nsyms - 4 && strcmp(name_at(back, 0xffffffff81002010), "weak_thing") == 0,
+	      "modules unloaded: core only (%zu)", back ? back->nsyms : 0);
+	kallsyms_free(back);
+
+	other = k;
+	other.build_id[3] ^= 1;
+	CHECK(kcache_decode(&back, buf, len, &other, &m) == -ESTALE, "another build-id: -ESTALE");
+	other = k;
+	other.head_hash ^= 1;
+	CHECK(kcache_decode(&back, buf, len, &other, &m) == -ESTALE, "other first lines (KASLR): -ESTALE");
+	other = k;
+	other.restricted = true;
+	CHECK(kcache_decode(&back, buf, len, &other, &m) == -ESTALE, "a restricted view never reads a cache");
+	other.build_id_len = 0;
+	other.restricted = false;
+	{
+		void *nobuf;
+		size_t nolen;
+
+		CHECK(kcache_encode(ks, &other, &m, &nobuf, &nolen) == -EINVAL && nobuf == NULL,
+		      "no build-id: nothing written");
+	}
+	test_damage(buf, len, &k, &m);
+	free(buf);
+
+	/* Hidden module addresses: module symbols never cached. */
+	m.v[0].addr = m.v[1].addr = 0;
+	CHECK(kcache_encode(ks, &k, &m, &buf, &len) == 0 && kcache_decode(&back, buf, len, &k, &m) == 0 &&
+	      back->nsyms == ks->nsyms - 4, "modules at hidden addresses: core only");
+	kallsyms_free(back);
+	free(buf);
+	kcache_modules_free(&m);
+	kallsyms_free(ks);
+
+	/* BPF and ftrace are in no /proc/modules: not cached. */
+	{
+		static const char text[] = "ffffffff81000000 T _stext\n"
+					   "ffffffffa0001000 t bpf_prog_6deef7357e7b4530_x\t[bpf]\n"
+					   "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n";
+
+		CHECK(kallsyms_load_buf(&ks, text, sizeof(text) - 1) == 0 &&
+		      kcache_encode(ks, &k, &none, &buf, &len) == 0 &&
+		      kcache_decode(&back, buf, len, &k, &none) == 0 && back->nsyms == 1,
+		      "BPF programs and trampolines are read on demand, not cached");
+		kallsyms_free(back);
+		kallsyms_free(ks);
+		free(buf);
+	}
+}
+
+static void test_file(const char *fix, const char *tmp)
+{
+	char path[PATH_MAX], notes[PATH_MAX], dir[512], file[PATH_MAX], link[PATH_MAX];
+	struct kallsyms *ks = NULL, *back = NULL;
+	struct kcache_modules m;
+	struct kcache_key k;
+	struct stat st;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/kallsyms.txt", fix);
+	snprintf(notes, sizeof(notes), "%s/notes", tmp);
+	snprintf(dir, sizeof(dir), "%s/home/.cache/perftop", tmp);
+	snprintf(file, sizeof(file), "%s/" KCACHE_FILE, dir);
+	snprintf(link, sizeof(link), "%s/elsewhere", tmp);
+	if (kallsyms_load(&ks, path) != 0 || kcache_key_read(&k, notes, path) != 0 ||
+	    kcache_modules_parse(&m, MODULES, sizeof(MODULES) - 1) != 0) {
+		CHECK(0, "cannot prepare the file tests");
+		kallsyms_free(ks);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/home", tmp);
+	CHECK(mkdir(path, 0700) == 0, "a home without .cache");
+	CHECK(kcache_load(&back, dir, &k, &m) == -ENOENT, "nothing cached yet: -ENOENT");
+	rc = kcache_store(ks, dir, &k, &m);
+	CHECK(rc == 0, "stored, .cache made (rc %d)", rc);
+	CHECK(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700, "directory 0700 (%o)", st.st_mode & 0777);
+	CHECK(stat(file, &st) == 0 && (st.st_mode & 0777) == 0600 && st.st_uid == geteuid(),
+	      "file 0600, ours (%o)", st.st_mode & 0777);
+	snprintf(path, sizeof(path), "%s/.%s.%d.tmp", dir, KCACHE_FILE, (int)getpid());
+	CHECK(access(path, F_OK) != 0, "no temporary file left");
+	rc = kcache_load(&back, dir, &k, &m);
+	CHECK(rc == 0 && back && back->backing_mapped && kallsyms_same(ks, back), "loaded back (rc %d)", rc);
+	kallsyms_free(back);
+
+	CHECK(chmod(file, 0640) == 0 && kcache_load(&back, dir, &k, &m) == -EPERM, "readable by others: refused");
+	CHECK(chmod(file, 0600) == 0 && rename(file, link) == 0 && symlink(link, file) == 0 &&
+	      kcache_load(&back, dir, &k, &m) == -ELOOP, "a link in its place: refused");
+	CHECK(unlink(file) == 0 && kcache_store(ks, dir, &k, &m) == 0 && lstat(file, &st) == 0 &&
+	      S_ISREG(st.st_mode), "a store replaces it with a file");
+	CHECK(chmod(dir, 0777) == 0 && kcache_load(&back, dir, &k, &m) == -EPERM &&
+	      kcache_store(ks, dir, &k, &m) == -EPERM, "a directory others may write: neither read nor written");
+	chmod(dir, 0700);
+	if (geteuid() == 0) {
+		CHECK(chown(file, 65534, 65534) == 0 && kcache_load(&back, dir, &k, &m) == -EPERM,
+		      "another user's file: refused");
+		chown(file, 0, 0);
+	} else {
+		CHECK_SKIP("another user's file: needs root to chown");
+	}
+	/* A file of ours that is not a cache: refused, then rebuilt. */
+	CHECK(write_file(file, "PTKSYMC\nnot really", 18) == 0 && kcache_load(&back, dir, &k, &m) == -EBADMSG,
+	      "a damaged file: -EBADMSG");
+	CHECK(kcache_store(ks, dir, &k, &m) == 0 && kcache_load(&back, dir, &k, &m) == 0, "and rebuilt");
+	kallsyms_free(back);
+	kcache_modules_free(&m);
+	kallsyms_free(ks);
+}
+
+static void test_dir(void)
+{
+	char buf[PATH_MAX];
+
+	setenv("XDG_CACHE_HOME", "/x/cache", 1);
+	setenv("HOME", "/home/u", 1);
+	CHECK(kcache_dir(buf, sizeof(buf)) == 0 && strcmp(buf, "/x/cache/perftop") == 0, "XDG_CACHE_HOME first");
+	setenv("XDG_CACHE_HOME", "relative", 1);
+	CHECK(kcache_dir(buf, sizeof(buf)) == 0 && strcmp(buf, "/home/u/.cache/perftop") == 0,
+	      "a relative XDG_CACHE_HOME is ignored: $HOME/.cache");
+	unsetenv("XDG_CACHE_HOME");
+	unsetenv("HOME");
+	CHECK(kcache_dir(buf, sizeof(buf)) == -ENOENT, "neither: no cache");
+}
+
+int main(int argc, char **argv)
+{
+	char tmp[] = "/tmp/perftop-kcache-XXXXXX";
+	char cmd[PATH_MAX];
+
+	if (argc < 2 || mkdtemp(tmp) == NULL) {
+		printf("usage: test_kcache FIXTURES_DIR\n1..0\n");
+		return 1;
+	}
+	test_modules();
+	test_key(argv[1], tmp);
+	test_bytes(argv[1], tmp);
+	test_file(argv[1], tmp);
+	test_dir();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", tmp);
+	return check_done();
+}
