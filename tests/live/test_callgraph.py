@@ -108,6 +108,37 @@ def test_kernel():
     ok(rc == 0 and kern, "kernel frames with their callers for a syscall-heavy workload (%d rows)" % len(kern))
 
 
+def test_vdso():
+    """A dwarf unwind that starts in the vDSO (clock_gettime in a loop): the
+    [vdso] frames are named and the walk goes on through libc to main."""
+    p, pid = start_workload(NOFP, "3", "vdso")
+    rc, recs, err = perftop_json(PERFTOP, "--call-graph", "dwarf", "-p", str(pid), "-d", "1", "-F", "2000",
+                                 "-E", "50")
+    finish_workload(p)
+    rows = {}
+    for rec in recs:
+        for s in rec["symbols"]:
+            r = rows.setdefault((s["symbol"], s["dso"]), {"self": 0, "children": 0, "callers": {}})
+            r["self"] += s["self"]
+            r["children"] += s["children"]
+            for c in s.get("callers", []):
+                r["callers"][c["symbol"]] = r["callers"].get(c["symbol"], 0) + c["samples"]
+    total = sum(t["samples"] for rec in recs for t in rec["tasks"] if t["pid"] == pid)
+    vdso = {k: v for k, v in rows.items() if k[1] == "[vdso]"}
+    vself = sum(v["self"] for v in vdso.values())
+    diag("vdso: %d samples, [vdso] rows %r" % (total, vdso))
+    ok(rc == 0 and total > 500 and vself >= 0.3 * total,
+       "vdso: [vdso] frames named (%d of %d samples in them)" % (vself, total))
+    called = sum(n for v in vdso.values() for c, n in v["callers"].items() if c != "[unknown]")
+    ok(vdso and called >= 0.97 * sum(v["children"] for v in vdso.values()),
+       "vdso: the [vdso] frames have their callers (%d of %d)" % (called, sum(v["children"] for v in vdso.values())))
+    mine = os.path.basename(NOFP)
+    main = sum(v["children"] for k, v in rows.items() if k[0] == "main" and k[1].endswith("/" + mine))
+    inv = sum(v["children"] for k, v in rows.items() if k[0] == "in_vdso" and k[1].endswith("/" + mine))
+    ok(main >= 0.97 * total and inv >= 0.9 * total,
+       "vdso: the stacks reach in_vdso and main (%d, %d of %d)" % (inv, main, total))
+
+
 check_split("fp", FP, "-g")
 test_folded("fp", FP, "-g")
 test_svg()
@@ -119,4 +150,5 @@ if r.returncode != 0 and "dwarf" in r.stderr:
 else:
     check_split("dwarf", NOFP, "--call-graph", "dwarf")
     test_folded("dwarf", NOFP, "--call-graph", "dwarf", all_reach_main=True)
+    test_vdso()
 done()
