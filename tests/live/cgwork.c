@@ -38,8 +38,18 @@ __attribute__((noinline)) void caller_a(uint64_t n);
 __attribute__((noinline)) void caller_b(uint64_t n);
 __attribute__((noinline)) void in_vdso(uint64_t n);
 
-__attribute__((noinline)) void hot(uint64_t n) { SPIN(n); }
-__attribute__((noinline)) void lone(uint64_t n) { SPIN(n); }
+#ifdef CGWORK_FRAMED_LEAVES
+/* hot and lone call out, so they keep a frame and a frame-pointer chain
+ * names their callers (the build compared with perf record -g). */
+__attribute__((noinline)) void after(void);
+__attribute__((noinline)) void after(void) { __asm__ volatile("" ::: "memory"); }
+#define AFTER() after()
+#else
+#define AFTER() do { } while (0)
+#endif
+
+__attribute__((noinline)) void hot(uint64_t n) { SPIN(n); AFTER(); }
+__attribute__((noinline)) void lone(uint64_t n) { SPIN(n); AFTER(); }
 /* The callers do nothing but call: their time is hot's. */
 __attribute__((noinline)) void caller_a(uint64_t n) { hot(n); __asm__ volatile("" ::: "memory"); }
 __attribute__((noinline)) void caller_b(uint64_t n) { hot(n); __asm__ volatile("" ::: "memory"); }
