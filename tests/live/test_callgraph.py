@@ -30,6 +30,8 @@ def check_split(label, binary, *mode):
     rc, recs, err = perftop_json(PERFTOP, *mode, "-p", str(pid), "-d", "1", "-F", "4000", "-E", "50")
     measured = finish_workload(p)
     ok(rc == 0 and recs, "%s: perftop ran (%s)" % (label, err.strip()[:200]))
+    lost = sum(e["lost"] for rec in recs for e in rec["events"])
+    ok(lost == 0, "%s: no samples lost (the ring is sized for call-graph records: %d lost)" % (label, lost))
     callers = callers_of(recs, "hot")
     diag("%s: callers of hot %r, measured %r" % (label, callers, measured))
     a, b = callers.get("caller_a", 0), callers.get("caller_b", 0)
