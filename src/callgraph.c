@@ -80,8 +80,10 @@ static void imap_put(struct imap *m, uint64_t h, uint32_t idx)
 	m->used++;
 }
 
-/* Rehashes at half load; hash(i) gives entry i's hash. */
-static int imap_grow(struct cg *g, struct imap *m, size_t n, uint64_t (*hash)(const struct cg *, size_t))
+/* Rehashes at half load; hash(i) gives entry i's hash, for entries first
+ * to n - 1 (the tree's root, node 0, is in no map: it has no name). */
+static int imap_grow(struct cg *g, struct imap *m, size_t first, size_t n,
+		     uint64_t (*hash)(const struct cg *, size_t))
 {
 	struct imap nm;
 
@@ -89,7 +91,7 @@ static int imap_grow(struct cg *g, struct imap *m, size_t n, uint64_t (*hash)(co
 		return 0;
 	if (imap_init(&nm, 2 * (m->mask + 1)))
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = first; i < n; i++)
 		imap_put(&nm, hash(g, i), (uint32_t)i);
 	free(m->tab);
 	*m = nm;
@@ -190,7 +192,7 @@ static uint32_t child(struct cg *g, uint32_t parent, const struct agg_sym *sym, 
 	n->next_sibling = g->nodes[parent].first_child;
 	g->nodes[parent].first_child = (uint32_t)g->nnodes;
 	g->nnodes++;
-	if (imap_grow(g, &g->nmap, g->nnodes - 1, node_hash_at) == 0)
+	if (imap_grow(g, &g->nmap, 1, g->nnodes - 1, node_hash_at) == 0)
 		imap_put(&g->nmap, h, (uint32_t)(g->nnodes - 1));
 	return (uint32_t)(g->nnodes - 1);
 }
@@ -235,7 +237,7 @@ static void count_edge(struct cg *g, const struct agg_sym *callee, const struct 
 	c[ev]++;
 	c[g->nev + ev]++;
 	g->nedges++;
-	if (imap_grow(g, &g->emap, g->nedges - 1, edge_hash_at) == 0)
+	if (imap_grow(g, &g->emap, 0, g->nedges - 1, edge_hash_at) == 0)
 		imap_put(&g->emap, h, (uint32_t)(g->nedges - 1));
 }
 
