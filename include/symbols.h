@@ -120,7 +120,7 @@ void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
 /* The file mapping pid's address addr, as a path this process can open
  * (through /proc/PID/map_files for deleted files, else /proc/PID/root),
  * and the mapping; false when none or not a file. For the unwinder, which
- * reads the file's CFI. */
+ * reads the file's CFI. The vDSO, which has no file, is "[vdso]". */
 bool symbols_map_at(struct symbols *s, pid_t pid, uint64_t addr, char *path, size_t len,
 		    uint64_t *start, uint64_t *end, uint64_t *pgoff);
 

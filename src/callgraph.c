@@ -4,11 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Node 0 is the root; its children are comms, theirs symbols. */
+/* Node 0 is the root; its children are comms, theirs symbols. A symbol
+ * node under a symbol node is one caller -> callee edge: its index is kept
+ * (edge), so a stack walked down the tree counts its edges without a
+ * second lookup each. */
 struct node {
 	const struct agg_sym *sym;
 	char *comm;
-	uint32_t parent, first_child, next_sibling, depth;
+	uint32_t parent, first_child, next_sibling, depth, edge;
 };
 
 struct edge {
@@ -161,8 +164,8 @@ static void imap_put(struct imap *m, uint64_t h, uint32_t idx)
 	m->used++;
 }
 
-/* Rehashes at half load; hash(i) gives entry i's hash, for entries first..n-1
- * (the root node is in no map: it has neither symbol nor comm to hash). */
+/* Rehashes at half load; hash(i) gives entry i's hash, for entries first
+ * to n - 1 (the tree's root, node 0, is in no map: it has no name). */
 static int imap_grow(struct cg *g, struct imap *m, size_t first, size_t n,
 		     uint64_t (*hash)(const struct cg *, size_t))
 {
@@ -249,6 +252,8 @@ static bool grow_arrays(void **items, uint64_t **counts, size_t *cap, size_t ite
 	return true;
 }
 
+static uint32_t edge_index(struct cg *g, const struct agg_sym *callee, const struct agg_sym *caller);
+
 /* The child of parent for sym (or comm), made if new; UINT32_MAX past the bound. */
 static uint32_t child(struct cg *g, uint32_t parent, const struct agg_sym *sym, const char *comm)
 {
@@ -273,6 +278,7 @@ static uint32_t child(struct cg *g, uint32_t parent, const struct agg_sym *sym, 
 	if (sym == NULL && (n->comm = strdup(comm)) == NULL)
 		return UINT32_MAX;
 	n->parent = parent;
+	n->edge = sym && g->nodes[parent].sym ? edge_index(g, sym, g->nodes[parent].sym) : UINT32_MAX;
 	n->depth = g->nodes[parent].depth + 1;
 	n->next_sibling = g->nodes[parent].first_child;
 	g->nodes[parent].first_child = (uint32_t)g->nnodes;
@@ -291,65 +297,81 @@ static void count_node(struct cg *g, uint32_t idx, size_t ev)
 	act_mark(&g->nact, idx);
 }
 
-static void count_edge(struct cg *g, const struct agg_sym *callee, const struct agg_sym *caller, size_t ev)
+/* An edge's counts, and its place on the roll's list of edges to decay. */
+static void count_at(struct cg *g, uint32_t k, size_t ev)
+{
+	uint64_t *c = &g->ecount[k * g->stride];
+
+	c[ev]++;
+	c[g->nev + ev]++;
+	act_mark(&g->eact, k);
+}
+
+/* The edge's index, made if new; UINT32_MAX when out of memory. */
+static uint32_t edge_index(struct cg *g, const struct agg_sym *callee, const struct agg_sym *caller)
 {
 	uint64_t h = edge_hash(callee, caller);
-	uint64_t *c;
 	size_t i;
 
 	for (i = h & g->emap.mask; g->emap.tab[i]; i = (i + 1) & g->emap.mask) {
 		uint32_t k = g->emap.tab[i] - 1;
 
-		if (g->edges[k].callee == callee && g->edges[k].caller == caller) {
-			c = &g->ecount[k * g->stride];
-			c[ev]++;
-			c[g->nev + ev]++;
-			act_mark(&g->eact, k);
-			return;
-		}
+		if (g->edges[k].callee == callee && g->edges[k].caller == caller)
+			return k;
 	}
 	if (g->nedges == g->ecap) {
 		if (g->ecap == 0) {
 			g->edges = malloc(64 * sizeof(*g->edges));
 			g->ecount = calloc(64 * g->stride, sizeof(*g->ecount));
 			if (g->edges == NULL || g->ecount == NULL)
-				return;
+				return UINT32_MAX;
 			g->ecap = 64;
 		} else if (!grow_arrays((void **)&g->edges, &g->ecount, &g->ecap, sizeof(*g->edges), g->stride)) {
-			return;
+			return UINT32_MAX;
 		}
 	}
 	g->edges[g->nedges] = (struct edge){ callee, caller };
-	c = &g->ecount[g->nedges * g->stride];
-	c[ev]++;
-	c[g->nev + ev]++;
-	act_mark(&g->eact, (uint32_t)g->nedges);
 	g->nedges++;
 	if (imap_grow(g, &g->emap, 0, g->nedges - 1, edge_hash_at) == 0)
 		imap_put(&g->emap, h, (uint32_t)(g->nedges - 1));
+	return (uint32_t)(g->nedges - 1);
+}
+
+static void count_edge(struct cg *g, const struct agg_sym *callee, const struct agg_sym *caller, size_t ev)
+{
+	uint32_t k = edge_index(g, callee, caller);
+
+	if (k != UINT32_MAX)
+		count_at(g, k, ev);
 }
 
 void cg_add(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n)
 {
 	uint32_t cur;
+	size_t i = n;
 
 	if (ev >= g->nev)
 		return;
 	count_node(g, 0, ev);
-	for (size_t i = 0; i + 1 < n; i++)
-		count_edge(g, frames[i], frames[i + 1], ev);
 	cur = child(g, 0, NULL, comm ? comm : "?");
 	if (cur == UINT32_MAX)
 		goto other;
 	count_node(g, cur, ev);
-	for (size_t i = n; i-- > 0;) {
+	while (i-- > 0) {
 		cur = child(g, cur, frames[i], NULL);
 		if (cur == UINT32_MAX)
 			goto other;
 		count_node(g, cur, ev);
+		if (g->nodes[cur].edge != UINT32_MAX)
+			count_at(g, g->nodes[cur].edge, ev);
+		else if (i + 1 < n)
+			count_edge(g, frames[i], frames[i + 1], ev);
 	}
 	return;
 other:
+	/* The edges of the frames not walked (frame i's with its caller included). */
+	for (size_t j = 0; j + 1 < n && j <= i; j++)
+		count_edge(g, frames[j], frames[j + 1], ev);
 	g->other[ev]++;
 	g->other[g->nev + ev]++;
 }

@@ -29,6 +29,22 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size)
 	return pages;
 }
 
+/* A sample's size with its call graph (a chain of ~24 entries, the user
+ * registers, the stack copy): a dwarf sample is ~150 plain ones, and a ring
+ * sized for plain ones would hold a few milliseconds of them. */
+static uint64_t sample_bytes(const struct engine_opts *o, const struct record_layout *l)
+{
+	uint64_t b = 56;
+
+	if (o->cg.mode == CALLGRAPH_NONE)
+		return b;
+	b += 8 * 24;
+	if (l->regs_user_mask)
+		b += 8 + 8 * (uint64_t)__builtin_popcountll(l->regs_user_mask) + 16 +
+		     (o->cg.mode == CALLGRAPH_DWARF ? o->cg.stack_size : CALLGRAPH_LEAF_STACK);
+	return b;
+}
+
 void engine_add_notice(struct engine *e, const char *fmt, ...)
 {
 	size_t used = strlen(e->notice);
@@ -142,7 +158,8 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	if ((rc = collect_targets(e, err, errlen)) != 0)
 		goto fail;
 	e->pages = o->mmap_pages ? o->mmap_pages
-		   : engine_default_pages(o->period ? 4000 : o->freq, o->nevents, (size_t)page);
+		   : engine_default_pages((o->period ? 4000 : o->freq) * sample_bytes(o, &e->layout) / 56,
+					  o->nevents, (size_t)page);
 
 	nfds = o->nevents * e->ncpus * e->ntids;
 	e->fds = malloc((nfds ? nfds : 1) * sizeof(*e->fds));

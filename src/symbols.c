@@ -661,9 +661,13 @@ bool symbols_map_at(struct symbols *s, pid_t pid, uint64_t addr, char *path, siz
 	const struct proctab_map *m = p ? proctab_map_find(p, addr) : NULL;
 	int n;
 
-	if (m == NULL || m->dso == NULL || m->dso->path == NULL || m->dso->path[0] != '/')
+	if (m == NULL || m->dso == NULL || m->dso->path == NULL)
 		return false;
-	if (m->dso->deleted)
+	if (strcmp(m->dso->path, "[vdso]") == 0)
+		n = snprintf(path, len, "[vdso]"); /* no file: the unwinder reads its image */
+	else if (m->dso->path[0] != '/')
+		return false;
+	else if (m->dso->deleted)
 		n = snprintf(path, len, "%s/%d/map_files/%" PRIx64 "-%" PRIx64, s->proc_root, (int)pid,
 			     m->start, m->end);
 	else

@@ -3,8 +3,10 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
@@ -31,6 +33,12 @@ static const int dwarf_from_perf[] = {
 
 #define NDWARF (sizeof(dwarf_from_perf) / sizeof(dwarf_from_perf[0]))
 
+/* An ELF image in memory (the vDSO). */
+struct vimg {
+	void *buf;
+	size_t len;
+};
+
 /* One process's Dwfl and what the sample being unwound offers it. */
 struct proc {
 	pid_t pid;
@@ -45,15 +53,20 @@ struct proc {
 	size_t n, max;
 	bool read_failed;         /* the walk wanted memory the copy lacks */
 	bool full;                /* it stopped at max frames: asked to, not cut short */
+	struct vimg vimg;         /* its vDSO image, the [vdso] module's userdata */
+	void *vdso_own;           /* that image when not the same as ours */
 };
 
 struct unwind {
 	unwind_map_fn find_map;
 	void *arg;
-	struct proc *procs;
+	struct proc **procs;      /* each its own allocation: libdw keeps its address */
 	size_t nprocs, max;
 	uint64_t clock;
 	struct unwind_stats st;
+	void *vdso;               /* our own vDSO image, copied once */
+	size_t vdso_len;
+	bool vdso_read;
 };
 
 uint64_t unwind_regs_mask(void)
@@ -83,10 +96,86 @@ static bool sample_reg(const struct record *r, int perf_reg, uint64_t *out)
 	return true;
 }
 
+/* A module's userdata is its ELF image in memory (the vDSO); the others
+ * are files found as usual. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	struct vimg *img = *userdata;
+
+	if (img == NULL)
+		return dwfl_build_id_find_elf(mod, userdata, name, base, file_name, elfp);
+	*elfp = elf_memory(img->buf, img->len);
+	return -1;
+}
+
 static const Dwfl_Callbacks dwfl_cbs = {
-	.find_elf = dwfl_build_id_find_elf,
+	.find_elf = find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
+
+/* Our own vDSO, copied (libelf is handed memory it may treat as its own). */
+static void own_vdso(struct unwind *u)
+{
+	FILE *f;
+	char line[256];
+	unsigned long long start, end;
+
+	if (u->vdso_read)
+		return;
+	u->vdso_read = true;
+	if ((f = fopen("/proc/self/maps", "re")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2 && end > start) {
+			if ((u->vdso = malloc(end - start)) != NULL) {
+				memcpy(u->vdso, (const void *)(uintptr_t)start, end - start);
+				u->vdso_len = end - start;
+			}
+			break;
+		}
+	fclose(f);
+}
+
+/* The process's vDSO, read from its memory once per Dwfl: one kernel image
+ * for every process of an ABI, so it is ours unless the bytes differ (a
+ * 32-bit process). A process already gone is taken to have ours. */
+static bool vdso_image(struct proc *p, const struct unwind_map *m)
+{
+	struct unwind *u = p->u;
+	size_t n = m->end - m->start;
+	void *mine = n <= (1u << 20) ? malloc(n) : NULL;
+	struct iovec local = { mine, n }, remote = { (void *)(uintptr_t)m->start, n };
+	bool got;
+
+	own_vdso(u);
+	got = mine && process_vm_readv(p->pid, &local, 1, &remote, 1, 0) == (ssize_t)n;
+	if (!got || (n == u->vdso_len && memcmp(mine, u->vdso, n) == 0)) {
+		free(mine);
+		p->vimg = (struct vimg){ u->vdso, u->vdso_len };
+		return u->vdso != NULL;
+	}
+	free(p->vdso_own);
+	p->vdso_own = mine;
+	p->vimg = (struct vimg){ mine, n };
+	return true;
+}
+
+/* The vDSO has no file: reported by its extent, its image given to libdw
+ * through the module's userdata (find_elf). */
+static Dwfl_Module *report_vdso(struct proc *p, const struct unwind_map *m)
+{
+	Dwfl_Module *mod;
+	void **ud;
+
+	if (!vdso_image(p, m))
+		return NULL;
+	mod = dwfl_report_module(p->dwfl, "[vdso]", m->start, m->end);
+	if (mod == NULL || dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) == NULL)
+		return NULL;
+	*ud = &p->vimg;
+	return mod;
+}
 
 /* The module holding addr, reported from the process table if new. */
 static bool report(struct proc *p, uint64_t addr)
@@ -99,7 +188,10 @@ static bool report(struct proc *p, uint64_t addr)
 	if (!p->u->find_map(p->u->arg, p->pid, addr, &m))
 		return false;
 	dwfl_report_begin_add(p->dwfl);
-	mod = dwfl_report_elf(p->dwfl, m.path, m.path, -1, m.base, false);
+	if (strcmp(m.path, "[vdso]") == 0)
+		mod = report_vdso(p, &m);
+	else
+		mod = dwfl_report_elf(p->dwfl, m.path, m.path, -1, m.base, false);
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	return mod != NULL;
 }
@@ -195,31 +287,34 @@ struct unwind *unwind_new(unwind_map_fn find_map, void *arg, size_t max_procs)
 	return u;
 }
 
-/* A slot is emptied in place, never filled by moving another: each Dwfl
- * holds its slot's address (the callbacks' argument) for its whole life. */
 static void proc_drop(struct unwind *u, size_t i)
 {
-	if (u->procs[i].dwfl) {
-		dwfl_end(u->procs[i].dwfl);
+	struct proc *p = u->procs[i];
+
+	if (p->dwfl) {
+		dwfl_end(p->dwfl);
 		u->st.dwfl_dropped++;
 	}
-	memset(&u->procs[i], 0, sizeof(u->procs[i]));
+	free(p->vdso_own);
+	free(p);
+	u->procs[i] = u->procs[--u->nprocs];
 }
 
 void unwind_free(struct unwind *u)
 {
 	if (u == NULL)
 		return;
-	for (size_t i = 0; i < u->nprocs; i++)
-		proc_drop(u, i);
+	while (u->nprocs)
+		proc_drop(u, 0);
 	free(u->procs);
+	free(u->vdso);
 	free(u);
 }
 
 void unwind_forget(struct unwind *u, pid_t pid)
 {
 	for (size_t i = 0; u && i < u->nprocs; i++)
-		if (u->procs[i].dwfl && u->procs[i].pid == pid) {
+		if (u->procs[i]->pid == pid) {
 			proc_drop(u, i);
 			return;
 		}
@@ -230,35 +325,29 @@ void unwind_forget(struct unwind *u, pid_t pid)
 static struct proc *proc_get(struct unwind *u, pid_t pid)
 {
 	struct proc *p;
-	size_t lru = 0, slot = SIZE_MAX;
+	size_t lru = 0;
 
-	/* nprocs: slots ever used; an empty one (no Dwfl) is taken first. */
 	for (size_t i = 0; i < u->nprocs; i++) {
-		if (u->procs[i].dwfl == NULL) {
-			slot = slot == SIZE_MAX ? i : slot;
-			continue;
+		if (u->procs[i]->pid == pid) {
+			u->procs[i]->used = ++u->clock;
+			return u->procs[i];
 		}
-		if (u->procs[i].pid == pid) {
-			u->procs[i].used = ++u->clock;
-			return &u->procs[i];
-		}
-		if (u->procs[i].used < u->procs[lru].used || u->procs[lru].dwfl == NULL)
+		if (u->procs[i]->used < u->procs[lru]->used)
 			lru = i;
 	}
-	if (slot == SIZE_MAX && u->nprocs < u->max)
-		slot = u->nprocs++;
-	if (slot == SIZE_MAX) {
+	if (u->nprocs == u->max)
 		proc_drop(u, lru);
-		slot = lru;
-	}
-	p = &u->procs[slot];
-	memset(p, 0, sizeof(*p));
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
 	p->pid = pid;
 	p->u = u;
 	p->used = ++u->clock;
 	p->dwfl = dwfl_begin(&dwfl_cbs);
-	if (p->dwfl == NULL)
+	if (p->dwfl == NULL) {
+		free(p);
 		return NULL;
+	}
+	u->procs[u->nprocs++] = p;
 	u->st.dwfl_made++;
 	return p;
 }

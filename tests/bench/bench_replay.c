@@ -4,6 +4,8 @@
  *
  * usage: bench_replay [SAMPLES_MILLIONS [RINGS [rr]]]   (default 20, 4 rings, dealt at random;
  *        rr: in turn, as CPUs whose timers fire at one rate)
+ *        bench_replay SAMPLES_MILLIONS cg   (-g: frame-pointer callchains of 10-20 user
+ *        frames, 30 % with 4-8 kernel frames too; and the leaf fix's unwind of 2 frames)
  *
  * The "ordered" lines deal the same samples to RINGS per-CPU rings, their
  * times interleaved at random, and merge them by time as the engine's drain
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "unwind.h"
 #include "agg.h"
 #include "record.h"
 #include "ring.h"
@@ -49,11 +52,13 @@ static void on_decoded(const struct record *r, struct ctx *c)
 		session_record(&c->s, 0, r);
 }
 
+static const struct record_layout *layout; /* cg: the callchain's */
+
 static void on_record(const struct perf_event_header *h, struct ctx *c)
 {
 	struct record r;
 
-	if (record_decode(h, &r) == RECORD_OK)
+	if (record_decode_with(h, layout, &r) == RECORD_OK)
 		on_decoded(&r, c);
 }
 
@@ -127,6 +132,254 @@ static double replay(struct ring *r, struct ctx *c, size_t filled, uint64_t pass
 	return cpu_now() - t0;
 }
 
+/* --- call graphs (-g) ------------------------------------------------------ */
+
+int main(int argc, char **argv);
+
+#define CG_PATHS 64
+#define CG_USER_MAX 20
+
+/* The same kinds of stacks over and over, as a program's hot paths are:
+ * 64 distinct paths of 10-20 user frames (this program's functions and
+ * libc's), 30 % of them under 4-8 kernel frames. Return addresses lie
+ * inside their function. */
+static size_t cg_fill(struct ring *r, const uint64_t *uf, size_t nuf, const uint64_t *kips, size_t nk,
+		      pid_t pid)
+{
+	uint64_t paths[CG_PATHS][CG_USER_MAX], kpaths[CG_PATHS][8];
+	size_t depth[CG_PATHS], kdepth[CG_PATHS], filled = 0;
+	uint64_t buf[64];
+
+	for (size_t p = 0; p < CG_PATHS; p++) {
+		depth[p] = 10 + (size_t)rand() % (CG_USER_MAX - 10 + 1);
+		kdepth[p] = nk && rand() % 10 < 3 ? 4 + (size_t)rand() % 5 : 0;
+		for (size_t i = 0; i < depth[p]; i++)
+			paths[p][i] = uf[(p * 7 + i * 13 + (size_t)rand() % 3) % nuf] + 5 + (uint64_t)(rand() % 40);
+		for (size_t i = 0; i < kdepth[p]; i++)
+			kpaths[p][i] = kips[(size_t)rand() % nk];
+	}
+	for (;;) {
+		size_t p = (size_t)rand() % CG_PATHS, n = 0, nr = 0, size;
+		bool kern = kdepth[p] > 0;
+
+		buf[n++] = 0; /* the header, below */
+		buf[n++] = 1; /* id */
+		buf[n++] = kern ? kpaths[p][0] : paths[p][0];
+		buf[n++] = (uint64_t)(uint32_t)pid | (uint64_t)(uint32_t)pid << 32;
+		buf[n++] = filled; /* time */
+		buf[n++] = (uint64_t)(rand() & 1);
+		buf[n++] = 250000;
+		n++; /* nr */
+		if (kern) {
+			buf[n + nr++] = PERF_CONTEXT_KERNEL;
+			for (size_t i = 0; i < kdepth[p]; i++)
+				buf[n + nr++] = kpaths[p][i];
+		}
+		buf[n + nr++] = PERF_CONTEXT_USER;
+		for (size_t i = 0; i < depth[p]; i++)
+			buf[n + nr++] = paths[p][i];
+		buf[n - 1] = nr;
+		n += nr;
+		size = n * 8;
+		if (filled + size > DATA)
+			return filled;
+		{
+			struct perf_event_header h = { PERF_RECORD_SAMPLE, kern ? PERF_RECORD_MISC_KERNEL
+									: PERF_RECORD_MISC_USER, (uint16_t)size };
+
+			memcpy(&buf[0], &h, sizeof(h));
+		}
+		memcpy(r->data + filled, buf, size);
+		filled += size;
+	}
+}
+
+static bool cg_find_map(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out)
+{
+	uint64_t pgoff;
+
+	if (!symbols_map_at(arg, pid, addr, out->path, sizeof(out->path), &out->start, &out->end, &pgoff))
+		return false;
+	out->base = out->start - pgoff;
+	return true;
+}
+
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+/* A real sample of the leaf fix's kind: registers and 512 bytes of stack
+ * taken inside a leaf that keeps no frame, called from cg_mid. */
+static uint64_t cg_regs[PERF_REG_X86_64_MAX];
+static unsigned char cg_stack[512];
+
+__attribute__((noinline, no_sanitize_address)) static void cg_copy_stack(uint64_t sp)
+{
+	const volatile unsigned char *p = (const volatile unsigned char *)(uintptr_t)sp;
+
+	for (size_t i = 0; i < sizeof(cg_stack); i++)
+		cg_stack[i] = p[i];
+}
+
+__attribute__((noinline)) void cg_leaf(void);
+__attribute__((noinline)) void cg_leaf(void)
+{
+	__asm__ volatile(
+		"movq %%rax, 0(%0)\n\t movq %%rbx, 8(%0)\n\t movq %%rcx, 16(%0)\n\t movq %%rdx, 24(%0)\n\t"
+		"movq %%rsi, 32(%0)\n\t movq %%rdi, 40(%0)\n\t movq %%rbp, 48(%0)\n\t movq %%rsp, 56(%0)\n\t"
+		"leaq 0(%%rip), %%rax\n\t movq %%rax, 64(%0)\n\t"
+		"movq %%r8, 128(%0)\n\t movq %%r9, 136(%0)\n\t movq %%r10, 144(%0)\n\t movq %%r11, 152(%0)\n\t"
+		"movq %%r12, 160(%0)\n\t movq %%r13, 168(%0)\n\t movq %%r14, 176(%0)\n\t movq %%r15, 184(%0)\n\t"
+		: : "r"(cg_regs) : "rax", "memory");
+}
+
+__attribute__((noinline)) void cg_mid(void);
+__attribute__((noinline)) void cg_mid(void)
+{
+	cg_leaf();
+	cg_copy_stack(cg_regs[PERF_REG_X86_SP]);
+	__asm__ volatile("" ::: "memory");
+}
+#define CG_LEAF 1
+#else
+#define CG_LEAF 0
+#endif
+
+/* One decoded sample through session_record n times: (ns per sample). */
+static double cg_same(struct ctx *c, const struct record *r, uint64_t n)
+{
+	double t0 = cpu_now();
+
+	for (uint64_t i = 0; i < n; i++)
+		session_record(&c->s, 0, r);
+	return (cpu_now() - t0) * 1e9 / (double)n;
+}
+
+static int bench_cg(double millions)
+{
+	static const struct record_layout fp = { .extra = PERF_SAMPLE_CALLCHAIN };
+	struct symbols_opts so = { "/proc", "/proc/kallsyms" };
+	unsigned char *map = aligned_alloc(PAGE, PAGE + DATA);
+	uint64_t uf[40], kips[4096];
+	size_t nuf = 0, nk, filled, per_pass = 0;
+	struct ctx c = { 0 };
+	int cpus[2] = { 0, 1 };
+	pid_t pid = getpid();
+	uint64_t passes;
+	double t_dec, t_full;
+	struct ring r;
+
+	if (map == NULL || ring_init(&r, map, PAGE, DATA))
+		return 1;
+	memset(map, 0, PAGE);
+	c.o.cg.mode = CALLGRAPH_FP;
+	c.o.cg.max_stack = 127;
+	c.s.opts = &c.o;
+	c.s.syms = symbols_new(&so);
+	c.s.agg = agg_new(1, cpus, 2);
+	if (c.s.syms == NULL || c.s.agg == NULL)
+		return 1;
+	symbols_load_kernel(c.s.syms);
+	symbols_synthesize(c.s.syms, pid);
+	nk = kernel_ips(kips, 4096);
+	uf[nuf++] = (uint64_t)(uintptr_t)main;
+	uf[nuf++] = (uint64_t)(uintptr_t)on_record;
+	uf[nuf++] = (uint64_t)(uintptr_t)replay;
+	uf[nuf++] = (uint64_t)(uintptr_t)kernel_ips;
+	uf[nuf++] = (uint64_t)(uintptr_t)cg_fill;
+	uf[nuf++] = (uint64_t)(uintptr_t)bench_cg;
+	uf[nuf++] = (uint64_t)(uintptr_t)memcpy;
+	uf[nuf++] = (uint64_t)(uintptr_t)memset;
+	uf[nuf++] = (uint64_t)(uintptr_t)qsort;
+	uf[nuf++] = (uint64_t)(uintptr_t)fopen;
+	uf[nuf++] = (uint64_t)(uintptr_t)fclose;
+	uf[nuf++] = (uint64_t)(uintptr_t)fgets;
+	uf[nuf++] = (uint64_t)(uintptr_t)sscanf;
+	uf[nuf++] = (uint64_t)(uintptr_t)printf;
+	uf[nuf++] = (uint64_t)(uintptr_t)clock_gettime;
+	uf[nuf++] = (uint64_t)(uintptr_t)strlen;
+	uf[nuf++] = (uint64_t)(uintptr_t)strcmp;
+	uf[nuf++] = (uint64_t)(uintptr_t)malloc;
+	uf[nuf++] = (uint64_t)(uintptr_t)free;
+	uf[nuf++] = (uint64_t)(uintptr_t)calloc;
+	uf[nuf++] = (uint64_t)(uintptr_t)realloc;
+	uf[nuf++] = (uint64_t)(uintptr_t)atof;
+	uf[nuf++] = (uint64_t)(uintptr_t)atoi;
+	uf[nuf++] = (uint64_t)(uintptr_t)rand;
+	uf[nuf++] = (uint64_t)(uintptr_t)getpid;
+	uf[nuf++] = (uint64_t)(uintptr_t)aligned_alloc;
+	srand(2);
+	filled = cg_fill(&r, uf, nuf, kips, nk, pid);
+	{
+		size_t off = 0;
+
+		while (off < filled) {
+			off += ((const struct perf_event_header *)(r.data + off))->size;
+			per_pass++;
+		}
+	}
+	passes = (uint64_t)(millions * 1e6 / (double)per_pass) + 1;
+	layout = &fp;
+	c.full = false;
+	t_dec = replay(&r, &c, filled, passes);
+	c.full = true;
+	c.n = 0;
+	replay(&r, &c, filled, 1); /* warm: first resolves load symbol tables */
+	c.n = 0;
+	t_full = replay(&r, &c, filled, passes);
+	printf("samples            %llu (%llu passes of %llu, %.0f bytes each)\n", (unsigned long long)c.n,
+	       (unsigned long long)passes, (unsigned long long)per_pass, (double)filled / (double)per_pass);
+	printf("cg decode only        %.1f ns/sample  %.1f M samples/s\n", t_dec * 1e9 / (double)c.n,
+	       (double)c.n / t_dec / 1e6);
+	printf("cg decode+resolve+agg %.1f ns/sample  %.1f M samples/s\n", t_full * 1e9 / (double)c.n,
+	       (double)c.n / t_full / 1e6);
+#if CG_LEAF
+	{
+		/* The leaf fix: the same sample with and without its registers
+		 * and stack (without, the session follows the chain alone). */
+		uint64_t mask = unwind_regs_mask(), regs[64], chain[8];
+		size_t nregs = 0, nr = 0;
+		struct record rec;
+		double plain, fixed;
+
+		cg_mid();
+		for (int b = 0; b < 64; b++)
+			if (mask & (1ull << b))
+				regs[nregs++] = cg_regs[b];
+		chain[nr++] = PERF_CONTEXT_USER;
+		chain[nr++] = cg_regs[PERF_REG_X86_IP];
+		chain[nr++] = (uint64_t)(uintptr_t)bench_cg + 20; /* cg_mid's caller: the chain skips cg_mid */
+		chain[nr++] = (uint64_t)(uintptr_t)main + 20;
+		memset(&rec, 0, sizeof(rec));
+		rec.type = PERF_RECORD_SAMPLE;
+		rec.misc = PERF_RECORD_MISC_USER;
+		rec.sid.pid = rec.sid.tid = (uint32_t)pid;
+		rec.sample.ip = cg_regs[PERF_REG_X86_IP];
+		rec.sample.period = 1;
+		rec.sample.nr = nr;
+		rec.sample.ips = (const unsigned char *)chain;
+		rec.sample.regs_abi = PERF_SAMPLE_REGS_ABI_64;
+		rec.sample.regs = (const unsigned char *)regs;
+		rec.sample.stack = cg_stack;
+		rec.sample.stack_size = rec.sample.stack_dyn_size = sizeof(cg_stack);
+		c.s.unw = unwind_new(cg_find_map, c.s.syms, 64);
+		if (c.s.unw == NULL)
+			return 1;
+		plain = cg_same(&c, &rec, 2000000); /* nregs 0: frame pointers alone */
+		rec.sample.nregs = nregs;
+		cg_same(&c, &rec, 1000); /* warm: the Dwfl and its modules */
+		fixed = cg_same(&c, &rec, 2000000);
+		printf("leaf fix: 4-frame user stack %.1f ns/sample with frame pointers alone, %.1f ns with the "
+		       "leaf's caller from its CFI (%llu fixed): +%.1f ns\n", plain, fixed,
+		       (unsigned long long)c.s.leaf_fixed, fixed - plain);
+		unwind_free(c.s.unw);
+	}
+#endif
+	agg_free(c.s.agg);
+	symbols_free(c.s.syms);
+	ring_unmap(&r);
+	free(map);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double millions = argc > 1 ? atof(argv[1]) : 20;
@@ -145,6 +398,8 @@ int main(int argc, char **argv)
 	double t_dec, t_full;
 	pid_t pid = getpid();
 
+	if (argc > 2 && strcmp(argv[2], "cg") == 0)
+		return bench_cg(argc > 1 ? atof(argv[1]) : 20);
 	if (argc > 2 && atoi(argv[2]) >= 1 && atoi(argv[2]) <= NRINGS)
 		nrings = (size_t)atoi(argv[2]);
 	round_robin = argc > 3 && strcmp(argv[3], "rr") == 0;

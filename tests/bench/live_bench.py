@@ -20,11 +20,18 @@ tool runs under a small parent that exec()s it and reports its rusage
 and tear-down are counted; the live views run in tmux and are quit with 'q'.
 Ratios come from the same repetition (the tools alternate on the same load);
 medians over --whole-reps.
+
+Call graphs (issue 12): --callgraph fp|dwarf gives both tools -g (or
+--call-graph dwarf), the load is --cg-workload (cgwork: a known call tree)
+instead, and --live runs perftop's live view in tmux beside perf top's (as
+a user would), besides its -b run. perf top's lost samples are read from its
+header ("lost: N/M") in the pane at the end.
 """
 import argparse
 import json
 import os
 import shlex
+import re
 import statistics
 import subprocess
 import time
@@ -55,10 +62,14 @@ def proc_hwm_kib(pid):
     return 0
 
 
+CG_WORKLOAD = None  # --cg-workload: cgwork, whose only argument is the seconds
+
+
 def start_load(workload, secs):
     procs = []
     for _ in range(os.cpu_count()):
-        p = subprocess.Popen([workload, "split", "6,3,1", str(secs)], stdout=subprocess.PIPE, text=True)
+        args = [CG_WORKLOAD, str(secs)] if CG_WORKLOAD else [workload, "split", "6,3,1", str(secs)]
+        p = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
         p.stdout.readline()
         procs.append(p)
     return procs
@@ -73,10 +84,13 @@ def stop_load(procs):
 WARMUP = 1.0
 
 
+CG_ARGS = []  # --callgraph: what both tools are given
+
+
 def perftop_run(perftop, rate, secs):
     """perftop -b for WARMUP + secs: (steady cpu s, whole-run cpu s, its samples, lost, max rss KiB)."""
     p = subprocess.Popen([perftop, "-b", "--format", "json", "-e", "cpu-clock", "-F", str(rate),
-                          "-d", "1", "-E", "5"],
+                          "-d", "1", "-E", "5", *CG_ARGS],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     time.sleep(WARMUP)
     c0 = proc_cpu(p.pid)
@@ -92,14 +106,14 @@ def perftop_run(perftop, rate, secs):
     return c1 - c0, ru.ru_utime + ru.ru_stime, samples, lost, ru.ru_maxrss
 
 
-def perf_top(rate, secs):
-    """perf top in tmux for WARMUP + secs: (steady cpu s, whole-run cpu s, max rss KiB)."""
-    name = "bench-perftop-%d" % os.getpid()
+def tmux_run(cmd, comm, secs):
+    """cmd in a tmux pane for WARMUP + secs: (steady cpu s, whole-run cpu s,
+    max rss KiB, the pane's text at the end)."""
+    name = "bench-%s-%d" % (comm, os.getpid())
     subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50",
-                    "perf top -e cpu-clock -F %d 2>/dev/null" % rate], check=True)
-    # The pane's own perf (sh may exec it, or run it as a child), not
-    # another perf running on the machine.
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50", cmd], check=True)
+    # The pane's own process (sh may exec it, or run it as a child), not
+    # another of that name running on the machine.
     pid = None
     for _ in range(200):
         r = subprocess.run(["tmux", "display-message", "-p", "-t", name, "#{pane_pid}"],
@@ -109,7 +123,7 @@ def perf_top(rate, secs):
                 ["pgrep", "-P", str(pane)], capture_output=True, text=True).stdout.split()]:
             try:
                 with open("/proc/%d/comm" % cand) as f:
-                    if cand and f.read().strip() == "perf":
+                    if cand and f.read().strip() == comm:
                         pid = cand
             except OSError:
                 pass
@@ -118,14 +132,42 @@ def perf_top(rate, secs):
         time.sleep(0.01)
     if pid is None:
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
-        raise RuntimeError("perf top did not start")
-    time.sleep(WARMUP)
-    c0 = proc_cpu(pid)
-    time.sleep(secs)
-    c1 = proc_cpu(pid)
-    hwm = proc_hwm_kib(pid)
-    subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
-    return c1 - c0, c1, hwm
+        print("# %s did not start" % comm)
+        return None
+    try:
+        time.sleep(WARMUP)
+        c0 = proc_cpu(pid)
+        time.sleep(secs)
+        c1 = proc_cpu(pid)
+        hwm = proc_hwm_kib(pid)
+    except OSError:
+        # It died (perf 6.1 aborts at times here: "assertion failed at
+        # util/build-id.c:1010"): that run is left out.
+        print("# %s exited during the run" % comm)
+        return None
+    finally:
+        text = subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+    return c1 - c0, c1, hwm, text
+
+
+def perf_top(rate, secs):
+    """perf top in tmux for WARMUP + secs: (steady cpu s, whole-run cpu s, max rss KiB, lost or None)."""
+    for _ in range(3):
+        r = tmux_run("perf top -e cpu-clock -F %d %s 2>/dev/null" % (rate, " ".join(CG_ARGS)), "perf", secs)
+        if r:
+            break
+    if r is None:
+        return None
+    steady, whole, hwm, text = r
+    m = re.search(r"lost: *(\d+)/(\d+)", text)
+    return steady, whole, hwm, int(m.group(1)) if m else None
+
+
+def perftop_live(perftop, rate, secs):
+    """perftop's live view in tmux, as perf top: (steady cpu s, whole-run cpu s, max rss KiB)."""
+    r = tmux_run("%s -e cpu-clock -F %d %s 2>/dev/null" % (perftop, rate, " ".join(CG_ARGS)), "perftop", secs)
+    return r[:3] if r else None
 
 
 def first_dump_ms(perftop, reps):
@@ -292,12 +334,20 @@ def main():
     ap.add_argument("--secs", type=int, default=5)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--replay", help="bench_replay binary, to compare with perf report")
+    ap.add_argument("--callgraph", choices=["fp", "dwarf"], help="both tools with -g / --call-graph dwarf")
+    ap.add_argument("--cg-workload", help="the load with --callgraph (cgwork; default WORKLOAD split)")
+    ap.add_argument("--live", action="store_true", help="perftop's live view in tmux too")
     ap.add_argument("--whole-live", metavar="RATE:SECS,...",
                     help="whole runs of the live views, start to quit (e.g. 4000:60,20000:20)")
     ap.add_argument("--whole-dump", metavar="RATE:SECS,...",
                     help="whole runs of perftop -b against perf top (e.g. 20000:8,100000:10)")
     ap.add_argument("--whole-reps", type=int, default=3)
     a = ap.parse_args()
+    global CG_WORKLOAD, CG_ARGS
+    if a.callgraph:
+        CG_ARGS = ["-g"] if a.callgraph == "fp" else ["--call-graph", "dwarf"]
+        CG_WORKLOAD = a.cg_workload
+        a.replay = None  # perf report's comparison is the flat one
     if a.whole_live or a.whole_dump:
         print("whole runs, start to quit: own CPU (rusage of all threads) and peak RSS; medians of %d"
               % a.whole_reps)
@@ -308,43 +358,55 @@ def main():
         return
 
     have_perf = subprocess.run(["perf", "--version"], capture_output=True).returncode == 0
-    if have_perf:
+    if have_perf and not a.callgraph:
         n, theirs, mine = perf_report_ns(a.workload, a.replay)
         print("perf report: %.0f ns/sample over %d samples (whole run, start-up included)" % (theirs, n))
         if mine:
             print("perftop replay: %.1f ns/sample -> ratio %.4f" % (mine, mine / theirs))
-    print("first dump with symbols (-d 0.1): median %.0f ms" % (first_dump_ms(a.perftop, 5) or -1))
+    if not a.callgraph:
+        print("first dump with symbols (-d 0.1): median %.0f ms" % (first_dump_ms(a.perftop, 5) or -1))
     ncpu = os.cpu_count()
+    if a.callgraph:
+        print("call graphs: both tools with %s, load %s on every CPU" % (" ".join(CG_ARGS), CG_WORKLOAD or a.workload))
     print("steady state: CPU over %ds after a %.0fs warm-up, per expected sample (rate x %d CPUs x time);"
           % (a.secs, WARMUP, ncpu))
     print("whole run: CPU from start (start-up included) per expected sample. Medians of %d runs." % a.reps)
-    print("%-6s %-9s %11s %11s %8s %9s %9s" % ("rate", "tool", "steady us", "whole us", "RSS MiB",
-                                              "samples", "lost"))
+    print("%-6s %-13s %11s %11s %8s %9s %9s" % ("rate", "tool", "steady us", "whole us", "RSS MiB",
+                                               "samples", "lost"))
     for rate in [int(x) for x in a.rates.split(",")]:
-        mine, theirs = [], []
+        mine, live, theirs = [], [], []
         expected = rate * ncpu * a.secs
+        per = lambda steady, whole: (steady / expected * 1e6, whole / (expected * (a.secs + WARMUP) / a.secs) * 1e6)
         for _ in range(a.reps):
-            load = start_load(a.workload, 3 * (a.secs + 2) + 5)
+            load = start_load(a.workload, 4 * (a.secs + 2) + 5)
             try:
                 steady, whole, samples, lost, rss = perftop_run(a.perftop, rate, a.secs)
-                mine.append((steady / expected * 1e6, whole / (expected * (a.secs + WARMUP) / a.secs) * 1e6,
-                             rss / 1024, samples, lost))
-                if have_perf:
-                    psteady, pwhole, prss = perf_top(rate, a.secs)
-                    theirs.append((psteady / expected * 1e6,
-                                   pwhole / (expected * (a.secs + WARMUP) / a.secs) * 1e6, prss / 1024))
+                mine.append((*per(steady, whole), rss / 1024, samples, lost))
+                r = perftop_live(a.perftop, rate, a.secs) if a.live else None
+                if r:
+                    live.append((*per(r[0], r[1]), r[2] / 1024))
+                r = perf_top(rate, a.secs) if have_perf else None
+                if r:
+                    theirs.append((*per(r[0], r[1]), r[2] / 1024, r[3]))
             finally:
                 stop_load(load)
         med = [statistics.median(x[i] for x in mine) for i in range(3)]
-        print("%-6d %-9s %11.3f %11.3f %8.1f %9d %9d" % (rate, "perftop", med[0], med[1], med[2],
+        print("%-6d %-13s %11.3f %11.3f %8.1f %9d %9d" % (rate, "perftop -b", med[0], med[1], med[2],
               statistics.median(x[3] for x in mine), max(x[4] for x in mine)))
+        lmed = [statistics.median(x[i] for x in live) for i in range(3)] if live else None
+        if lmed:
+            print("%-6d %-13s %11.3f %11.3f %8.1f %9s %9s" % (rate, "perftop live", lmed[0], lmed[1], lmed[2],
+                                                               "-", "-"))
         if theirs:
             tmed = [statistics.median(x[i] for x in theirs) for i in range(3)]
-            print("%-6d %-9s %11.3f %11.3f %8.1f %9s %9s" % (rate, "perf top", tmed[0], tmed[1], tmed[2],
-                                                              "-", "-"))
-            print("%-6d %-9s %11.3f %11.3f %8.2f" % (rate, "ratio", med[0] / tmed[0], med[1] / tmed[1],
-                                                       med[2] / tmed[2]))
-
+            plost = [x[3] for x in theirs if x[3] is not None]
+            print("%-6d %-13s %11.3f %11.3f %8.1f %9s %9s" % (rate, "perf top", tmed[0], tmed[1], tmed[2],
+                                                               "-", max(plost) if plost else "-"))
+            print("%-6d %-13s %11.3f %11.3f %8.2f" % (rate, "ratio -b", med[0] / tmed[0], med[1] / tmed[1],
+                                                        med[2] / tmed[2]))
+            if lmed:
+                print("%-6d %-13s %11.3f %11.3f %8.2f" % (rate, "ratio live", lmed[0] / tmed[0],
+                                                            lmed[1] / tmed[1], lmed[2] / tmed[2]))
 
 if __name__ == "__main__":
     main()

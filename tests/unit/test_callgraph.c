@@ -164,5 +164,29 @@ int main(void)
 		      b ? cg_nodes(b) : 0);
 		cg_free(b);
 	}
+	/* Past the maps' first size (256 nodes, 256 edges): they rehash (the
+	 * root, which has no name, stays out), and every path is still found. */
+	{
+		static struct agg_sym sy[600];
+		struct cg *b = cg_new(1, 1 << 12);
+		bool found = true;
+
+		for (size_t i = 0; i < 600; i++) {
+			const struct agg_sym *x[2] = { &sy[i], &sy[(i + 1) % 600] };
+
+			sy[i].sym = "f";
+			cg_add(b, 0, "w", x, 2);
+			cg_add(b, 0, "w", x, 2);
+		}
+		for (size_t i = 0; i < 600 && found; i++) {
+			struct cg_link lk[2];
+
+			found = cg_callers(b, &sy[i], AGG_TOTAL, 0, lk, 2) == 1 && lk[0].sym == &sy[(i + 1) % 600] &&
+				lk[0].samples == 2;
+		}
+		CHECK(cg_nodes(b) == 2 + 600 + 600 && found,
+		      "1 200 paths and 600 edges: the maps grow and each is counted twice (%zu nodes)", cg_nodes(b));
+		cg_free(b);
+	}
 	return check_done();
 }
