@@ -13,7 +13,7 @@ Two measurements, both of CPU time, never of wall time:
   threads, profile building) against perftop_process_cpu_seconds_total in
   the same run: immune to what the other arm's run saw.
 
-usage: export_bench.py PERFTOP WORKLOAD [--secs 20] [--reps 5] [--rate 4000]
+usage: export_bench.py PERFTOP WORKLOAD [--secs 20] [--reps 5] [--rate 4000] [--focus]
 """
 import argparse
 import os
@@ -75,10 +75,10 @@ def client(port, stop, state):
         stop.wait(1.0)
 
 
-def run(perftop, rate, secs, export):
+def run(perftop, rate, secs, export, focus):
     """(whole run's CPU per second of -n x -d, exporter's share after warm-up or None, client state)"""
     args = [perftop, "-b", "--format", "json", "-o", "/dev/null", "-e", "cpu-clock", "-F", str(rate),
-            "-d", "1", "-n", str(int(secs))]
+            "-d", "1", "-n", str(int(secs))] + (["-p", ",".join(str(p) for p in focus)] if focus else [])
     port = free_port()
     if export:
         args += ["--listen", "127.0.0.1:%d" % port]
@@ -105,6 +105,9 @@ def main():
     ap.add_argument("--secs", type=float, default=20)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rate", type=int, default=4000)
+    # The load's processes only: what perftop samples (and so what the
+    # exporter has to carry) no longer depends on whatever else the machine runs.
+    ap.add_argument("--focus", action="store_true", help="perftop -p the load's PIDs rather than system-wide")
     a = ap.parse_args()
     plain, export, shares = [], [], []
     # Generous: on a loaded machine perftop's start-up (the /proc scan) and
@@ -112,8 +115,9 @@ def main():
     load = start_load(a.workload, int((a.secs + 5) * a.reps * 2 * 4 + 60))
     try:
         for _ in range(a.reps):
-            plain.append(run(a.perftop, a.rate, a.secs, False)[0])
-            cpu, share, st = run(a.perftop, a.rate, a.secs, True)
+            focus = [p.pid for p in load] if a.focus else None
+            plain.append(run(a.perftop, a.rate, a.secs, False, focus)[0])
+            cpu, share, st = run(a.perftop, a.rate, a.secs, True, focus)
             export.append(cpu)
             if share is not None:
                 shares.append(share)
