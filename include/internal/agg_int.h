@@ -72,5 +72,4 @@ void aggp_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, 
 void aggp_clear(struct agg *a);
 void aggp_free(struct agg *a);
 
-
 #endif
