@@ -19,7 +19,8 @@ tool runs under a small parent that exec()s it and reports its rusage
 (user+system CPU of all its threads, peak RSS) once it has exited, so start-up
 and tear-down are counted; the live views run in tmux and are quit with 'q'.
 Ratios come from the same repetition (the tools alternate on the same load);
-medians over --whole-reps.
+medians over --whole-reps. --versus PERFTOP2 puts another perftop build in
+perf top's place (an A/B of two builds; "perf top" in the output is then it).
 
 Call graphs (issue 12): --callgraph fp|dwarf gives both tools -g (or
 --call-graph dwarf), the load is --cg-workload (cgwork: a known call tree)
@@ -270,6 +271,44 @@ def whole_in_tmux(cmd, secs, tag):
     return float(ut) + float(st), hwm
 
 
+def whole_together(cmds, secs):
+    """Live views side by side, started and quit together, so that both
+    see the same machine (an A/B of two builds on a busy host): [(cpu s,
+    max rss KiB)] in the order of cmds."""
+    tags = ["together%d" % i for i in range(len(cmds))]
+    names = ["bench-whole-%s-%d" % (t, os.getpid()) for t in tags]
+    outs = ["/tmp/%s.rusage" % n for n in names]
+    for name, out, cmd in zip(names, outs, cmds):
+        for f in (out, out + ".pid"):
+            if os.path.exists(f):
+                os.unlink(f)
+        argv = ["python3", "-c", RUSAGE_WRAPPER, out] + cmd
+        subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50",
+                        " ".join(shlex.quote(x) for x in argv) + " 2>/dev/null"], check=True)
+    time.sleep(secs)
+    hwms = []
+    for out in outs:
+        try:
+            with open(out + ".pid") as f:
+                hwms.append(proc_hwm_kib(int(f.read())))
+            os.unlink(out + ".pid")
+        except (OSError, ValueError):
+            hwms.append(0)
+    deadline = time.time() + 60
+    while not all(os.path.exists(o) for o in outs) and time.time() < deadline:
+        for name in names:
+            subprocess.run(["tmux", "send-keys", "-t", name, "q"], capture_output=True)
+        time.sleep(0.5)
+    res = []
+    for name, out, hwm in zip(names, outs, hwms):
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        with open(out) as f:
+            ut, st, _ = f.read().split()
+        os.unlink(out)
+        res.append((float(ut) + float(st), hwm))
+    return res
+
+
 def whole_dump(perftop, rate, secs):
     """perftop -b for secs, then SIGINT: (cpu s, max rss KiB, samples, lost)."""
     p = subprocess.Popen([perftop, "-b", "--format", "json", "-e", "cpu-clock", "-F", str(rate),
@@ -289,40 +328,60 @@ def whole_dump(perftop, rate, secs):
 
 def whole_runs(a, spec, live):
     """One table line per RATE:SECS: perftop (live view or -b) against perf
-    top's live view, whole runs, ratios per repetition then medians."""
+    top's live view, whole runs, ratios per repetition then medians. perf
+    6.1's top can abort (an assertion in util/build-id.c, then a smashed
+    stack) on what other programs of a shared machine map: it is tried
+    again, and a repetition where it never lasted keeps perftop's figures
+    without a ratio."""
     for item in spec.split(","):
         rate, secs = (int(x) for x in item.split(":"))
         rows = []
-        tries = 0
-        while len(rows) < a.whole_reps:
+        for _ in range(a.whole_reps):
             load = start_load(a.workload, 2 * secs + 90)
+            theirs = trss = None
             try:
-                if live:
+                if a.together and live:
+                    (mine, mrss), (theirs, trss) = whole_together(
+                        [[x, "-e", "cpu-clock", "-F", str(rate)] for x in (a.perftop, a.versus)], secs)
+                    samples = lost = None
+                elif live:
                     mine, mrss = whole_in_tmux([a.perftop, "-e", "cpu-clock", "-F", str(rate)], secs, "perftop")
                     samples = lost = None
                 else:
                     mine, mrss, samples, lost = whole_dump(a.perftop, rate, secs)
-                theirs, trss = whole_in_tmux(["perf", "top", "-e", "cpu-clock", "-F", str(rate)], secs, "perf")
-            except RuntimeError as err:
-                # perf 6.1's top can abort (an assertion in util/build-id.c)
-                # on what other programs of a shared machine map; the
-                # repetition is run again.
-                tries += 1
-                print("  (repetition dropped: %s)" % err, flush=True)
-                if tries > 4 * a.whole_reps:
-                    raise
-                continue
+                for _ in range(0 if theirs else 1 if a.versus else 3):
+                    try:
+                        if a.versus and live:
+                            theirs, trss = whole_in_tmux([a.versus, "-e", "cpu-clock", "-F", str(rate)], secs,
+                                                         "versus")
+                        elif a.versus:
+                            theirs, trss, _, _ = whole_dump(a.versus, rate, secs)
+                        else:
+                            theirs, trss = whole_in_tmux(["perf", "top", "-e", "cpu-clock", "-F", str(rate)],
+                                                         secs, "perf")
+                        break
+                    except RuntimeError as err:
+                        print("  (perf top: %s)" % err, flush=True)
             finally:
                 stop_load(load)
-            rows.append((mine, theirs, mine / theirs, mrss / 1024, trss / 1024, mrss / trss, samples, lost))
-            print("  %s %6d Hz %3d s: perftop %.3f s, perf top %.3f s, ratio %.3f; RSS %.1f / %.1f MiB%s"
-                  % ("live" if live else "dump", rate, secs, mine, theirs, mine / theirs, mrss / 1024,
-                     trss / 1024, "" if live else "; %d samples, %d lost" % (samples, lost)), flush=True)
-        med = [statistics.median(x[i] for x in rows) for i in range(6)]
-        print("%-4s %6d Hz %3d s | perftop %.3f s | perf top %.3f s | ratio %.3f (%.3f-%.3f) | "
+            ratio = mine / theirs if theirs else None
+            rows.append((mine, theirs, ratio, mrss / 1024, trss / 1024 if trss else None,
+                         mrss / trss if trss else None, samples, lost))
+            print("  %s %6d Hz %3d s: perftop %.3f s, RSS %.1f MiB%s%s"
+                  % ("live" if live else "dump", rate, secs, mine, mrss / 1024,
+                     "" if live else ", %d samples, %d lost" % (samples, lost),
+                     "; perf top %.3f s, ratio %.3f, RSS %.1f MiB" % (theirs, ratio, trss / 1024) if theirs
+                     else "; perf top did not last"), flush=True)
+
+        def med(i):
+            v = [x[i] for x in rows if x[i] is not None]
+            return statistics.median(v) if v else float("nan")
+        ratios = [x[2] for x in rows if x[2] is not None]
+        print("%-4s %6d Hz %3d s | perftop %.3f s | perf top %.3f s | ratio %.3f (%s, %d of %d runs) | "
               "RSS %.1f / %.1f MiB (%.2f)%s" % (
-                  "live" if live else "dump", rate, secs, med[0], med[1], med[2],
-                  min(x[2] for x in rows), max(x[2] for x in rows), med[3], med[4], med[5],
+                  "live" if live else "dump", rate, secs, med(0), med(1), med(2),
+                  "-".join("%.3f" % x for x in (min(ratios), max(ratios))) if ratios else "-", len(ratios),
+                  len(rows), med(3), med(4), med(5),
                   "" if live else " | lost %d" % max(x[7] for x in rows)), flush=True)
 
 
@@ -342,6 +401,10 @@ def main():
     ap.add_argument("--whole-dump", metavar="RATE:SECS,...",
                     help="whole runs of perftop -b against perf top (e.g. 20000:8,100000:10)")
     ap.add_argument("--whole-reps", type=int, default=3)
+    ap.add_argument("--versus", metavar="PERFTOP",
+                    help="whole runs against another perftop build (an A/B) instead of perf top")
+    ap.add_argument("--together", action="store_true",
+                    help="with --versus, run both live views at once (the same busy machine for both)")
     a = ap.parse_args()
     global CG_WORKLOAD, CG_ARGS
     if a.callgraph:
