@@ -411,9 +411,10 @@ static void comm_families(struct promtext *p, struct metrics *m, struct agg *a)
 	}
 }
 
+/* Called for every pair of the top N each render: the first byte settles most. */
 static bool same_sym(const struct sym_top *x, const struct sym_top *y)
 {
-	return strcmp(x->sym, y->sym) == 0 && strcmp(x->dso, y->dso) == 0;
+	return x->sym[0] == y->sym[0] && strcmp(x->sym, y->sym) == 0 && strcmp(x->dso, y->dso) == 0;
 }
 
 static int by_rank(const void *a, const void *b, void *arg)
