@@ -134,18 +134,26 @@ void promtext_escape(struct promtext *p, const char *s)
 	}
 }
 
-/* HELP text is ours, but escape it by the same rules anyway. */
+/* HELP text is ours, but escape it by the same rules anyway; copied in runs. */
 static void help_escape(struct promtext *p, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			puts_(p, "\\\\");
-		else if (*s == '\n')
-			puts_(p, "\\n");
-		else if (*s == '"' && p->fmt == PROMTEXT_OPENMETRICS)
-			puts_(p, "\\\"");
-		else
-			put(p, s, 1);
+	while (*s) {
+		size_t n = strcspn(s, "\\\n\"");
+
+		if (n) {
+			put(p, s, n);
+			s += n;
+		} else {
+			if (*s == '\\')
+				puts_(p, "\\\\");
+			else if (*s == '\n')
+				puts_(p, "\\n");
+			else if (p->fmt == PROMTEXT_OPENMETRICS)
+				puts_(p, "\\\"");
+			else
+				put(p, s, 1);
+			s++;
+		}
 	}
 }
 

@@ -188,6 +188,16 @@ int main(void)
 		s = promtext_take(&p, NULL);
 		CHECK_STR(s, "z 0\nm{k=\"v\"} 18446744073709551615\nt 1000000007\n", "u64 samples: 0, the largest, others");
 		free(s);
+		promtext_init(&p, PROMTEXT_OPENMETRICS);
+		promtext_family(&p, "h", PROMTEXT_GAUGE, "say \"x\" \\ y\nz");
+		s = promtext_take(&p, NULL);
+		CHECK_STR(s, "# HELP h say \\\"x\\\" \\\\ y\\nz\n# TYPE h gauge\n", "OpenMetrics HELP: quote, backslash, newline");
+		free(s);
+		promtext_init(&p, PROMTEXT_PROM);
+		promtext_family(&p, "h", PROMTEXT_GAUGE, "say \"x\" \\ y\nz");
+		s = promtext_take(&p, NULL);
+		CHECK_STR(s, "# HELP h say \"x\" \\\\ y\\nz\n# TYPE h gauge\n", "0.0.4 HELP: quotes kept");
+		free(s);
 	}
 	CHECK(promtext_wants_openmetrics("application/openmetrics-text;version=1.0.0,text/plain;q=0.5") &&
 	      !promtext_wants_openmetrics("text/plain") && !promtext_wants_openmetrics(NULL),
