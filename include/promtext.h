@@ -26,6 +26,8 @@ struct promtext_label {
 
 void promtext_init(struct promtext *p, enum promtext_fmt fmt);
 void promtext_free(struct promtext *p);
+/* Room for n more bytes at once (a page about the size of the last one). */
+void promtext_reserve(struct promtext *p, size_t n);
 /* Hands the text over (NUL-terminated); NULL after an allocation failure. */
 char *promtext_take(struct promtext *p, size_t *len);
 

@@ -58,6 +58,7 @@ struct exporter {
 	struct pprof *push_win;
 	double push_start, push_start_wall;
 	char focus_comm[AGG_COMM_MAX];    /* -p or -t of one task: its comm, for --push's name */
+	int statm;                        /* /proc/self/statm, -1 until opened */
 };
 
 static double mono_now(void)
@@ -117,21 +118,27 @@ static uint64_t nanos_of(const struct exporter *x, uint64_t samples, uint64_t pe
 	return 0;
 }
 
-static void own_usage(struct metrics_figures *f)
+/* statm stays open: reread each interval, not reopened (fewer syscalls). */
+static void own_usage(struct exporter *x, struct metrics_figures *f)
 {
 	struct rusage ru;
-	FILE *st;
 	unsigned long size, rss;
+	char buf[128];
+	ssize_t n;
 
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		f->cpu_seconds = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 				 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-	st = fopen("/proc/self/statm", "re");
-	if (st) {
-		if (fscanf(st, "%lu %lu", &size, &rss) == 2)
-			f->rss_bytes = (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
-		fclose(st);
-	}
+	if (x->statm < 0)
+		x->statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (x->statm < 0)
+		return;
+	n = pread(x->statm, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lu %lu", &size, &rss) == 2)
+		f->rss_bytes = (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
 /* Renders both pages and swaps them in; the server copies under mu. */
@@ -146,7 +153,7 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 	size_t len[2] = { 0, 0 };
 	bool want[2];
 
-	own_usage(&f);
+	own_usage(x, &f);
 	session_stats(s, &st);
 	f.est = st.eng;
 	f.tracking_lost = st.tracking_lost;
@@ -427,6 +434,7 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	x->statm = -1;
 	x->o = o;
 	pthread_mutex_init(&x->mu, NULL);
 	pthread_cond_init(&x->cv, NULL);
@@ -564,6 +572,8 @@ void export_close(struct exporter *x)
 		free(x->page[i]);
 	pprof_free(x->whole);
 	metrics_free(x->met);
+	if (x->statm >= 0)
+		close(x->statm);
 	pthread_cond_destroy(&x->cv);
 	pthread_mutex_destroy(&x->mu);
 	free(x);

@@ -46,6 +46,7 @@ struct metrics {
 	const struct agg *agg;            /* the one read last: another one starts over */
 	uint64_t agg_samples;             /* its samples then: fewer now, a new agg */
 	uint64_t updates;
+	size_t page_len[2];               /* the last page of each format: the next is about as long */
 };
 
 struct metrics *metrics_new(size_t ncomms, size_t nsyms)
@@ -410,9 +411,10 @@ static void comm_families(struct promtext *p, struct metrics *m, struct agg *a)
 	}
 }
 
+/* Called for every pair of the top N each render: the first byte settles most. */
 static bool same_sym(const struct sym_top *x, const struct sym_top *y)
 {
-	return strcmp(x->sym, y->sym) == 0 && strcmp(x->dso, y->dso) == 0;
+	return x->sym[0] == y->sym[0] && strcmp(x->sym, y->sym) == 0 && strcmp(x->dso, y->dso) == 0;
 }
 
 static int by_rank(const void *a, const void *b, void *arg)
@@ -534,6 +536,8 @@ int metrics_render(struct metrics *m, struct agg *a, const struct metrics_figure
 	struct promtext p;
 
 	promtext_init(&p, fmt);
+	/* One allocation, not a doubling chain, each interval. */
+	promtext_reserve(&p, m->page_len[fmt] + m->page_len[fmt] / 8);
 	event_families(&p, a);
 	cpu_families(&p, a);
 	comm_families(&p, m, a);
@@ -542,5 +546,7 @@ int metrics_render(struct metrics *m, struct agg *a, const struct metrics_figure
 	own_families(&p, f);
 	promtext_end(&p);
 	*out = promtext_take(&p, len);
+	if (*out)
+		m->page_len[fmt] = *len;
 	return *out ? 0 : -ENOMEM;
 }

@@ -15,11 +15,18 @@ void promtext_init(struct promtext *p, enum promtext_fmt fmt)
 	p->fmt = fmt;
 }
 
+static bool reserve(struct promtext *p, size_t more);
+
 void promtext_free(struct promtext *p)
 {
 	free(p->buf);
 	p->buf = NULL;
 	p->len = p->cap = 0;
+}
+
+void promtext_reserve(struct promtext *p, size_t n)
+{
+	reserve(p, n);
 }
 
 char *promtext_take(struct promtext *p, size_t *len)
@@ -88,14 +95,25 @@ static void printf_(struct promtext *p, const char *fmt, ...)
 		put(p, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
+/* Bytes copied as they are, in runs: most label values are plain ASCII. */
+static bool plain_byte(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '\\' && c != '"';
+}
+
 void promtext_escape(struct promtext *p, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
 
 	while (*u) {
-		size_t n;
+		size_t n = 0;
 
-		if (*u == '\\') {
+		while (plain_byte(u[n]))
+			n++;
+		if (n) {
+			put(p, (const char *)u, n);
+			u += n;
+		} else if (*u == '\\') {
 			puts_(p, "\\\\");
 			u++;
 		} else if (*u == '"') {
@@ -104,7 +122,7 @@ void promtext_escape(struct promtext *p, const char *s)
 		} else if (*u == '\n') {
 			puts_(p, "\\n");
 			u++;
-		} else if ((n = utf8_seq_len(u)) > 0 && (n > 1 || *u >= 0x20) && *u != 0x7f) {
+		} else if ((n = utf8_seq_len(u)) > 1) {
 			put(p, (const char *)u, n);
 			u += n;
 		} else {
@@ -116,18 +134,26 @@ void promtext_escape(struct promtext *p, const char *s)
 	}
 }
 
-/* HELP text is ours, but escape it by the same rules anyway. */
+/* HELP text is ours, but escape it by the same rules anyway; copied in runs. */
 static void help_escape(struct promtext *p, const char *s)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			puts_(p, "\\\\");
-		else if (*s == '\n')
-			puts_(p, "\\n");
-		else if (*s == '"' && p->fmt == PROMTEXT_OPENMETRICS)
-			puts_(p, "\\\"");
-		else
-			put(p, s, 1);
+	while (*s) {
+		size_t n = strcspn(s, "\\\n\"");
+
+		if (n) {
+			put(p, s, n);
+			s += n;
+		} else {
+			if (*s == '\\')
+				puts_(p, "\\\\");
+			else if (*s == '\n')
+				puts_(p, "\\n");
+			else if (p->fmt == PROMTEXT_OPENMETRICS)
+				puts_(p, "\\\"");
+			else
+				put(p, s, 1);
+			s++;
+		}
 	}
 }
 
@@ -180,9 +206,19 @@ void promtext_sample(struct promtext *p, const char *name, const struct promtext
 void promtext_sample_u64(struct promtext *p, const char *name, const struct promtext_label *labels,
 			 size_t nlabels, uint64_t value)
 {
+	char tmp[24];
+	size_t i = sizeof(tmp);
+
+	/* By hand: vsnprintf was most of a page's rendering. */
+	tmp[--i] = '\n';
+	do {
+		tmp[--i] = (char)('0' + value % 10);
+		value /= 10;
+	} while (value);
+	tmp[--i] = ' ';
 	puts_(p, name);
 	labels_(p, labels, nlabels);
-	printf_(p, " %" PRIu64 "\n", value);
+	put(p, tmp + i, sizeof(tmp) - i);
 }
 
 void promtext_end(struct promtext *p)

@@ -13,9 +13,16 @@ Two measurements, both of CPU time, never of wall time:
   threads, profile building) against perftop_process_cpu_seconds_total in
   the same run: immune to what the other arm's run saw.
 
-usage: export_bench.py PERFTOP WORKLOAD [--secs 20] [--reps 5] [--rate 4000] [--focus]
+The client scrapes as Prometheus does: one kept-alive HTTP/1.1 connection
+for /metrics and one for the profiles, Prometheus's Accept header;
+--new-conn opens a connection per request instead (each costs perftop a
+connection thread). --share-only skips the plain runs.
+
+usage: export_bench.py PERFTOP WORKLOAD [--secs 20] [--reps 5] [--rate 4000] [--focus] [--new-conn]
+                       [--share-only]
 """
 import argparse
+import http.client
 import os
 import socket
 import statistics
@@ -23,7 +30,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
 from live_bench import start_load, stop_load  # noqa: E402
@@ -37,34 +43,73 @@ def free_port():
     return port
 
 
-def scrape(port):
+# What Prometheus 2.x sends when scraping.
+PROM_ACCEPT = ("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+               "text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
+
+
+class Getter:
+    """GETs over one kept-alive connection (or a new one each time)."""
+
+    def __init__(self, port, timeout, new_conn):
+        self.port, self.timeout, self.new_conn, self.conn = port, timeout, new_conn, None
+
+    def get(self, path, headers):
+        for attempt in (0, 1):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=self.timeout)
+            try:
+                self.conn.request("GET", path, headers=headers)
+                r = self.conn.getresponse()
+                body = r.read()
+            except (OSError, http.client.HTTPException):
+                # The server may close an idle connection: reconnect once.
+                self.conn.close()
+                self.conn = None
+                if attempt:
+                    raise
+                continue
+            if self.new_conn or r.will_close:
+                self.conn.close()
+                self.conn = None
+            if r.status != 200:
+                raise OSError("HTTP %d" % r.status)
+            return body
+        raise OSError("unreachable")
+
+
+def scrape(getter):
     try:
-        page = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10).read().decode()
+        page = getter.get("/metrics", {"Accept": PROM_ACCEPT}).decode()
     except OSError:
         return None
     vals = {}
     for line in page.splitlines():
-        if not line.startswith("#") and " " in line:
+        if not line.startswith("#") and " " in line and not line.startswith("perftop_info"):
             k, v = line.rsplit(" ", 1)
-            vals[k] = float(v)
+            try:
+                vals[k] = float(v)
+            except ValueError:
+                pass
     return vals
 
 
 WARMUP_SCRAPES = 3
 
 
-def client(port, stop, state):
+def client(port, stop, state, new_conn):
     def profiles():
+        g = Getter(port, 60, new_conn)
         while not stop.is_set():
             try:
-                urllib.request.urlopen("http://127.0.0.1:%d/debug/pprof/profile?seconds=15" % port,
-                                       timeout=60).read()
+                g.get("/debug/pprof/profile?seconds=15", {"Accept-Encoding": "gzip"})
                 state["profiles"] += 1
             except OSError:
                 time.sleep(0.5)
     threading.Thread(target=profiles, daemon=True).start()
+    g = Getter(port, 10, new_conn)
     while not stop.is_set():
-        v = scrape(port)
+        v = scrape(g)
         if v:
             state["metrics"] += 1
             state["last"] = v
@@ -75,7 +120,7 @@ def client(port, stop, state):
         stop.wait(1.0)
 
 
-def run(perftop, rate, secs, export, focus):
+def run(perftop, rate, secs, export, focus, new_conn=False):
     """(whole run's CPU per second of -n x -d, exporter's share after warm-up or None, client state)"""
     args = [perftop, "-b", "--format", "json", "-o", "/dev/null", "-e", "cpu-clock", "-F", str(rate),
             "-d", "1", "-n", str(int(secs))] + (["-p", ",".join(str(p) for p in focus)] if focus else [])
@@ -85,7 +130,7 @@ def run(perftop, rate, secs, export, focus):
     p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     stop, state = threading.Event(), {"metrics": 0, "profiles": 0, "last": {}, "first": {}}
     if export:
-        threading.Thread(target=client, args=(port, stop, state), daemon=True).start()
+        threading.Thread(target=client, args=(port, stop, state, new_conn), daemon=True).start()
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = status
     stop.set()
@@ -108,6 +153,8 @@ def main():
     # The load's processes only: what perftop samples (and so what the
     # exporter has to carry) no longer depends on whatever else the machine runs.
     ap.add_argument("--focus", action="store_true", help="perftop -p the load's PIDs rather than system-wide")
+    ap.add_argument("--new-conn", action="store_true", help="a new connection per request (not Prometheus's way)")
+    ap.add_argument("--share-only", action="store_true", help="no plain runs: the in-process share only")
     a = ap.parse_args()
     plain, export, shares = [], [], []
     # Generous: on a loaded machine perftop's start-up (the /proc scan) and
@@ -116,8 +163,8 @@ def main():
     try:
         for _ in range(a.reps):
             focus = [p.pid for p in load] if a.focus else None
-            plain.append(run(a.perftop, a.rate, a.secs, False, focus)[0])
-            cpu, share, st = run(a.perftop, a.rate, a.secs, True, focus)
+            plain.append(run(a.perftop, a.rate, a.secs, False, focus)[0] if not a.share_only else float("nan"))
+            cpu, share, st = run(a.perftop, a.rate, a.secs, True, focus, a.new_conn)
             export.append(cpu)
             if share is not None:
                 shares.append(share)
@@ -127,8 +174,10 @@ def main():
     finally:
         stop_load(load)
     mp, me = statistics.median(plain), statistics.median(export)
-    print("median perftop CPU at %d Hz x %d CPUs over %d runs each: plain %.2f ms/s, with --listen and clients "
-          "%.2f ms/s: %+.1f%%" % (a.rate, os.cpu_count(), a.reps, mp * 1e3, me * 1e3, 100 * (me - mp) / mp))
+    print("client: %s" % ("a new connection per request" if a.new_conn else "kept-alive connections"))
+    if not a.share_only:
+        print("median perftop CPU at %d Hz x %d CPUs over %d runs each: plain %.2f ms/s, with --listen and clients "
+              "%.2f ms/s: %+.1f%%" % (a.rate, os.cpu_count(), a.reps, mp * 1e3, me * 1e3, 100 * (me - mp) / mp))
     if shares:
         print("in-process: the exporter's share of perftop's CPU, median %.1f%% (min %.1f%%, max %.1f%%)"
               % (100 * statistics.median(shares), 100 * min(shares), 100 * max(shares)))

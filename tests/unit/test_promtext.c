@@ -172,6 +172,33 @@ int main(void)
 	CHECK_STR(s, "caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd x\xef\xbf\xbd",
 		  "valid UTF-8 kept; invalid bytes and controls become U+FFFD");
 	free(s);
+	s = escaped("plain run\x7f\xc2\x85" "end\"");
+	CHECK_STR(s, "plain run\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "end\\\"",
+		  "DEL and C1 controls become U+FFFD between runs of plain bytes");
+	free(s);
+	{
+		struct promtext p;
+		struct promtext_label l[] = { { "k", "v" } };
+
+		promtext_init(&p, PROMTEXT_PROM);
+		promtext_reserve(&p, 3);
+		promtext_sample_u64(&p, "z", NULL, 0, 0);
+		promtext_sample_u64(&p, "m", l, 1, UINT64_MAX);
+		promtext_sample_u64(&p, "t", NULL, 0, 1000000007);
+		s = promtext_take(&p, NULL);
+		CHECK_STR(s, "z 0\nm{k=\"v\"} 18446744073709551615\nt 1000000007\n", "u64 samples: 0, the largest, others");
+		free(s);
+		promtext_init(&p, PROMTEXT_OPENMETRICS);
+		promtext_family(&p, "h", PROMTEXT_GAUGE, "say \"x\" \\ y\nz");
+		s = promtext_take(&p, NULL);
+		CHECK_STR(s, "# HELP h say \\\"x\\\" \\\\ y\\nz\n# TYPE h gauge\n", "OpenMetrics HELP: quote, backslash, newline");
+		free(s);
+		promtext_init(&p, PROMTEXT_PROM);
+		promtext_family(&p, "h", PROMTEXT_GAUGE, "say \"x\" \\ y\nz");
+		s = promtext_take(&p, NULL);
+		CHECK_STR(s, "# HELP h say \"x\" \\\\ y\\nz\n# TYPE h gauge\n", "0.0.4 HELP: quotes kept");
+		free(s);
+	}
 	CHECK(promtext_wants_openmetrics("application/openmetrics-text;version=1.0.0,text/plain;q=0.5") &&
 	      !promtext_wants_openmetrics("text/plain") && !promtext_wants_openmetrics(NULL),
 	      "Accept negotiation");
