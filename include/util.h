@@ -5,11 +5,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 /* snprintf that says whether it all fit: 0, or -ENAMETOOLONG (a cut path
  * must not name another file). */
 __attribute__((format(printf, 3, 4)))
 int util_pathf(char *buf, size_t len, const char *fmt, ...);
+
+/* read(2) until len bytes or end of file, through EINTR: the bytes read,
+ * or -errno. */
+ssize_t util_read_full(int fd, void *buf, size_t len);
 
 /* Appends s[0..len) and a NUL to the string pool *pool (*used bytes of
  * *cap, grown from first_cap by doubling); *off gets its offset, kept to

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util.h"
+
 #define PHNUM_MAX 64      /* more program headers than any linker writes */
 #define NOTE_MAX 4096     /* a PT_NOTE longer than this holds no build-id of ours */
 
@@ -53,20 +55,9 @@ int buildid_find_notes(const void *notes, size_t len, uint8_t out[BUILDID_MAX])
 int buildid_read_notes(int fd, uint8_t out[BUILDID_MAX])
 {
 	unsigned char notes[NOTE_MAX];
-	size_t len = 0;
+	ssize_t len = util_read_full(fd, notes, sizeof(notes));
 
-	while (len < sizeof(notes)) {
-		ssize_t n = read(fd, notes + len, sizeof(notes) - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	return buildid_find_notes(notes, len, out);
+	return len < 0 ? (int)len : buildid_find_notes(notes, (size_t)len, out);
 }
 
 int buildid_read_fd(int fd, uint8_t out[BUILDID_MAX])

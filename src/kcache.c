@@ -69,24 +69,6 @@ static uint64_t hash_bytes(const void *p, size_t len, uint64_t seed)
 	return r;
 }
 
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(fd, (char *)buf + got, len - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
 static int read_small(const char *path, void *buf, size_t len, size_t *got)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -94,7 +76,7 @@ static int read_small(const char *path, void *buf, size_t len, size_t *got)
 
 	if (fd < 0)
 		return -errno;
-	n = read_full(fd, buf, len);
+	n = util_read_full(fd, buf, len);
 	close(fd);
 	if (n < 0)
 		return (int)n;
@@ -236,7 +218,7 @@ int kcache_modules_read(struct kcache_modules *m, const char *path)
 			buf = b;
 			cap = cap ? cap * 2 : 16384;
 		}
-		if ((n = read_full(fd, buf + len, cap - len)) < 0) {
+		if ((n = util_read_full(fd, buf + len, cap - len)) < 0) {
 			rc = (int)n;
 			goto out;
 		}

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 int util_pathf(char *buf, size_t len, const char *fmt, ...)
 {
@@ -40,4 +41,22 @@ int util_pool_put(char **pool, size_t *used, size_t *cap, size_t first_cap, cons
 	*off = (uint32_t)*used;
 	*used = need;
 	return 0;
+}
+
+ssize_t util_read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
 }
