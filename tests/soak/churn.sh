@@ -124,7 +124,9 @@ print("rows: median %d early, %d late; expired symbols %d tasks %d threads %d; "
 if end["expired_symbols"] < 20:
     print("FAIL: symbol rows of exited binaries did not expire")
     bad = True
-if end["symbol_tables_evicted_idle"] < 10 or end["symbol_tables"] > st[w]["symbol_tables"] + 40:
+# How many binaries were sampled at all depends on the machine; that a table
+# idle for 32 intervals went, and that the count did not pile up, does not.
+if end["symbol_tables_evicted_idle"] < 1 or end["symbol_tables"] > st[w]["symbol_tables"] + 40:
     print("FAIL: symbol tables of binaries no longer run were kept")
     bad = True
 if late[len(late) // 2] > 2 * early[len(early) // 2] + 300:
