@@ -38,6 +38,12 @@ WARMUP = 3       # intervals before RSS counts as settled
 RSS_GROWTH_MB = 32
 CATCH_UP = 0.25  # of an interval: what a tick may spend decoding (doc/DESIGN.md)
 SLACK = 0.5      # seconds of scheduling delay allowed to a tick on a busy machine
+# The last interval holds the final flush of the whole backlog and its dump:
+# in an ASan+UBSan build that work runs several times slower (4.5 s seen once
+# for a one-page ring at 100 kHz), so there it gets more room; the steady
+# ticks keep the same bound.
+SANITIZED = os.environ.get("PERFTOP_SANITIZED", "none") not in ("", "none")
+LAST_SLACK = 3.0 if SANITIZED else 0.0
 
 
 def read_int(path):
@@ -111,7 +117,7 @@ def check(name, rate, ncpus, rc, recs, err, rss):
        "%s: intervals 3 to %d end within %.2f s of their ticks (a quarter interval of catching up, "
        "%.2f s of scheduling slack): %s" % (name, len(ends) - 1, bound, SLACK,
                                              " ".join("%.2f" % late[i] for i in steady)))
-    last_bound = (2 + CATCH_UP) * PERIOD + SLACK
+    last_bound = (2 + CATCH_UP) * PERIOD + SLACK + LAST_SLACK
     ok(late[-1] <= last_bound,
        "%s: the last interval, final flush included, ends within %.2f s of its tick (%.2f)" %
        (name, last_bound, late[-1]))
