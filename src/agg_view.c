@@ -56,20 +56,28 @@ static void heap_down(void **h, size_t n, size_t i, struct sort_ctx *ctx)
 	}
 }
 
+/* The scratch array of row pointers, big enough for every row of m. */
+static bool sorted_fit(struct agg *a, const struct map *m)
+{
+	void **p;
+
+	if (m->used <= a->sorted_cap)
+		return true;
+	if ((p = reallocarray(a->sorted, m->used, sizeof(*p))) == NULL)
+		return false;
+	a->sorted = p;
+	a->sorted_cap = m->used;
+	return true;
+}
+
 static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, size_t limit, void ***out)
 {
 	struct sort_ctx ctx = { a->nevents, offset };
 	size_t n = 0;
 
-	if (m->used > a->sorted_cap) {
-		void **p = reallocarray(a->sorted, m->used, sizeof(*p));
-
-		if (p == NULL) {
-			*out = NULL;
-			return 0;
-		}
-		a->sorted = p;
-		a->sorted_cap = m->used;
+	if (!sorted_fit(a, m)) {
+		*out = NULL;
+		return 0;
 	}
 	*out = a->sorted;
 	if (limit == 0)
@@ -136,15 +144,9 @@ static size_t active_rows(struct agg *a, struct map *m, struct rowlist *l, void 
 		*out = l->v;
 		return l->n;
 	}
-	if (m->used > a->sorted_cap) {
-		void **p = reallocarray(a->sorted, m->used, sizeof(*p));
-
-		if (p == NULL) {
-			*out = NULL;
-			return 0;
-		}
-		a->sorted = p;
-		a->sorted_cap = m->used;
+	if (!sorted_fit(a, m)) {
+		*out = NULL;
+		return 0;
 	}
 	for (size_t i = 0; i <= m->mask; i++)
 		if (m->tab[i].row)
