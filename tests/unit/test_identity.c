@@ -29,33 +29,10 @@ enum { A_BUILD1, A_BUILD2, A_PIE, A_NOPIE, A_DEBUG_ROOT, A_N };
 #define FAKE_PID 0x7ffff000
 
 struct child {
-	pid_t pid;
-	FILE *out;
-	int in;
-	uint64_t addr;
+	struct fixture f;
 	uint64_t start, len, pgoff, ino; /* its program's executable mapping */
 	uint32_t maj, min;
 };
-
-static int copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
-	ssize_t n;
-
-	if (in < 0 || (out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755)) < 0)
-		goto out;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			goto out;
-	rc = n == 0 ? 0 : -1;
-out:
-	if (in >= 0)
-		close(in);
-	if (out >= 0 && close(out) != 0)
-		rc = -1;
-	return rc;
-}
 
 /* The executable mapping of path (as the kernel names it then) in pid. */
 static bool exec_map(struct child *c, const char *path)
@@ -64,7 +41,7 @@ static bool exec_map(struct child *c, const char *path)
 	bool found = false;
 	FILE *f;
 
-	snprintf(file, sizeof(file), "/proc/%d/maps", (int)c->pid);
+	snprintf(file, sizeof(file), "/proc/%d/maps", (int)c->f.pid);
 	if ((f = fopen(file, "re")) == NULL)
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
@@ -85,42 +62,9 @@ static bool exec_map(struct child *c, const char *path)
 
 static int spawn(const char *path, const char *fn, struct child *c)
 {
-	int to[2], from[2];
-	char line[256], name[64];
-	uint64_t addr;
+	int rc = fixture_spawn(&c->f, path, &fn, 1);
 
-	memset(c, 0, sizeof(*c));
-	c->in = -1;
-	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC))
-		return -errno;
-	c->pid = fork();
-	if (c->pid < 0)
-		return -errno;
-	if (c->pid == 0) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		execl(path, path, (char *)NULL);
-		_exit(127);
-	}
-	close(to[0]);
-	close(from[1]);
-	c->in = to[1];
-	c->out = fdopen(from[0], "r");
-	while (c->out && fgets(line, sizeof(line), c->out) && strncmp(line, "ready", 5) != 0)
-		if (sscanf(line, "%63s %" SCNx64, name, &addr) == 2 && strcmp(name, fn) == 0)
-			c->addr = addr;
-	return c->addr && exec_map(c, path) ? 0 : -EIO;
-}
-
-static void reap_child(struct child *c)
-{
-	if (c->in >= 0)
-		close(c->in); /* EOF on its stdin: it exits */
-	if (c->out)
-		fclose(c->out);
-	if (c->pid > 0 && waitpid(c->pid, NULL, 0) < 0)
-		kill(c->pid, SIGKILL);
-	c->pid = -1;
+	return rc ? rc : exec_map(c, path) ? 0 : -EIO;
 }
 
 static struct symbols *new_symbols(void)
@@ -134,7 +78,7 @@ static struct symbols *new_symbols(void)
 static void test_two_builds(char **argv)
 {
 	char dir[] = "/tmp/perftop-ident-XXXXXX", prog[PATH_MAX], tmp[PATH_MAX];
-	struct child a = { .pid = -1, .in = -1 }, b = { .pid = -1, .in = -1 };
+	struct child a = { .f = FIXTURE_NONE }, b = { .f = FIXTURE_NONE };
 	struct elfsym *t1 = NULL, *t2 = NULL;
 	struct symbols *s = NULL;
 	struct sym_result r, r2;
@@ -150,46 +94,46 @@ static void test_two_builds(char **argv)
 	}
 	snprintf(prog, sizeof(prog), "%s/prog", dir);
 	snprintf(tmp, sizeof(tmp), "%s/prog.new", dir);
-	if (copy_file(argv[A_BUILD1], prog) || spawn(prog, "build1_hot", &a) ||
-	    copy_file(argv[A_BUILD2], tmp) || rename(tmp, prog) || spawn(prog, "build2_hot", &b)) {
+	if (copy_file(argv[A_BUILD1], prog, 0755) || spawn(prog, "build1_hot", &a) ||
+	    copy_file(argv[A_BUILD2], tmp, 0755) || rename(tmp, prog) || spawn(prog, "build2_hot", &b)) {
 		CHECK(0, "cannot run the two builds at %s", prog);
 		goto out;
 	}
 
 	/* Build-id records: each process keeps its own build's names. */
 	s = new_symbols();
-	map_bid(s, a.pid, a.start, a.len, a.pgoff, t1->build_id, t1->build_id_len, PROT_EXEC, prog);
-	map_bid(s, b.pid, b.start, b.len, b.pgoff, t2->build_id, t2->build_id_len, PROT_EXEC, prog);
-	symbols_resolve(s, b.pid, b.addr, false, &r);
+	map_bid(s, a.f.pid, a.start, a.len, a.pgoff, t1->build_id, t1->build_id_len, PROT_EXEC, prog);
+	map_bid(s, b.f.pid, b.start, b.len, b.pgoff, t2->build_id, t2->build_id_len, PROT_EXEC, prog);
+	symbols_resolve(s, b.f.pid, b.f.addr[0], false, &r);
 	CHECK_STR(r.sym, "build2_hot", "build-id records: the new build's names");
-	symbols_resolve(s, a.pid, a.addr, false, &r);
+	symbols_resolve(s, a.f.pid, a.f.addr[0], false, &r);
 	CHECK_STR(r.sym, "build1_hot", "build-id records: the old build still running keeps its names");
 	symbols_free(s);
 
 	/* Inode records: device, inode and generation tell them apart too. */
 	s = new_symbols();
-	map_ino(s, a.pid, a.start, a.len, a.pgoff, a.maj, a.min, a.ino, 0, PROT_EXEC, prog);
-	map_ino(s, b.pid, b.start, b.len, b.pgoff, b.maj, b.min, b.ino, 0, PROT_EXEC, prog);
-	symbols_resolve(s, a.pid, a.addr, false, &r);
-	symbols_resolve(s, b.pid, b.addr, false, &r2);
+	map_ino(s, a.f.pid, a.start, a.len, a.pgoff, a.maj, a.min, a.ino, 0, PROT_EXEC, prog);
+	map_ino(s, b.f.pid, b.start, b.len, b.pgoff, b.maj, b.min, b.ino, 0, PROT_EXEC, prog);
+	symbols_resolve(s, a.f.pid, a.f.addr[0], false, &r);
+	symbols_resolve(s, b.f.pid, b.f.addr[0], false, &r2);
 	CHECK(strcmp(r.sym, "build1_hot") == 0 && strcmp(r2.sym, "build2_hot") == 0,
 	      "inode records: each build its names (%s, %s)", r.sym, r2.sym);
 	symbols_free(s);
 
 	/* /proc: the same identity as a record's, so one DSO for both. */
 	s = new_symbols();
-	CHECK(symbols_synthesize(s, a.pid) == 0 && symbols_synthesize(s, b.pid) == 0, "synthesized both");
-	symbols_resolve(s, a.pid, a.addr, false, &r);
-	symbols_resolve(s, b.pid, b.addr, false, &r2);
+	CHECK(symbols_synthesize(s, a.f.pid) == 0 && symbols_synthesize(s, b.f.pid) == 0, "synthesized both");
+	symbols_resolve(s, a.f.pid, a.f.addr[0], false, &r);
+	symbols_resolve(s, b.f.pid, b.f.addr[0], false, &r2);
 	CHECK(strcmp(r.sym, "build1_hot") == 0 && strcmp(r2.sym, "build2_hot") == 0,
 	      "/proc: each build its names (%s, %s)", r.sym, r2.sym);
 	map_bid(s, FAKE_PID, a.start, a.len, a.pgoff, t1->build_id, t1->build_id_len, PROT_EXEC, prog);
-	symbols_resolve(s, FAKE_PID, a.addr, false, &r2);
+	symbols_resolve(s, FAKE_PID, a.f.addr[0], false, &r2);
 	CHECK(strcmp(r2.sym, "build1_hot") == 0 && r2.key == r.key,
 	      "a file read in /proc and its build-id record: one DSO, one key (%s)", r2.sym);
 out:
-	reap_child(&a);
-	reap_child(&b);
+	fixture_reap(&a.f);
+	fixture_reap(&b.f);
 	unlink(prog);
 	unlink(tmp);
 	rmdir(dir);

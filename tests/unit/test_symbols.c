@@ -38,12 +38,6 @@ static const char *const fn_names[] = {
 
 static char abs_path[A_N][PATH_MAX];
 
-struct child {
-	pid_t pid;
-	FILE *out;
-	int in;
-	uint64_t addr[NFN];
-};
 
 static struct elfsym *load_with(const char *path, int (*fn)(struct elfsym **, int, const char *),
 				 const char *label)
@@ -232,50 +226,7 @@ static void test_elf_damage(const char *lib_path)
 	free(img);
 }
 
-static int spawn(const char *path, struct child *c)
-{
-	int to[2], from[2];
-	char line[256], name[64];
-	size_t got = 0;
-	uint64_t addr;
-
-	memset(c, 0, sizeof(*c));
-	c->in = -1;
-	if (pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC))
-		return -errno;
-	c->pid = fork();
-	if (c->pid < 0)
-		return -errno;
-	if (c->pid == 0) {
-		dup2(to[0], 0);
-		dup2(from[1], 1);
-		execl(path, path, (char *)NULL);
-		_exit(127);
-	}
-	close(to[0]);
-	close(from[1]);
-	c->in = to[1];
-	c->out = fdopen(from[0], "r");
-	while (c->out && fgets(line, sizeof(line), c->out) && strncmp(line, "ready", 5) != 0)
-		for (size_t i = 0; i < NFN; i++)
-			if (sscanf(line, "%63s %" SCNx64, name, &addr) == 2 && strcmp(name, fn_names[i]) == 0) {
-				c->addr[i] = addr;
-				got++;
-			}
-	return got == NFN ? 0 : -EIO;
-}
-
-static void reap_child(struct child *c)
-{
-	if (c->in >= 0)
-		close(c->in); /* EOF on its stdin: it exits */
-	if (c->out)
-		fclose(c->out);
-	if (c->pid > 0 && waitpid(c->pid, NULL, 0) < 0)
-		kill(c->pid, SIGKILL);
-}
-
-static void check_child(struct symbols *s, const struct child *c, const char *exe, const char *lib,
+static void check_child(struct symbols *s, const struct fixture *c, const char *exe, const char *lib,
 			bool stripped, const char *what)
 {
 	struct sym_result r, r2;
@@ -306,7 +257,7 @@ static void test_live(char **argv)
 {
 	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
 	struct symbols *s;
-	struct child c;
+	struct fixture c;
 	struct sym_result r;
 	/* The last: STRIPPED again, with the debug root holding its debug file. */
 	static const int which[] = { A_PIE, A_NOPIE, A_STRIPPED, A_DEBUGLINK, A_STRIPPED };
@@ -316,9 +267,9 @@ static void test_live(char **argv)
 		int w = which[k];
 		bool synth = w == A_STRIPPED && k != n - 1;
 
-		if (spawn(argv[w], &c) != 0) {
+		if (fixture_spawn(&c, argv[w], fn_names, NFN) != 0) {
 			CHECK(0, "cannot run %s", argv[w]);
-			reap_child(&c);
+			fixture_reap(&c);
 			continue;
 		}
 		s = symbols_new(&o);
@@ -338,14 +289,16 @@ static void test_live(char **argv)
 			      st.bytes > 4096, "stats: %zu procs %zu dsos %zu tables %zu syms %zu bytes",
 			      st.processes, st.dsos, st.tables, st.symbols, st.bytes);
 		}
-		reap_child(&c);
+		pid_t pid = c.pid;
+
+		fixture_reap(&c);
 		/* Late samples of an exited process resolve until reaped twice. */
-		symbols_exit(s, c.pid, c.pid);
+		symbols_exit(s, pid, pid);
 		symbols_reap(s);
-		symbols_resolve(s, c.pid, c.addr[3], false, &r);
+		symbols_resolve(s, pid, c.addr[3], false, &r);
 		CHECK(strcmp(r.sym, "fixture_lib_function") == 0, "exited, reaped once: still resolves");
 		symbols_reap(s);
-		symbols_resolve(s, c.pid, c.addr[3], false, &r);
+		symbols_resolve(s, pid, c.addr[3], false, &r);
 		CHECK(strcmp(r.sym, "[unknown]") == 0, "reaped twice: gone (%s)", r.sym);
 		symbols_free(s);
 	}
@@ -361,7 +314,7 @@ static void test_vdso(const char *exe)
 	struct elfsym *t = NULL;
 	struct sym_result r;
 	struct symbols *s;
-	struct child c;
+	struct fixture c;
 	FILE *f;
 
 	if ((f = fopen("/proc/self/maps", "r")) != NULL) {
@@ -390,9 +343,9 @@ static void test_vdso(const char *exe)
 		CHECK(named, "vDSO helpers without a symbol are [vdso]+0xVADDR (%zu of them)", t ? t->nsynth : 0);
 		elfsym_free(t);
 	}
-	if (spawn(exe, &c) != 0) {
+	if (fixture_spawn(&c, exe, fn_names, NFN) != 0) {
 		CHECK(0, "cannot run %s", exe);
-		reap_child(&c);
+		fixture_reap(&c);
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)c.pid);
@@ -408,7 +361,7 @@ static void test_vdso(const char *exe)
 	CHECK(start && strstr(r.sym, "clock_gettime") && strcmp(r.dso, "[vdso]") == 0, "vDSO: %s in %s", r.sym,
 	      r.dso);
 	symbols_free(s);
-	reap_child(&c);
+	fixture_reap(&c);
 }
 
 /* Records alone (no /proc): a fake pid maps the PIE fixture by hand. */
@@ -498,26 +451,6 @@ static void test_records(char **argv)
 	elfsym_free(t);
 }
 
-static int copy_file(const char *from, const char *to, mode_t mode)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
-	ssize_t n;
-
-	if (in < 0 || (out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)) < 0)
-		goto out;
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			goto out;
-	rc = n == 0 ? 0 : -1;
-out:
-	if (in >= 0)
-		close(in);
-	if (out >= 0 && close(out) != 0)
-		rc = -1;
-	return rc;
-}
-
 /* A binary deleted while it runs: maps say "(deleted)" and the path is
  * gone; /proc/PID/map_files still reaches the file. So does a memfd. */
 static void test_deleted(char **argv)
@@ -525,7 +458,7 @@ static void test_deleted(char **argv)
 	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
 	char tmpl[] = "/tmp/perftop-del-XXXXXX", exe[PATH_MAX];
 	struct symbols *s = symbols_new(&o);
-	struct child c = { .pid = -1, .in = -1 };
+	struct fixture c = FIXTURE_NONE;
 	struct elfsym *t = NULL;
 	const struct elfsym_sym *a;
 	struct sym_result r;
@@ -539,7 +472,7 @@ static void test_deleted(char **argv)
 		goto out;
 	}
 	snprintf(exe, sizeof(exe), "%s/fixture_copy", tmpl);
-	if (copy_file(argv[A_PIE], exe, 0755) != 0 || spawn(exe, &c) != 0) {
+	if (copy_file(argv[A_PIE], exe, 0755) != 0 || fixture_spawn(&c, exe, fn_names, NFN) != 0) {
 		CHECK(0, "cannot run a copy of %s", argv[A_PIE]);
 		unlink(exe);
 		goto out_dir;
@@ -555,8 +488,8 @@ static void test_deleted(char **argv)
 		CHECK_STR(r.sym, fn_names[1], "replaced binary: the old image's symbols");
 		unlink(exe);
 	}
-	reap_child(&c);
-	c = (struct child){ .pid = -1, .in = -1 };
+	fixture_reap(&c);
+	c = FIXTURE_NONE;
 
 	/* An ELF image in a memfd, mapped executable into this very process:
 	 * only map_files reaches it, and it wants CAP_SYS_ADMIN. */
@@ -594,7 +527,7 @@ out:
 		munmap(code, len);
 	if (mfd >= 0)
 		close(mfd);
-	reap_child(&c);
+	fixture_reap(&c);
 	elfsym_free(t);
 	symbols_free(s);
 }
