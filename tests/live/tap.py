@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 _n = 0
@@ -86,6 +87,30 @@ def wait_exit(p, secs):
     while p.poll() is None and time.time() < end:
         time.sleep(0.05)
     return p.poll()
+
+
+class LineReader:
+    """Reads p's stdout in a thread as it comes (a pipe left unread fills and
+    stalls the writer); first is set at its first line, or at EOF."""
+
+    def __init__(self, p):
+        self.lines = []
+        self.first = threading.Event()
+        self._thread = threading.Thread(target=self._read, args=(p.stdout,), daemon=True)
+        self._thread.start()
+
+    def _read(self, f):
+        for line in f:
+            self.lines.append(line)
+            self.first.set()
+        self.first.set()
+
+    def join(self):
+        self._thread.join()
+
+    def records(self):
+        """The lines as JSON records."""
+        return [json.loads(x) for x in self.lines if x.strip()]
 
 
 def collect(p, secs, stop=signal.SIGINT):

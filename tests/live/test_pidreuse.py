@@ -9,17 +9,15 @@ oldowner.
 
 usage: test_pidreuse.py PERFTOP WORKLOAD
 """
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tap import diag, done, ok, skip  # noqa: E402
+from tap import LineReader, diag, done, ok, skip  # noqa: E402
 
 PERFTOP = os.path.abspath(sys.argv[1])
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pidreuse.c")
@@ -64,17 +62,8 @@ def main(tmp):
                                 "-d", str(PERIOD), "-n", str(n), "-E", "2000", "--threads"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         procs.append(top)
-        lines = []
-        first = threading.Event()
-
-        def read():
-            for line in top.stdout:
-                lines.append(line)
-                first.set()
-            first.set()
-        reader = threading.Thread(target=read)
-        reader.start()
-        first.wait(timeout=60)
+        reader = LineReader(top)
+        reader.first.wait(timeout=60)
         a = subprocess.Popen([os.path.join(tmp, "oldowner"), "4", str(A_SECS)], stdout=subprocess.PIPE,
                              text=True)
         procs.append(a)
@@ -102,7 +91,7 @@ def main(tmp):
                 p.kill()
                 p.wait()
     diag("A and B had PID %d (B %d); B ran %.2f s" % (pid, b_pid, b_end - b_start))
-    recs = [json.loads(x) for x in lines if x.strip()]
+    recs = reader.records()
     ok(top.returncode == 0 and len(recs) == n,
        "perftop wrote %d of %d intervals, exit %d (%s)" % (len(recs), n, top.returncode, err.strip()[:200]))
     ok(b_pid == pid, "B got A's PID %d" % pid)

@@ -12,17 +12,15 @@ share of the CPU time (within 10 points), whatever the machine gives them.
 
 usage: test_rebuild.py PERFTOP WORKLOAD
 """
-import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tap import diag, done, ok, skip  # noqa: E402
+from tap import LineReader, diag, done, ok, skip  # noqa: E402
 
 PERFTOP = os.path.abspath(sys.argv[1])
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rebuild.c")
@@ -67,20 +65,11 @@ def case(name, tmp, rebuild, old_first):
                                 "-d", "1", "-n", str(n), "-E", "2000"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         procs.append(top)
-        lines = []
-        first = threading.Event()
-
-        def read():
-            for line in top.stdout:
-                lines.append(line)
-                first.set()
-            first.set()
-        reader = threading.Thread(target=read)
-        reader.start()
+        reader = LineReader(top)
         # The first interval holds perftop's start-up (long in an ASan
         # build): it is left out, and the old run's CPU time counts from its
         # end on.
-        first.wait(timeout=120)
+        reader.first.wait(timeout=120)
         if old_first:
             before = cpu_ns(old.pid)
         else:  # perftop is up: the exec comes as records
@@ -103,7 +92,7 @@ def case(name, tmp, rebuild, old_first):
             if p.poll() is None:
                 p.kill()
                 p.wait()
-    recs = [json.loads(x) for x in lines if x.strip()]
+    recs = reader.records()
     ok(top.returncode == 0 and len(recs) == n,
        "%s: perftop wrote %d of %d intervals, exit %d (%s)" % (name, len(recs), n, top.returncode,
                                                                err.strip()[:200]))
