@@ -43,6 +43,9 @@ size_t unwind_stack(struct unwind *u, pid_t pid, pid_t tid, const struct record 
 
 struct unwind_stats {
 	uint64_t stacks, truncated, dwfl_made, dwfl_dropped; /* truncated: cut short, not by max */
+	/* The per-process cache of step rules (x86-64): frames stepped from a
+	 * cached rule, rules read from CFI, and stacks libdw walked instead. */
+	uint64_t rule_hits, rules_made, slow_walks;
 };
 void unwind_get_stats(const struct unwind *u, struct unwind_stats *st);
 

@@ -41,15 +41,36 @@ static size_t spill_bytes(const struct engine *e)
 	return (size_t)bytes;
 }
 
-/* Moves what the kernel wrote on CPU c into its spill; true when the spill
- * is half full, and the main loop should come and read it. */
+/* A dwarf sample reserves its whole stack copy (8 KiB by default) in the
+ * ring, most of it unused: cut to the valid bytes on the way, the spill
+ * holds several times more samples and the copy costs that much less. */
+static size_t cut_stack(void *arg, const struct perf_event_header *rec, struct ring_part *parts)
+{
+	struct engine *e = arg;
+	struct record_piece pieces[RING_PARTS_MAX];
+	size_t n = record_cut_stack(rec, &e->layout, pieces, e->rd_fix);
+
+	for (size_t i = 0; i < n; i++)
+		parts[i] = (struct ring_part){ pieces[i].p, pieces[i].len };
+	return n;
+}
+
+/* Moves what the kernel wrote on CPU c into its spill; true when the main
+ * loop should come and read it: the spill is half full, or holds half of
+ * what stays resident. Past that a pass's worth no longer rewinds into the
+ * kept pages, and every page written faults in anew (big call-graph
+ * samples fill that much well within an interval). */
 static bool spill_cpu(struct engine *e, size_t c)
 {
+	struct ring *sp = &e->spill[c];
 	bool full;
 
 	pthread_mutex_lock(&e->spill_lock[c]);
-	ring_transfer(&e->rings[c], &e->spill[c]);
-	full = ring_pending(&e->spill[c]) * 2 >= e->spill[c].mask + 1;
+	if (e->layout.extra & PERF_SAMPLE_STACK_USER)
+		ring_transfer_fit(&e->rings[c], sp, cut_stack, e);
+	else
+		ring_transfer(&e->rings[c], sp);
+	full = ring_pending(sp) * 2 >= sp->mask + 1 || (sp->keep_max && ring_pending(sp) * 2 >= sp->keep_max);
 	pthread_mutex_unlock(&e->spill_lock[c]);
 	return full;
 }

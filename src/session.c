@@ -358,6 +358,7 @@ void session_stats(const struct session *s, struct session_stats *st)
 		unwind_get_stats(s->unw, &us);
 		st->unwound = us.stacks;
 		st->unwind_truncated = us.truncated;
+		st->unwind_slow = us.slow_walks;
 		st->leaf_fixed = s->leaf_fixed;
 	}
 }
