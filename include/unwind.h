@@ -35,6 +35,10 @@ uint64_t unwind_regs_mask(void);
 /* A process exited or exec'd: its Dwfl goes (its maps are no more). */
 void unwind_forget(struct unwind *u, pid_t pid);
 
+/* Code was mapped at [start, end) of pid: the rules cached for that range
+ * go, and its Dwfl too if a module was reported there (a file replaced). */
+void unwind_mapped(struct unwind *u, pid_t pid, uint64_t start, uint64_t end);
+
 /* ips[0] is the sample's IP, then return addresses, outward. Returns how
  * many; *complete false when the stack could not be followed to its end
  * (the caller marks it [unknown] and counts it). */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 static void *load_kernel(void *syms)
@@ -618,6 +619,8 @@ void session_record(void *arg, int ev, const struct record *r)
 		};
 
 		symbols_mmap(s->syms, &m);
+		if (s->unw && (m.prot & PROT_EXEC))
+			unwind_mapped(s->unw, m.pid, m.start, m.start + m.len);
 		break;
 	}
 	case PERF_RECORD_COMM:

@@ -131,9 +131,19 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 	return -1;
 }
 
+/* No separate debug files: their .debug_frame is all they would add for
+ * unwinding, and libdw reads them when .eh_frame ends a walk (at _start),
+ * decompressing the whole of libc's debug sections for each process. */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			char **debuginfo_file_name)
+{
+	return -1;
+}
+
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = no_debuginfo,
 };
 
 /* Our own vDSO, copied (libelf is handed memory it may treat as its own). */
@@ -469,6 +479,45 @@ void unwind_forget(struct unwind *u, pid_t pid)
 			proc_drop(u, i);
 			return;
 		}
+}
+
+struct span {
+	uint64_t start, end;
+	bool hit;
+};
+
+static int module_overlaps(Dwfl_Module *mod, void **ud, const char *name, Dwarf_Addr low, void *arg)
+{
+	struct span *sp = arg;
+	Dwarf_Addr lo, hi;
+
+	if (dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL) && lo < sp->end && hi > sp->start) {
+		sp->hit = true;
+		return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+void unwind_mapped(struct unwind *u, pid_t pid, uint64_t start, uint64_t end)
+{
+	struct span sp = { start, end, false };
+
+	for (size_t i = 0; u && i < u->nprocs; i++) {
+		struct proc *p = u->procs[i];
+
+		if (p->pid != pid)
+			continue;
+		/* Rules of code no longer there, even those that said "no CFI". */
+		for (size_t k = 0; p->rules && k < RULES; k++)
+			if (p->rules[k].kind != RULE_NONE && p->rules[k].addr >= start && p->rules[k].addr < end)
+				p->rules[k].kind = RULE_NONE;
+		/* A module reported there is another file now: libdw cannot
+		 * take a module back, so the Dwfl goes and is made anew. */
+		dwfl_getmodules(p->dwfl, module_overlaps, &sp, 0);
+		if (sp.hit)
+			proc_drop(u, i);
+		return;
+	}
 }
 
 /* The process's entry, made (evicting the least recently used) if new. A
