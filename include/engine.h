@@ -57,6 +57,8 @@ struct engine_stats {
 	/* Records delivered after a newer one (from another CPU) had been:
 	 * written later than the merge's slack allows. They are applied anyway. */
 	uint64_t reordered_late;
+	/* Bytes of dwarf stack copies past their valid end, not spilled. */
+	uint64_t stack_cut;
 };
 
 int engine_open(struct engine **out, const struct engine_opts *opts, char *err, size_t errlen);

@@ -66,10 +66,14 @@ static bool spill_cpu(struct engine *e, size_t c)
 	bool full;
 
 	pthread_mutex_lock(&e->spill_lock[c]);
-	if (e->layout.extra & PERF_SAMPLE_STACK_USER)
-		ring_transfer_fit(&e->rings[c], sp, cut_stack, e);
-	else
+	if (e->layout.extra & PERF_SAMPLE_STACK_USER) {
+		uint64_t tail = e->rings[c].meta->data_tail;
+		uint64_t wrote = ring_transfer_fit(&e->rings[c], sp, cut_stack, e);
+
+		__atomic_fetch_add(&e->rd_cut, e->rings[c].meta->data_tail - tail - wrote, __ATOMIC_RELAXED);
+	} else {
 		ring_transfer(&e->rings[c], sp);
+	}
 	full = ring_pending(sp) * 2 >= sp->mask + 1 || (sp->keep_max && ring_pending(sp) * 2 >= sp->keep_max);
 	pthread_mutex_unlock(&e->spill_lock[c]);
 	return full;

@@ -59,6 +59,7 @@ struct engine {
 	bool rd_exited;       /* the reader is gone: the main loop is then the only writer */
 	uint64_t rd_wakeups;  /* the reader's: atomic */
 	uint64_t rd_fix[2];   /* the writer's: a cut sample's patched header and stack size */
+	uint64_t rd_cut;      /* the writer's: stack bytes cut (atomic) */
 	bool backlog;         /* behind: another pass at once */
 	bool cut;             /* the last pass ran out of time: the next may skip the transfer */
 	struct order order;   /* the spills merged by time */
