@@ -79,16 +79,18 @@ enum record_status record_decode_with(const struct perf_event_header *hdr, const
 				      struct record *out);
 
 /* A sample's stack copy holds stack_size bytes of which only dyn_size are
- * valid (the rest is what the ring held before): the record's pieces with
- * the copy cut to dyn_size rounded up to 8, the header and size patched in
- * fix[]. Any other record (or one that does not decode) is one piece,
- * itself. Returns the number of pieces (at most 5). */
+ * valid (the rest is what the ring held before), and an unwinder reads only
+ * the first few hundred of them: the record's pieces with the copy cut to
+ * dyn_size or max_keep bytes, whichever is less (rounded up to 8), the
+ * header, size and dyn_size patched in fix[]. r is hdr decoded; a record
+ * that is not a sample with a stack copy is one piece, itself. Returns the
+ * number of pieces (at most 5). */
 struct record_piece {
 	const void *p;
 	size_t len;
 };
-size_t record_cut_stack(const struct perf_event_header *hdr, const struct record_layout *lay,
-			struct record_piece *pieces, uint64_t fix[2]);
+size_t record_cut_stack(const struct perf_event_header *hdr, const struct record *r, uint64_t max_keep,
+			struct record_piece *pieces, uint64_t fix[3]);
 
 /* Element i of one of the record's u64 arrays. */
 static inline uint64_t record_u64(const unsigned char *arr, uint64_t i)

@@ -45,6 +45,10 @@ void unwind_mapped(struct unwind *u, pid_t pid, uint64_t start, uint64_t end);
 size_t unwind_stack(struct unwind *u, pid_t pid, pid_t tid, const struct record *r, uint64_t *ips,
 		    size_t max, bool *complete);
 
+/* Of the last unwind_stack: the bytes of the stack copy its walk read
+ * (from the stack pointer), and whether it wanted more than the copy held. */
+void unwind_copy_used(const struct unwind *u, uint32_t *bytes, bool *ran_off);
+
 struct unwind_stats {
 	uint64_t stacks, truncated, dwfl_made, dwfl_dropped; /* truncated: cut short, not by max */
 	/* The per-process cache of step rules (x86-64): frames stepped from a

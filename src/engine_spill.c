@@ -41,14 +41,60 @@ static size_t spill_bytes(const struct engine *e)
 	return (size_t)bytes;
 }
 
+#define NEED_SLOTS 1024  /* direct-mapped by pid: a collision only means full copies */
+#define NEED_MARGIN 512  /* bytes past twice the most a walk used */
+
+static uint64_t *need_slot(const struct engine *e, pid_t pid)
+{
+	return &e->stack_need[((uint32_t)pid * 2654435761u) % NEED_SLOTS];
+}
+
+void engine_stack_used(struct engine *e, pid_t pid, uint32_t bytes)
+{
+	uint64_t *slot, cur;
+
+	if (e == NULL || e->stack_need == NULL)
+		return;
+	slot = need_slot(e, pid);
+	cur = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	if (bytes == 0) {
+		if (cur >> 32 == (uint32_t)pid)
+			__atomic_store_n(slot, 0, __ATOMIC_RELAXED);
+		return;
+	}
+	/* Only up: a high-water mark, and "all" stays. */
+	if (cur >> 32 == (uint32_t)pid && ((uint32_t)cur == ENGINE_STACK_ALL || (uint32_t)cur >= bytes))
+		return;
+	__atomic_store_n(slot, (uint64_t)(uint32_t)pid << 32 | bytes, __ATOMIC_RELAXED);
+}
+
+uint64_t engine_stack_keep(const struct engine *e, pid_t pid)
+{
+	uint64_t v;
+
+	if (e->stack_need == NULL)
+		return UINT64_MAX;
+	v = __atomic_load_n(need_slot(e, pid), __ATOMIC_RELAXED);
+	if (v >> 32 != (uint32_t)pid || (uint32_t)v == 0 || (uint32_t)v == ENGINE_STACK_ALL)
+		return UINT64_MAX;
+	return 2 * (uint64_t)(uint32_t)v + NEED_MARGIN;
+}
+
 /* A dwarf sample reserves its whole stack copy (8 KiB by default) in the
- * ring, most of it unused: cut to the valid bytes on the way, the spill
- * holds several times more samples and the copy costs that much less. */
+ * ring, and the unwinder reads a few hundred bytes of it: cut on the way
+ * (to its valid bytes, and to what the process's walks use once learnt),
+ * the spill holds many times more samples and the copy costs that much
+ * less. */
 static size_t cut_stack(void *arg, const struct perf_event_header *rec, struct ring_part *parts)
 {
 	struct engine *e = arg;
 	struct record_piece pieces[RING_PARTS_MAX];
-	size_t n = record_cut_stack(rec, &e->layout, pieces, e->rd_fix);
+	struct record r;
+	size_t n = 1;
+
+	pieces[0] = (struct record_piece){ rec, rec->size };
+	if (rec->type == PERF_RECORD_SAMPLE && record_decode_with(rec, &e->layout, &r) == RECORD_OK)
+		n = record_cut_stack(rec, &r, engine_stack_keep(e, (pid_t)r.sid.pid), pieces, e->rd_fix);
 
 	for (size_t i = 0; i < n; i++)
 		parts[i] = (struct ring_part){ pieces[i].p, pieces[i].len };
@@ -204,6 +250,9 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 	e->spill_lock = calloc(e->ncpus, sizeof(*e->spill_lock));
 	if (e->ring_src == NULL || e->spill == NULL || e->spill_lock == NULL)
 		return -ENOMEM;
+	if ((e->layout.extra & PERF_SAMPLE_STACK_USER) &&
+	    (e->stack_need = calloc(NEED_SLOTS, sizeof(*e->stack_need))) == NULL)
+		return -ENOMEM;
 	if ((rc = pthread_mutex_init(&e->rd_lock, NULL)) != 0)
 		return -rc;
 	{
@@ -312,6 +361,7 @@ void spill_free(struct engine *e)
 	close_fd(e->rd_notify);
 	close_fd(e->rd_kick);
 	free(e->ring_src);
+	free(e->stack_need);
 	free(e->spill);
 	free(e->spill_lock);
 }

@@ -86,6 +86,8 @@ struct unwind {
 	size_t nprocs, max;
 	uint64_t clock;
 	struct unwind_stats st;
+	uint64_t last_used;       /* of the last walk: unwind_copy_used */
+	bool last_ran_off;
 	void *vdso;               /* our own vDSO image, copied once */
 	size_t vdso_len;
 	bool vdso_read;
@@ -246,8 +248,11 @@ static bool stack_word(struct proc *p, uint64_t addr, uint64_t *out)
 
 	if (addr < p->sp || addr - p->sp > r->sample.stack_dyn_size || r->sample.stack_dyn_size - (addr - p->sp) < 8) {
 		p->read_failed = true;
+		p->u->last_ran_off |= addr >= p->sp;
 		return false;
 	}
+	if (addr - p->sp + 8 > p->u->last_used)
+		p->u->last_used = addr - p->sp + 8;
 	memcpy(out, r->sample.stack + (addr - p->sp), 8);
 	return true;
 }
@@ -552,8 +557,28 @@ static struct proc *proc_get(struct unwind *u, pid_t pid)
 	return p;
 }
 
+static size_t walk(struct unwind *u, pid_t pid, pid_t tid, const struct record *r, uint64_t *ips, size_t max,
+		   bool *complete);
+
 size_t unwind_stack(struct unwind *u, pid_t pid, pid_t tid, const struct record *r, uint64_t *ips,
 		    size_t max, bool *complete)
+{
+	size_t n;
+
+	u->last_used = 0;
+	u->last_ran_off = false;
+	n = walk(u, pid, tid, r, ips, max, complete);
+	return n;
+}
+
+void unwind_copy_used(const struct unwind *u, uint32_t *bytes, bool *ran_off)
+{
+	*bytes = u->last_used > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)u->last_used;
+	*ran_off = u->last_ran_off;
+}
+
+static size_t walk(struct unwind *u, pid_t pid, pid_t tid, const struct record *r, uint64_t *ips, size_t max,
+		   bool *complete)
 {
 	struct proc *p;
 	uint64_t ip;

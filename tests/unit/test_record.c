@@ -249,7 +249,7 @@ static void test_cut_stack(void)
 	struct record_layout lay = { .extra = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
 				     .regs_user_mask = 0x3 };
 	struct record_piece pc[5];
-	uint64_t fix[2];
+	uint64_t fix[3];
 	unsigned char buf[512];
 	const struct perf_event_header *h;
 	struct synth s;
@@ -269,12 +269,22 @@ static void test_cut_stack(void)
 	synth_u64(&s, 20);
 	h = synth_done(&s);
 	full = h->size;
-	n = record_cut_stack(h, &lay, pc, fix);
+	CHECK(record_decode_with(h, &lay, &r) == RECORD_OK, "a dwarf sample to cut");
+	n = record_cut_stack(h, &r, UINT64_MAX, pc, fix);
 	h = join(pc, n, buf);
 	CHECK(n == 5 && h->size == full - 40, "the copy cut to 24 bytes (20 rounded up): %u of %zu", h->size, full);
 	CHECK(record_decode_with(h, &lay, &r) == RECORD_OK && r.sample.stack_size == 24 && r.sample.stack_dyn_size == 20 &&
 	      record_u64(r.sample.stack, 2) == 0xa2 && r.sample.nregs == 2 && record_u64(r.sample.regs, 1) == 0x2222 &&
 	      r.sid.tid == 11 && r.sample.nr == 1, "the cut record decodes to the same sample");
+
+	h = synth_done(&s);
+	record_decode_with(h, &lay, &r);
+	n = record_cut_stack(h, &r, 12, pc, fix);
+	h = join(pc, n, buf);
+	CHECK(n == 5 && record_decode_with(h, &lay, &r) == RECORD_OK && r.sample.stack_size == 16 &&
+	      r.sample.stack_dyn_size == 12 && record_u64(r.sample.stack, 1) == 0xa1,
+	      "cut to what the unwinder uses: 12 of the 20 valid bytes (%llu, %llu)",
+	      (unsigned long long)r.sample.stack_size, (unsigned long long)r.sample.stack_dyn_size);
 
 	s.len = base;
 	synth_u64(&s, 16);
@@ -283,7 +293,8 @@ static void test_cut_stack(void)
 	synth_u64(&s, 0); /* nothing valid: size 0, and no dyn_size, as the kernel writes it */
 	h = synth_done(&s);
 	full = h->size;
-	n = record_cut_stack(h, &lay, pc, fix);
+	record_decode_with(h, &lay, &r);
+	n = record_cut_stack(h, &r, UINT64_MAX, pc, fix);
 	h = join(pc, n, buf);
 	CHECK(n == 3 && h->size == full - 24 && record_decode_with(h, &lay, &r) == RECORD_OK && r.sample.stack == NULL &&
 	      r.sample.nregs == 2, "no valid bytes: no copy at all (%u of %zu)", h->size, full);
@@ -294,15 +305,18 @@ static void test_cut_stack(void)
 	synth_u64(&s, 2);
 	synth_u64(&s, 16);
 	h = synth_done(&s);
-	CHECK(record_cut_stack(h, &lay, pc, fix) == 1 && pc[0].p == h && pc[0].len == h->size,
+	record_decode_with(h, &lay, &r);
+	CHECK(record_cut_stack(h, &r, UINT64_MAX, pc, fix) == 1 && pc[0].p == h && pc[0].len == h->size,
 	      "a copy valid to its end stays as it is");
-	CHECK(record_cut_stack(h, NULL, pc, fix) == 1, "no layout: as it is");
+	record_decode_with(h, NULL, &r);
+	CHECK(record_cut_stack(h, &r, 8, pc, fix) == 1, "decoded without the layout: no copy, as it is");
 	synth_header(&s, PERF_RECORD_COMM, 0);
 	synth_u32x2(&s, 1, 1);
 	synth_string(&s, "x");
 	synth_trailer(&s, 1, 1, 1, 0, 1);
 	h = synth_done(&s);
-	CHECK(record_cut_stack(h, &lay, pc, fix) == 1 && pc[0].len == h->size, "other records: as they are");
+	record_decode_with(h, &lay, &r);
+	CHECK(record_cut_stack(h, &r, 8, pc, fix) == 1 && pc[0].len == h->size, "other records: as they are");
 }
 
 int main(void)
