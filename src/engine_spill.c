@@ -112,7 +112,8 @@ static bool spill_cpu(struct engine *e, size_t c)
 	bool full;
 
 	pthread_mutex_lock(&e->spill_lock[c]);
-	if (e->layout.extra & PERF_SAMPLE_STACK_USER) {
+	/* dwarf only: -g's copies are 512 bytes, not worth a look per record. */
+	if (e->stack_need) {
 		uint64_t tail = e->rings[c].meta->data_tail;
 		uint64_t wrote = ring_transfer_fit(&e->rings[c], sp, cut_stack, e);
 
@@ -250,7 +251,7 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 	e->spill_lock = calloc(e->ncpus, sizeof(*e->spill_lock));
 	if (e->ring_src == NULL || e->spill == NULL || e->spill_lock == NULL)
 		return -ENOMEM;
-	if ((e->layout.extra & PERF_SAMPLE_STACK_USER) &&
+	if (e->o.cg.mode == CALLGRAPH_DWARF &&
 	    (e->stack_need = calloc(NEED_SLOTS, sizeof(*e->stack_need))) == NULL)
 		return -ENOMEM;
 	if ((rc = pthread_mutex_init(&e->rd_lock, NULL)) != 0)
