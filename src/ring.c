@@ -286,7 +286,13 @@ uint64_t ring_transfer_fit(struct ring *from, struct ring *to, ring_fit_fn fit, 
 		return 0;
 	while (ring_next(from, &h)) {
 		struct ring_part parts[RING_PARTS_MAX];
-		size_t n = fit(arg, h, parts), len = 0;
+		size_t n, len = 0;
+
+		/* The next record's first lines while this one is looked at and
+		 * copied: the kernel wrote them on another CPU. */
+		for (unsigned i = 0; i < 24; i++)
+			__builtin_prefetch(from->data + ((from->rd_pos + 64 * i) & from->mask));
+		n = fit(arg, h, parts);
 
 		for (size_t i = 0; i < n; i++)
 			len += parts[i].len;
