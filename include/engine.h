@@ -57,6 +57,8 @@ struct engine_stats {
 	/* Records delivered after a newer one (from another CPU) had been:
 	 * written later than the merge's slack allows. They are applied anyway. */
 	uint64_t reordered_late;
+	/* Bytes of dwarf stack copies past their valid end, not spilled. */
+	uint64_t stack_cut;
 };
 
 int engine_open(struct engine **out, const struct engine_opts *opts, char *err, size_t errlen);
@@ -109,6 +111,17 @@ const char *engine_notice(const struct engine *e);
 size_t engine_ncpus(const struct engine *e);
 int engine_cpu(const struct engine *e, size_t i);
 void engine_get_stats(const struct engine *e, struct engine_stats *st);
+
+/* --call-graph dwarf: pid's unwinding read `bytes` of a stack copy (from the
+ * stack pointer). Its later copies are then spilled up to twice that and
+ * a little more, not to their valid end: the rest is mostly environment
+ * and start-up frames above main, never read. 0 forgets the process (exec,
+ * exit: full copies until it is learnt again); ENGINE_STACK_ALL: a walk
+ * wanted more than a copy held, and the process's copies are never cut. */
+#define ENGINE_STACK_ALL UINT32_MAX
+void engine_stack_used(struct engine *e, pid_t pid, uint32_t bytes);
+/* The most of pid's stack copies the spill keeps (UINT64_MAX: all). */
+uint64_t engine_stack_keep(const struct engine *e, pid_t pid);
 
 /* Sizing and attr building, exposed for unit tests. */
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);

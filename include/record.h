@@ -4,6 +4,7 @@
 #define PERFTOP_RECORD_H
 
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define RECORD_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
@@ -76,6 +77,20 @@ enum record_status record_decode(const struct perf_event_header *hdr, struct rec
 /* The same for samples with a call-graph layout (NULL: none). */
 enum record_status record_decode_with(const struct perf_event_header *hdr, const struct record_layout *lay,
 				      struct record *out);
+
+/* A sample's stack copy holds stack_size bytes of which only dyn_size are
+ * valid (the rest is what the ring held before), and an unwinder reads only
+ * the first few hundred of them: the record's pieces with the copy cut to
+ * dyn_size or max_keep bytes, whichever is less (rounded up to 8), the
+ * header, size and dyn_size patched in fix[]. r is hdr decoded; a record
+ * that is not a sample with a stack copy is one piece, itself. Returns the
+ * number of pieces (at most 5). */
+struct record_piece {
+	const void *p;
+	size_t len;
+};
+size_t record_cut_stack(const struct perf_event_header *hdr, const struct record *r, uint64_t max_keep,
+			struct record_piece *pieces, uint64_t fix[3]);
 
 /* Element i of one of the record's u64 arrays. */
 static inline uint64_t record_u64(const unsigned char *arr, uint64_t i)

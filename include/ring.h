@@ -58,6 +58,20 @@ bool ring_rewind(struct ring *r);
  * Returns the bytes moved. */
 uint64_t ring_transfer(struct ring *from, struct ring *to);
 
+/* ring_transfer, record by record, each as fit() has it: up to
+ * RING_PARTS_MAX pieces written one after the other (a record shortened on
+ * its way, e.g. a stack copy cut to its valid bytes). The pieces must add up
+ * to a well-formed record (its header's size their sum). A record that does
+ * not fit whole stays in `from`, as in ring_transfer. Returns the bytes
+ * written. */
+#define RING_PARTS_MAX 5
+struct ring_part {
+	const void *p;
+	size_t len;
+};
+typedef size_t (*ring_fit_fn)(void *arg, const struct perf_event_header *rec, struct ring_part *parts);
+uint64_t ring_transfer_fit(struct ring *from, struct ring *to, ring_fit_fn fit, void *arg);
+
 /* Bytes written but not yet consumed. */
 uint64_t ring_pending(const struct ring *r);
 

@@ -83,6 +83,7 @@ struct session_stats {
 	struct symbols_stats sym;
 	uint64_t tracking_lost;
 	uint64_t unwound, unwind_truncated; /* stacks unwound from CFI, and those cut short */
+	uint64_t unwind_slow;               /* of those, walked by libdw rather than cached rules */
 	uint64_t leaf_fixed;  /* -g: leaves without a frame whose caller the CFI gave back */
 	struct agg_stats agg; /* live rows and expiry */
 };

@@ -35,14 +35,25 @@ uint64_t unwind_regs_mask(void);
 /* A process exited or exec'd: its Dwfl goes (its maps are no more). */
 void unwind_forget(struct unwind *u, pid_t pid);
 
+/* Code was mapped at [start, end) of pid: the rules cached for that range
+ * go, and its Dwfl too if a module was reported there (a file replaced). */
+void unwind_mapped(struct unwind *u, pid_t pid, uint64_t start, uint64_t end);
+
 /* ips[0] is the sample's IP, then return addresses, outward. Returns how
  * many; *complete false when the stack could not be followed to its end
  * (the caller marks it [unknown] and counts it). */
 size_t unwind_stack(struct unwind *u, pid_t pid, pid_t tid, const struct record *r, uint64_t *ips,
 		    size_t max, bool *complete);
 
+/* Of the last unwind_stack: the bytes of the stack copy its walk read
+ * (from the stack pointer), and whether it wanted more than the copy held. */
+void unwind_copy_used(const struct unwind *u, uint32_t *bytes, bool *ran_off);
+
 struct unwind_stats {
 	uint64_t stacks, truncated, dwfl_made, dwfl_dropped; /* truncated: cut short, not by max */
+	/* The per-process cache of step rules (x86-64): frames stepped from a
+	 * cached rule, rules read from CFI, and stacks libdw walked instead. */
+	uint64_t rule_hits, rules_made, slow_walks;
 };
 void unwind_get_stats(const struct unwind *u, struct unwind_stats *st);
 

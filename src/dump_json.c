@@ -179,9 +179,11 @@ static void json_stats(struct json *j, const struct session *s, const struct dum
 	json_u64(j, "wakeups", st.eng.wakeups);
 	json_u64(j, "backlog_bytes", st.eng.backlog);
 	json_u64(j, "reordered_late", st.eng.reordered_late);
+	json_u64(j, "stack_bytes_cut", st.eng.stack_cut);
 	json_u64(j, "tracking_lost", st.tracking_lost);
 	json_u64(j, "unwound", st.unwound);
 	json_u64(j, "unwind_truncated", st.unwind_truncated);
+	json_u64(j, "unwind_slow", st.unwind_slow);
 	json_u64(j, "leaf_fixed", st.leaf_fixed);
 	json_u64(j, "processes", st.sym.processes);
 	json_u64(j, "dsos", st.sym.dsos);

@@ -250,6 +250,7 @@ void engine_get_stats(const struct engine *e, struct engine_stats *st)
 {
 	*st = e->st;
 	st->wakeups = __atomic_load_n(&e->rd_wakeups, __ATOMIC_RELAXED);
+	st->stack_cut = __atomic_load_n(&e->rd_cut, __ATOMIC_RELAXED);
 	st->backlog = 0;
 	for (size_t c = 0; c < e->ncpus; c++) {
 		pthread_mutex_lock(&e->spill_lock[c]);

@@ -41,15 +41,87 @@ static size_t spill_bytes(const struct engine *e)
 	return (size_t)bytes;
 }
 
-/* Moves what the kernel wrote on CPU c into its spill; true when the spill
- * is half full, and the main loop should come and read it. */
+#define NEED_SLOTS 1024  /* direct-mapped by pid: a collision only means full copies */
+#define NEED_MARGIN 512  /* bytes past twice the most a walk used */
+
+static uint64_t *need_slot(const struct engine *e, pid_t pid)
+{
+	return &e->stack_need[((uint32_t)pid * 2654435761u) % NEED_SLOTS];
+}
+
+void engine_stack_used(struct engine *e, pid_t pid, uint32_t bytes)
+{
+	uint64_t *slot, cur;
+
+	if (e == NULL || e->stack_need == NULL)
+		return;
+	slot = need_slot(e, pid);
+	cur = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	if (bytes == 0) {
+		if (cur >> 32 == (uint32_t)pid)
+			__atomic_store_n(slot, 0, __ATOMIC_RELAXED);
+		return;
+	}
+	/* Only up: a high-water mark, and "all" stays. */
+	if (cur >> 32 == (uint32_t)pid && ((uint32_t)cur == ENGINE_STACK_ALL || (uint32_t)cur >= bytes))
+		return;
+	__atomic_store_n(slot, (uint64_t)(uint32_t)pid << 32 | bytes, __ATOMIC_RELAXED);
+}
+
+uint64_t engine_stack_keep(const struct engine *e, pid_t pid)
+{
+	uint64_t v;
+
+	if (e->stack_need == NULL)
+		return UINT64_MAX;
+	v = __atomic_load_n(need_slot(e, pid), __ATOMIC_RELAXED);
+	if (v >> 32 != (uint32_t)pid || (uint32_t)v == 0 || (uint32_t)v == ENGINE_STACK_ALL)
+		return UINT64_MAX;
+	return 2 * (uint64_t)(uint32_t)v + NEED_MARGIN;
+}
+
+/* A dwarf sample reserves its whole stack copy (8 KiB by default) in the
+ * ring, and the unwinder reads a few hundred bytes of it: cut on the way
+ * (to its valid bytes, and to what the process's walks use once learnt),
+ * the spill holds many times more samples and the copy costs that much
+ * less. */
+static size_t cut_stack(void *arg, const struct perf_event_header *rec, struct ring_part *parts)
+{
+	struct engine *e = arg;
+	struct record_piece pieces[RING_PARTS_MAX];
+	struct record r;
+	size_t n = 1;
+
+	pieces[0] = (struct record_piece){ rec, rec->size };
+	if (rec->type == PERF_RECORD_SAMPLE && record_decode_with(rec, &e->layout, &r) == RECORD_OK)
+		n = record_cut_stack(rec, &r, engine_stack_keep(e, (pid_t)r.sid.pid), pieces, e->rd_fix);
+
+	for (size_t i = 0; i < n; i++)
+		parts[i] = (struct ring_part){ pieces[i].p, pieces[i].len };
+	return n;
+}
+
+/* Moves what the kernel wrote on CPU c into its spill; true when the main
+ * loop should come and read it: the spill is half full, or holds half of
+ * what stays resident. Past that a pass's worth no longer rewinds into the
+ * kept pages, and every page written faults in anew (big call-graph
+ * samples fill that much well within an interval). */
 static bool spill_cpu(struct engine *e, size_t c)
 {
+	struct ring *sp = &e->spill[c];
 	bool full;
 
 	pthread_mutex_lock(&e->spill_lock[c]);
-	ring_transfer(&e->rings[c], &e->spill[c]);
-	full = ring_pending(&e->spill[c]) * 2 >= e->spill[c].mask + 1;
+	/* dwarf only: -g's copies are 512 bytes, not worth a look per record. */
+	if (e->stack_need) {
+		uint64_t tail = e->rings[c].meta->data_tail;
+		uint64_t wrote = ring_transfer_fit(&e->rings[c], sp, cut_stack, e);
+
+		__atomic_fetch_add(&e->rd_cut, e->rings[c].meta->data_tail - tail - wrote, __ATOMIC_RELAXED);
+	} else {
+		ring_transfer(&e->rings[c], sp);
+	}
+	full = ring_pending(sp) * 2 >= sp->mask + 1 || (sp->keep_max && ring_pending(sp) * 2 >= sp->keep_max);
 	pthread_mutex_unlock(&e->spill_lock[c]);
 	return full;
 }
@@ -179,6 +251,9 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 	e->spill_lock = calloc(e->ncpus, sizeof(*e->spill_lock));
 	if (e->ring_src == NULL || e->spill == NULL || e->spill_lock == NULL)
 		return -ENOMEM;
+	if (e->o.cg.mode == CALLGRAPH_DWARF &&
+	    (e->stack_need = calloc(NEED_SLOTS, sizeof(*e->stack_need))) == NULL)
+		return -ENOMEM;
 	if ((rc = pthread_mutex_init(&e->rd_lock, NULL)) != 0)
 		return -rc;
 	{
@@ -287,6 +362,7 @@ void spill_free(struct engine *e)
 	close_fd(e->rd_notify);
 	close_fd(e->rd_kick);
 	free(e->ring_src);
+	free(e->stack_need);
 	free(e->spill);
 	free(e->spill_lock);
 }

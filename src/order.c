@@ -81,6 +81,18 @@ static bool take(struct order *o, size_t c)
 		return false;
 	h->st = record_decode_with(hdr, o->layout, &h->rec);
 	h->key = h->st == RECORD_OK ? h->rec.sid.time : 0;
+	/* A sample with a stack copy is a cold kilobyte or more, read in full by
+	 * nobody: the next record's first lines and the few stack words a walk
+	 * reads are fetched while this one is aggregated (40 % of the main
+	 * thread's time at 1 kHz dwarf went waiting for them). */
+	if (h->rec.type == PERF_RECORD_SAMPLE && h->rec.sample.stack) {
+		struct ring *r = &o->rings[c];
+
+		for (unsigned i = 0; i < 16; i++)
+			__builtin_prefetch(r->data + ((r->rd_pos + 64 * i) & r->mask));
+		for (unsigned i = 0; i < 8 && 64 * i < h->rec.sample.stack_dyn_size; i++)
+			__builtin_prefetch(h->rec.sample.stack + 64 * i);
+	}
 	return true;
 }
 

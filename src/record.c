@@ -232,3 +232,35 @@ enum record_status record_decode_with(const struct perf_event_header *hdr, const
 	}
 	return bad ? RECORD_BAD : RECORD_OK;
 }
+
+size_t record_cut_stack(const struct perf_event_header *hdr, const struct record *r, uint64_t max_keep,
+			struct record_piece *pieces, uint64_t fix[3])
+{
+	const unsigned char *base = (const unsigned char *)hdr;
+	uint64_t dyn = r->sample.stack_dyn_size, keep;
+	size_t size_at;
+	struct perf_event_header nh = *hdr;
+
+	pieces[0] = (struct record_piece){ hdr, hdr->size };
+	if (r->type != PERF_RECORD_SAMPLE || r->sample.stack == NULL)
+		return 1;
+	if (dyn > max_keep)
+		dyn = max_keep;
+	keep = (dyn + 7) & ~7ull;
+	if (keep >= r->sample.stack_size)
+		return 1;
+	/* The copy is the record's last field: size, data, dyn_size. */
+	size_at = (size_t)(r->sample.stack - base) - 8;
+	nh.size = (uint16_t)(size_at + 8 + (keep ? keep + 8 : 0));
+	memcpy(&fix[0], &nh, 8);
+	fix[1] = keep;
+	fix[2] = dyn;
+	pieces[0] = (struct record_piece){ &fix[0], 8 };
+	pieces[1] = (struct record_piece){ base + 8, size_at - 8 };
+	pieces[2] = (struct record_piece){ &fix[1], 8 };
+	if (keep == 0) /* no data, and then no dyn_size either, as the kernel writes it */
+		return 3;
+	pieces[3] = (struct record_piece){ r->sample.stack, (size_t)keep };
+	pieces[4] = (struct record_piece){ &fix[2], 8 };
+	return 5;
+}

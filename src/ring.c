@@ -263,3 +263,50 @@ uint64_t ring_transfer(struct ring *from, struct ring *to)
 	}
 	return len;
 }
+
+static void copy_in(struct ring *r, uint64_t pos, const void *src, size_t len)
+{
+	size_t off = pos & r->mask, first = r->mask + 1 - off;
+
+	if (len <= first) {
+		memcpy(r->data + off, src, len);
+	} else {
+		memcpy(r->data + off, src, first);
+		memcpy(r->data, (const unsigned char *)src + first, len - first);
+	}
+}
+
+uint64_t ring_transfer_fit(struct ring *from, struct ring *to, ring_fit_fn fit, void *arg)
+{
+	const struct perf_event_header *h;
+	uint64_t to_head = to->meta->data_head, done = 0;
+	uint64_t space = to->mask + 1 - (to_head - __atomic_load_n(&to->meta->data_tail, __ATOMIC_ACQUIRE));
+
+	if (ring_read_begin(from) != 0)
+		return 0;
+	while (ring_next(from, &h)) {
+		struct ring_part parts[RING_PARTS_MAX];
+		size_t n, len = 0;
+
+		/* The next record's first lines while this one is looked at and
+		 * copied: the kernel wrote them on another CPU. */
+		for (unsigned i = 0; i < 24; i++)
+			__builtin_prefetch(from->data + ((from->rd_pos + 64 * i) & from->mask));
+		n = fit(arg, h, parts);
+
+		for (size_t i = 0; i < n; i++)
+			len += parts[i].len;
+		if (len > space - done) {
+			ring_unread(from);
+			break;
+		}
+		for (size_t i = 0; i < n; i++) {
+			copy_in(to, to_head + done, parts[i].p, parts[i].len);
+			done += parts[i].len;
+		}
+	}
+	if (done)
+		__atomic_store_n(&to->meta->data_head, to_head + done, __ATOMIC_RELEASE);
+	ring_read_done(from);
+	return done;
+}

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 static void *load_kernel(void *syms)
@@ -358,6 +359,7 @@ void session_stats(const struct session *s, struct session_stats *st)
 		unwind_get_stats(s->unw, &us);
 		st->unwound = us.stacks;
 		st->unwind_truncated = us.truncated;
+		st->unwind_slow = us.slow_walks;
 		st->leaf_fixed = s->leaf_fixed;
 	}
 }
@@ -558,6 +560,16 @@ static size_t user_frames(struct session *s, const struct record *r, struct sym_
 	if (n < 2)
 		return 0;
 	k = unwind_stack(s->unw, pid, (pid_t)r->sid.tid, r, ips, n - 1, &complete);
+	{
+		/* What the walk read tells the engine how much of this
+		 * process's stack copies to spill. */
+		uint32_t used;
+		bool ran_off;
+
+		unwind_copy_used(s->unw, &used, &ran_off);
+		if (ran_off || (complete && used))
+			engine_stack_used(s->eng, pid, ran_off ? ENGINE_STACK_ALL : used);
+	}
 	for (size_t i = 0; i < k; i++) {
 		memset(&frames[i], 0, sizeof(frames[i]));
 		symbols_resolve_thread(s->syms, pid, (pid_t)r->sid.tid, i ? ips[i] - 1 : ips[i], false, &frames[i]);
@@ -617,6 +629,8 @@ void session_record(void *arg, int ev, const struct record *r)
 		};
 
 		symbols_mmap(s->syms, &m);
+		if (s->unw && (m.prot & PROT_EXEC))
+			unwind_mapped(s->unw, m.pid, m.start, m.start + m.len);
 		break;
 	}
 	case PERF_RECORD_COMM:
@@ -626,6 +640,7 @@ void session_record(void *arg, int ev, const struct record *r)
 		if (r->misc & PERF_RECORD_MISC_COMM_EXEC) {
 			agg_task_new(s->agg, (pid_t)r->comm.pid);
 			unwind_forget(s->unw, (pid_t)r->comm.pid);
+			engine_stack_used(s->eng, (pid_t)r->comm.pid, 0);
 		}
 		if (r->comm.pid == r->comm.tid)
 			agg_task_comm(s->agg, (pid_t)r->comm.pid, r->comm.comm);
@@ -642,6 +657,7 @@ void session_record(void *arg, int ev, const struct record *r)
 		if (r->task.pid == r->task.tid) {
 			agg_task_exit(s->agg, (pid_t)r->task.pid);
 			unwind_forget(s->unw, (pid_t)r->task.pid);
+			engine_stack_used(s->eng, (pid_t)r->task.pid, 0);
 		}
 		else
 			agg_thread_exit(s->agg, (pid_t)r->task.tid);

@@ -58,6 +58,9 @@ struct engine {
 	uint64_t rd_asked, rd_served; /* transfer rounds asked by the main loop, done by the reader */
 	bool rd_exited;       /* the reader is gone: the main loop is then the only writer */
 	uint64_t rd_wakeups;  /* the reader's: atomic */
+	uint64_t rd_fix[3];   /* the writer's: a cut sample's patched header, stack size, dyn_size */
+	uint64_t *stack_need; /* [NEED_SLOTS] pid << 32 | bytes the unwinder used (atomic) */
+	uint64_t rd_cut;      /* the writer's: stack bytes cut (atomic) */
 	bool backlog;         /* behind: another pass at once */
 	bool cut;             /* the last pass ran out of time: the next may skip the transfer */
 	struct order order;   /* the spills merged by time */

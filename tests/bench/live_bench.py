@@ -162,7 +162,13 @@ def perf_top(rate, secs):
         return None
     steady, whole, hwm, text = r
     m = re.search(r"lost: *(\d+)/(\d+)", text)
-    return steady, whole, hwm, int(m.group(1)) if m else None
+    # perf top also drops samples it has no time for ("drop: N/M"): those
+    # are lost to its view as well, though not to the kernel.
+    d = re.search(r"drop: *(\d+)/(\d+)", text)
+    lost = int(m.group(1)) if m else None
+    if lost is not None and d:
+        lost += int(d.group(1))
+    return steady, whole, hwm, lost
 
 
 def perftop_live(perftop, rate, secs):
@@ -312,7 +318,7 @@ def whole_together(cmds, secs):
 def whole_dump(perftop, rate, secs):
     """perftop -b for secs, then SIGINT: (cpu s, max rss KiB, samples, lost)."""
     p = subprocess.Popen([perftop, "-b", "--format", "json", "-e", "cpu-clock", "-F", str(rate),
-                          "-d", "1", "-E", "5"],
+                          "-d", "1", "-E", "5", *CG_ARGS],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     time.sleep(secs)
     hwm = proc_hwm_kib(p.pid)  # not ru_maxrss: see RUSAGE_WRAPPER
@@ -342,22 +348,22 @@ def whole_runs(a, spec, live):
             try:
                 if a.together and live:
                     (mine, mrss), (theirs, trss) = whole_together(
-                        [[x, "-e", "cpu-clock", "-F", str(rate)] for x in (a.perftop, a.versus)], secs)
+                        [[x, "-e", "cpu-clock", "-F", str(rate), *CG_ARGS] for x in (a.perftop, a.versus)], secs)
                     samples = lost = None
                 elif live:
-                    mine, mrss = whole_in_tmux([a.perftop, "-e", "cpu-clock", "-F", str(rate)], secs, "perftop")
+                    mine, mrss = whole_in_tmux([a.perftop, "-e", "cpu-clock", "-F", str(rate), *CG_ARGS], secs, "perftop")
                     samples = lost = None
                 else:
                     mine, mrss, samples, lost = whole_dump(a.perftop, rate, secs)
                 for _ in range(0 if theirs else 1 if a.versus else 3):
                     try:
                         if a.versus and live:
-                            theirs, trss = whole_in_tmux([a.versus, "-e", "cpu-clock", "-F", str(rate)], secs,
+                            theirs, trss = whole_in_tmux([a.versus, "-e", "cpu-clock", "-F", str(rate), *CG_ARGS], secs,
                                                          "versus")
                         elif a.versus:
                             theirs, trss, _, _ = whole_dump(a.versus, rate, secs)
                         else:
-                            theirs, trss = whole_in_tmux(["perf", "top", "-e", "cpu-clock", "-F", str(rate)],
+                            theirs, trss = whole_in_tmux(["perf", "top", "-e", "cpu-clock", "-F", str(rate), *CG_ARGS],
                                                          secs, "perf")
                         break
                     except RuntimeError as err:

@@ -13,6 +13,29 @@
 #define PAGE 4096
 #define DATA 4096
 
+/* The spill's cut of a sample's stack copy (to its valid bytes, and to a
+ * limit the input picks): the pieces joined must decode to the same
+ * sample, the copy's kept bytes the same. */
+static void cut(const struct perf_event_header *h, const struct record_layout *lay, const struct record *r)
+{
+	static unsigned char buf[RING_RECORD_MAX];
+	struct record_piece pc[5];
+	uint64_t fix[3];
+	size_t n = record_cut_stack(h, r, r->sample.ip & 0x1ff8, pc, fix), len = 0;
+	struct record c;
+
+	for (size_t i = 0; i < n; i++) {
+		memcpy(buf + len, pc[i].p, pc[i].len);
+		len += pc[i].len;
+	}
+	if (((const struct perf_event_header *)buf)->size != len ||
+	    record_decode_with((const struct perf_event_header *)buf, lay, &c) != RECORD_OK ||
+	    c.sample.nr != r->sample.nr || c.sample.nregs != r->sample.nregs || c.sid.tid != r->sid.tid ||
+	    c.sample.stack_dyn_size > r->sample.stack_dyn_size ||
+	    (c.sample.stack_dyn_size && memcmp(c.sample.stack, r->sample.stack, c.sample.stack_dyn_size) != 0))
+		abort();
+}
+
 static void touch(const struct perf_event_header *h, const struct record_layout *lay, size_t *sum)
 {
 	struct record r;
@@ -21,6 +44,7 @@ static void touch(const struct perf_event_header *h, const struct record_layout 
 		return;
 	if (r.type != PERF_RECORD_SAMPLE)
 		goto side_band;
+	cut(h, lay, &r);
 	for (uint64_t i = 0; i < r.sample.nr; i++)
 		*sum += record_u64(r.sample.ips, i);
 	for (uint64_t i = 0; i < 3 * r.sample.nbranch; i++)

@@ -107,10 +107,51 @@ static void test_lists(void)
 	CHECK(thread_list(4194304 + 1, &p, &n) == -ESRCH, "missing process -> ESRCH");
 }
 
+/* What the unwinder says it used of a process's stack copies sets how much
+ * of them the spill keeps: a high-water mark with a margin, "all" for good
+ * once a walk wanted more, forgotten at exec/exit. Needs an engine opened
+ * in dwarf mode (our own process, cpu-clock). */
+static void test_stack_need(void)
+{
+	struct evspec ev;
+	struct engine *e = NULL;
+	pid_t me = getpid();
+	struct engine_opts o = {
+		.events = &ev, .nevents = 1, .pids = &me, .npids = 1, .freq = 100, .interval = 1,
+		.cg = { .mode = CALLGRAPH_DWARF, .stack_size = CALLGRAPH_DWARF_SIZE, .max_stack = 64 },
+	};
+	char err[256];
+	uint64_t k1, k2;
+
+	if (evspec_parse("cpu-clock", &ev, err, sizeof(err)) != 0 || engine_open(&e, &o, err, sizeof(err)) != 0) {
+		CHECK_SKIP("cannot open a dwarf engine here");
+		return;
+	}
+	CHECK(engine_stack_keep(e, me) == UINT64_MAX, "nothing learnt: the whole valid copy kept");
+	engine_stack_used(e, me, 400);
+	k1 = engine_stack_keep(e, me);
+	engine_stack_used(e, me, 300);
+	CHECK(k1 >= 400 && k1 < 4096 && engine_stack_keep(e, me) == k1,
+	      "learnt from 400 bytes used: %llu kept, not lowered by a shallower walk",
+	      (unsigned long long)k1);
+	engine_stack_used(e, me, 1000);
+	k2 = engine_stack_keep(e, me);
+	CHECK(k2 > k1 && k2 >= 1000, "a deeper walk raises it (%llu)", (unsigned long long)k2);
+	CHECK(engine_stack_keep(e, me + 1) == UINT64_MAX, "another process: all kept");
+	engine_stack_used(e, me, ENGINE_STACK_ALL);
+	engine_stack_used(e, me, 200);
+	CHECK(engine_stack_keep(e, me) == UINT64_MAX, "a walk that ran off a cut copy: never cut again");
+	engine_stack_used(e, me, 0);
+	engine_stack_used(e, me, 200);
+	CHECK(engine_stack_keep(e, me) < UINT64_MAX, "exec/exit forgets it, and it is learnt anew");
+	engine_close(e);
+}
+
 int main(void)
 {
 	test_attr();
 	test_pages();
 	test_lists();
+	test_stack_need();
 	return check_done();
 }

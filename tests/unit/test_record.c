@@ -230,10 +230,100 @@ static void test_callgraph(void)
 	CHECK(record_decode_with(synth_done(&s), &lay, &r) == RECORD_BAD, "odd stack size: bad");
 }
 
+/* Joins a cut record's pieces, as the spill writes them. */
+static const struct perf_event_header *join(const struct record_piece *pc, size_t n, unsigned char *buf)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		memcpy(buf + len, pc[i].p, pc[i].len);
+		len += pc[i].len;
+	}
+	return (const struct perf_event_header *)buf;
+}
+
+/* A dwarf sample's stack copy cut to its valid bytes on the way to the
+ * spill: the cut record is smaller and decodes to the same sample. */
+static void test_cut_stack(void)
+{
+	struct record_layout lay = { .extra = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
+				     .regs_user_mask = 0x3 };
+	struct record_piece pc[5];
+	uint64_t fix[3];
+	unsigned char buf[512];
+	const struct perf_event_header *h;
+	struct synth s;
+	struct record r;
+	size_t n, full, base;
+
+	synth_sample(&s, 7, 0x401000, 10, 11, 5, 0, 1000, PERF_RECORD_MISC_USER);
+	synth_u64(&s, 1);
+	synth_u64(&s, PERF_CONTEXT_USER);
+	synth_u64(&s, PERF_SAMPLE_REGS_ABI_64);
+	synth_u64(&s, 0x1111);
+	synth_u64(&s, 0x2222);
+	base = s.len;
+	synth_u64(&s, 64); /* 8 words copied, 20 bytes valid */
+	for (uint64_t i = 0; i < 8; i++)
+		synth_u64(&s, 0xa0 + i);
+	synth_u64(&s, 20);
+	h = synth_done(&s);
+	full = h->size;
+	CHECK(record_decode_with(h, &lay, &r) == RECORD_OK, "a dwarf sample to cut");
+	n = record_cut_stack(h, &r, UINT64_MAX, pc, fix);
+	h = join(pc, n, buf);
+	CHECK(n == 5 && h->size == full - 40, "the copy cut to 24 bytes (20 rounded up): %u of %zu", h->size, full);
+	CHECK(record_decode_with(h, &lay, &r) == RECORD_OK && r.sample.stack_size == 24 && r.sample.stack_dyn_size == 20 &&
+	      record_u64(r.sample.stack, 2) == 0xa2 && r.sample.nregs == 2 && record_u64(r.sample.regs, 1) == 0x2222 &&
+	      r.sid.tid == 11 && r.sample.nr == 1, "the cut record decodes to the same sample");
+
+	h = synth_done(&s);
+	record_decode_with(h, &lay, &r);
+	n = record_cut_stack(h, &r, 12, pc, fix);
+	h = join(pc, n, buf);
+	CHECK(n == 5 && record_decode_with(h, &lay, &r) == RECORD_OK && r.sample.stack_size == 16 &&
+	      r.sample.stack_dyn_size == 12 && record_u64(r.sample.stack, 1) == 0xa1,
+	      "cut to what the unwinder uses: 12 of the 20 valid bytes (%llu, %llu)",
+	      (unsigned long long)r.sample.stack_size, (unsigned long long)r.sample.stack_dyn_size);
+
+	s.len = base;
+	synth_u64(&s, 16);
+	synth_u64(&s, 1);
+	synth_u64(&s, 2);
+	synth_u64(&s, 0); /* nothing valid: size 0, and no dyn_size, as the kernel writes it */
+	h = synth_done(&s);
+	full = h->size;
+	record_decode_with(h, &lay, &r);
+	n = record_cut_stack(h, &r, UINT64_MAX, pc, fix);
+	h = join(pc, n, buf);
+	CHECK(n == 3 && h->size == full - 24 && record_decode_with(h, &lay, &r) == RECORD_OK && r.sample.stack == NULL &&
+	      r.sample.nregs == 2, "no valid bytes: no copy at all (%u of %zu)", h->size, full);
+
+	s.len = base;
+	synth_u64(&s, 16);
+	synth_u64(&s, 1);
+	synth_u64(&s, 2);
+	synth_u64(&s, 16);
+	h = synth_done(&s);
+	record_decode_with(h, &lay, &r);
+	CHECK(record_cut_stack(h, &r, UINT64_MAX, pc, fix) == 1 && pc[0].p == h && pc[0].len == h->size,
+	      "a copy valid to its end stays as it is");
+	record_decode_with(h, NULL, &r);
+	CHECK(record_cut_stack(h, &r, 8, pc, fix) == 1, "decoded without the layout: no copy, as it is");
+	synth_header(&s, PERF_RECORD_COMM, 0);
+	synth_u32x2(&s, 1, 1);
+	synth_string(&s, "x");
+	synth_trailer(&s, 1, 1, 1, 0, 1);
+	h = synth_done(&s);
+	record_decode_with(h, &lay, &r);
+	CHECK(record_cut_stack(h, &r, 8, pc, fix) == 1 && pc[0].len == h->size, "other records: as they are");
+}
+
 int main(void)
 {
 	test_sample();
 	test_callgraph();
+	test_cut_stack();
 	test_mmap2();
 	test_side_band();
 	return check_done();

@@ -111,6 +111,80 @@ static void test_transfer(void)
 	free(map);
 }
 
+/* The fit: each 80-byte record goes as its first 56 bytes (a header patched
+ * to say so, then the rest of those bytes), as a cut stack copy would. */
+static size_t cut_to_56(void *arg, const struct perf_event_header *rec, struct ring_part *parts)
+{
+	struct perf_event_header *h = arg;
+
+	*h = *rec;
+	if (rec->size != 80) {
+		parts[0] = (struct ring_part){ rec, rec->size };
+		return 1;
+	}
+	h->size = 56;
+	parts[0] = (struct ring_part){ h, 8 };
+	parts[1] = (struct ring_part){ (const unsigned char *)rec + 8, 48 };
+	return 2;
+}
+
+/* ring_transfer_fit: records shortened on the way, across both rings'
+ * wraps; one that does not fit whole stays in the kernel ring. */
+static void test_transfer_fit(void)
+{
+	unsigned char *map = aligned_alloc(PAGE, 2 * PAGE), pad[24] = { 0 };
+	struct perf_event_mmap_page *meta = (void *)map;
+	struct perf_event_header fixed;
+	struct ring k, u;
+	struct seen seen;
+	struct synth s;
+	uint64_t head = 0, id = 1, got = 0;
+	int order = 1;
+
+	memset(map, 0, PAGE + DATA);
+	CHECK(ring_init(&k, map, PAGE, DATA) == 0 && ring_alloc(&u, 512) == 0, "rings for the fit");
+	for (int round = 0; round < 40; round++) {
+		for (int i = 0; i < 3 && head - meta->data_tail + 80 <= DATA; i++, id++) {
+			synth_sample(&s, id, 0x1000, 1, 1, id, 0, 1, PERF_RECORD_MISC_USER);
+			memcpy(s.buf + s.len, pad, sizeof(pad)); /* 24 bytes the fit drops */
+			s.len += sizeof(pad);
+			put(k.data, &head, synth_done(&s), s.len);
+		}
+		__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
+		if (ring_transfer_fit(&k, &u, cut_to_56, &fixed) % 56 || ring_pending(&u) % 56)
+			order = 0;
+		if (round % 3 == 2) {
+			memset(&seen, 0, sizeof(seen));
+			collect(&u, &seen);
+			for (size_t i = 0; i < seen.n; i++)
+				order &= seen.ids[i] == got + i + 1;
+			got += seen.n;
+		}
+	}
+	ring_transfer_fit(&k, &u, cut_to_56, &fixed);
+	memset(&seen, 0, sizeof(seen));
+	collect(&u, &seen);
+	for (size_t i = 0; i < seen.n; i++)
+		order &= seen.ids[i] == got + i + 1;
+	got += seen.n;
+	CHECK(order && got == id - 1, "every record arrives once, cut to 56 bytes, in order (%" PRIu64 " of %" PRIu64 ")",
+	      got, id - 1);
+	/* 100 bytes free: one cut record (56) moves, the next stays. */
+	for (int i = 0; i < 2; i++, id++) {
+		synth_sample(&s, id, 0x1000, 1, 1, id, 0, 1, PERF_RECORD_MISC_USER);
+		memcpy(s.buf + s.len, pad, sizeof(pad));
+		s.len += sizeof(pad);
+		put(k.data, &head, synth_done(&s), s.len);
+	}
+	__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
+	__atomic_store_n(&u.meta->data_tail, u.meta->data_head - 512 + 100, __ATOMIC_RELEASE);
+	CHECK(ring_transfer_fit(&k, &u, cut_to_56, &fixed) == 56 && head - meta->data_tail == 80,
+	      "a record that does not fit whole stays in the kernel ring");
+	ring_unmap(&u);
+	ring_unmap(&k);
+	free(map);
+}
+
 /* A spill of 16 pages cycled through three times: what was read is given
  * back, so afterwards no more than the page holding the tail stays resident,
  * and every record still arrives intact, in order. */
@@ -335,6 +409,7 @@ int main(void)
 	ring_unmap(&r);
 	free(map);
 	test_transfer();
+	test_transfer_fit();
 	test_rewind();
 	test_release();
 	return check_done();

@@ -154,11 +154,37 @@ int main(void)
 	k = unwind_stack(u, getpid(), getpid(), &r, ips, 3, &complete);
 	CHECK(k == 3 && !complete, "a max of 3 frames stops there, not complete");
 	{
-		struct unwind_stats st;
+		struct unwind_stats st, st2;
+		uint64_t again[32];
+		size_t k2;
+		bool same = true;
 
 		unwind_get_stats(u, &st);
 		CHECK(st.dwfl_made == 1 && st.stacks == 2, "one Dwfl kept for the process (%llu made)",
 		      (unsigned long long)st.dwfl_made);
+		/* x86-64 steps from cached CFI rules: the first walk made them,
+		 * the next ones only look them up. */
+		k = unwind_stack(u, getpid(), getpid(), &r, ips, 32, &complete);
+		unwind_get_stats(u, &st2);
+		CHECK(st.slow_walks == 0 && st.rules_made >= 5 && st2.rules_made == st.rules_made &&
+		      st2.rule_hits >= st.rule_hits + 5 && complete,
+		      "a warm walk makes no rule (%llu made, %llu then %llu hits, %llu slow)",
+		      (unsigned long long)st2.rules_made, (unsigned long long)st.rule_hits,
+		      (unsigned long long)st2.rule_hits, (unsigned long long)st2.slow_walks);
+		/* Code mapped anew over a module it knew: its rules and Dwfl go. */
+		unwind_mapped(u, getpid(), 4096, 8192);
+		unwind_get_stats(u, &st);
+		CHECK(st.dwfl_dropped == 0, "a mapping elsewhere leaves them");
+		unwind_mapped(u, getpid(), (uint64_t)(uintptr_t)&unwind_leaf, (uint64_t)(uintptr_t)&unwind_leaf + 1);
+		k2 = unwind_stack(u, getpid(), getpid(), &r, again, 32, &complete);
+		unwind_get_stats(u, &st2);
+		for (size_t i = 0; i < k && i < k2; i++)
+			same &= ips[i] == again[i];
+		CHECK(st2.dwfl_dropped == 1 && st2.dwfl_made == st.dwfl_made + 1 && st2.rules_made >= st.rules_made + 5,
+		      "mapped over: Dwfl made again (%llu), rules read again (%llu -> %llu)",
+		      (unsigned long long)st2.dwfl_made, (unsigned long long)st.rules_made,
+		      (unsigned long long)st2.rules_made);
+		CHECK(k2 == k && same && complete, "and the same %zu frames found", k2);
 	}
 	{
 		/* More processes than slots (2): each Dwfl keeps reading its own
