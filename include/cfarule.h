@@ -29,7 +29,7 @@ struct cfarule_stats {
 
 struct cfarule_cache;
 
-/* 2^bits entries (16 bytes each). */
+/* 2^bits entries (24 bytes each, touched as used). */
 struct cfarule_cache *cfarule_new(unsigned bits);
 void cfarule_free(struct cfarule_cache *c);
 
