@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "agg.h"
+#include "cfarule.h"
 #include "counters.h"
 #include "cpumap.h"
 #include "engine.h"
@@ -28,6 +29,7 @@ struct session {
 	struct agg *agg;
 	struct counters *cnt;      /* exact counters in focus mode, else NULL */
 	struct unwind *unw;        /* -g (the leaf fix) and --call-graph dwarf, else NULL */
+	struct cfarule_cache *rules; /* -g: the leaf fix's rules by (DSO, offset), else NULL */
 	uint64_t leaf_fixed;
 	uint64_t tracking_lost;    /* MMAP/COMM/… records the kernel dropped */
 	size_t focus_left;         /* -p: processes still alive */

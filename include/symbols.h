@@ -117,6 +117,12 @@ void symbols_resolve_thread(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip
 void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
 		     struct sym_result *out);
 
+/* The file mapping pid's address addr as (its DSO's id, the file offset):
+ * the id is never reused, and a replaced file is another DSO, so the pair
+ * names the same bytes for as long as anyone holds it. False for no file
+ * (anonymous memory, the vDSO). Cheap: no path is built. */
+bool symbols_map_dso(struct symbols *s, pid_t pid, uint64_t addr, uint32_t *dso_id, uint64_t *off);
+
 /* The file mapping pid's address addr, as a path this process can open
  * (through /proc/PID/map_files for deleted files, else /proc/PID/root),
  * and the mapping; false when none or not a file. For the unwinder, which

@@ -168,6 +168,11 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	/* The leaf fix's rules belong to the code, not the process: 64 K of them. */
+	if (o->cg.mode == CALLGRAPH_FP && (s->rules = cfarule_new(16)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	/* Tracking starts with the engine, so nothing that starts between
 	 * reading /proc and sampling goes unseen. */
 	engine_opts_for(s, &t, o->events, o->nevents, NULL, &eo);
@@ -198,6 +203,7 @@ void session_close(struct session *s)
 {
 	counters_close(s->cnt);
 	unwind_free(s->unw);
+	cfarule_free(s->rules);
 	agg_free(s->agg);
 	engine_close(s->eng);
 	symbols_free(s->syms);
@@ -497,6 +503,28 @@ static bool cpumode_kernel(uint16_t misc)
  * frame leaves the frame pointer on its caller's frame, so the chain's next
  * entry is the caller's return and the caller itself is missing: it is
  * this address. 0 when the chain is right or nothing can be told. */
+/* The leaf fix from the rule cache: false when it cannot answer (no file
+ * behind the leaf, e.g. the vDSO, or not x86-64), and libdw unwinds. */
+static bool leaf_rule(struct session *s, const struct record *r, uint64_t leaf, uint64_t *ret)
+{
+	struct unwind_map m;
+	struct cfarule rule;
+	uint32_t id;
+	uint64_t off, pgoff;
+
+	if (!symbols_map_dso(s->syms, (pid_t)r->sid.pid, leaf, &id, &off))
+		return false;
+	if (!cfarule_get(s->rules, id, off, &rule)) {
+		if (!symbols_map_at(s->syms, (pid_t)r->sid.pid, leaf, m.path, sizeof(m.path), &m.start, &m.end,
+				    &pgoff) ||
+		    !cfarule_derive(m.path, off, &rule))
+			return false;
+		cfarule_put(s->rules, id, off, rule);
+	}
+	*ret = cfarule_apply(rule, r, unwind_regs_mask(), leaf);
+	return true;
+}
+
 static uint64_t leaf_return(struct session *s, const struct record *r, uint64_t leaf, uint64_t next)
 {
 	uint64_t ips[2];
@@ -504,6 +532,12 @@ static uint64_t leaf_return(struct session *s, const struct record *r, uint64_t 
 
 	if (s->unw == NULL || s->opts->cg.mode != CALLGRAPH_FP || r->sample.nregs == 0)
 		return 0;
+	if (s->rules && leaf_rule(s, r, leaf, ips)) {
+		if (ips[0] == 0 || ips[0] == next)
+			return 0;
+		s->leaf_fixed++;
+		return ips[0];
+	}
 	if (unwind_stack(s->unw, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r, ips, 2, &complete) != 2 ||
 	    ips[0] != leaf || ips[1] == next)
 		return 0;

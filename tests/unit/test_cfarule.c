@@ -1,0 +1,108 @@
+/* The leaf fix's rule cache: hits, misses, negative entries, a new DSO id
+ * (a new mapping's file, an exec'd or replaced binary) never meeting an
+ * old rule; the rule read from our own CFI; and its use on a sample. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cfarule.h"
+#include "check.h"
+
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+
+__attribute__((noinline)) int cfarule_probe(int x);
+__attribute__((noinline)) int cfarule_probe(int x)
+{
+	return x * 3 + 1;
+}
+
+/* Where addr is in the file that maps it, from /proc/self/maps. */
+static bool self_offset(uint64_t addr, char *path, size_t len, uint64_t *off)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	bool found = false;
+
+	if (f == NULL)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		uint64_t start, end, pgoff;
+		int pos = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n", &start, &end, &pgoff, &pos) < 3 ||
+		    addr < start || addr >= end || pos == 0)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, len, "%s", line + pos);
+		*off = addr - start + pgoff;
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+#endif
+
+int main(void)
+{
+	struct cfarule_cache *c = cfarule_new(8);
+	struct cfarule r, sp8 = { CFARULE_SP, 8 }, none = { CFARULE_NONE, 0 };
+	struct cfarule_stats st;
+
+	CHECK(c != NULL, "made");
+	if (c == NULL)
+		return check_done();
+	CHECK(!cfarule_get(c, 1, 0x1234, &r), "an empty cache misses");
+	cfarule_put(c, 1, 0x1234, sp8);
+	CHECK(cfarule_get(c, 1, 0x1234, &r) && r.kind == CFARULE_SP && r.ra_off == 8, "a put rule is found");
+	CHECK(!cfarule_get(c, 2, 0x1234, &r), "another DSO (a replaced or newly mapped file) misses");
+	CHECK(!cfarule_get(c, 1, 0x1235, &r), "another offset misses");
+	cfarule_put(c, 3, 0x40, none);
+	CHECK(cfarule_get(c, 3, 0x40, &r) && r.kind == CFARULE_NONE, "a negative answer is cached");
+	cfarule_put(c, 0, 0x40, sp8);
+	CHECK(!cfarule_get(c, 0, 0x40, &r), "no DSO, no rule");
+	/* A colliding entry replaces the old one: the table stays bounded. */
+	for (uint64_t off = 0; off < 4096; off++)
+		cfarule_put(c, 7, off, sp8);
+	CHECK(cfarule_get(c, 7, 4095, &r) && r.kind == CFARULE_SP, "the last put is kept");
+	cfarule_get_stats(c, &st);
+	CHECK(st.hits == 3 && st.negative == 1, "stats: %" PRIu64 " hits, %" PRIu64 " negative", st.hits,
+	      st.negative);
+
+#if defined(__x86_64__)
+	{
+		char path[4096];
+		uint64_t off = 0, regs[PERF_REG_X86_64_MAX], mask = 0, stackw[4] = { 11, 0xfeed, 33, 44 };
+		struct record rec;
+		size_t n = 0;
+
+		CHECK(cfarule_derive("/nonexistent/cfarule", 0, &r) && r.kind == CFARULE_NONE,
+		      "an unreadable file: a negative answer");
+		CHECK(cfarule_probe(2) == 7, "probe");
+		CHECK(self_offset((uint64_t)(uintptr_t)cfarule_probe, path, sizeof(path), &off), "own mapping");
+		/* At a function's first instruction the CFA is rsp + 8, and the
+		 * return address sits at the stack pointer. */
+		CHECK(cfarule_derive(path, off, &r) && r.kind == CFARULE_SP && r.ra_off == 0,
+		      "entry of cfarule_probe: RA at [SP] (kind %u off %d)", r.kind, r.ra_off);
+
+		/* A sample at leaf 0x5000 with SP and IP among its registers. */
+		mask = 1ull << PERF_REG_X86_SP | 1ull << PERF_REG_X86_IP;
+		regs[n++] = 0x7ff0; /* SP */
+		regs[n++] = 0x5000; /* IP */
+		memset(&rec, 0, sizeof(rec));
+		rec.sample.nregs = n;
+		rec.sample.regs = (const unsigned char *)regs;
+		rec.sample.stack = (const unsigned char *)stackw;
+		rec.sample.stack_size = rec.sample.stack_dyn_size = sizeof(stackw);
+		CHECK(cfarule_apply(sp8, &rec, mask, 0x5000) == 0xfeed, "RA read at SP + 8");
+		CHECK(cfarule_apply(sp8, &rec, mask, 0x5001) == 0, "a leaf not at the registers' IP: none");
+		CHECK(cfarule_apply(none, &rec, mask, 0x5000) == 0, "a negative rule: none");
+		CHECK(cfarule_apply((struct cfarule){ CFARULE_SP, 32 }, &rec, mask, 0x5000) == 0,
+		      "past the stack copy: none");
+		rec.sample.stack_dyn_size = 8;
+		CHECK(cfarule_apply(sp8, &rec, mask, 0x5000) == 0, "past the valid bytes (dyn_size): none");
+	}
+#endif
+	cfarule_free(c);
+	return check_done();
+}
