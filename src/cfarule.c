@@ -174,14 +174,14 @@ static bool reg(const struct record *r, uint64_t mask, int perf_reg, uint64_t *o
 uint64_t cfarule_apply(struct cfarule rule, const struct record *r, uint64_t regs_mask, uint64_t leaf)
 {
 #if defined(__x86_64__)
-	uint64_t ip, sp, ret, at = (uint64_t)rule.ra_off;
+	uint64_t ip, ret, at = (uint64_t)rule.ra_off;
 
+	/* The copy starts at SP, so [SP + at] is its byte at. */
 	if (rule.kind != CFARULE_SP || !reg(r, regs_mask, PERF_REG_X86_IP, &ip) || ip != leaf ||
-	    !reg(r, regs_mask, PERF_REG_X86_SP, &sp) || r->sample.stack == NULL ||
+	    r->sample.stack == NULL ||
 	    at > r->sample.stack_dyn_size || r->sample.stack_dyn_size - at < 8 ||
 	    r->sample.stack_dyn_size > r->sample.stack_size)
 		return 0;
-	(void)sp; /* the copy starts at SP */
 	memcpy(&ret, r->sample.stack + at, 8);
 	return ret;
 #else

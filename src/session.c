@@ -498,11 +498,6 @@ static bool cpumode_kernel(uint16_t misc)
 /* Frames of a sample's callchain, leaf first. The first address after each
  * context marker is where that context was interrupted; the others are
  * return addresses, looked up at address - 1 (the call, not what follows). */
-/* -g's leaf fix: the return address of the user leaf from its CFI (the
- * registers and a little stack come with the sample). A leaf that keeps no
- * frame leaves the frame pointer on its caller's frame, so the chain's next
- * entry is the caller's return and the caller itself is missing: it is
- * this address. 0 when the chain is right or nothing can be told. */
 /* The leaf fix from the rule cache: false when it cannot answer (no file
  * behind the leaf, e.g. the vDSO, or not x86-64), and libdw unwinds. */
 static bool leaf_rule(struct session *s, const struct record *r, uint64_t leaf, uint64_t *ret)
@@ -525,6 +520,11 @@ static bool leaf_rule(struct session *s, const struct record *r, uint64_t leaf, 
 	return true;
 }
 
+/* -g's leaf fix: the return address of the user leaf from its CFI (the
+ * registers and a little stack come with the sample). A leaf that keeps no
+ * frame leaves the frame pointer on its caller's frame, so the chain's next
+ * entry is the caller's return and the caller itself is missing: it is
+ * this address. 0 when the chain is right or nothing can be told. */
 static uint64_t leaf_return(struct session *s, const struct record *r, uint64_t leaf, uint64_t next)
 {
 	uint64_t ips[2];
