@@ -495,9 +495,6 @@ static bool cpumode_kernel(uint16_t misc)
 	}
 }
 
-/* Frames of a sample's callchain, leaf first. The first address after each
- * context marker is where that context was interrupted; the others are
- * return addresses, looked up at address - 1 (the call, not what follows). */
 /* The leaf fix from the rule cache: false when it cannot answer (no file
  * behind the leaf, e.g. the vDSO, or not x86-64), and libdw unwinds. */
 static bool leaf_rule(struct session *s, const struct record *r, uint64_t leaf, uint64_t *ret)
@@ -545,6 +542,9 @@ static uint64_t leaf_return(struct session *s, const struct record *r, uint64_t 
 	return ips[1];
 }
 
+/* Frames of a sample's callchain, leaf first. The first address after each
+ * context marker is where that context was interrupted; the others are
+ * return addresses, looked up at address - 1 (the call, not what follows). */
 static size_t chain_frames(struct session *s, const struct record *r, struct sym_result *frames, size_t max)
 {
 	pid_t pid = (pid_t)r->sid.pid;
