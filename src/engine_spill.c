@@ -18,6 +18,7 @@
 #define SPILL_FACTOR 4               /* spill = 4 kernel rings (~3 s at full rate)... */
 #define SPILL_MIN (4u << 20)         /* ...at least 4 MiB... */
 #define SPILL_TOTAL_MAX (1ull << 30) /* ...and 1 GiB over all CPUs at most */
+#define SPILL_DRAIN_AT (256u << 10)  /* the main loop decodes once a spill holds this */
 
 static int rd_add(struct engine *e, int fd, struct engine_src *src)
 {
@@ -41,15 +42,20 @@ static size_t spill_bytes(const struct engine *e)
 	return (size_t)bytes;
 }
 
-/* Moves what the kernel wrote on CPU c into its spill; true when the spill
- * is half full, and the main loop should come and read it. */
+/* Moves what the kernel wrote on CPU c into its spill; true when the main
+ * loop should come and read it: the spill half full, or holding
+ * SPILL_DRAIN_AT, which at a high rate is every wakeup or so. Until then
+ * the records keep spill pages resident: waiting for the tick, a second of
+ * them (2 MiB at 20 kHz on 2 CPUs). */
 static bool spill_cpu(struct engine *e, size_t c)
 {
 	bool full;
+	uint64_t pending;
 
 	pthread_mutex_lock(&e->spill_lock[c]);
 	ring_transfer(&e->rings[c], &e->spill[c]);
-	full = ring_pending(&e->spill[c]) * 2 >= e->spill[c].mask + 1;
+	pending = ring_pending(&e->spill[c]);
+	full = pending * 2 >= e->spill[c].mask + 1 || pending >= SPILL_DRAIN_AT;
 	pthread_mutex_unlock(&e->spill_lock[c]);
 	return full;
 }
