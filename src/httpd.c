@@ -1,5 +1,6 @@
 #include "httpd.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -14,6 +15,59 @@
 
 #include "export.h"
 #include "httpq.h"
+
+/* libmicrohttpd is loaded by --listen, not linked: it brings gnutls,
+ * p11-kit and nettle, whose relocations and constructors would make
+ * ~2 MiB of every run resident, most runs serving nothing. The names
+ * below stay libmicrohttpd's, so the handlers read as its API. */
+static struct {
+	void *lib;
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+} mhd;
+
+#define MHD_start_daemon mhd.start_daemon
+#define MHD_stop_daemon mhd.stop_daemon
+#define MHD_create_response_from_buffer mhd.create_response_from_buffer
+#define MHD_add_response_header mhd.add_response_header
+#define MHD_queue_response mhd.queue_response
+#define MHD_destroy_response mhd.destroy_response
+#define MHD_lookup_connection_value mhd.lookup_connection_value
+
+/* Once, from the main thread (httpd_start); kept loaded for the run. */
+static int mhd_load(const char *spec, char *err, size_t errlen)
+{
+	struct { void **fn; const char *name; } want[] = {
+		{ (void **)&mhd.start_daemon, "MHD_start_daemon" },
+		{ (void **)&mhd.stop_daemon, "MHD_stop_daemon" },
+		{ (void **)&mhd.create_response_from_buffer, "MHD_create_response_from_buffer" },
+		{ (void **)&mhd.add_response_header, "MHD_add_response_header" },
+		{ (void **)&mhd.queue_response, "MHD_queue_response" },
+		{ (void **)&mhd.destroy_response, "MHD_destroy_response" },
+		{ (void **)&mhd.lookup_connection_value, "MHD_lookup_connection_value" },
+	};
+	void *lib;
+
+	if (mhd.lib)
+		return 0;
+	if ((lib = dlopen(PERFTOP_MHD_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+		snprintf(err, errlen, "--listen %s: cannot load the HTTP library: %s", spec, dlerror());
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if ((*want[i].fn = dlsym(lib, want[i].name)) == NULL) {
+			snprintf(err, errlen, "--listen %s: %s lacks %s", spec, PERFTOP_MHD_SONAME, want[i].name);
+			dlclose(lib);
+			return -ENOENT;
+		}
+	mhd.lib = lib;
+	return 0;
+}
 
 struct httpd {
 	struct MHD_Daemon *d;
@@ -167,6 +221,10 @@ int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *
 	if (h == NULL) {
 		snprintf(err, errlen, "--listen: out of memory");
 		return -ENOMEM;
+	}
+	if ((rc = mhd_load(spec, err, errlen)) != 0) {
+		free(h);
+		return rc;
 	}
 	h->x = x;
 	h->fd = listen_on(spec, err, errlen);

@@ -284,9 +284,41 @@ void kallsyms_free(struct kallsyms *ks)
 	if (!in_backing(ks, ks->names))
 		free(ks->names);
 	free(ks->modules);
+	free(ks->index);
 	if (ks->backing_mapped)
 		munmap((void *)(uintptr_t)ks->backing, ks->backing_len);
 	free(ks);
+}
+
+int kallsyms_index(struct kallsyms *ks)
+{
+	size_t n = (ks->nsyms + KALLSYMS_INDEX_STRIDE - 1) / KALLSYMS_INDEX_STRIDE;
+	uint64_t *idx = NULL;
+
+	if (n && (idx = malloc(n * sizeof(*idx))) == NULL)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		idx[k] = ks->syms[k * KALLSYMS_INDEX_STRIDE].addr;
+	free(ks->index);
+	ks->index = idx;
+	ks->nindex = n;
+	return 0;
+}
+
+/* Within the stride the index points to: the last index entry <= addr. */
+static void index_narrow(const struct kallsyms *ks, uint64_t addr, const struct kallsyms_sym **base, size_t *n)
+{
+	size_t lo = 0, cnt = ks->nindex, k;
+
+	while (cnt > 1) {
+		size_t half = cnt / 2;
+
+		lo = ks->index[lo + half] <= addr ? lo + half : lo;
+		cnt -= half;
+	}
+	k = lo * KALLSYMS_INDEX_STRIDE;
+	*base = ks->syms + k;
+	*n = ks->nsyms - k < KALLSYMS_INDEX_STRIDE ? ks->nsyms - k : KALLSYMS_INDEX_STRIDE;
 }
 
 const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t addr)
@@ -297,6 +329,8 @@ const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t add
 
 	if (n == 0 || addr < base[0].addr)
 		return NULL;
+	if (ks->index && ks->nindex == (n + KALLSYMS_INDEX_STRIDE - 1) / KALLSYMS_INDEX_STRIDE)
+		index_narrow(ks, addr, &base, &n);
 	/* Branch-free: the compiler turns the choice into a cmov. */
 	while (n > 1) {
 		size_t half = n / 2;
@@ -382,5 +416,5 @@ size_t kallsyms_bytes(const struct kallsyms *ks)
 	if (ks == NULL)
 		return 0;
 	return sizeof(*ks) + ks->syms_cap * sizeof(*ks->syms) + ks->names_cap +
-	       ks->modules_cap * sizeof(*ks->modules);
+	       ks->modules_cap * sizeof(*ks->modules) + ks->nindex * sizeof(*ks->index);
 }

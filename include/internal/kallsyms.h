@@ -40,7 +40,15 @@ struct kallsyms {
 	const void *backing;
 	size_t backing_len;
 	bool backing_mapped;
+	/* The address of every KALLSYMS_INDEX_STRIDE-th symbol, or NULL: a
+	 * lookup searches it, then one stride of syms, so a table used where
+	 * it is mapped has a page or two resident per symbol looked up, not
+	 * the ~10 a binary search over all of it spreads its probes over. */
+	uint64_t *index;
+	size_t nindex;
 };
+
+#define KALLSYMS_INDEX_STRIDE 256 /* symbols: one 4 KiB page */
 
 /* Parse kallsyms text into a new table. 0 or -errno (-ENOMEM, or why the file
  * could not be read); a restricted text succeeds with restricted set and no
@@ -48,6 +56,10 @@ struct kallsyms {
 int kallsyms_load(struct kallsyms **out, const char *path);
 int kallsyms_load_buf(struct kallsyms **out, const char *buf, size_t len);
 void kallsyms_free(struct kallsyms *ks);
+
+/* Builds ks->index (replacing any): 0 or -ENOMEM, and without it lookups
+ * still work, only touching more of the table. */
+int kallsyms_index(struct kallsyms *ks);
 
 /* The symbol containing addr, or NULL. */
 const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t addr);

@@ -61,6 +61,18 @@ for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
        "%s ends the dump with the partial interval written (rc %d, %d records)"
        % (sig.name, p.returncode, len(recs)))
 
+# Without --listen the HTTP library, and the TLS stack it brings, is not
+# loaded: it would be resident in every run (issue 14's RSS).
+p = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-d", "10"], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+time.sleep(1.0)
+with open("/proc/%d/maps" % p.pid) as f:
+    maps = f.read()
+p.send_signal(signal.SIGINT)
+p.wait(timeout=20)
+libs = sorted({x.split()[-1] for x in maps.splitlines() if "microhttpd" in x or "gnutls" in x})
+ok(not libs and "libc.so" in maps, "without --listen no HTTP or TLS library is mapped (%s)" % libs)
+
 # The focused process exits: a final record, exit 0.
 wl, pid = start_workload(WORKLOAD, "split", "1,1,1", "1.5")
 p = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-p", str(pid), "-d", "10"],

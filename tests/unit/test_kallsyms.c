@@ -130,29 +130,45 @@ static void test_random(void)
 		len += (size_t)sprintf(text + len, "%016" PRIx64 " t f%zu\n", addrs[i], i);
 	}
 	CHECK(kallsyms_load_buf(&ks, text, len) == 0 && ks->nsyms == N, "random table loads");
-	for (size_t q = 0; ks && q < Q; q++) {
-		uint64_t a = 0xffffffff81000000ull - 0x1000 + rng() % 0x40200000;
-		uint64_t best = 0, next = UINT64_MAX;
-		const struct kallsyms_sym *s = kallsyms_find(ks, a);
-		const struct kallsyms_sym *want = NULL;
-		uint64_t span;
+	/* Without the index, then with it (a mapped cache's lookups). */
+	for (int pass = 0; pass < 2 && ks; pass++) {
+		if (pass == 1) {
+			CHECK(kallsyms_index(ks) == 0 && ks->nindex == (N + KALLSYMS_INDEX_STRIDE - 1) / KALLSYMS_INDEX_STRIDE,
+			      "index built (%zu entries)", ks->nindex);
+			/* Each stride's first symbol and the address before it. */
+			for (size_t k = 1; k < ks->nindex; k++) {
+				const struct kallsyms_sym *at = &ks->syms[k * KALLSYMS_INDEX_STRIDE];
 
-		for (size_t i = 0; i < N; i++) {
-			if (addrs[i] <= a && addrs[i] >= best)
-				best = addrs[i];
-			if (addrs[i] > a && addrs[i] < next)
-				next = addrs[i];
+				bad += kallsyms_find(ks, at->addr) != at;
+				bad += kallsyms_find(ks, at->addr - 1) != at - 1 && at->addr - (at - 1)->addr <= KALLSYMS_MAX_SPAN;
+			}
+			CHECK(bad == 0, "lookups at the index's stride boundaries (%zu wrong)", bad);
 		}
-		for (size_t i = 0; i < ks->nsyms && best; i++)
-			if (ks->syms[i].addr == best)
-				want = &ks->syms[i];
-		span = want && next != UINT64_MAX && next - best <= KALLSYMS_MAX_SPAN ? next - best
-										: KALLSYMS_TAIL_SPAN;
-		if (want && a - best >= span)
-			want = NULL;
-		bad += s != want;
+		for (size_t q = 0; q < Q; q++) {
+			uint64_t a = 0xffffffff81000000ull - 0x1000 + rng() % 0x40200000;
+			uint64_t best = 0, next = UINT64_MAX;
+			const struct kallsyms_sym *s = kallsyms_find(ks, a);
+			const struct kallsyms_sym *want = NULL;
+			uint64_t span;
+
+			for (size_t i = 0; i < N; i++) {
+				if (addrs[i] <= a && addrs[i] >= best)
+					best = addrs[i];
+				if (addrs[i] > a && addrs[i] < next)
+					next = addrs[i];
+			}
+			for (size_t i = 0; i < ks->nsyms && best; i++)
+				if (ks->syms[i].addr == best)
+					want = &ks->syms[i];
+			span = want && next != UINT64_MAX && next - best <= KALLSYMS_MAX_SPAN ? next - best
+											: KALLSYMS_TAIL_SPAN;
+			if (want && a - best >= span)
+				want = NULL;
+			bad += s != want;
+		}
+		CHECK(bad == 0, "%d random lookups agree with a linear scan, index %s (%zu differ)", Q,
+		      pass ? "built" : "absent", bad);
 	}
-	CHECK(bad == 0, "%d random lookups agree with a linear scan (%zu differ)", Q, bad);
 	kallsyms_free(ks);
 	free(text);
 }

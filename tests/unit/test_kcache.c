@@ -265,6 +265,8 @@ static void test_file(const char *fix, const char *tmp)
 	CHECK(access(path, F_OK) != 0, "no temporary file left");
 	rc = kcache_load(&back, dir, &k, &m);
 	CHECK(rc == 0 && back && back->backing_mapped && kallsyms_same(ks, back), "loaded back (rc %d)", rc);
+	CHECK(back && back->index && back->nindex == (back->nsyms + KALLSYMS_INDEX_STRIDE - 1) / KALLSYMS_INDEX_STRIDE,
+	      "the mapped table is indexed: a lookup touches a page or two of it");
 	kallsyms_free(back);
 
 	CHECK(chmod(file, 0640) == 0 && kcache_load(&back, dir, &k, &m) == -EPERM, "readable by others: refused");
