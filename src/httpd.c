@@ -56,7 +56,8 @@ static int mhd_load(const char *spec, char *err, size_t errlen)
 	if (mhd.lib)
 		return 0;
 	if ((lib = dlopen(PERFTOP_MHD_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL) {
-		snprintf(err, errlen, "--listen %s: cannot load the HTTP library: %s", spec, dlerror());
+		snprintf(err, errlen, "--listen %s: cannot load the HTTP library (%s): install libmicrohttpd (Debian: libmicrohttpd12)",
+			 spec, dlerror());
 		return -ENOENT;
 	}
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
