@@ -55,12 +55,28 @@ static enum MHD_Result serve_metrics(struct httpd *h, struct MHD_Connection *c)
 {
 	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	bool om = promtext_wants_openmetrics(accept);
-	char *page;
+	struct MHD_Response *r;
+	enum MHD_Result rc;
+	const char *page;
+	void *pg;
 	size_t len;
 
-	if (export_page(h->x, om ? PROMTEXT_OPENMETRICS : PROMTEXT_PROM, &page, &len))
+	if (export_page(h->x, om ? PROMTEXT_OPENMETRICS : PROMTEXT_PROM, &pg, &page, &len))
 		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "perftop: out of memory\n");
-	return reply(c, MHD_HTTP_OK, om ? PROMTEXT_CT_OPENMETRICS : PROMTEXT_CT_PROM, page, len, true);
+	/* The published page itself, no copy: the response lets go of it when sent. */
+	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)page, export_page_put, pg);
+	if (r == NULL) {
+		export_page_put(pg);
+		return MHD_NO;
+	}
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				    om ? PROMTEXT_CT_OPENMETRICS : PROMTEXT_CT_PROM) == MHD_NO) {
+		MHD_destroy_response(r);
+		return MHD_NO;
+	}
+	rc = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return rc;
 }
 
 static enum MHD_Result serve_profile(struct httpd *h, struct MHD_Connection *c)
