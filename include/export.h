@@ -30,8 +30,12 @@ void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 /* --push's figures for the dump's --stats; false without --push. */
 bool export_push_stats(struct exporter *x, uint64_t *sent, uint64_t *failed, uint64_t *dropped);
 
-/* For the HTTP server's threads. The page as of the last interval; malloc'd. */
-int export_page(struct exporter *x, enum promtext_fmt fmt, char **out, size_t *len);
+/* For the HTTP server's threads. The page as of the last interval, not
+ * copied: *text stays valid until export_page_put(*pg) (pg may be NULL). */
+int export_page(struct exporter *x, enum promtext_fmt fmt, void **pg, const char **text, size_t *len);
+void export_page_put(void *pg);
+/* Pages rendered so far: none while nobody asks (no client, no textfile). */
+uint64_t export_renders(struct exporter *x);
 /* Waits secs seconds of intervals (the sampler never waits on it) and gives
  * the gzip'd profile. -EBUSY when too many are being taken. */
 int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len);

@@ -34,13 +34,20 @@ struct export_window {
 	bool started;                     /* counting: the baseline was current when it began */
 };
 
+/* A rendered page, shared by the exporter and the responses that send it:
+ * served without a copy, freed by whoever lets go of it last. */
+struct export_page {
+	unsigned refs;                    /* atomic */
+	size_t len;
+	char *text;
+};
+
 struct exporter {
 	const struct options *o;
 	struct metrics *met;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	char *page[2];                    /* PROMTEXT_PROM, PROMTEXT_OPENMETRICS; under mu */
-	size_t pagelen[2];
+	struct export_page *page[2];      /* PROMTEXT_PROM, PROMTEXT_OPENMETRICS; under mu */
 	uint64_t page_pub[2];             /* the publish that rendered each; under mu */
 	uint64_t published;               /* publishes so far; under mu */
 	double asked[2];                  /* monotonic time a client last asked for each; under mu */
@@ -50,6 +57,7 @@ struct exporter {
 	struct httpd *http;
 	bool stopping;
 	uint64_t intervals, http_requests, http_rejected;
+	uint64_t renders;                 /* pages rendered so far (tests: none unasked) */
 	double cpu;                       /* seconds spent exporting, all threads; under mu */
 	double last_end;                  /* monotonic time of the last interval's end */
 	bool clock_event;                 /* event 0 counts nanoseconds (cpu-clock, task-clock) */
@@ -141,7 +149,18 @@ static void own_usage(struct exporter *x, struct metrics_figures *f)
 		f->rss_bytes = (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-/* Renders both pages and swaps them in; the server copies under mu. */
+void export_page_put(void *pg)
+{
+	struct export_page *p = pg;
+
+	if (p && __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		free(p->text);
+		free(p);
+	}
+}
+
+/* Renders the pages asked for and swaps them in. Nothing asked (no client
+ * lately, no textfile): perftop's own figures are not even read. */
 static void publish(struct exporter *x, struct agg *a, const struct session *s, double interval)
 {
 	struct metrics_figures f = {
@@ -149,46 +168,52 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 		.intervals = x->intervals,
 	};
 	struct session_stats st;
-	char *page[2] = { NULL, NULL };
-	size_t len[2] = { 0, 0 };
+	struct export_page *page[2] = { NULL, NULL };
 	bool want[2];
 
-	own_usage(x, &f);
-	session_stats(s, &st);
-	f.est = st.eng;
-	f.tracking_lost = st.tracking_lost;
-	pthread_mutex_lock(&x->mu);
-	f.http_requests = x->http_requests;
-	f.http_rejected = x->http_rejected;
-	f.export_cpu_seconds = x->cpu;
-	pthread_mutex_unlock(&x->mu);
-	textfile_figures(x->tf, &f);
-	if (x->push) {
-		struct push_stats ps;
-
-		push_get_stats(x->push, &ps);
-		f.push_sent = ps.sent;
-		f.push_failed = ps.failed;
-		f.push_dropped = ps.dropped;
-	}
 	pthread_mutex_lock(&x->mu);
 	for (int i = 0; i < 2; i++)
 		want[i] = x->page[i] == NULL || mono_now() - x->asked[i] < EXPORT_FORMAT_IDLE ||
 			  (i == PROMTEXT_PROM && x->tf);
+	f.http_requests = x->http_requests;
+	f.http_rejected = x->http_rejected;
+	f.export_cpu_seconds = x->cpu;
 	pthread_mutex_unlock(&x->mu);
-	for (int i = 0; i < 2; i++)
-		if (want[i] && metrics_render(x->met, a, &f, (enum promtext_fmt)i, &page[i], &len[i]))
+	if (want[0] || want[1]) {
+		own_usage(x, &f);
+		session_stats(s, &st);
+		f.est = st.eng;
+		f.tracking_lost = st.tracking_lost;
+		textfile_figures(x->tf, &f);
+		if (x->push) {
+			struct push_stats ps;
+
+			push_get_stats(x->push, &ps);
+			f.push_sent = ps.sent;
+			f.push_failed = ps.failed;
+			f.push_dropped = ps.dropped;
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		if (!want[i] || (page[i] = calloc(1, sizeof(*page[i]))) == NULL)
+			continue;
+		if (metrics_render(x->met, a, &f, (enum promtext_fmt)i, &page[i]->text, &page[i]->len)) {
+			free(page[i]);
 			page[i] = NULL; /* the old page stays */
+			continue;
+		}
+		page[i]->refs = 1;
+		x->renders++;
+	}
 	if (x->tf && page[PROMTEXT_PROM])
-		textfile_write(x->tf, page[PROMTEXT_PROM], len[PROMTEXT_PROM]);
+		textfile_write(x->tf, page[PROMTEXT_PROM]->text, page[PROMTEXT_PROM]->len);
 	pthread_mutex_lock(&x->mu);
 	x->published++;
 	for (int i = 0; i < 2; i++) {
 		if (page[i] == NULL)
 			continue;
-		free(x->page[i]);
+		export_page_put(x->page[i]);
 		x->page[i] = page[i];
-		x->pagelen[i] = len[i];
 		x->page_pub[i] = x->published;
 	}
 	pthread_cond_broadcast(&x->cv); /* pages waited for */
@@ -329,10 +354,11 @@ void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 	export_count_cpu(x, export_thread_cpu() - cpu0);
 }
 
-int export_page(struct exporter *x, enum promtext_fmt fmt, char **out, size_t *len)
+int export_page(struct exporter *x, enum promtext_fmt fmt, void **pg, const char **text, size_t *len)
 {
+	static const char empty[] = "";
+	struct export_page *p;
 	struct timespec deadline;
-	int rc = 0;
 
 	pthread_mutex_lock(&x->mu);
 	x->asked[fmt] = mono_now();
@@ -343,14 +369,24 @@ int export_page(struct exporter *x, enum promtext_fmt fmt, char **out, size_t *l
 	while (x->page_pub[fmt] != x->published && !x->stopping)
 		if (pthread_cond_timedwait(&x->cv, &x->mu, &deadline) == ETIMEDOUT)
 			break;
-	*len = x->pagelen[fmt];
-	*out = malloc(*len + 1);
-	if (*out)
-		memcpy(*out, x->page[fmt] ? x->page[fmt] : "", *len + (x->page[fmt] ? 1 : 0));
-	else
-		rc = -ENOMEM;
+	p = x->page[fmt];
+	if (p)
+		__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&x->mu);
-	return rc;
+	*pg = p;
+	*text = p ? p->text : empty;
+	*len = p ? p->len : 0;
+	return 0;
+}
+
+uint64_t export_renders(struct exporter *x)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&x->mu);
+	n = x->renders;
+	pthread_mutex_unlock(&x->mu);
+	return n;
 }
 
 void export_count_request(struct exporter *x, bool rejected)
@@ -569,7 +605,7 @@ void export_close(struct exporter *x)
 	pprof_free(x->push_win);
 	textfile_close(x->tf);
 	for (int i = 0; i < 2; i++)
-		free(x->page[i]);
+		export_page_put(x->page[i]);
 	pprof_free(x->whole);
 	metrics_free(x->met);
 	if (x->statm >= 0)

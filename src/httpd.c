@@ -25,6 +25,7 @@ static struct {
 	__typeof__(MHD_start_daemon) *start_daemon;
 	__typeof__(MHD_stop_daemon) *stop_daemon;
 	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_create_response_from_buffer_with_free_callback_cls) *create_response_with_free;
 	__typeof__(MHD_add_response_header) *add_response_header;
 	__typeof__(MHD_queue_response) *queue_response;
 	__typeof__(MHD_destroy_response) *destroy_response;
@@ -34,6 +35,7 @@ static struct {
 #define MHD_start_daemon mhd.start_daemon
 #define MHD_stop_daemon mhd.stop_daemon
 #define MHD_create_response_from_buffer mhd.create_response_from_buffer
+#define MHD_create_response_from_buffer_with_free_callback_cls mhd.create_response_with_free
 #define MHD_add_response_header mhd.add_response_header
 #define MHD_queue_response mhd.queue_response
 #define MHD_destroy_response mhd.destroy_response
@@ -46,6 +48,7 @@ static int mhd_load(const char *spec, char *err, size_t errlen)
 		{ (void **)&mhd.start_daemon, "MHD_start_daemon" },
 		{ (void **)&mhd.stop_daemon, "MHD_stop_daemon" },
 		{ (void **)&mhd.create_response_from_buffer, "MHD_create_response_from_buffer" },
+		{ (void **)&mhd.create_response_with_free, "MHD_create_response_from_buffer_with_free_callback_cls" },
 		{ (void **)&mhd.add_response_header, "MHD_add_response_header" },
 		{ (void **)&mhd.queue_response, "MHD_queue_response" },
 		{ (void **)&mhd.destroy_response, "MHD_destroy_response" },
@@ -110,12 +113,28 @@ static enum MHD_Result serve_metrics(struct httpd *h, struct MHD_Connection *c)
 {
 	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	bool om = promtext_wants_openmetrics(accept);
-	char *page;
+	struct MHD_Response *r;
+	enum MHD_Result rc;
+	const char *page;
+	void *pg;
 	size_t len;
 
-	if (export_page(h->x, om ? PROMTEXT_OPENMETRICS : PROMTEXT_PROM, &page, &len))
+	if (export_page(h->x, om ? PROMTEXT_OPENMETRICS : PROMTEXT_PROM, &pg, &page, &len))
 		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "perftop: out of memory\n");
-	return reply(c, MHD_HTTP_OK, om ? PROMTEXT_CT_OPENMETRICS : PROMTEXT_CT_PROM, page, len, true);
+	/* The published page itself, no copy: the response lets go of it when sent. */
+	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)page, export_page_put, pg);
+	if (r == NULL) {
+		export_page_put(pg);
+		return MHD_NO;
+	}
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				    om ? PROMTEXT_CT_OPENMETRICS : PROMTEXT_CT_PROM) == MHD_NO) {
+		MHD_destroy_response(r);
+		return MHD_NO;
+	}
+	rc = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return rc;
 }
 
 static enum MHD_Result serve_profile(struct httpd *h, struct MHD_Connection *c)
