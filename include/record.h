@@ -4,6 +4,7 @@
 #define PERFTOP_RECORD_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -99,6 +100,21 @@ static inline uint64_t record_u64(const unsigned char *arr, uint64_t i)
 
 	__builtin_memcpy(&v, arr + 8 * i, 8);
 	return v;
+}
+
+/* A user register of the sample by perf number, the block being laid out
+ * by mask (the attr's sample_regs_user): its index among the mask's bits. */
+static inline bool record_user_reg(const struct record *r, uint64_t mask, int perf_reg, uint64_t *out)
+{
+	uint64_t idx;
+
+	if (!(mask & (1ull << perf_reg)))
+		return false;
+	idx = (uint64_t)__builtin_popcountll(mask & ((1ull << perf_reg) - 1));
+	if (idx >= r->sample.nregs)
+		return false;
+	*out = record_u64(r->sample.regs, idx);
+	return true;
 }
 
 #endif

@@ -158,26 +158,13 @@ bool cfarule_derive(const char *path, uint64_t off, struct cfarule *out)
 #endif
 }
 
-static bool reg(const struct record *r, uint64_t mask, int perf_reg, uint64_t *out)
-{
-	uint64_t idx;
-
-	if (!(mask & (1ull << perf_reg)))
-		return false;
-	idx = (uint64_t)__builtin_popcountll(mask & ((1ull << perf_reg) - 1));
-	if (idx >= r->sample.nregs)
-		return false;
-	*out = record_u64(r->sample.regs, idx);
-	return true;
-}
-
 uint64_t cfarule_apply(struct cfarule rule, const struct record *r, uint64_t regs_mask, uint64_t leaf)
 {
 #if defined(__x86_64__)
 	uint64_t ip, ret, at = (uint64_t)rule.ra_off;
 
 	/* The copy starts at SP, so [SP + at] is its byte at. */
-	if (rule.kind != CFARULE_SP || !reg(r, regs_mask, PERF_REG_X86_IP, &ip) || ip != leaf ||
+	if (rule.kind != CFARULE_SP || !record_user_reg(r, regs_mask, PERF_REG_X86_IP, &ip) || ip != leaf ||
 	    r->sample.stack == NULL ||
 	    at > r->sample.stack_dyn_size || r->sample.stack_dyn_size - at < 8 ||
 	    r->sample.stack_dyn_size > r->sample.stack_size)

@@ -106,22 +106,15 @@ uint64_t unwind_regs_mask(void)
 #endif
 }
 
-/* A register of the sample by perf number: its index among the mask's bits
- * (the mask worked out once: three registers a sample, per sample). */
+/* A register of the sample by perf number (the mask worked out once: three
+ * registers a sample, per sample). */
 static bool sample_reg(const struct record *r, int perf_reg, uint64_t *out)
 {
 	static uint64_t mask;
-	uint64_t idx;
 
 	if (mask == 0)
 		mask = unwind_regs_mask();
-	if (!(mask & (1ull << perf_reg)))
-		return false;
-	idx = (uint64_t)__builtin_popcountll(mask & ((1ull << perf_reg) - 1));
-	if (idx >= r->sample.nregs)
-		return false;
-	*out = record_u64(r->sample.regs, idx);
-	return true;
+	return record_user_reg(r, mask, perf_reg, out);
 }
 
 /* A module's userdata is its ELF image in memory (the vDSO); the others
