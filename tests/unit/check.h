@@ -2,11 +2,30 @@
 #ifndef PERFTOP_CHECK_H
 #define PERFTOP_CHECK_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int check_n, check_failed;
+
+/* A TAP line is one line: newlines in a message (strings compared, say)
+ * are printed as \n, else the harness reads them as unknown lines. */
+__attribute__((format(printf, 1, 2))) static inline void check_msg(const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (const char *c = buf; *c; c++)
+		if (*c == '\n')
+			fputs("\\n", stdout);
+		else
+			putchar(*c);
+	putchar('\n');
+}
 
 #define CHECK(cond, ...) do {                                                   \
 	check_n++;                                                              \
@@ -16,8 +35,7 @@ static int check_n, check_failed;
 		check_failed++;                                                 \
 		printf("not ok %d - %s:%d: ", check_n, __FILE__, __LINE__);     \
 	}                                                                       \
-	printf(__VA_ARGS__);                                                    \
-	printf("\n");                                                           \
+	check_msg(__VA_ARGS__);                                                 \
 } while (0)
 
 #define CHECK_STR(a, b, what) do {                                             \
