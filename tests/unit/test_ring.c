@@ -39,6 +39,21 @@ static size_t collect(struct ring *ring, struct seen *s)
 	return n;
 }
 
+/* Reads what the spill holds; false unless the ids go on from *got, one by
+ * one (records whole, in order, none twice). */
+static bool read_in_order(struct ring *ring, uint64_t *got)
+{
+	struct seen seen;
+	bool order = true;
+
+	memset(&seen, 0, sizeof(seen));
+	collect(ring, &seen);
+	for (size_t i = 0; i < seen.n; i++)
+		order &= seen.ids[i] == *got + i + 1;
+	*got += seen.n;
+	return order;
+}
+
 /* Writes bytes into the data area at a running head, as the kernel does. */
 static void put(unsigned char *data, uint64_t *head, const void *src, size_t len)
 {
@@ -53,7 +68,6 @@ static void test_transfer(void)
 	unsigned char *map = aligned_alloc(PAGE, 2 * PAGE);
 	struct perf_event_mmap_page *meta = (void *)map;
 	struct ring k, u;
-	struct seen seen;
 	struct synth s;
 	uint64_t head = 0, id = 1, moved = 0, got = 0;
 	int order = 1, partial = 0;
@@ -75,11 +89,7 @@ static void test_transfer(void)
 		if (moved % 56 || ring_pending(&u) % 56 || ring_pending(&u) > 512)
 			order = 0;
 		if (round % 3 == 2) {
-			memset(&seen, 0, sizeof(seen));
-			collect(&u, &seen);
-			for (size_t i = 0; i < seen.n; i++)
-				order &= seen.ids[i] == got + i + 1;
-			got += seen.n;
+			order &= read_in_order(&u, &got);
 		}
 	}
 	CHECK(order, "whole records only, in order, never more than the spill holds");
@@ -87,11 +97,7 @@ static void test_transfer(void)
 	/* Drain both ends: everything written arrives exactly once. */
 	for (int i = 0; i < 8; i++) {
 		ring_transfer(&k, &u);
-		memset(&seen, 0, sizeof(seen));
-		collect(&u, &seen);
-		for (size_t j = 0; j < seen.n; j++)
-			order &= seen.ids[j] == got + j + 1;
-		got += seen.n;
+		order &= read_in_order(&u, &got);
 	}
 	CHECK(order && got == id - 1, "every record arrives once (%" PRIu64 " of %" PRIu64 ")", got, id - 1);
 	CHECK(meta->data_tail == head && ring_pending(&u) == 0, "both tails published at their heads");
@@ -136,7 +142,6 @@ static void test_transfer_fit(void)
 	struct perf_event_mmap_page *meta = (void *)map;
 	struct perf_event_header fixed;
 	struct ring k, u;
-	struct seen seen;
 	struct synth s;
 	uint64_t head = 0, id = 1, got = 0;
 	int order = 1;
@@ -154,19 +159,11 @@ static void test_transfer_fit(void)
 		if (ring_transfer_fit(&k, &u, cut_to_56, &fixed) % 56 || ring_pending(&u) % 56)
 			order = 0;
 		if (round % 3 == 2) {
-			memset(&seen, 0, sizeof(seen));
-			collect(&u, &seen);
-			for (size_t i = 0; i < seen.n; i++)
-				order &= seen.ids[i] == got + i + 1;
-			got += seen.n;
+			order &= read_in_order(&u, &got);
 		}
 	}
 	ring_transfer_fit(&k, &u, cut_to_56, &fixed);
-	memset(&seen, 0, sizeof(seen));
-	collect(&u, &seen);
-	for (size_t i = 0; i < seen.n; i++)
-		order &= seen.ids[i] == got + i + 1;
-	got += seen.n;
+	order &= read_in_order(&u, &got);
 	CHECK(order && got == id - 1, "every record arrives once, cut to 56 bytes, in order (%" PRIu64 " of %" PRIu64 ")",
 	      got, id - 1);
 	/* 100 bytes free: one cut record (56) moves, the next stays. */
@@ -194,7 +191,6 @@ static void test_release(void)
 	struct perf_event_mmap_page *meta = (void *)map;
 	unsigned char vec[16];
 	struct ring k, u;
-	struct seen seen;
 	struct synth s;
 	uint64_t head = 0, id = 1, got = 0;
 	size_t resident = 0;
@@ -214,18 +210,10 @@ static void test_release(void)
 		__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
 		ring_transfer(&k, &u);
 		if (id % 64 == 1) { /* read now and then: the spill holds a few pages */
-			memset(&seen, 0, sizeof(seen));
-			collect(&u, &seen);
-			for (size_t i = 0; i < seen.n; i++)
-				order &= seen.ids[i] == got + i + 1;
-			got += seen.n;
+			order &= read_in_order(&u, &got);
 		}
 	}
-	memset(&seen, 0, sizeof(seen));
-	collect(&u, &seen);
-	for (size_t i = 0; i < seen.n; i++)
-		order &= seen.ids[i] == got + i + 1;
-	got += seen.n;
+	order &= read_in_order(&u, &got);
 	CHECK(order && got == id - 1, "through three cycles every record arrives once, in order (%" PRIu64 ")",
 	      got);
 	if (mincore(u.data, 16 * PAGE, vec) == 0)
@@ -286,11 +274,7 @@ static void test_rewind(void)
 			kept += i < 4 && (vec[i] & 1);
 		}
 	CHECK(beyond == 0 && kept >= 3, "writes stay on the kept pages: %zu of 4 resident, %zu beyond", kept, beyond);
-	memset(&seen, 0, sizeof(seen));
-	collect(&u, &seen);
-	for (size_t i = 0; i < seen.n; i++)
-		order &= seen.ids[i] == got + i + 1;
-	got += seen.n;
+	order &= read_in_order(&u, &got);
 	CHECK(order && got == id - 1, "rewound every pass: every record arrives once, in order (%" PRIu64 ")", got);
 
 	/* A backlog (a lap beyond keep_max) cycles on: no rewind. */
