@@ -16,10 +16,10 @@
 
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size)
 {
-	/* About a second of samples at the full rate, woken at a quarter:
-	 * wakeups (context switches, dear in a VM) stay near four a second per
-	 * CPU whatever the rate, and the other three quarters are slack for a
-	 * slow wakeup. The interval tick drains the rings too, so the screen is
+	/* About a second of samples at the full rate, woken at half: wakeups
+	 * (context switches, dear in a VM) stay near one or two a second per
+	 * CPU whatever the rate, and the other half is slack for a slow
+	 * wakeup. The interval tick drains the rings too, so the screen is
 	 * never staler than the interval. */
 	uint64_t bytes = freq * (nevents ? nevents : 1) * 56;
 	size_t pages = 16;

@@ -13,12 +13,9 @@
 #include "perfsys.h"
 #include "unwind.h"
 
-/* A quarter ring: what a wakeup moves into the spill is resident there
- * until decoded, so smaller moves keep the spill's pages fewer (1 MiB less
- * at 20 kHz on 2 CPUs), for a wakeup or two more a second. */
 static uint32_t watermark_bytes(size_t pages)
 {
-	return (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	return (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 2);
 }
 
 void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,

@@ -18,7 +18,6 @@
 #define SPILL_FACTOR 4               /* spill = 4 kernel rings (~3 s at full rate)... */
 #define SPILL_MIN (4u << 20)         /* ...at least 4 MiB... */
 #define SPILL_TOTAL_MAX (1ull << 30) /* ...and 1 GiB over all CPUs at most */
-#define SPILL_DRAIN_AT (256u << 10)  /* the main loop decodes once a spill holds this */
 
 static int rd_add(struct engine *e, int fd, struct engine_src *src)
 {
@@ -106,10 +105,7 @@ static size_t cut_stack(void *arg, const struct perf_event_header *rec, struct r
  * loop should come and read it: the spill is half full, or holds half of
  * what stays resident (past that a pass's worth no longer rewinds into the
  * kept pages, and every page written faults in anew: big call-graph samples
- * fill that much well within an interval), or holds SPILL_DRAIN_AT, which
- * at a high rate is every wakeup or so (until then the records keep spill
- * pages resident: waiting for the tick, a second of them, 2 MiB at 20 kHz
- * on 2 CPUs). */
+ * fill that much well within an interval). */
 static bool spill_cpu(struct engine *e, size_t c)
 {
 	struct ring *sp = &e->spill[c];
@@ -127,8 +123,7 @@ static bool spill_cpu(struct engine *e, size_t c)
 		ring_transfer(&e->rings[c], sp);
 	}
 	pending = ring_pending(sp);
-	full = pending * 2 >= sp->mask + 1 || (sp->keep_max && pending * 2 >= sp->keep_max) ||
-	       pending >= SPILL_DRAIN_AT;
+	full = pending * 2 >= sp->mask + 1 || (sp->keep_max && pending * 2 >= sp->keep_max);
 	pthread_mutex_unlock(&e->spill_lock[c]);
 	return full;
 }
