@@ -25,7 +25,12 @@ struct cfarule {
 
 struct cfarule_stats {
 	uint64_t hits, misses, derived, negative;
+	uint64_t opens; /* files opened by cfarule_derive_dso */
 };
+
+/* Files cfarule_derive_dso keeps open (mapped, no descriptor), the least
+ * recently used replaced. */
+#define CFARULE_HANDLES 16
 
 struct cfarule_cache;
 
@@ -41,6 +46,12 @@ void cfarule_put(struct cfarule_cache *c, uint32_t dso_id, uint64_t off, struct 
  * (or .debug_frame); CFARULE_NONE when it cannot be told. x86-64 only:
  * false elsewhere (the caller unwinds with libdw instead). */
 bool cfarule_derive(const char *path, uint64_t off, struct cfarule *out);
+
+/* The same, through a handle kept per DSO (dso_id as for cfarule_get; path
+ * is only opened when the DSO has none): a miss in a file seen before
+ * costs a lookup in its CFI, not an open, a mapping and a parse. */
+bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *path, uint64_t off,
+			struct cfarule *out);
 
 /* The leaf's return address under rule, from the sample's registers and
  * stack copy (leaf must be the registers' IP); 0 when none. */

@@ -20,10 +20,21 @@ struct entry {
 	int32_t ra_off;
 };
 
+/* An open file and its CFI: libdw keeps the FDEs it has read, so the next
+ * miss in the same file is a lookup, not an open, a mapping and a parse. */
+struct handle {
+	uint32_t dso_id; /* 0: free */
+	uint64_t used;   /* for eviction: the least recently used goes */
+	Elf *elf;
+	Dwarf_CFI *cfi; /* NULL: the file has none */
+};
+
 struct cfarule_cache {
 	struct entry *tab;
 	uint64_t mask;
 	struct cfarule_stats st;
+	struct handle h[CFARULE_HANDLES];
+	uint64_t clock;
 };
 
 struct cfarule_cache *cfarule_new(unsigned bits)
@@ -38,10 +49,21 @@ struct cfarule_cache *cfarule_new(unsigned bits)
 	return c;
 }
 
+static void handle_close(struct handle *h)
+{
+	if (h->cfi)
+		dwarf_cfi_end(h->cfi);
+	if (h->elf)
+		elf_end(h->elf);
+	memset(h, 0, sizeof(*h));
+}
+
 void cfarule_free(struct cfarule_cache *c)
 {
 	if (c == NULL)
 		return;
+	for (size_t i = 0; i < CFARULE_HANDLES; i++)
+		handle_close(&c->h[i]);
 	free(c->tab);
 	free(c);
 }
@@ -126,35 +148,95 @@ static void rule_at(Dwarf_CFI *cfi, uint64_t va, struct cfarule *out)
 out:
 	free(f);
 }
+
+/* The file mapped whole (ELF_C_READ_MMAP), so the descriptor can go at
+ * once: a kept handle holds no fd. NULL when unreadable. */
+static Elf *file_open(const char *path)
+{
+	Elf *e;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	(void)elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e != NULL && elf_cntl(e, ELF_C_FDDONE) != 0) {
+		elf_end(e);
+		e = NULL;
+	}
+	close(fd);
+	return e;
+}
+
+static void rule_in(Elf *e, Dwarf_CFI *cfi, uint64_t off, struct cfarule *out)
+{
+	uint64_t va;
+
+	*out = (struct cfarule){ CFARULE_NONE, 0 };
+	if (cfi != NULL && file_vaddr(e, off, &va))
+		rule_at(cfi, va, out);
+}
 #endif
 
 bool cfarule_derive(const char *path, uint64_t off, struct cfarule *out)
 {
 #if defined(__x86_64__)
-	Elf *e;
-	int fd;
+	Elf *e = file_open(path);
+	Dwarf_CFI *cfi;
 
 	*out = (struct cfarule){ CFARULE_NONE, 0 };
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (e == NULL)
 		return true;
-	(void)elf_version(EV_CURRENT);
-	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL)) != NULL) {
-		Dwarf_CFI *cfi;
-		uint64_t va;
-
-		if (file_vaddr(e, off, &va) && (cfi = dwarf_getcfi_elf(e)) != NULL) {
-			rule_at(cfi, va, out);
-			dwarf_cfi_end(cfi);
-		}
-		elf_end(e);
-	}
-	close(fd);
+	cfi = dwarf_getcfi_elf(e);
+	rule_in(e, cfi, off, out);
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	elf_end(e);
 	return true;
 #else
 	(void)path;
 	(void)off;
 	(void)out;
 	return false;
+#endif
+}
+
+bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *path, uint64_t off,
+			struct cfarule *out)
+{
+#if defined(__x86_64__)
+	struct handle *h = NULL, *old = &c->h[0];
+
+	*out = (struct cfarule){ CFARULE_NONE, 0 };
+	if (dso_id == 0)
+		return cfarule_derive(path, off, out);
+	for (size_t i = 0; i < CFARULE_HANDLES && h == NULL; i++) {
+		if (c->h[i].dso_id == dso_id)
+			h = &c->h[i];
+		else if (c->h[i].used < old->used)
+			old = &c->h[i];
+	}
+	if (h == NULL) {
+		Elf *e = file_open(path);
+
+		c->st.opens++;
+		/* Not kept when unreadable: the process may have gone, and
+		 * another one's path to the same file may open. */
+		if (e == NULL)
+			return true;
+		handle_close(old);
+		h = old;
+		h->dso_id = dso_id;
+		h->elf = e;
+		h->cfi = dwarf_getcfi_elf(e);
+	}
+	h->used = ++c->clock;
+	rule_in(h->elf, h->cfi, off, out);
+	return true;
+#else
+	(void)c;
+	(void)dso_id;
+	return cfarule_derive(path, off, out);
 #endif
 }
 

@@ -509,7 +509,7 @@ static bool leaf_rule(struct session *s, const struct record *r, uint64_t leaf, 
 	if (!cfarule_get(s->rules, id, off, &rule)) {
 		if (!symbols_map_at(s->syms, (pid_t)r->sid.pid, leaf, m.path, sizeof(m.path), &m.start, &m.end,
 				    &pgoff) ||
-		    !cfarule_derive(m.path, off, &rule))
+		    !cfarule_derive_dso(s->rules, id, m.path, off, &rule))
 			return false;
 		cfarule_put(s->rules, id, off, rule);
 	}
