@@ -85,6 +85,44 @@ int main(void)
 		CHECK(cfarule_derive(path, off, &r) && r.kind == CFARULE_SP && r.ra_off == 0,
 		      "entry of cfarule_probe: RA at [SP] (kind %u off %d)", r.kind, r.ra_off);
 
+		/* Through the cache's handles: the same rules, one open per DSO
+		 * (ids 100.. all name our file), the least recently used
+		 * handle replaced past CFARULE_HANDLES, an unreadable file
+		 * not kept. */
+		{
+			struct cfarule_stats s0, s1;
+			bool same = true;
+
+			cfarule_get_stats(c, &s0);
+			for (uint64_t d = 0; d < 64; d++) {
+				struct cfarule a, b;
+
+				CHECK(cfarule_derive_dso(c, 100, path, off + d, &a), "derived through a handle");
+				cfarule_derive(path, off + d, &b);
+				same = same && a.kind == b.kind && (a.kind != CFARULE_SP || a.ra_off == b.ra_off);
+			}
+			cfarule_get_stats(c, &s1);
+			CHECK(same, "a kept handle gives the rules a fresh open gives");
+			CHECK(s1.opens - s0.opens == 1, "64 offsets of one DSO: %" PRIu64 " opens, 1 expected",
+			      s1.opens - s0.opens);
+			for (uint32_t id = 101; id < 101 + CFARULE_HANDLES; id++)
+				cfarule_derive_dso(c, id, path, off, &r);
+			cfarule_derive_dso(c, 101, path, off, &r); /* still kept */
+			cfarule_get_stats(c, &s0);
+			CHECK(s0.opens - s1.opens == CFARULE_HANDLES, "one open per new DSO: %" PRIu64,
+			      s0.opens - s1.opens);
+			cfarule_derive_dso(c, 100, path, off, &r); /* the oldest: replaced */
+			cfarule_get_stats(c, &s1);
+			CHECK(s1.opens - s0.opens == 1, "the least recently used handle went");
+			cfarule_derive_dso(c, 900, "/nonexistent/cfarule", 0, &r);
+			CHECK(r.kind == CFARULE_NONE, "an unreadable DSO: a negative answer");
+			cfarule_derive_dso(c, 900, "/nonexistent/cfarule", 8, &r);
+			cfarule_derive_dso(c, 101, path, off, &r);
+			cfarule_get_stats(c, &s0);
+			CHECK(s0.opens - s1.opens == 2 && r.kind == CFARULE_SP,
+			      "an unreadable DSO is tried again and replaces no handle");
+		}
+
 		/* A sample at leaf 0x5000 with SP and IP among its registers. */
 		mask = 1ull << PERF_REG_X86_SP | 1ull << PERF_REG_X86_IP;
 		regs[n++] = 0x7ff0; /* SP */
