@@ -53,7 +53,7 @@ int export_profile_take(struct exporter *x, int id, uint8_t **out, size_t *len);
 int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len);
 void export_count_request(struct exporter *x, bool rejected);
 /* CPU seconds spent exporting, counted in perftop_export_cpu_seconds_total:
- * the server adds what its connection threads used. */
+ * the server adds what its thread used. */
 void export_count_cpu(struct exporter *x, double secs);
 /* The calling thread's CPU seconds so far. */
 double export_thread_cpu(void);
