@@ -30,18 +30,30 @@ void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 /* --push's figures for the dump's --stats; false without --push. */
 bool export_push_stats(struct exporter *x, uint64_t *sent, uint64_t *failed, uint64_t *dropped);
 
-/* For the HTTP server's threads. The page as of the last interval, not
- * copied: *text stays valid until export_page_put(*pg) (pg may be NULL). */
+/* For the HTTP server's thread. The page as of the last interval, not
+ * copied: *text stays valid until export_page_put(*pg) (pg may be NULL).
+ * export_page waits for the next interval when the format was not rendered
+ * at the last one; export_page_ready says whether it would wait (false:
+ * come back after the next interval), export_page_now never waits. */
 int export_page(struct exporter *x, enum promtext_fmt fmt, void **pg, const char **text, size_t *len);
+bool export_page_ready(struct exporter *x, enum promtext_fmt fmt);
+void export_page_now(struct exporter *x, enum promtext_fmt fmt, void **pg, const char **text, size_t *len);
 void export_page_put(void *pg);
 /* Pages rendered so far: none while nobody asks (no client, no textfile). */
 uint64_t export_renders(struct exporter *x);
-/* Waits secs seconds of intervals (the sampler never waits on it) and gives
- * the gzip'd profile. -EBUSY when too many are being taken. */
+/* A profile window of secs seconds of intervals (the sampler never waits on
+ * it), without blocking: open gives its id (or -EBUSY when too many are
+ * being taken), ready says when its time is up (or the run ends), take
+ * builds the gzip'd profile (out NULL: just lets go of the window) and
+ * frees the id. Every opened id is taken once. */
+int export_profile_open(struct exporter *x, unsigned secs);
+bool export_profile_ready(struct exporter *x, int id);
+int export_profile_take(struct exporter *x, int id, uint8_t **out, size_t *len);
+/* The same, waiting for the window in the calling thread. */
 int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len);
 void export_count_request(struct exporter *x, bool rejected);
 /* CPU seconds spent exporting, counted in perftop_export_cpu_seconds_total:
- * the server adds what its connection threads used. */
+ * the server adds what its thread used. */
 void export_count_cpu(struct exporter *x, double secs);
 /* The calling thread's CPU seconds so far. */
 double export_thread_cpu(void);

@@ -1,6 +1,8 @@
-/* httpd: the --listen server (libmicrohttpd, a thread per connection with a
- * connection limit, a request-size limit and a timeout). Serves what export
- * publishes; never touches the sampler. */
+/* httpd: the --listen server (libmicrohttpd, one polling thread for all
+ * connections, with a connection limit, a request-size limit and a
+ * timeout). Serves what export publishes; never touches the sampler.
+ * Requests that wait for intervals (a profile's window, a page not yet
+ * rendered) are suspended and resumed by httpd_wake. */
 #ifndef PERFTOP_HTTPD_H
 #define PERFTOP_HTTPD_H
 
@@ -15,6 +17,9 @@ struct exporter;
 
 /* spec as --listen takes it. 0, or -errno with err the user's one line. */
 int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *err, size_t errlen);
+/* From the main loop after each interval (and at the run's end): resumes
+ * the requests whose wait is over. h may be NULL. */
+void httpd_wake(struct httpd *h);
 void httpd_stop(struct httpd *h);
 
 #endif

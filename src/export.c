@@ -352,9 +352,12 @@ void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 	push_flush(x, false);
 	publish(x, a, s, len);
 	export_count_cpu(x, export_thread_cpu() - cpu0);
+	/* After the count: resuming is the server's work, counted by its thread. */
+	httpd_wake(x->http);
 }
 
-int export_page(struct exporter *x, enum promtext_fmt fmt, void **pg, const char **text, size_t *len)
+static void page_get(struct exporter *x, enum promtext_fmt fmt, bool wait, void **pg, const char **text,
+		     size_t *len)
 {
 	static const char empty[] = "";
 	struct export_page *p;
@@ -366,7 +369,7 @@ int export_page(struct exporter *x, enum promtext_fmt fmt, void **pg, const char
 	 * the next one renders it. The deadline guards a loop that stopped. */
 	clock_gettime(CLOCK_REALTIME, &deadline);
 	deadline.tv_sec += 2 + (time_t)(2 * x->o->interval);
-	while (x->page_pub[fmt] != x->published && !x->stopping)
+	while (wait && x->page_pub[fmt] != x->published && !x->stopping)
 		if (pthread_cond_timedwait(&x->cv, &x->mu, &deadline) == ETIMEDOUT)
 			break;
 	p = x->page[fmt];
@@ -376,7 +379,28 @@ int export_page(struct exporter *x, enum promtext_fmt fmt, void **pg, const char
 	*pg = p;
 	*text = p ? p->text : empty;
 	*len = p ? p->len : 0;
+}
+
+int export_page(struct exporter *x, enum promtext_fmt fmt, void **pg, const char **text, size_t *len)
+{
+	page_get(x, fmt, true, pg, text, len);
 	return 0;
+}
+
+void export_page_now(struct exporter *x, enum promtext_fmt fmt, void **pg, const char **text, size_t *len)
+{
+	page_get(x, fmt, false, pg, text, len);
+}
+
+bool export_page_ready(struct exporter *x, enum promtext_fmt fmt)
+{
+	bool r;
+
+	pthread_mutex_lock(&x->mu);
+	x->asked[fmt] = mono_now();
+	r = x->page_pub[fmt] == x->published || x->stopping;
+	pthread_mutex_unlock(&x->mu);
+	return r;
 }
 
 uint64_t export_renders(struct exporter *x)
@@ -406,16 +430,13 @@ static void window_meta(const struct exporter *x, double dur, struct pprof_meta 
 	m->period = period_ns(x);
 }
 
-int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len)
+int export_profile_open(struct exporter *x, unsigned secs)
 {
 	struct export_window *win = NULL;
-	struct pprof_meta m;
-	struct timespec deadline;
-	double dur;
-	int rc;
+	size_t i;
 
 	pthread_mutex_lock(&x->mu);
-	for (size_t i = 0; i < EXPORT_WINDOWS && win == NULL; i++)
+	for (i = 0; i < EXPORT_WINDOWS && win == NULL; i++)
 		if (!x->win[i].busy)
 			win = &x->win[i];
 	if (win == NULL || x->stopping) {
@@ -432,26 +453,57 @@ int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len
 	win->started = false;
 	win->start = mono_now();
 	win->want = secs;
-	/* Ticks end the window; the deadline only guards against a loop that
-	 * stopped ticking (then the profile holds what came). */
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += (time_t)secs + 10 + (time_t)(2 * x->o->interval);
-	while (!win->done && !x->stopping)
-		if (pthread_cond_timedwait(&x->cv, &x->mu, &deadline) == ETIMEDOUT)
-			break;
+	pthread_mutex_unlock(&x->mu);
+	return (int)(i - 1);
+}
+
+bool export_profile_ready(struct exporter *x, int id)
+{
+	bool r;
+
+	pthread_mutex_lock(&x->mu);
+	r = x->win[id].done || x->stopping;
+	pthread_mutex_unlock(&x->mu);
+	return r;
+}
+
+int export_profile_take(struct exporter *x, int id, uint8_t **out, size_t *len)
+{
+	struct export_window *win = &x->win[id];
+	struct pprof_meta m;
+	int rc;
+
+	pthread_mutex_lock(&x->mu);
 	win->done = true;
 	pthread_mutex_unlock(&x->mu);
-
 	/* Done: the main loop no longer touches this window. */
-	dur = mono_now() - win->start;
-	window_meta(x, dur, &m);
-	rc = pprof_build(win->prof, &m, out, len);
+	window_meta(x, mono_now() - win->start, &m);
+	rc = out ? pprof_build(win->prof, &m, out, len) : 0;
 	pprof_free(win->prof);
 	pthread_mutex_lock(&x->mu);
 	win->prof = NULL;
 	win->busy = false;
 	pthread_mutex_unlock(&x->mu);
 	return rc;
+}
+
+int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len)
+{
+	struct timespec deadline;
+	int id = export_profile_open(x, secs);
+
+	if (id < 0)
+		return id;
+	/* Ticks end the window; the deadline only guards against a loop that
+	 * stopped ticking (then the profile holds what came). */
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += (time_t)secs + 10 + (time_t)(2 * x->o->interval);
+	pthread_mutex_lock(&x->mu);
+	while (!x->win[id].done && !x->stopping)
+		if (pthread_cond_timedwait(&x->cv, &x->mu, &deadline) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&x->mu);
+	return export_profile_take(x, id, out, len);
 }
 
 int export_open(struct exporter **out, struct session *s, const struct options *o, char *err, size_t errlen)
@@ -588,6 +640,7 @@ int export_finish(struct exporter *x, char *err, size_t errlen)
 	x->stopping = true;
 	pthread_cond_broadcast(&x->cv);
 	pthread_mutex_unlock(&x->mu);
+	httpd_wake(x->http); /* waiting requests take what they have */
 	push_finish(x);
 	return x->whole ? write_whole(x, err, errlen) : 0;
 }
@@ -600,7 +653,8 @@ void export_close(struct exporter *x)
 	x->stopping = true;
 	pthread_cond_broadcast(&x->cv);
 	pthread_mutex_unlock(&x->mu);
-	httpd_stop(x->http); /* joins the request threads */
+	httpd_wake(x->http);
+	httpd_stop(x->http); /* joins the server's thread */
 	push_finish(x);
 	pprof_free(x->push_win);
 	textfile_close(x->tf);

@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/queue.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
 
 #include "export.h"
 #include "httpq.h"
+#include "promtext.h"
 
 /* libmicrohttpd is loaded by --listen, not linked: it brings gnutls,
  * p11-kit and nettle, whose relocations and constructors would make
@@ -30,6 +32,8 @@ static struct {
 	__typeof__(MHD_queue_response) *queue_response;
 	__typeof__(MHD_destroy_response) *destroy_response;
 	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+	__typeof__(MHD_suspend_connection) *suspend_connection;
+	__typeof__(MHD_resume_connection) *resume_connection;
 } mhd;
 
 #define MHD_start_daemon mhd.start_daemon
@@ -40,6 +44,8 @@ static struct {
 #define MHD_queue_response mhd.queue_response
 #define MHD_destroy_response mhd.destroy_response
 #define MHD_lookup_connection_value mhd.lookup_connection_value
+#define MHD_suspend_connection mhd.suspend_connection
+#define MHD_resume_connection mhd.resume_connection
 
 /* Once, from the main thread (httpd_start); kept loaded for the run. */
 static int mhd_load(const char *spec, char *err, size_t errlen)
@@ -53,6 +59,8 @@ static int mhd_load(const char *spec, char *err, size_t errlen)
 		{ (void **)&mhd.queue_response, "MHD_queue_response" },
 		{ (void **)&mhd.destroy_response, "MHD_destroy_response" },
 		{ (void **)&mhd.lookup_connection_value, "MHD_lookup_connection_value" },
+		{ (void **)&mhd.suspend_connection, "MHD_suspend_connection" },
+		{ (void **)&mhd.resume_connection, "MHD_resume_connection" },
 	};
 	void *lib;
 
@@ -73,10 +81,24 @@ static int mhd_load(const char *spec, char *err, size_t errlen)
 	return 0;
 }
 
+/* A request that waits (a profile's window, a page not rendered yet) is
+ * suspended, not blocked: the one server thread goes on serving the others,
+ * and the main loop resumes it at the interval that makes it ready. */
+struct waiter {
+	struct MHD_Connection *c;
+	enum httpq_route kind;            /* HTTPQ_METRICS or HTTPQ_PROFILE */
+	enum promtext_fmt fmt;            /* metrics: the page asked for */
+	int win;                          /* profile: its window, -1 once taken */
+	bool suspended;                   /* in h->waiting; under h->mu */
+	LIST_ENTRY(waiter) link;
+};
+
 struct httpd {
 	struct MHD_Daemon *d;
 	struct exporter *x;
 	int fd;
+	pthread_mutex_t mu;               /* taken before the exporter's */
+	LIST_HEAD(, waiter) waiting;
 };
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, void *body,
@@ -109,18 +131,72 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const cha
 	return reply(c, status, "text/plain; charset=utf-8", b, strlen(b), true);
 }
 
-static enum MHD_Result serve_metrics(struct httpd *h, struct MHD_Connection *c)
+static bool ready(struct httpd *h, const struct waiter *w)
+{
+	return w->kind == HTTPQ_PROFILE ? export_profile_ready(h->x, w->win) : export_page_ready(h->x, w->fmt);
+}
+
+/* Suspends c until httpd_wake finds w ready. Under h->mu, so the main loop
+ * can never resume it before it is suspended. */
+static enum MHD_Result wait_for(struct httpd *h, struct MHD_Connection *c, struct waiter *w)
+{
+	pthread_mutex_lock(&h->mu);
+	MHD_suspend_connection(c);
+	w->suspended = true;
+	LIST_INSERT_HEAD(&h->waiting, w, link);
+	pthread_mutex_unlock(&h->mu);
+	return MHD_YES;
+}
+
+void httpd_wake(struct httpd *h)
+{
+	struct waiter *w, *next;
+
+	if (h == NULL)
+		return;
+	pthread_mutex_lock(&h->mu);
+	LIST_FOREACH_SAFE(w, &h->waiting, link, next)
+		if (ready(h, w)) {
+			LIST_REMOVE(w, link);
+			w->suspended = false;
+			MHD_resume_connection(w->c);
+		}
+	pthread_mutex_unlock(&h->mu);
+}
+
+static struct waiter *waiter_new(struct MHD_Connection *c, enum httpq_route kind, void **state)
+{
+	struct waiter *w = calloc(1, sizeof(*w));
+
+	if (w) {
+		w->c = c;
+		w->kind = kind;
+		w->win = -1;
+		*state = w;
+	}
+	return w;
+}
+
+static enum MHD_Result serve_metrics(struct httpd *h, struct MHD_Connection *c, void **state)
 {
 	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	bool om = promtext_wants_openmetrics(accept);
+	enum promtext_fmt fmt = om ? PROMTEXT_OPENMETRICS : PROMTEXT_PROM;
 	struct MHD_Response *r;
 	enum MHD_Result rc;
+	struct waiter *w;
 	const char *page;
 	void *pg;
 	size_t len;
 
-	if (export_page(h->x, om ? PROMTEXT_OPENMETRICS : PROMTEXT_PROM, &pg, &page, &len))
-		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "perftop: out of memory\n");
+	/* Not rendered at the last interval (nobody asked lately): the next one will be. */
+	if (*state == NULL && !export_page_ready(h->x, fmt)) {
+		if ((w = waiter_new(c, HTTPQ_METRICS, state)) == NULL)
+			return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "perftop: out of memory\n");
+		w->fmt = fmt;
+		return wait_for(h, c, w);
+	}
+	export_page_now(h->x, fmt, &pg, &page, &len);
 	/* The published page itself, no copy: the response lets go of it when sent. */
 	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)page, export_page_put, pg);
 	if (r == NULL) {
@@ -137,40 +213,64 @@ static enum MHD_Result serve_metrics(struct httpd *h, struct MHD_Connection *c)
 	return rc;
 }
 
-static enum MHD_Result serve_profile(struct httpd *h, struct MHD_Connection *c)
+static enum MHD_Result serve_profile(struct httpd *h, struct MHD_Connection *c, void **state)
 {
-	const char *arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
+	const char *arg;
+	struct waiter *w = *state;
 	char err[256];
 	uint8_t *body;
 	unsigned secs;
 	size_t len;
 	int rc;
 
+	if (w) { /* resumed: the window is over */
+		rc = export_profile_take(h->x, w->win, &body, &len);
+		w->win = -1;
+		if (rc)
+			return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "perftop: cannot build the profile\n");
+		return reply(c, MHD_HTTP_OK, "application/octet-stream", body, len, true);
+	}
+	arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
 	if (httpq_parse_seconds(arg, &secs, err, sizeof(err))) {
 		export_count_request(h->x, true);
 		return text(c, MHD_HTTP_BAD_REQUEST, err);
 	}
-	rc = export_profile(h->x, secs, &body, &len);
+	if ((w = waiter_new(c, HTTPQ_PROFILE, state)) == NULL)
+		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "perftop: out of memory\n");
+	rc = export_profile_open(h->x, secs);
 	if (rc == -EBUSY) {
 		export_count_request(h->x, true);
 		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
 			    "too many profiles are being taken at once: retry later\n");
 	}
-	if (rc)
+	if (rc < 0)
 		return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "perftop: cannot build the profile\n");
-	return reply(c, MHD_HTTP_OK, "application/octet-stream", body, len, true);
+	w->win = rc;
+	return wait_for(h, c, w);
 }
 
-/* Each connection has a thread of its own, which runs this once a request
- * is answered: the CPU it used since the last one (parsing, our reply,
- * sending; the first also its start) is the exporter's. */
+/* One server thread, which runs this once a request is done (answered, or
+ * dropped): the CPU it used since the last time (accepting, parsing, our
+ * replies, sending, building profiles) is the exporter's. */
 static __thread double conn_counted;
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why)
 {
 	struct httpd *h = cls;
+	struct waiter *w = *state;
 	double now = export_thread_cpu();
 
+	if (w) {
+		/* Only at the server's stop can a request end while suspended. */
+		pthread_mutex_lock(&h->mu);
+		if (w->suspended)
+			LIST_REMOVE(w, link);
+		pthread_mutex_unlock(&h->mu);
+		if (w->win >= 0)
+			export_profile_take(h->x, w->win, NULL, NULL);
+		free(w);
+		*state = NULL;
+	}
 	export_count_cpu(h->x, now - conn_counted);
 	conn_counted = now;
 }
@@ -181,6 +281,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	static const char index_page[] = "perftop\n/metrics\n/debug/pprof/profile?seconds=N\n";
 	struct httpd *h = cls;
 
+	if (*state) /* resumed */
+		return ((struct waiter *)*state)->kind == HTTPQ_PROFILE ? serve_profile(h, c, state)
+									: serve_metrics(h, c, state);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
 		export_count_request(h->x, true);
 		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n");
@@ -188,9 +291,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	export_count_request(h->x, false);
 	switch (httpq_route(url)) {
 	case HTTPQ_METRICS:
-		return serve_metrics(h, c);
+		return serve_metrics(h, c, state);
 	case HTTPQ_PROFILE:
-		return serve_profile(h, c);
+		return serve_profile(h, c, state);
 	case HTTPQ_INDEX:
 		return reply(c, MHD_HTTP_OK, "text/plain; charset=utf-8", (void *)index_page,
 			     sizeof(index_page) - 1, false);
@@ -247,17 +350,21 @@ int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *
 		return rc;
 	}
 	h->x = x;
+	LIST_INIT(&h->waiting);
 	h->fd = listen_on(spec, err, errlen);
 	if (h->fd < 0) {
 		rc = h->fd;
 		free(h);
 		return rc;
 	}
+	pthread_mutex_init(&h->mu, NULL);
 	/* Its threads inherit this mask: signals stay with the main loop's signalfd. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	h->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-				MHD_USE_POLL,
+	/* One thread polls every connection (epoll): no thread to start and
+	 * wake per request, and waiting requests are suspended, not parked
+	 * in threads of their own. */
+	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME,
 				0, NULL, NULL, on_request, h,
 				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTPD_MAX_CONNECTIONS,
@@ -270,6 +377,7 @@ int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *
 	if (h->d == NULL) {
 		snprintf(err, errlen, "--listen %s: cannot start the HTTP server (libmicrohttpd)", spec);
 		close(h->fd);
+		pthread_mutex_destroy(&h->mu);
 		free(h);
 		return -EIO;
 	}
@@ -281,6 +389,7 @@ void httpd_stop(struct httpd *h)
 {
 	if (h == NULL)
 		return;
-	MHD_stop_daemon(h->d); /* closes the listening socket too */
+	MHD_stop_daemon(h->d); /* closes the listening socket too, ends suspended requests */
+	pthread_mutex_destroy(&h->mu);
 	free(h);
 }

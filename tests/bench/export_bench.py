@@ -9,14 +9,14 @@ Two measurements, both of CPU time, never of wall time:
   Medians of each arm; their difference is the exporter's cost plus noise
   (the machine's other load changes what perftop samples).
 - In-process: perftop's own perftop_export_cpu_seconds_total (the exporter's
-  thread CPU: each interval's pass, page rendering, the HTTP connection
-  threads, profile building) against perftop_process_cpu_seconds_total in
+  thread CPU: each interval's pass, page rendering, the HTTP server's
+  thread, profile building) against perftop_process_cpu_seconds_total in
   the same run: immune to what the other arm's run saw.
 
 The client scrapes as Prometheus does: one kept-alive HTTP/1.1 connection
 for /metrics and one for the profiles, Prometheus's Accept header;
---new-conn opens a connection per request instead (each costs perftop a
-connection thread). --share-only skips the plain runs.
+--new-conn opens a connection per request instead (each costs perftop an
+accept and a connection's setup on its server thread). --share-only skips the plain runs.
 
 usage: export_bench.py PERFTOP WORKLOAD [--secs 20] [--reps 5] [--rate 4000] [--focus] [--new-conn]
                        [--share-only]

@@ -430,6 +430,86 @@ def raw(port, data, timeout=20):
     return got
 
 
+def varint(b, i):
+    v = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7f) << shift
+        shift += 7
+        if c < 0x80:
+            return v, i
+
+
+def window_of(body):
+    """(start, end) in ns of a gzip'd pprof profile: its time_nanos (9) and duration_nanos (10)."""
+    b = gzip.decompress(body)
+    i, f = 0, {}
+    while i < len(b):
+        key, i = varint(b, i)
+        wt = key & 7
+        if wt == 0:
+            v, i = varint(b, i)
+            f[key >> 3] = v
+        elif wt == 2:
+            n, i = varint(b, i)
+            i += n
+        elif wt == 1:
+            i += 8
+        elif wt == 5:
+            i += 4
+        else:
+            return None
+    if 9 not in f or 10 not in f:
+        return None
+    return f[9], f[9] + f[10]
+
+
+def threads_of(pid):
+    return len(os.listdir("/proc/%d/task" % pid))
+
+
+def test_one_server_thread():
+    """Waiting requests are suspended on the one server thread: held
+    connections and concurrent profiles add no threads, the profiles' windows
+    overlap (each its own, none waits for another), and a client that sends
+    half a request or never reads its profile holds up neither /metrics nor
+    the intervals."""
+    top, port = start_exporter("-d", "0.5")
+    base = threads_of(top.pid)
+    page = get(port, "/metrics")[2].decode()
+    before = metric(page, "perftop_intervals_total")
+    held = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(20)]
+    held[0].sendall(b"GET /metrics HTTP/1.1\r\nHo")          # half a request, then nothing
+    held[1].sendall(b"GET /debug/pprof/profile?seconds=1 HTTP/1.1\r\nHost: x\r\n\r\n")  # never read
+    results = []
+
+    def one():
+        st, _, body = get(port, "/debug/pprof/profile?seconds=3", timeout=60)
+        results.append((st, window_of(body) if st == 200 else None))
+    ts = [threading.Thread(target=one) for _ in range(3)]
+    for t in ts:
+        t.start()
+    time.sleep(1)
+    during = threads_of(top.pid)
+    st, _, body = get(port, "/metrics", timeout=10)
+    mid = metric(body.decode(errors="replace"), "perftop_intervals_total") if st == 200 else None
+    for t in ts:
+        t.join()
+    ok(during - base <= 2, "20 held connections and 3 waiting profiles add no threads (%d, then %d)"
+       % (base, during))
+    ok(st == 200 and mid is not None and before is not None and mid > before,
+       "/metrics served, intervals going on, while profiles wait and clients stall (%r %r)" % (before, mid))
+    wins = [w for s, w in results if s == 200 and w]
+    ok(len(wins) == 3, "3 concurrent profiles served (%r)" % results)
+    overlap = all(a[0] < b[1] and b[0] < a[1] for a in wins for b in wins)
+    ok(len(wins) == 3 and overlap, "their windows overlap: each its own, none waited for another (%r)" % wins)
+    for s in held:
+        s.close()
+    rc, _, err = stop(top, signal.SIGINT)
+    ok(rc == 0, "SIGINT with requests held: exit 0 (%r %s)" % (rc, err.decode().strip()))
+
+
 def test_bad_requests():
     top, port = start_exporter("-d", "0.5")
     st, _, body = get(port, "/nope")
@@ -701,6 +781,7 @@ try:
     test_port_in_use()
     test_formats()
     test_bad_requests()
+    test_one_server_thread()
     test_textfile()
     test_pprof_file()
     test_profile()
