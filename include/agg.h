@@ -17,9 +17,13 @@
 #define AGG_COMM_MAX 64
 #define AGG_BUILD_ID_MAX 20
 
+/* A row's counts per event, samples[e] and period[e] for e below
+ * agg_nevents(): they point into storage the row owns, sized by the
+ * session's events (a -g symbol row's four sets of one event fill one
+ * cache line, not the 1 KiB of sixteen), so they live and die with it. */
 struct agg_counts {
-	uint64_t samples[AGG_MAX_EVENTS];
-	uint64_t period[AGG_MAX_EVENTS];
+	uint64_t *samples;
+	uint64_t *period;
 };
 
 struct agg_sym {
@@ -171,7 +175,8 @@ struct agg_stats {
 	size_t active_syms, active_tasks;   /* with interval counts: what a roll walks */
 	size_t held;                        /* expired rows not yet freed */
 	uint64_t expired_syms, expired_tasks, expired_threads; /* rows expired, ever */
-	struct agg_counts sym_expired, task_expired, thread_expired; /* their cumulative counts */
+	/* Their cumulative counts (kept by agg: read them before it is freed). */
+	struct agg_counts sym_expired, task_expired, thread_expired;
 	struct agg_counts sym_ch_expired;   /* their children counts (-g) */
 };
 void agg_get_stats(const struct agg *a, struct agg_stats *st);

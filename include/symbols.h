@@ -117,6 +117,18 @@ void symbols_resolve_thread(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip
 void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
 		     struct sym_result *out);
 
+/* A whole callchain (-g), frames[0] the leaf: addrs[i] as it is to be
+ * looked up (return addresses already less one), bit i of kmask (bit i%64
+ * of word i/64) set when it is a kernel address. The leaf is resolved for
+ * thread tid, the rest as symbols_resolve. A stack resolved before, while
+ * the process's maps, the kernel's tables and the interval (symbols_reap)
+ * are the same, comes from a cache: one lookup, not one per frame. Returns
+ * out (n filled) or the cache's copy, which is valid until the next
+ * symbols_* call; the task's names (comm, thread_comm) are set on the
+ * leaf's result only. */
+const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid_t tid, const uint64_t *addrs,
+					       const uint64_t *kmask, size_t n, struct sym_result *out);
+
 /* The file mapping pid's address addr as (its DSO's id, the file offset):
  * the id is never reused, and a replaced file is another DSO, so the pair
  * names the same bytes for as long as anyone holds it. False for no file
@@ -141,6 +153,7 @@ struct symbols_stats {
 	size_t evicted_idle;   /* of those, idle for SYMBOLS_TABLE_IDLE intervals */
 	bool kernel_cached;    /* the kernel's symbols came from the cache */
 	size_t kernel_reloads; /* whole reads of kallsyms for unknown addresses */
+	uint64_t chain_hits, chain_misses; /* symbols_resolve_chain: stacks from the cache, or not */
 };
 void symbols_stats(const struct symbols *s, struct symbols_stats *st);
 

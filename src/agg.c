@@ -72,6 +72,54 @@ static inline size_t hash64(uint64_t k)
 	return (size_t)k;
 }
 
+/* Points n sets of counts at v (2 * nevents words each, zeroed). */
+static void counts_at(struct agg_counts *c, size_t n, uint64_t *v, size_t nev)
+{
+	for (size_t i = 0; i < n; i++, v += 2 * nev) {
+		c[i].samples = v;
+		c[i].period = v + nev;
+	}
+}
+
+/* A symbol row and its four sets of counts in one block. */
+static size_t sym_bytes(size_t nev)
+{
+	return sizeof(struct agg_sym) + 4 * 2 * nev * sizeof(uint64_t);
+}
+
+static size_t task_bytes(size_t nev)
+{
+	return sizeof(struct agg_task) + 2 * 2 * nev * sizeof(uint64_t);
+}
+
+static struct agg_sym *sym_alloc(size_t nev)
+{
+	struct agg_sym *s = calloc(1, sym_bytes(nev));
+
+	if (s) {
+		uint64_t *v = (uint64_t *)(void *)(s + 1);
+
+		counts_at(&s->iv, 1, v, nev);
+		counts_at(&s->total, 1, v + 2 * nev, nev);
+		counts_at(&s->ch_iv, 1, v + 4 * nev, nev);
+		counts_at(&s->ch_total, 1, v + 6 * nev, nev);
+	}
+	return s;
+}
+
+static struct agg_task *task_alloc(size_t nev)
+{
+	struct agg_task *t = calloc(1, task_bytes(nev));
+
+	if (t) {
+		uint64_t *v = (uint64_t *)(void *)(t + 1);
+
+		counts_at(&t->iv, 1, v, nev);
+		counts_at(&t->total, 1, v + 2 * nev, nev);
+	}
+	return t;
+}
+
 static int map_init(struct map *m, size_t cap)
 {
 	m->tab = calloc(cap, sizeof(*m->tab));
@@ -179,9 +227,14 @@ struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus)
 	for (size_t i = 0; i < ncpus; i++)
 		if (cpus[i] > a->max_cpu)
 			a->max_cpu = cpus[i];
+	counts_at(&a->st.sym_expired, 1, &a->st_counts[0][0][0], AGG_MAX_EVENTS);
+	counts_at(&a->st.task_expired, 1, &a->st_counts[1][0][0], AGG_MAX_EVENTS);
+	counts_at(&a->st.thread_expired, 1, &a->st_counts[2][0][0], AGG_MAX_EVENTS);
+	counts_at(&a->st.sym_ch_expired, 1, &a->st_counts[3][0][0], AGG_MAX_EVENTS);
 	a->cpus = calloc(ncpus ? ncpus : 1, sizeof(*a->cpus));
+	a->cpu_counts = calloc((ncpus ? ncpus : 1) * 4 * nevents, sizeof(uint64_t));
 	a->cpu_index = malloc((size_t)(a->max_cpu + 1 > 0 ? a->max_cpu + 1 : 1) * sizeof(int));
-	if (a->cpus == NULL || a->cpu_index == NULL || map_init(&a->syms, 1024) ||
+	if (a->cpus == NULL || a->cpu_counts == NULL || a->cpu_index == NULL || map_init(&a->syms, 1024) ||
 	    map_init(&a->tasks, 256) || map_init(&a->tids, 256)) {
 		agg_free(a);
 		return NULL;
@@ -190,6 +243,8 @@ struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus)
 		a->cpu_index[c] = -1;
 	for (size_t i = 0; i < ncpus; i++) {
 		a->cpus[i].cpu = cpus[i];
+		counts_at(&a->cpus[i].iv, 1, a->cpu_counts + i * 4 * nevents, nevents);
+		counts_at(&a->cpus[i].total, 1, a->cpu_counts + i * 4 * nevents + 2 * nevents, nevents);
 		a->cpu_index[cpus[i]] = (int)i;
 	}
 	a->ncpus = ncpus;
@@ -214,10 +269,10 @@ static void dead_free(struct agg *a)
 	for (size_t i = 0; i < a->dead_syms.n; i++) {
 		struct agg_sym *s = a->dead_syms.v[i];
 
-		a->freed += sizeof(*s) + strlen(s->sym) + strlen(s->dso) + 2;
+		a->freed += sym_bytes(a->nevents) + strlen(s->sym) + strlen(s->dso) + 2;
 		sym_free(s);
 	}
-	a->freed += a->dead_tasks.n * sizeof(struct agg_task);
+	a->freed += a->dead_tasks.n * task_bytes(a->nevents);
 	for (size_t i = 0; i < a->dead_tasks.n; i++)
 		free(a->dead_tasks.v[i]);
 	a->dead_syms.n = a->dead_tasks.n = 0;
@@ -245,6 +300,7 @@ void agg_free(struct agg *a)
 	free(a->tasks.tab);
 	free(a->tids.tab);
 	free(a->cpus);
+	free(a->cpu_counts);
 	free(a->cpu_index);
 	free(a->sorted);
 	cg_free(a->cg);
@@ -280,7 +336,7 @@ static struct agg_sym *sym_row(struct agg *a, const struct sym_result *sr)
 		return s;
 	s = map_get(&a->syms, sr->key);
 	if (s == NULL) {
-		s = calloc(1, sizeof(*s));
+		s = sym_alloc(a->nevents);
 		if (s == NULL)
 			return NULL;
 		s->key = sr->key;
@@ -323,7 +379,7 @@ static void task_fold(struct agg *a, const struct agg_task *t)
 }
 
 /* A row of an owner that exited, ready for the pid's (or tid's) new one. */
-static void task_reset(struct agg_task *t, pid_t pid)
+static void task_reset(struct agg_task *t, pid_t pid, size_t nev)
 {
 	t->pid = pid;
 	t->comm[0] = '\0';
@@ -331,8 +387,8 @@ static void task_reset(struct agg_task *t, pid_t pid)
 	t->exited = false;
 	t->exited_ticks = 0;
 	t->counted = false;
-	memset(&t->iv, 0, sizeof(t->iv));
-	memset(&t->total, 0, sizeof(t->total));
+	memset(t->iv.samples, 0, 2 * nev * sizeof(uint64_t));
+	memset(t->total.samples, 0, 2 * nev * sizeof(uint64_t));
 }
 
 /* pid 0 is the idle task on every CPU; keys are pid + 1 so 0 stays "empty". */
@@ -352,7 +408,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 	}
 	if (t && t->exited) { /* a tid reused by another process */
 		task_fold(a, t);
-		task_reset(t, proc->pid);
+		task_reset(t, proc->pid, a->nevents);
 		t->tid = tid;
 		strlcpy(t->comm, comm ? comm : proc->comm, sizeof(t->comm));
 		t->counted = true;
@@ -361,7 +417,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 	}
 	if (t) /* still someone else's: its EXIT has not come yet */
 		return NULL;
-	t = calloc(1, sizeof(*t));
+	t = task_alloc(a->nevents);
 	if (t == NULL)
 		return NULL;
 	t->pid = proc->pid;
@@ -387,7 +443,7 @@ static struct agg_task *task_row(struct agg *a, pid_t pid, pid_t tid, const stru
 	if (t && t->comm[0] == '\0') /* reset for a new owner */
 		strlcpy(t->comm, sr->comm ? sr->comm : "?", sizeof(t->comm));
 	if (t == NULL) {
-		t = calloc(1, sizeof(*t));
+		t = task_alloc(a->nevents);
 		if (t == NULL)
 			return NULL;
 		t->pid = pid;
@@ -542,11 +598,11 @@ void agg_task_new(struct agg *a, pid_t pid)
 
 	if (t && t->exited) {
 		task_fold(a, t);
-		task_reset(t, pid);
+		task_reset(t, pid, a->nevents);
 	}
 	if (th && th->exited) {
 		task_fold(a, th);
-		task_reset(th, pid);
+		task_reset(th, pid, a->nevents);
 	}
 	a->last_task = a->last_thread = NULL;
 }
@@ -570,9 +626,9 @@ void agg_thread_exit(struct agg *a, pid_t tid)
 	mark_exited(a, map_get(&a->tids, (uint64_t)tid + 1));
 }
 
-static void decay(struct agg_counts *c, unsigned pct)
+static void decay(struct agg_counts *c, unsigned pct, size_t nev)
 {
-	for (size_t i = 0; i < AGG_MAX_EVENTS; i++) {
+	for (size_t i = 0; i < nev; i++) {
 		c->samples[i] = c->samples[i] * pct / 100;
 		c->period[i] = c->period[i] * pct / 100;
 	}
@@ -768,8 +824,8 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 	for (size_t i = 0; i < a->act_syms.n; i++) {
 		struct agg_sym *s = a->act_syms.v[i];
 
-		decay(&s->iv, decay_pct);
-		decay(&s->ch_iv, decay_pct);
+		decay(&s->iv, decay_pct, a->nevents);
+		decay(&s->ch_iv, decay_pct, a->nevents);
 		if (counts_zero(&s->iv, a->nevents) && counts_zero(&s->ch_iv, a->nevents)) {
 			s->active = false;
 			s->idle_since = a->rolls;
@@ -786,7 +842,7 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 	for (size_t i = 0; i < a->act_tasks.n; i++) {
 		struct agg_task *t = a->act_tasks.v[i];
 
-		decay(&t->iv, decay_pct);
+		decay(&t->iv, decay_pct, a->nevents);
 		if (counts_zero(&t->iv, a->nevents)) {
 			t->active = false;
 			t->idle_since = a->rolls;
@@ -813,7 +869,7 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 	}
 	a->aging.n = n;
 	for (size_t i = 0; i < a->ncpus; i++) {
-		decay(&a->cpus[i].iv, decay_pct);
+		decay(&a->cpus[i].iv, decay_pct, a->nevents);
 		a->cpus[i].lost_iv = 0;
 		a->cpus[i].throttled_iv = 0;
 	}

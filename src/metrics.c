@@ -157,7 +157,7 @@ static int top_offer(struct metrics *m, const struct agg_sym *r, size_t ne)
 		return 0;
 	ix = deltamap_find(&m->top_ix, r->key);
 	if (ix && *ix) {
-		memcpy(m->top[*ix - 1].total, r->total.samples, sizeof(m->top[0].total));
+		memcpy(m->top[*ix - 1].total, r->total.samples, ne * sizeof(m->top[0].total[0]));
 		m->low_ok &= *ix - 1 != m->low; /* the lowest grew: maybe no longer */
 		return 0;
 	}
@@ -184,7 +184,7 @@ static int top_offer(struct metrics *m, const struct agg_sym *r, size_t ne)
 		free(t->dso);
 	}
 	*t = (struct sym_top){ .key = r->key, .sym = strdup(r->sym), .dso = strdup(r->dso) };
-	memcpy(t->total, r->total.samples, sizeof(t->total));
+	memcpy(t->total, r->total.samples, ne * sizeof(*t->total)); /* the row holds ne of them */
 	if (t->sym == NULL || t->dso == NULL || (ix = deltamap_get(&m->top_ix, r->key)) == NULL) {
 		free(t->sym);
 		free(t->dso);

@@ -544,13 +544,20 @@ static uint64_t leaf_return(struct session *s, const struct record *r, uint64_t 
 
 /* Frames of a sample's callchain, leaf first. The first address after each
  * context marker is where that context was interrupted; the others are
- * return addresses, looked up at address - 1 (the call, not what follows). */
-static size_t chain_frames(struct session *s, const struct record *r, struct sym_result *frames, size_t max)
+ * return addresses, looked up at address - 1 (the call, not what follows).
+ * The addresses are worked out first (the leaf fix with them), then
+ * resolved whole, so that a repeated stack is one lookup. *out: frames or
+ * the symbols' cached copy (see symbols_resolve_chain). */
+static size_t chain_frames(struct session *s, const struct record *r, struct sym_result *frames, size_t max,
+			   const struct sym_result **out)
 {
 	pid_t pid = (pid_t)r->sid.pid;
 	bool kernel = cpumode_kernel(r->misc), first = true;
+	uint64_t addrs[SESSION_STACK_MAX], kmask[SESSION_STACK_MAX / 64] = { 0 };
 	size_t n = 0;
 
+	if (max > SESSION_STACK_MAX)
+		max = SESSION_STACK_MAX;
 	for (uint64_t i = 0; i < r->sample.nr && n < max; i++) {
 		uint64_t ip = record_u64(r->sample.ips, i);
 
@@ -558,8 +565,7 @@ static size_t chain_frames(struct session *s, const struct record *r, struct sym
 			uint64_t next = record_u64(r->sample.ips, i + 1), ret = leaf_return(s, r, ip, next);
 
 			if (ret) {
-				memset(&frames[n], 0, sizeof(frames[n]));
-				symbols_resolve_thread(s->syms, pid, (pid_t)r->sid.tid, ip, false, &frames[n++]);
+				addrs[n++] = ip;
 				ip = ret;
 				first = false;
 			}
@@ -570,15 +576,12 @@ static size_t chain_frames(struct session *s, const struct record *r, struct sym
 			first = true;
 			continue;
 		}
-		memset(&frames[n], 0, sizeof(frames[n]));
-		/* The leaf names the task too (agg takes its comm from frames[0]). */
-		if (n == 0)
-			symbols_resolve_thread(s->syms, pid, (pid_t)r->sid.tid, ip, kernel, &frames[n]);
-		else
-			symbols_resolve(s->syms, pid, first ? ip : ip - 1, kernel, &frames[n]);
+		if (kernel)
+			kmask[n / 64] |= 1ull << (n % 64);
+		addrs[n++] = first ? ip : ip - 1;
 		first = false;
-		n++;
 	}
+	*out = n ? symbols_resolve_chain(s->syms, pid, (pid_t)r->sid.tid, addrs, kmask, n, frames) : frames;
 	return n;
 }
 
@@ -618,6 +621,7 @@ static size_t user_frames(struct session *s, const struct record *r, struct sym_
 static void sample(struct session *s, int ev, const struct record *r)
 {
 	struct sym_result frames[SESSION_STACK_MAX];
+	const struct sym_result *fr;
 	size_t n;
 
 	/* A call-graph layout gives every sample a stack, if only its own frame. */
@@ -630,17 +634,22 @@ static void sample(struct session *s, int ev, const struct record *r)
 			   &sr, r->sample.period);
 		return;
 	}
-	n = chain_frames(s, r, frames, SESSION_STACK_MAX);
-	if (s->unw && s->opts->cg.mode == CALLGRAPH_DWARF && r->sample.nregs && n < SESSION_STACK_MAX)
+	n = chain_frames(s, r, frames, SESSION_STACK_MAX, &fr);
+	if (s->unw && s->opts->cg.mode == CALLGRAPH_DWARF && r->sample.nregs && n < SESSION_STACK_MAX) {
+		if (fr != frames)
+			memcpy(frames, fr, n * sizeof(*frames));
+		fr = frames;
 		n += user_frames(s, r, frames + n, SESSION_STACK_MAX - n);
+	}
 	if (n == 0) {
+		fr = frames;
 		memset(&frames[0], 0, sizeof(frames[0]));
 		symbols_resolve_thread(s->syms, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r->sample.ip,
 				       cpumode_kernel(r->misc), &frames[0]);
 		n = 1;
 	}
 	agg_sample_stack(s->agg, (size_t)ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid,
-			 frames, n, r->sample.period);
+			 fr, n, r->sample.period);
 }
 
 void session_record(void *arg, int ev, const struct record *r)

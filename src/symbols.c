@@ -42,6 +42,27 @@ struct cache_entry {
 	struct dso *d;      /* whose table named it: a hit keeps it from eviction */
 };
 
+/* A whole callchain's frames (-g), by its addresses as resolved (return
+ * addresses already less one, the leaf fix applied) and their modes: a
+ * repeated stack costs one lookup instead of one resolve per frame. Valid
+ * while the pid's maps (its generation), the kernel's tables (kgen) and
+ * the interval (ver: bumped at every reap, so a hit never outlives the
+ * names it points to and each chain refreshes its tables' last_hit once an
+ * interval) are those it was resolved under. */
+#define CHAIN_BITS 10
+#define CHAIN_MAX 128       /* longer stacks are resolved frame by frame */
+
+struct chain_entry {
+	uint64_t hash;
+	uint64_t tag;       /* kgen << 32 | the pid slot's generation */
+	uint32_t ver;
+	int32_t pid;
+	uint32_t n, cap;
+	uint64_t kmask[CHAIN_MAX / 64];
+	uint64_t *addrs;    /* cap of them, then cap frames, in one block */
+	struct sym_result *frames;
+};
+
 /* A label of anonymous code; never freed before symbols_free: its name is
  * handed out and its address is a key. */
 struct anon_label {
@@ -80,6 +101,11 @@ struct symbols {
 	struct proctab pt;
 	struct dso_set dsos;
 	struct cache_entry *cache;
+	struct chain_entry *chains; /* 1 << CHAIN_BITS, NULL until the first stack */
+	uint32_t chain_ver;
+	uint64_t uncached;          /* resolutions that could not be cached, ever */
+	uint64_t chain_hits, chain_misses;
+	size_t chain_bytes;
 	char notice[256];
 	uint8_t kbuild_id[BUILDID_MAX];  /* the running kernel's, from /sys/kernel/notes */
 	size_t kbuild_id_len;
@@ -164,6 +190,9 @@ void symbols_free(struct symbols *s)
 	kallsyms_free(s->ks);
 	kallsyms_free(s->kextra);
 	free(s->cache);
+	for (size_t i = 0; s->chains && i < ((size_t)1 << CHAIN_BITS); i++)
+		free(s->chains[i].addrs);
+	free(s->chains);
 	free(s->kcache_dir);
 	free(s->notes_path);
 	free(s->modules_path);
@@ -340,6 +369,7 @@ void symbols_reap(struct symbols *s)
 	bool dropped = false;
 
 	proctab_reap(&s->pt);
+	s->chain_ver++;
 	/* Tables hit this interval stay; cached names of dropped ones go. The
 	 * process table's epoch has moved on: the interval just ended is the
 	 * one before it. */
@@ -579,8 +609,10 @@ static inline void resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip,
 	out->dso = l.dso;
 	out->key = l.key;
 	set_build_id(s, l.d, out);
-	if (l.nocache)
+	if (l.nocache) {
+		s->uncached++;
 		return;
+	}
 	/* Resolving may have read /proc and moved the generation on. */
 	*e = (struct cache_entry){ .ip = ip, .pid = cpid, .tag = kernel ? tag : proctab_gen(&s->pt, pid),
 				   .sym = l.sym, .dso = l.dso, .key = l.key, .d = l.d };
@@ -597,6 +629,96 @@ void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel, str
 	resolve(s, pid, pid, ip, kernel, out);
 }
 
+static inline uint64_t chain_hash(pid_t pid, const uint64_t *addrs, const uint64_t *kmask, size_t n)
+{
+	uint64_t h = (uint64_t)(uint32_t)pid * 0x9e3779b97f4a7c15ull ^ n;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ addrs[i]) * 0xff51afd7ed558ccdull;
+	for (size_t i = 0; i < (n + 63) / 64; i++)
+		h = (h ^ kmask[i]) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ h >> 29;
+}
+
+/* Keeps a chain just resolved; nothing when its slot cannot grow. */
+static void chain_keep(struct symbols *s, struct chain_entry *e, uint64_t h, uint64_t tag, pid_t pid,
+		       const uint64_t *addrs, const uint64_t *kmask, const struct sym_result *frames, size_t n)
+{
+	if (e->cap < n) {
+		size_t cap = n < 16 ? 16 : n;
+		uint64_t *blk = malloc(cap * (sizeof(*e->addrs) + sizeof(*e->frames)));
+
+		if (blk == NULL) {
+			e->hash = 0;
+			e->n = 0;
+			return;
+		}
+		s->chain_bytes += cap * (sizeof(*e->addrs) + sizeof(*e->frames)) -
+				  e->cap * (sizeof(*e->addrs) + sizeof(*e->frames));
+		free(e->addrs);
+		e->addrs = blk;
+		e->frames = (struct sym_result *)(void *)(blk + cap);
+		e->cap = (uint32_t)cap;
+	}
+	e->hash = h;
+	e->tag = tag;
+	e->ver = s->chain_ver;
+	e->pid = pid;
+	e->n = (uint32_t)n;
+	memcpy(e->kmask, kmask, sizeof(e->kmask));
+	memcpy(e->addrs, addrs, n * sizeof(*addrs));
+	memcpy(e->frames, frames, n * sizeof(*frames));
+	/* The task's names are taken afresh at each hit, on frames[0]. */
+	for (size_t i = 0; i < n; i++)
+		e->frames[i].comm = e->frames[i].thread_comm = NULL;
+}
+
+const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid_t tid, const uint64_t *addrs,
+					       const uint64_t *kmask, size_t n, struct sym_result *out)
+{
+	struct proctab_proc *p;
+	struct chain_entry *e;
+	uint64_t h, tag, unc = s->uncached;
+	uint64_t km[CHAIN_MAX / 64] = { 0 };
+
+	if (n == 0 || n > CHAIN_MAX ||
+	    (s->chains == NULL && (s->chains = calloc((size_t)1 << CHAIN_BITS, sizeof(*s->chains))) == NULL))
+		goto out_resolve;
+	/* As resolve: a process first seen is read from /proc before its generation counts. */
+	p = proctab_task(&s->pt, pid);
+	memcpy(km, kmask, (n + 63) / 64 * sizeof(*km));
+	if (n % 64)
+		km[n / 64] &= (1ull << (n % 64)) - 1;
+	tag = (uint64_t)s->kgen << 32 | proctab_gen(&s->pt, pid);
+	h = chain_hash(pid, addrs, km, n);
+	e = &s->chains[h >> (64 - CHAIN_BITS)];
+	if (e->hash == h && e->n == n && e->pid == pid && e->tag == tag && e->ver == s->chain_ver &&
+	    memcmp(e->kmask, km, sizeof(km)) == 0 && memcmp(e->addrs, addrs, n * sizeof(*addrs)) == 0) {
+		struct proctab_thread *t = p && tid != pid ? proctab_task_thread(&s->pt, p, tid) : NULL;
+
+		s->chain_hits++;
+		e->frames[0].comm = pid == 0 ? "swapper" : p && p->task.comm[0] ? p->task.comm : NULL;
+		e->frames[0].thread_comm = t && t->task.comm[0] ? t->task.comm : e->frames[0].comm;
+		return e->frames;
+	}
+	s->chain_misses++;
+	for (size_t i = 0; i < n; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		resolve(s, pid, i ? pid : tid, addrs[i], km[i / 64] >> (i % 64) & 1, &out[i]);
+	}
+	/* Kept only if every frame could be cached and nothing moved meanwhile
+	 * (a first resolve may have read /proc or a file). */
+	if (s->uncached == unc && tag == ((uint64_t)s->kgen << 32 | proctab_gen(&s->pt, pid)))
+		chain_keep(s, e, h, tag, pid, addrs, km, out, n);
+	return out;
+out_resolve:
+	for (size_t i = 0; i < n; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		resolve(s, pid, i ? pid : tid, addrs[i], kmask[i / 64] >> (i % 64) & 1, &out[i]);
+	}
+	return out;
+}
+
 int symbols_set_jit_dir(struct symbols *s, const char *dir)
 {
 	char *d = strdup(dir);
@@ -605,6 +727,7 @@ int symbols_set_jit_dir(struct symbols *s, const char *dir)
 		return -ENOMEM;
 	free(s->jit_dir);
 	s->jit_dir = d;
+	s->chain_ver++;
 	return 0;
 }
 
@@ -615,6 +738,7 @@ void symbols_set_demangle(struct symbols *s, bool on)
 	s->raw_names = !on;
 	/* Cached results carry the other form's names. */
 	memset(s->cache, 0, ((size_t)1 << CACHE_BITS) * sizeof(*s->cache));
+	s->chain_ver++;
 }
 
 bool symbols_demangle(const struct symbols *s)
@@ -646,9 +770,12 @@ void symbols_stats(const struct symbols *s, struct symbols_stats *st)
 	st->table_limit = s->table_limit;
 	st->evicted = s->dsos.nevicted;
 	st->evicted_idle = s->dsos.nevicted_idle;
+	st->chain_hits = s->chain_hits;
+	st->chain_misses = s->chain_misses;
 	st->bytes = sizeof(*s) + ((size_t)1 << CACHE_BITS) * sizeof(*s->cache) + s->dsos.table_bytes +
 		    s->dsos.other_bytes + s->pt.bytes + s->anon_bytes + s->jit_bytes + kallsyms_bytes(s->ks) +
-		    kallsyms_bytes(s->kextra);
+		    kallsyms_bytes(s->kextra) + s->chain_bytes +
+		    (s->chains ? ((size_t)1 << CHAIN_BITS) * sizeof(*s->chains) : 0);
 	for (size_t i = 0; i < s->nretired; i++)
 		st->bytes += kallsyms_bytes(s->retired[i]);
 }

@@ -117,6 +117,47 @@ static void busy_take(struct ui *u)
 	u->nprev_stat = (size_t)n;
 }
 
+/* A row's counts point into the row: the copy gets its own, so that it
+ * still shows this tick after the roll. p: where they go; returns past them. */
+static uint64_t *counts_copy(struct agg_counts *c, uint64_t *p, size_t nev)
+{
+	memcpy(p, c->samples, nev * sizeof(*p));
+	memcpy(p + nev, c->period, nev * sizeof(*p));
+	c->samples = p;
+	c->period = p + nev;
+	return p + 2 * nev;
+}
+
+static void frame_counts(struct ui_frame *f, size_t nev)
+{
+	size_t words = (4 * f->nsyms + 2 * (f->ntasks + f->nthreads + f->ncpus)) * 2 * nev;
+	uint64_t *p;
+
+	if (!grow((void **)&f->counts, &f->counts_cap, words ? words : 1, sizeof(*f->counts))) {
+		f->nsyms = f->ntasks = f->nthreads = f->ncpus = 0;
+		return;
+	}
+	p = f->counts;
+	for (size_t i = 0; i < f->nsyms; i++) {
+		p = counts_copy(&f->syms[i].iv, p, nev);
+		p = counts_copy(&f->syms[i].total, p, nev);
+		p = counts_copy(&f->syms[i].ch_iv, p, nev);
+		p = counts_copy(&f->syms[i].ch_total, p, nev);
+	}
+	for (size_t i = 0; i < f->ntasks; i++) {
+		p = counts_copy(&f->tasks[i].iv, p, nev);
+		p = counts_copy(&f->tasks[i].total, p, nev);
+	}
+	for (size_t i = 0; i < f->nthreads; i++) {
+		p = counts_copy(&f->threads[i].iv, p, nev);
+		p = counts_copy(&f->threads[i].total, p, nev);
+	}
+	for (size_t i = 0; i < f->ncpus; i++) {
+		p = counts_copy(&f->cpus[i].iv, p, nev);
+		p = counts_copy(&f->cpus[i].total, p, nev);
+	}
+}
+
 /* Rates come from the running totals (the interval counts may be decayed
  * history); they are kept up while paused so that resuming shows a true
  * rate. Rows are copied only when not paused. */
@@ -188,6 +229,7 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	for (i = 0; i < n; i++)
 		f->threads[i] = *trows[i];
 	f->nthreads = n;
+	frame_counts(f, nev);
 
 	for (i = 0; i < nev; i++) {
 		f->ev[i] = *agg_event(a, i);
@@ -261,6 +303,7 @@ void frame_free(struct ui *u)
 	free(u->fr.tasks);
 	free(u->fr.threads);
 	free(u->fr.cpus);
+	free(u->fr.counts);
 	free(u->fr.cpu_rate);
 	free(u->fr.cpu_busy);
 	free(u->fr.cprocs);

@@ -54,6 +54,8 @@ struct ui_frame {
 	double *cpu_rate;          /* samples/s, all events */
 	double *cpu_busy;          /* % busy from /proc/stat; < 0: unknown */
 	size_t ncpus, cpus_cap, rate_cap, busy_cap;
+	uint64_t *counts;          /* the copies' counts (agg's rows point to their own) */
+	size_t counts_cap;
 	struct procstat_sys sys;   /* load, tasks, memory */
 	bool sys_ok;
 	struct agg_event ev[AGG_MAX_EVENTS];

@@ -63,6 +63,8 @@ struct agg {
 	uint64_t rolls;
 	size_t freed;             /* bytes freed since the heap was last trimmed */
 	struct agg_stats st;      /* expired sums and counts; live counts filled on demand */
+	uint64_t st_counts[4][2][AGG_MAX_EVENTS]; /* what st's expired sums point to */
+	uint64_t *cpu_counts;     /* the CPU rows' counts, 4 * nevents each */
 	struct agg_pairs *pairs;  /* agg_pairs_keep: the interval's (process, symbol) pairs */
 	bool keep_pairs;
 };

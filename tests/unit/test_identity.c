@@ -301,6 +301,89 @@ out:
 	symbols_free(s);
 }
 
+/* A callchain resolved whole is cached while what it was resolved under
+ * holds: another file mapped at its addresses, an exec, the next interval
+ * or another mode of an address must not be served the old frames. */
+static void test_chain_cache(char **argv)
+{
+	struct symbols *s = new_symbols();
+	const uint64_t base = 0x10000000, len = 0x100000;
+	const pid_t pid = FAKE_PID + 30;
+	struct elfsym *t1 = NULL, *t2 = NULL;
+	const struct elfsym_sym *hot, *mn;
+	struct sym_result out[2], one;
+	const struct sym_result *f;
+	struct symbols_stats st;
+	uint64_t addrs[2], off, kmask = 0, hits;
+
+	if (s == NULL || elfsym_load(&t1, argv[A_BUILD1]) || elfsym_load(&t2, argv[A_BUILD2]) ||
+	    (hot = sym_named(t1, "build1_hot")) == NULL || !vaddr_to_offset(t1, hot->addr, &off) ||
+	    (mn = sym_named(t1, "main")) == NULL) {
+		CHECK(0, "cannot prepare the chain-cache tests");
+		goto out;
+	}
+	addrs[0] = base + off + 1;
+	if (!vaddr_to_offset(t1, mn->addr, &off)) {
+		CHECK(0, "main has no file offset");
+		goto out;
+	}
+	addrs[1] = base + off + 3;
+	map_ino(s, pid, base, len, 0, 8, 1, 5001, 0, PROT_EXEC, argv[A_BUILD1]);
+	symbols_comm(s, pid, pid, "chainer", false);
+	f = symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	CHECK(strcmp(f[0].sym, "build1_hot") == 0 && strcmp(f[1].sym, "main") == 0, "a chain resolved (%s, %s)",
+	      f[0].sym, f[1].sym);
+	f = symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	symbols_stats(s, &st);
+	CHECK(st.chain_hits == 1 && st.chain_misses == 1, "the same chain again: from the cache (%" PRIu64 " hits)",
+	      st.chain_hits);
+	CHECK(strcmp(f[0].sym, "build1_hot") == 0 && f[0].comm && strcmp(f[0].comm, "chainer") == 0,
+	      "a cached chain: the same frames, the task's name on the leaf");
+
+	/* Another file at the same addresses (an mmap over it). */
+	map_ino(s, pid, base, len, 0, 8, 1, 5002, 0, PROT_EXEC, argv[A_BUILD2]);
+	symbols_resolve(s, pid, addrs[0], false, &one);
+	f = symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	CHECK(strcmp(f[0].sym, one.sym) == 0 && strcmp(f[0].sym, "build1_hot") != 0 &&
+	      strcmp(f[0].dso, argv[A_BUILD2]) == 0,
+	      "a new mapping at the chain's addresses: the new file's frames (%s, want %s)", f[0].sym, one.sym);
+	hits = (symbols_stats(s, &st), st.chain_hits);
+	f = symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	symbols_stats(s, &st);
+	CHECK(st.chain_hits == hits + 1 && strcmp(f[0].sym, one.sym) == 0, "then cached again, with the new frames");
+
+	/* exec: the process becomes another program, its maps go. */
+	symbols_comm(s, pid, pid, "other", true);
+	f = symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	symbols_stats(s, &st);
+	CHECK(st.chain_hits == hits + 1 && strcmp(f[0].sym, "[unknown]") == 0,
+	      "after an exec the old frames are not served (%s)", f[0].sym);
+
+	/* The next interval: resolved again (names may have been evicted). */
+	map_ino(s, pid, base, len, 0, 8, 1, 5001, 0, PROT_EXEC, argv[A_BUILD1]);
+	symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	symbols_stats(s, &st);
+	hits = st.chain_hits;
+	symbols_reap(s);
+	f = symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	symbols_stats(s, &st);
+	CHECK(st.chain_hits == hits && strcmp(f[0].sym, "build1_hot") == 0, "after a reap: resolved again");
+
+	/* Same addresses in another process, or in kernel mode: other chains. */
+	f = symbols_resolve_chain(s, pid + 1, pid + 1, addrs, &kmask, 2, out);
+	symbols_stats(s, &st);
+	CHECK(st.chain_hits == hits && strcmp(f[0].sym, "[unknown]") == 0, "another pid: not its chain");
+	kmask = 1;
+	f = symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	symbols_stats(s, &st);
+	CHECK(st.chain_hits == hits && f[0].kernel && !f[1].kernel, "the leaf in kernel mode: not the user chain");
+out:
+	elfsym_free(t1);
+	elfsym_free(t2);
+	symbols_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 1 + A_N) {
@@ -313,5 +396,6 @@ int main(int argc, char **argv)
 	test_pid_reuse(argv);
 	test_late_fork(argv);
 	test_comm_fields(argv);
+	test_chain_cache(argv);
 	return check_done();
 }

@@ -85,12 +85,14 @@ static void test_estimate(void)
 static void test_samples(void)
 {
 	struct agg_event ev[3];
-	struct agg_counts c;
+	uint64_t samples[3], period[3];
+	struct agg_counts c = { samples, period };
 	struct ratio r[RATIO_COUNT];
 	bool on[3] = { true, true, true };
 
 	memset(ev, 0, sizeof(ev));
-	memset(&c, 0, sizeof(c));
+	memset(samples, 0, sizeof(samples));
+	memset(period, 0, sizeof(period));
 	strlcpy(ev[0].name, "cycles", sizeof(ev[0].name));
 	strlcpy(ev[1].name, "instructions", sizeof(ev[1].name));
 	strlcpy(ev[2].name, "cache-misses", sizeof(ev[2].name));
