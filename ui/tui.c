@@ -167,6 +167,13 @@ static int term_start(struct ui *u)
 	screen = newterm(NULL, stdout, stdin);
 	if (screen == NULL)
 		return -1;
+	/* ncurses 6.4 writes out at every cursor move until the screen has
+	 * been left and resumed once (mvcur flushes while _endwin is still
+	 * its initial state): a frame was about 110 small writes to the
+	 * terminal. Left and resumed here, before any drawing, a frame is one
+	 * write. */
+	endwin();
+	refresh();
 	curses_on = true;
 	if (!registered) {
 		atexit(term_restore);

@@ -11,6 +11,31 @@ import tuitest
 from tuitest import tap
 
 
+def syscw(pid):
+    with open("/proc/%d/io" % pid) as f:
+        for line in f:
+            if line.startswith("syscw:"):
+                return int(line.split()[1])
+    return None
+
+
+def frame_writes(pid, secs=2.5):
+    """A frame reaches the terminal in one write, not a write per cursor
+    move (ncurses 6.4 flushes at each move until the screen has been left
+    once: ~100 writes a frame here). perftop's write calls over secs at
+    -d 0.5 (5 frames), its eventfd wakeups included, against a bound of
+    10 a frame and 20 a second for the rest."""
+    a = syscw(pid)
+    time.sleep(secs)
+    b = syscw(pid)
+    frames = secs / 0.5
+    bound = int(10 * frames + 20 * secs)
+    n = None if a is None or b is None else b - a
+    tap.ok(n is not None and n <= bound,
+           "the live view writes a frame at once: %s write calls in %.1f s (%d frames), at most %d" %
+           (n, secs, frames, bound))
+
+
 def main(t):
     perftop, workload = sys.argv[1], sys.argv[2]
     _, wpid = t.workload(workload, "split", "6,3,1", "60")
@@ -19,6 +44,7 @@ def main(t):
     s = t.wait_re(r"\[\.\] hot_a\b")
     tap.ok(s is not None, "the table shows the workload's hot_a")
     s = s or ""
+    frame_writes(pid)
     tap.ok(re.search(r"^perftop \S+ on \S+ \(Linux \S+\).*\d\d:\d\d:\d\d up ", s, re.M) is not None,
            "title line: host, kernel, clock and uptime")
     tap.ok(re.search(r"Target: system-wide \(\d+ CPUs\)\s+Exclude: none\s+Rate: \d+ Hz\s+Delay: 0.5s",
