@@ -81,16 +81,15 @@ static void counts_at(struct agg_counts *c, size_t n, uint64_t *v, size_t nev)
 	}
 }
 
-/* A symbol row and its four sets of counts in one block. */
-static size_t sym_bytes(size_t nev)
+/* A row and its sets of counts in one block: a symbol row has four (self
+ * and children, interval and total), a task row two. */
+static size_t row_bytes(size_t head, size_t sets, size_t nev)
 {
-	return sizeof(struct agg_sym) + 4 * 2 * nev * sizeof(uint64_t);
+	return head + sets * 2 * nev * sizeof(uint64_t);
 }
 
-static size_t task_bytes(size_t nev)
-{
-	return sizeof(struct agg_task) + 2 * 2 * nev * sizeof(uint64_t);
-}
+#define sym_bytes(nev) row_bytes(sizeof(struct agg_sym), 4, (nev))
+#define task_bytes(nev) row_bytes(sizeof(struct agg_task), 2, (nev))
 
 static struct agg_sym *sym_alloc(size_t nev)
 {

@@ -673,6 +673,16 @@ static void chain_keep(struct symbols *s, struct chain_entry *e, uint64_t h, uin
 		e->frames[i].comm = e->frames[i].thread_comm = NULL;
 }
 
+/* Each frame on its own; the leaf (frame 0) names the thread too. */
+static void resolve_each(struct symbols *s, pid_t pid, pid_t tid, const uint64_t *addrs, const uint64_t *kmask,
+			 size_t n, struct sym_result *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		resolve(s, pid, i ? pid : tid, addrs[i], kmask[i / 64] >> (i % 64) & 1, &out[i]);
+	}
+}
+
 const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid_t tid, const uint64_t *addrs,
 					       const uint64_t *kmask, size_t n, struct sym_result *out)
 {
@@ -702,20 +712,14 @@ const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid
 		return e->frames;
 	}
 	s->chain_misses++;
-	for (size_t i = 0; i < n; i++) {
-		memset(&out[i], 0, sizeof(out[i]));
-		resolve(s, pid, i ? pid : tid, addrs[i], km[i / 64] >> (i % 64) & 1, &out[i]);
-	}
+	resolve_each(s, pid, tid, addrs, km, n, out);
 	/* Kept only if every frame could be cached and nothing moved meanwhile
 	 * (a first resolve may have read /proc or a file). */
 	if (s->uncached == unc && tag == ((uint64_t)s->kgen << 32 | proctab_gen(&s->pt, pid)))
 		chain_keep(s, e, h, tag, pid, addrs, km, out, n);
 	return out;
 out_resolve:
-	for (size_t i = 0; i < n; i++) {
-		memset(&out[i], 0, sizeof(out[i]));
-		resolve(s, pid, i ? pid : tid, addrs[i], kmask[i / 64] >> (i % 64) & 1, &out[i]);
-	}
+	resolve_each(s, pid, tid, addrs, kmask, n, out);
 	return out;
 }
 
