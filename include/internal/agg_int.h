@@ -35,6 +35,26 @@ struct idleq {
 	size_t head, n, cap;
 };
 
+/* The stack memo (-g): a stack counted before, by the same task under the
+ * same name, adds its counts through what its first count found (its rows,
+ * distinct, and its call-path tree leaf) with no lookup per frame. It
+ * needs no invalidation: the rows it holds are in the call graph, which
+ * never expires them, and tree nodes and edges are never freed; a renamed
+ * task is caught by comparing the tree's comm with the task's. Direct
+ * mapped: a stack that lands on a taken slot takes it. */
+#define AGG_MEMO_SLOTS 1024
+#define AGG_MEMO_FRAMES 128       /* longer stacks are not memoised */
+
+struct agg_memo {
+	uint64_t hash;                /* 0: empty */
+	uint32_t n, nrows;            /* frames; distinct rows */
+	uint32_t leaf, comm_node;     /* in the call-path tree */
+	uint64_t roll;                /* counted since this roll: rows and nodes already listed */
+	uint32_t cap;                 /* of keys and rows */
+	uint64_t *keys;               /* the frames' keys, leaf first */
+	struct agg_sym **rows;        /* distinct, rows[0] the leaf's (self) */
+};
+
 struct agg {
 	size_t nevents;
 	struct agg_event ev[AGG_MAX_EVENTS];
@@ -67,6 +87,10 @@ struct agg {
 	uint64_t *cpu_counts;     /* the CPU rows' counts, 4 * nevents each */
 	struct agg_pairs *pairs;  /* agg_pairs_keep: the interval's (process, symbol) pairs */
 	bool keep_pairs;
+	struct agg_memo *memo;    /* AGG_MEMO_SLOTS, made with the call graph */
+	bool memo_off;            /* tests: every stack the long way */
+	uint64_t memo_hits;       /* tests: stacks the memo counted */
+	size_t cg_max;            /* tests: the tree's bound (0: CG_MAX_NODES_DEFAULT) */
 };
 
 /* agg_pairs.c: the sample path's side (event 0 only), the roll's, the end. */
