@@ -516,12 +516,13 @@ void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 
 #define AGG_STACK_MAX 512
 
+/* Products summed, not chained: the multiplies run side by side. */
 static uint64_t stack_hash(const struct agg_task *t, const struct sym_result *frames, size_t n)
 {
 	uint64_t h = (uint64_t)(uintptr_t)t ^ n;
 
 	for (size_t i = 0; i < n; i++)
-		h = (h ^ frames[i].key) * 0x9e3779b97f4a7c15ULL;
+		h += frames[i].key * (0x9e3779b97f4a7c15ULL + 2 * i);
 	h = hash64(h);
 	return h ? h : 1;
 }
@@ -550,7 +551,8 @@ static void memo_fill(struct agg *a, uint64_t h, const struct sym_result *frames
 
 	m->hash = 0;
 	if (m->cap < n) {
-		uint64_t *p = realloc(m->keys, n * (sizeof(*m->keys) + sizeof(*m->rows)));
+		size_t bytes = n * (sizeof(*m->keys) + sizeof(*m->rows)) + (n + 2) * sizeof(*m->nodes);
+		uint64_t *p = realloc(m->keys, bytes);
 
 		if (p == NULL)
 			return;
@@ -558,12 +560,15 @@ static void memo_fill(struct agg *a, uint64_t h, const struct sym_result *frames
 		m->cap = (uint32_t)n;
 	}
 	m->rows = (struct agg_sym **)(void *)(m->keys + m->cap);
+	m->nodes = (uint32_t *)(void *)(m->rows + m->cap);
+	/* root, comm and a node per frame */
+	if ((m->nnodes = (uint32_t)cg_path_nodes(a->cg, leaf, m->nodes, n + 2)) == 0)
+		return;
 	for (size_t i = 0; i < n; i++)
 		m->keys[i] = frames[i].key;
 	memcpy(m->rows, rows, nrows * sizeof(*rows));
 	m->n = (uint32_t)n;
 	m->nrows = (uint32_t)nrows;
-	m->leaf = leaf;
 	m->comm_node = comm_node;
 	m->roll = a->rolls;
 	m->hash = h;
@@ -600,7 +605,7 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 			if (mark)
 				sym_active(a, s);
 		}
-		cg_add_again(a->cg, ev, m->leaf, mark);
+		cg_add_nodes(a->cg, ev, m->nodes, m->nnodes, mark);
 		m->roll = a->rolls;
 		a->memo_hits++;
 		return;

@@ -350,7 +350,7 @@ uint32_t cg_add_path(struct cg *g, size_t ev, const char *comm, const struct agg
 {
 	uint32_t cur;
 	size_t i = n;
-	bool again = true; /* every edge came with its node: cg_add_again can replay it */
+	bool again = true; /* every edge came with its node: cg_add_nodes can replay it */
 
 	if (ev >= g->nev)
 		return UINT32_MAX;
@@ -388,29 +388,43 @@ void cg_add(struct cg *g, size_t ev, const char *comm, const struct agg_sym *con
 	cg_add_path(g, ev, comm, frames, n, NULL);
 }
 
-void cg_add_again(struct cg *g, size_t ev, uint32_t leaf, bool mark)
+size_t cg_path_nodes(const struct cg *g, uint32_t leaf, uint32_t *out, size_t max)
+{
+	size_t n = 0;
+
+	if (leaf >= g->nnodes)
+		return 0;
+	for (uint32_t k = leaf;; k = g->nodes[k].parent) {
+		if (n == max)
+			return 0;
+		out[n++] = k;
+		if (k == 0)
+			return n;
+	}
+}
+
+void cg_add_nodes(struct cg *g, size_t ev, const uint32_t *nodes, size_t n, bool mark)
 {
 	size_t nev = g->nev, stride = g->stride;
 
-	if (ev >= nev || leaf >= g->nnodes)
+	if (ev >= nev)
 		return;
-	for (uint32_t k = leaf;; k = g->nodes[k].parent) {
-		const struct node *n = &g->nodes[k];
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = nodes[i], edge = k ? g->nodes[k].edge : UINT32_MAX; /* the root's field is no edge */
 		uint64_t *c = &g->ncount[k * stride];
 
 		c[ev]++;
 		c[nev + ev]++;
-		if (mark)
-			act_mark(&g->nact, k);
-		if (k == 0) /* the root: no edge (its field is not one) */
-			break;
-		if (n->edge != UINT32_MAX) {
-			uint64_t *e = &g->ecount[n->edge * stride];
+		if (edge != UINT32_MAX) {
+			uint64_t *e = &g->ecount[edge * stride];
 
 			e[ev]++;
 			e[nev + ev]++;
-			if (mark)
-				act_mark(&g->eact, n->edge);
+		}
+		if (mark) {
+			act_mark(&g->nact, k);
+			if (edge != UINT32_MAX)
+				act_mark(&g->eact, edge);
 		}
 	}
 }

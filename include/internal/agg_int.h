@@ -37,7 +37,7 @@ struct idleq {
 
 /* The stack memo (-g): a stack counted before, by the same task under the
  * same name, adds its counts through what its first count found (its rows,
- * distinct, and its call-path tree leaf) with no lookup per frame. It
+ * distinct, and its call-path tree nodes) with no lookup per frame. It
  * needs no invalidation: the rows it holds are in the call graph, which
  * never expires them, and tree nodes and edges are never freed; a renamed
  * task is caught by comparing the tree's comm with the task's. Direct
@@ -48,11 +48,13 @@ struct idleq {
 struct agg_memo {
 	uint64_t hash;                /* 0: empty */
 	uint32_t n, nrows;            /* frames; distinct rows */
-	uint32_t leaf, comm_node;     /* in the call-path tree */
+	uint32_t comm_node;           /* in the call-path tree */
 	uint64_t roll;                /* counted since this roll: rows and nodes already listed */
-	uint32_t cap;                 /* of keys and rows */
-	uint64_t *keys;               /* the frames' keys, leaf first */
+	uint32_t cap;                 /* frames that keys, rows and nodes have room for */
+	uint32_t nnodes;              /* the tree's path, leaf to root */
+	uint64_t *keys;               /* the frames' keys, leaf first; one block with: */
 	struct agg_sym **rows;        /* distinct, rows[0] the leaf's (self) */
+	uint32_t *nodes;              /* cg_path_nodes of leaf */
 };
 
 struct agg {
