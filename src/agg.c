@@ -527,28 +527,40 @@ static uint64_t stack_hash(const struct agg_task *t, const struct sym_result *fr
 	return h ? h : 1;
 }
 
+/* The two ways of h's set. */
+static inline struct agg_memo *memo_set(struct agg *a, uint64_t h)
+{
+	return &a->memo[(h & (AGG_MEMO_SLOTS / 2 - 1)) * 2];
+}
+
 /* The memo of this stack by this task under its name now, or NULL. */
 static struct agg_memo *memo_find(struct agg *a, uint64_t h, const struct sym_result *frames, size_t n,
 				  const char *comm)
 {
-	struct agg_memo *m = &a->memo[h & (AGG_MEMO_SLOTS - 1)];
+	struct agg_memo *m = memo_set(a, h);
 
-	if (m->hash != h || m->n != n)
+	if (m->hash != h && (++m)->hash != h)
+		return NULL;
+	if (m->n != n)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		if (m->keys[i] != frames[i].key)
 			return NULL;
 	if (strcmp(cg_node_frame(a->cg, m->comm_node).name, comm) != 0)
 		return NULL;
+	m->used = ++a->memo_tick;
 	return m;
 }
 
-/* Remembers what the long way found; out of memory, the slot stays empty. */
+/* Remembers what the long way found, in the way of its set used least
+ * lately; out of memory, the way stays empty. */
 static void memo_fill(struct agg *a, uint64_t h, const struct sym_result *frames, size_t n,
 		      struct agg_sym *const *rows, size_t nrows, uint32_t leaf, uint32_t comm_node)
 {
-	struct agg_memo *m = &a->memo[h & (AGG_MEMO_SLOTS - 1)];
+	struct agg_memo *m = memo_set(a, h);
 
+	if (m[0].hash != h && (m[1].hash == h || m[1].used < m[0].used))
+		m++; /* way 1: its own, or older (an empty way is the oldest) */
 	m->hash = 0;
 	if (m->cap < n) {
 		size_t bytes = n * (sizeof(*m->keys) + sizeof(*m->rows)) + (n + 2) * sizeof(*m->nodes);
@@ -571,6 +583,7 @@ static void memo_fill(struct agg *a, uint64_t h, const struct sym_result *frames
 	m->nrows = (uint32_t)nrows;
 	m->comm_node = comm_node;
 	m->roll = a->rolls;
+	m->used = ++a->memo_tick;
 	m->hash = h;
 }
 
