@@ -22,6 +22,20 @@ void cg_free(struct cg *g);
 /* One sample's stack: frames[0] the leaf, frames[n-1] the outermost. */
 void cg_add(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n);
 
+/* For agg's stack memo. cg_add, returning the leaf's node (and the comm's
+ * in *comm_node), or UINT32_MAX when the stack went to "other" or an edge
+ * could not be kept with its node: such a path is not replayed. Nodes and
+ * edges are never freed, so an index stays the same path for good. */
+uint32_t cg_add_path(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n,
+		     uint32_t *comm_node);
+/* The nodes from leaf (a cg_add_path result) up to the root, into out; 0
+ * if more than max. */
+size_t cg_path_nodes(const struct cg *g, uint32_t leaf, uint32_t *out, size_t max);
+/* Counts that path again, nodes and edges, as cg_add of the same stack
+ * would. mark false: it was counted since the last cg_roll, so its nodes
+ * and edges are on the roll's lists already. */
+void cg_add_nodes(struct cg *g, size_t ev, const uint32_t *nodes, size_t n, bool mark);
+
 /* Interval counts scaled by decay_pct/100 (0: zeroed), as agg_roll. */
 void cg_roll(struct cg *g, unsigned decay_pct);
 

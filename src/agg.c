@@ -303,6 +303,9 @@ void agg_free(struct agg *a)
 	free(a->cpu_index);
 	free(a->sorted);
 	cg_free(a->cg);
+	for (size_t i = 0; a->memo && i < AGG_MEMO_SLOTS; i++)
+		free(a->memo[i].keys);
+	free(a->memo);
 	dead_free(a);
 	free(a->dead_syms.v);
 	free(a->dead_tasks.v);
@@ -473,24 +476,20 @@ static inline void count(struct agg_counts *iv, struct agg_counts *total, size_t
 	total->period[ev] += period;
 }
 
-void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
-		const struct sym_result *sr, uint64_t period)
+/* One sample's self, task and CPU counts, its rows looked up already. */
+static void sample_rows(struct agg *a, size_t ev, int cpu, struct agg_sym *s, struct agg_task *t, uint64_t period)
 {
-	struct agg_sym *s;
-	struct agg_task *t;
 	struct agg_cpu *c;
 
-	if (ev >= a->nevents)
-		return;
 	a->ev[ev].samples_iv++;
 	a->ev[ev].samples_total++;
 	a->ev[ev].period_iv += period;
 	a->ev[ev].period_total += period;
-	if ((s = sym_row(a, sr)) != NULL) {
+	if (s) {
 		count(&s->iv, &s->total, ev, period);
 		sym_active(a, s);
 	}
-	if ((t = task_row(a, pid, tid, sr)) != NULL) {
+	if (t) {
 		if (a->keep_pairs && ev == 0 && s)
 			aggp_add(a, t, s, period);
 		count(&t->iv, &t->total, ev, period);
@@ -504,19 +503,133 @@ void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		count(&c->iv, &c->total, ev, period);
 }
 
+void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
+		const struct sym_result *sr, uint64_t period)
+{
+	struct agg_sym *s;
+
+	if (ev >= a->nevents)
+		return;
+	s = sym_row(a, sr);
+	sample_rows(a, ev, cpu, s, task_row(a, pid, tid, sr), period);
+}
+
 #define AGG_STACK_MAX 512
+
+/* Products summed, not chained: the multiplies run side by side. */
+static uint64_t stack_hash(const struct agg_task *t, const struct sym_result *frames, size_t n)
+{
+	uint64_t h = (uint64_t)(uintptr_t)t ^ n;
+
+	for (size_t i = 0; i < n; i++)
+		h += frames[i].key * (0x9e3779b97f4a7c15ULL + 2 * i);
+	h = hash64(h);
+	return h ? h : 1;
+}
+
+/* The two ways of h's set. */
+static inline struct agg_memo *memo_set(struct agg *a, uint64_t h)
+{
+	return &a->memo[(h & (AGG_MEMO_SLOTS / 2 - 1)) * 2];
+}
+
+/* The memo of this stack by this task under its name now, or NULL. */
+static struct agg_memo *memo_find(struct agg *a, uint64_t h, const struct sym_result *frames, size_t n,
+				  const char *comm)
+{
+	struct agg_memo *m = memo_set(a, h);
+
+	if (m->hash != h && (++m)->hash != h)
+		return NULL;
+	if (m->n != n)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (m->keys[i] != frames[i].key)
+			return NULL;
+	if (strcmp(cg_node_frame(a->cg, m->comm_node).name, comm) != 0)
+		return NULL;
+	m->used = ++a->memo_tick;
+	return m;
+}
+
+/* Remembers what the long way found, in the way of its set used least
+ * lately; out of memory, the way stays empty. */
+static void memo_fill(struct agg *a, uint64_t h, const struct sym_result *frames, size_t n,
+		      struct agg_sym *const *rows, size_t nrows, uint32_t leaf, uint32_t comm_node)
+{
+	struct agg_memo *m = memo_set(a, h);
+
+	if (m[0].hash != h && (m[1].hash == h || m[1].used < m[0].used))
+		m++; /* way 1: its own, or older (an empty way is the oldest) */
+	m->hash = 0;
+	if (m->cap < n) {
+		size_t bytes = n * (sizeof(*m->keys) + sizeof(*m->rows)) + (n + 2) * sizeof(*m->nodes);
+		uint64_t *p = realloc(m->keys, bytes);
+
+		if (p == NULL)
+			return;
+		m->keys = p;
+		m->cap = (uint32_t)n;
+	}
+	m->rows = (struct agg_sym **)(void *)(m->keys + m->cap);
+	m->nodes = (uint32_t *)(void *)(m->rows + m->cap);
+	/* root, comm and a node per frame */
+	if ((m->nnodes = (uint32_t)cg_path_nodes(a->cg, leaf, m->nodes, n + 2)) == 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		m->keys[i] = frames[i].key;
+	memcpy(m->rows, rows, nrows * sizeof(*rows));
+	m->n = (uint32_t)n;
+	m->nrows = (uint32_t)nrows;
+	m->comm_node = comm_node;
+	m->roll = a->rolls;
+	m->used = ++a->memo_tick;
+	m->hash = h;
+}
 
 void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		      const struct sym_result *frames, size_t n, uint64_t period)
 {
 	const struct agg_sym *rows[AGG_STACK_MAX];
-	size_t k = 0;
+	struct agg_sym *dist[AGG_STACK_MAX];
+	size_t k = 0, nd = 0;
+	struct agg_task *t;
+	struct agg_memo *m = NULL;
+	uint64_t h = 0;
+	uint32_t leaf, comm_node = 0;
+	bool memo;
 
 	if (ev >= a->nevents || n == 0)
 		return;
-	agg_sample(a, ev, cpu, pid, tid, &frames[0], period);
-	if (a->cg == NULL && (a->cg = cg_new(a->nevents, CG_MAX_NODES_DEFAULT)) == NULL)
+	t = task_row(a, pid, tid, &frames[0]);
+	memo = a->memo && !a->memo_off && t && n <= AGG_MEMO_FRAMES;
+	if (memo) {
+		h = stack_hash(t, frames, n);
+		m = memo_find(a, h, frames, n, t->comm);
+	}
+	if (m) {
+		bool mark = m->roll != a->rolls; /* else its rows and nodes are listed */
+
+		sample_rows(a, ev, cpu, m->rows[0], t, period);
+		for (size_t j = 0; j < m->nrows; j++) {
+			struct agg_sym *s = m->rows[j];
+
+			count(&s->ch_iv, &s->ch_total, ev, period);
+			if (mark)
+				sym_active(a, s);
+		}
+		cg_add_nodes(a->cg, ev, m->nodes, m->nnodes, mark);
+		m->roll = a->rolls;
+		a->memo_hits++;
 		return;
+	}
+	sample_rows(a, ev, cpu, sym_row(a, &frames[0]), t, period);
+	if (a->cg == NULL) {
+		a->cg = cg_new(a->nevents, a->cg_max ? a->cg_max : CG_MAX_NODES_DEFAULT);
+		if (a->cg == NULL)
+			return;
+		a->memo = calloc(AGG_MEMO_SLOTS, sizeof(*a->memo)); /* NULL: no memo, same counts */
+	}
 	a->stamp++;
 	for (size_t i = 0; i < n && k < AGG_STACK_MAX; i++) {
 		struct agg_sym *s = sym_row(a, &frames[i]);
@@ -529,9 +642,13 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 			s->stamp = a->stamp;
 			count(&s->ch_iv, &s->ch_total, ev, period);
 			sym_active(a, s);
+			dist[nd++] = s;
 		}
 	}
-	cg_add(a->cg, ev, a->last_task ? a->last_task->comm : frames[0].comm, rows, k);
+	leaf = cg_add_path(a->cg, ev, a->last_task ? a->last_task->comm : frames[0].comm, rows, k, &comm_node);
+	/* Only a stack counted in full, under its task's name, is replayed. */
+	if (memo && leaf != UINT32_MAX && k == n && a->last_task == t)
+		memo_fill(a, h, frames, n, dist, nd, leaf, comm_node);
 }
 
 const struct cg *agg_callgraph(const struct agg *a)

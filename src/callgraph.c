@@ -345,35 +345,88 @@ static void count_edge(struct cg *g, const struct agg_sym *callee, const struct 
 		count_at(g, k, ev);
 }
 
-void cg_add(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n)
+uint32_t cg_add_path(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n,
+		     uint32_t *comm_node)
 {
 	uint32_t cur;
 	size_t i = n;
+	bool again = true; /* every edge came with its node: cg_add_nodes can replay it */
 
 	if (ev >= g->nev)
-		return;
+		return UINT32_MAX;
 	count_node(g, 0, ev);
 	cur = child(g, 0, NULL, comm ? comm : "?");
 	if (cur == UINT32_MAX)
 		goto other;
 	count_node(g, cur, ev);
+	if (comm_node)
+		*comm_node = cur;
 	while (i-- > 0) {
 		cur = child(g, cur, frames[i], NULL);
 		if (cur == UINT32_MAX)
 			goto other;
 		count_node(g, cur, ev);
-		if (g->nodes[cur].edge != UINT32_MAX)
+		if (g->nodes[cur].edge != UINT32_MAX) {
 			count_at(g, g->nodes[cur].edge, ev);
-		else if (i + 1 < n)
+		} else if (i + 1 < n) {
 			count_edge(g, frames[i], frames[i + 1], ev);
+			again = false;
+		}
 	}
-	return;
+	return again ? cur : UINT32_MAX;
 other:
 	/* The edges of the frames not walked (frame i's with its caller included). */
 	for (size_t j = 0; j + 1 < n && j <= i; j++)
 		count_edge(g, frames[j], frames[j + 1], ev);
 	g->other[ev]++;
 	g->other[g->nev + ev]++;
+	return UINT32_MAX;
+}
+
+void cg_add(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n)
+{
+	cg_add_path(g, ev, comm, frames, n, NULL);
+}
+
+size_t cg_path_nodes(const struct cg *g, uint32_t leaf, uint32_t *out, size_t max)
+{
+	size_t n = 0;
+
+	if (leaf >= g->nnodes)
+		return 0;
+	for (uint32_t k = leaf;; k = g->nodes[k].parent) {
+		if (n == max)
+			return 0;
+		out[n++] = k;
+		if (k == 0)
+			return n;
+	}
+}
+
+void cg_add_nodes(struct cg *g, size_t ev, const uint32_t *nodes, size_t n, bool mark)
+{
+	size_t nev = g->nev, stride = g->stride;
+
+	if (ev >= nev)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = nodes[i], edge = k ? g->nodes[k].edge : UINT32_MAX; /* the root's field is no edge */
+		uint64_t *c = &g->ncount[k * stride];
+
+		c[ev]++;
+		c[nev + ev]++;
+		if (edge != UINT32_MAX) {
+			uint64_t *e = &g->ecount[edge * stride];
+
+			e[ev]++;
+			e[nev + ev]++;
+		}
+		if (mark) {
+			act_mark(&g->nact, k);
+			if (edge != UINT32_MAX)
+				act_mark(&g->eact, edge);
+		}
+	}
 }
 
 static void decay(uint64_t *c, size_t nev, unsigned pct)

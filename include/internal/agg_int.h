@@ -35,6 +35,29 @@ struct idleq {
 	size_t head, n, cap;
 };
 
+/* The stack memo (-g): a stack counted before, by the same task under the
+ * same name, adds its counts through what its first count found (its rows,
+ * distinct, and its call-path tree nodes) with no lookup per frame. It
+ * needs no invalidation: the rows it holds are in the call graph, which
+ * never expires them, and tree nodes and edges are never freed; a renamed
+ * task is caught by comparing the tree's comm with the task's. Two ways
+ * a set: a new stack takes the way used least lately. */
+#define AGG_MEMO_SLOTS 512
+#define AGG_MEMO_FRAMES 128       /* longer stacks are not memoised */
+
+struct agg_memo {
+	uint64_t hash;                /* 0: empty */
+	uint32_t n, nrows;            /* frames; distinct rows */
+	uint32_t comm_node;           /* in the call-path tree */
+	uint32_t used;                /* memo_tick when last hit or filled */
+	uint64_t roll;                /* counted since this roll: rows and nodes already listed */
+	uint32_t cap;                 /* frames that keys, rows and nodes have room for */
+	uint32_t nnodes;              /* the tree's path, leaf to root */
+	uint64_t *keys;               /* the frames' keys, leaf first; one block with: */
+	struct agg_sym **rows;        /* distinct, rows[0] the leaf's (self) */
+	uint32_t *nodes;              /* cg_path_nodes of leaf */
+};
+
 struct agg {
 	size_t nevents;
 	struct agg_event ev[AGG_MAX_EVENTS];
@@ -67,6 +90,11 @@ struct agg {
 	uint64_t *cpu_counts;     /* the CPU rows' counts, 4 * nevents each */
 	struct agg_pairs *pairs;  /* agg_pairs_keep: the interval's (process, symbol) pairs */
 	bool keep_pairs;
+	struct agg_memo *memo;    /* AGG_MEMO_SLOTS, made with the call graph */
+	bool memo_off;            /* tests: every stack the long way */
+	uint64_t memo_hits;       /* tests: stacks the memo counted */
+	uint32_t memo_tick;       /* ages the memo's ways */
+	size_t cg_max;            /* tests: the tree's bound (0: CG_MAX_NODES_DEFAULT) */
 };
 
 /* agg_pairs.c: the sample path's side (event 0 only), the roll's, the end. */

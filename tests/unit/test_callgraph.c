@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "internal/agg_int.h"
 #include "callgraph.h"
 #include "check.h"
 #include "flame.h"
@@ -39,6 +40,213 @@ static void on_path(void *arg, const struct cg_frame *path, size_t depth, uint64
 		p->len += (size_t)snprintf(p->buf + p->len, sizeof(p->buf) - p->len, "%s%s", i ? ";" : "", path[i].name);
 	p->len += (size_t)snprintf(p->buf + p->len, sizeof(p->buf) - p->len, " %llu\n", (unsigned long long)samples);
 	p->sum += samples;
+}
+
+/* The stack memo against the long way: the same samples, rolls, renames
+ * and pid reuse through two aggs, one with the memo off, must leave every
+ * count the same (rows, children, tree nodes, edges, "other", stats). */
+static uint64_t rng_state = 88172645463325252ULL;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static const struct agg_sym *by_key(struct agg *a, uint64_t key)
+{
+	const struct agg_sym **rows;
+	size_t n = agg_symbols(a, AGG_TOTAL, &rows);
+
+	for (size_t i = 0; i < n; i++)
+		if (rows[i]->key == key)
+			return rows[i];
+	return NULL;
+}
+
+static bool counts_eq(const struct agg_counts *x, const struct agg_counts *y, size_t nev)
+{
+	for (size_t e = 0; e < nev; e++)
+		if (x->samples[e] != y->samples[e] || x->period[e] != y->period[e])
+			return false;
+	return true;
+}
+
+/* Every count of a (memo) equals b's (no memo); why in *what. */
+static bool same_counts(struct agg *a, struct agg *b, const char **what)
+{
+	const struct agg_sym **ra;
+	const struct agg_task **ta, **tb;
+	const struct cg *ga = agg_callgraph(a), *gb = agg_callgraph(b);
+	struct agg_stats sa, sb;
+	size_t n, nev = agg_nevents(a);
+
+	agg_get_stats(a, &sa);
+	agg_get_stats(b, &sb);
+	*what = "stats";
+	if (sa.syms != sb.syms || sa.active_syms != sb.active_syms || sa.active_tasks != sb.active_tasks ||
+	    sa.expired_syms != sb.expired_syms || !counts_eq(&sa.sym_expired, &sb.sym_expired, nev) ||
+	    !counts_eq(&sa.sym_ch_expired, &sb.sym_ch_expired, nev))
+		return false;
+	for (size_t e = 0; e < nev; e++)
+		if (agg_event(a, e)->samples_iv != agg_event(b, e)->samples_iv ||
+		    agg_event(a, e)->period_total != agg_event(b, e)->period_total)
+			return false;
+	*what = "symbol rows";
+	n = agg_symbols(a, AGG_TOTAL, &ra);
+	for (size_t i = 0; i < n; i++) {
+		const struct agg_sym *x = ra[i], *y = by_key(b, x->key);
+
+		if (y == NULL || strcmp(x->sym, y->sym) || !counts_eq(&x->iv, &y->iv, nev) ||
+		    !counts_eq(&x->total, &y->total, nev) || !counts_eq(&x->ch_iv, &y->ch_iv, nev) ||
+		    !counts_eq(&x->ch_total, &y->ch_total, nev) || x->active != y->active)
+			return false;
+	}
+	*what = "task rows";
+	n = agg_tasks(a, AGG_TOTAL, &ta);
+	if (agg_tasks(b, AGG_TOTAL, &tb) != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+
+		n = agg_tasks(a, AGG_TOTAL, &ta);
+		agg_tasks(b, AGG_TOTAL, &tb);
+		while (j < n && tb[j]->pid != ta[i]->pid)
+			j++;
+		if (j == n || strcmp(ta[i]->comm, tb[j]->comm) || !counts_eq(&ta[i]->iv, &tb[j]->iv, nev) ||
+		    !counts_eq(&ta[i]->total, &tb[j]->total, nev))
+			return false;
+	}
+	*what = "call-path tree";
+	if ((ga == NULL) != (gb == NULL))
+		return false;
+	if (ga == NULL)
+		return true;
+	if (cg_nodes(ga) != cg_nodes(gb))
+		return false;
+	for (size_t e = 0; e < nev; e++)
+		for (int sc = 0; sc < 2; sc++) {
+			enum agg_scope scope = sc ? AGG_TOTAL : AGG_INTERVAL;
+
+			if (cg_other(ga, scope, e) != cg_other(gb, scope, e))
+				return false;
+			for (size_t i = 0; i < cg_nodes(ga); i++)
+				if (cg_node_parent(ga, i) != cg_node_parent(gb, i) ||
+				    strcmp(cg_node_frame(ga, i).name, cg_node_frame(gb, i).name) ||
+				    cg_node_samples(ga, i, scope, e) != cg_node_samples(gb, i, scope, e))
+					return false;
+		}
+	*what = "edges";
+	n = agg_symbols(a, AGG_TOTAL, &ra);
+	for (size_t i = 0; i < n; i++) {
+		const struct agg_sym *x = ra[i], *y = by_key(b, x->key);
+
+		for (size_t e = 0; e < nev; e++)
+			for (int sc = 0; sc < 4; sc++) {
+				enum agg_scope scope = sc & 1 ? AGG_TOTAL : AGG_INTERVAL;
+				struct cg_link la[64], lb[64];
+				size_t na = (sc & 2 ? cg_callees : cg_callers)(ga, x, scope, e, la, 64);
+				size_t nb = (sc & 2 ? cg_callees : cg_callers)(gb, y, scope, e, lb, 64);
+				uint64_t suma = 0, sumb = 0;
+
+				if (na != nb)
+					return false;
+				/* Ties may come in either order: compare the sums and keys' sum. */
+				for (size_t k = 0; k < na; k++) {
+					suma += la[k].samples * 31 + la[k].sym->key;
+					sumb += lb[k].samples * 31 + lb[k].sym->key;
+				}
+				if (suma != sumb)
+					return false;
+			}
+	}
+	return true;
+}
+
+/* One run of ops through both; bound: the tree's node bound (0: default);
+ * min_hits: the memo must have counted at least these (else the test
+ * would pass with the memo never used). */
+static void memo_run(size_t bound, int ops, uint64_t min_hits, const char *name)
+{
+	static const int cpus[] = { 0, 1 };
+	struct agg *a = agg_new(2, cpus, 2), *b = agg_new(2, cpus, 2);
+	struct sym_result st[48][24];
+	size_t depth[48];
+	char names[40][8];
+	static const char *comms[] = { "w", "x", "y", "zz" };
+	const char *what = "";
+	bool ok = true;
+	int checks = 0;
+
+	if (a == NULL || b == NULL) {
+		CHECK(0, "%s: agg_new", name);
+		return;
+	}
+	a->cg_max = b->cg_max = bound;
+	b->memo_off = true;
+	for (int i = 0; i < 40; i++)
+		snprintf(names[i], sizeof(names[i]), "f%d", i);
+	for (size_t s = 0; s < 48; s++) { /* outermost frames shared, as main is */
+		depth[s] = 1 + rng() % 24;
+		for (size_t f = 0; f < depth[s]; f++) {
+			size_t k = f + 1 == depth[s] ? 0 : f + 2 == depth[s] ? 1 + rng() % 3 : rng() % 40;
+
+			if (f > 0 && rng() % 6 == 0) /* recursion */
+				k = (size_t)(st[s][f - 1].key - 1);
+			st[s][f] = (struct sym_result){ .sym = names[k], .dso = "/bin/w", .key = k + 1 };
+		}
+	}
+	for (int op = 0; op < ops && ok; op++) {
+		uint64_t r = rng() % 1000;
+		pid_t pid = 10 + (pid_t)(rng() % 3);
+
+		if (r < 880) {
+			size_t s = rng() % 48;
+			size_t ev = rng() % 4 == 0;
+			uint64_t period = 1 + rng() % 1000;
+			int cpu = (int)(rng() % 3) - (rng() % 8 == 0); /* -1 and 2: no CPU row */
+			pid_t tid = pid + (pid_t)(rng() % 2) * 100;
+
+			st[s][0].comm = st[s][0].thread_comm = comms[pid - 10];
+			agg_sample_stack(a, ev, cpu, pid, tid, st[s], depth[s], period);
+			agg_sample_stack(b, ev, cpu, pid, tid, st[s], depth[s], period);
+		} else if (r < 960) { /* flat rows that come and go */
+			struct sym_result f = { .sym = "flat", .dso = "/bin/w", .key = 1000 + rng() % 300, .comm = "w" };
+
+			agg_sample(a, 0, 0, pid, pid, &f, 7);
+			agg_sample(b, 0, 0, pid, pid, &f, 7);
+		} else if (r < 980) {
+			unsigned pct = rng() % 2 ? 0 : 50;
+
+			agg_roll(a, pct);
+			agg_roll(b, pct);
+			ok = same_counts(a, b, &what);
+			checks++;
+		} else if (r < 990) { /* a rename: the memo must not count under the old name */
+			const char *c = comms[rng() % 4];
+
+			agg_task_comm(a, pid, c);
+			agg_task_comm(b, pid, c);
+		} else { /* the pid exits and comes back, maybe as another program */
+			agg_task_exit(a, pid);
+			agg_task_exit(b, pid);
+			if (rng() % 2) {
+				agg_task_new(a, pid);
+				agg_task_new(b, pid);
+			}
+		}
+	}
+	if (ok) {
+		ok = same_counts(a, b, &what);
+		checks++;
+	}
+	CHECK(ok && a->memo_hits >= min_hits && b->memo_hits == 0,
+	      "%s: memo on and off count the same (%d checks, %llu memo hits; first difference: %s)", name, checks,
+	      (unsigned long long)a->memo_hits, ok ? "none" : what);
+	agg_free(a);
+	agg_free(b);
 }
 
 int main(void)
@@ -188,5 +396,7 @@ int main(void)
 		      "1 200 paths and 600 edges: the maps grow and each is counted twice (%zu nodes)", cg_nodes(b));
 		cg_free(b);
 	}
+	memo_run(0, 60000, 20000, "the default bound");
+	memo_run(60, 30000, 1000, "a bound of 60 nodes (\"other\")");
 	return check_done();
 }
