@@ -87,6 +87,11 @@ struct session_stats {
 	uint64_t unwound, unwind_truncated; /* stacks unwound from CFI, and those cut short */
 	uint64_t unwind_slow;               /* of those, walked by libdw rather than cached rules */
 	uint64_t leaf_fixed;  /* -g: leaves without a frame whose caller the CFI gave back */
+	/* -g: the leaf fix's rule cache (cfarule): lookups answered, lookups
+	 * that read the rule from CFI, of those how many found nothing to fix,
+	 * and the files opened for them (a handle kept per DSO, so few). */
+	uint64_t leaf_rule_hits, leaf_rule_misses, leaf_rule_negative, leaf_rule_opens;
+	uint64_t unwind_dwfl; /* Dwfl made (per process; -g: leaves with no file, e.g. the vDSO) */
 	struct agg_stats agg; /* live rows and expiry */
 };
 void session_stats(const struct session *s, struct session_stats *st);

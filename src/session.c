@@ -366,7 +366,17 @@ void session_stats(const struct session *s, struct session_stats *st)
 		st->unwound = us.stacks;
 		st->unwind_truncated = us.truncated;
 		st->unwind_slow = us.slow_walks;
+		st->unwind_dwfl = us.dwfl_made;
 		st->leaf_fixed = s->leaf_fixed;
+	}
+	if (s->rules) {
+		struct cfarule_stats cs;
+
+		cfarule_get_stats(s->rules, &cs);
+		st->leaf_rule_hits = cs.hits;
+		st->leaf_rule_misses = cs.misses;
+		st->leaf_rule_negative = cs.negative;
+		st->leaf_rule_opens = cs.opens;
 	}
 }
 

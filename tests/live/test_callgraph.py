@@ -171,7 +171,33 @@ def test_dwarf_no_loss():
        "dwarf 1 kHz: stack copies cut on the way to the spill (%d bytes)" % st.get("stack_bytes_cut", 0))
 
 
+def test_leaf_rule_stats():
+    """-g --stats shows the leaf fix's rule cache: lookups answered from it,
+    misses read from CFI (few, the workload's code is small), the files
+    opened for them (a handle per DSO: at most one per miss), and the
+    text dump's Call graphs line."""
+    p, pid = start_workload(FP, "2")
+    rc, recs, err = perftop_json(PERFTOP, "-g", "--stats", "-p", str(pid), "-d", "1", "-F", "2000", "-E", "10",
+                                 timeout=WAIT)
+    finish_workload(p)
+    st = recs[-1]["stats"] if recs else {}
+    diag("leaf rules: %r" % {k: v for k, v in st.items() if k.startswith(("leaf", "unwi"))})
+    hits, misses, opens = st.get("leaf_rule_hits", 0), st.get("leaf_rule_misses", 0), st.get("leaf_rule_opens", 0)
+    ok(rc == 0 and hits > 0 and 0 < misses < hits and 1 <= opens <= misses
+       and st.get("leaf_rule_negative", -1) <= misses and "unwind_dwfl" in st
+       and st.get("leaf_fixed", 0) <= hits + misses + st.get("unwound", 0),
+       "-g --stats: leaf rule hits %d, misses %d, opens %d" % (hits, misses, opens))
+    p, pid = start_workload(FP, "2")
+    r = subprocess.run([PERFTOP, "-b", "-g", "--stats", "-p", str(pid), "-d", "1", "-n", "1", "-E", "5"],
+                       capture_output=True, text=True, timeout=WAIT)
+    finish_workload(p)
+    line = [l for l in r.stdout.splitlines() if l.startswith("Call graphs:")]
+    ok(r.returncode == 0 and line and "leaf rules hit" in line[0] and "opened" in line[0],
+       "-g --stats text: a Call graphs line (%s)" % (line[0] if line else r.stderr.strip()[:200]))
+
+
 check_split("fp", FP, "-g")
+test_leaf_rule_stats()
 test_folded("fp", FP, "-g")
 test_svg()
 test_kernel()
