@@ -26,6 +26,7 @@ struct cfarule {
 struct cfarule_stats {
 	uint64_t hits, misses, derived, negative;
 	uint64_t opens; /* files opened by cfarule_derive_dso */
+	uint64_t slots; /* the table's size now */
 };
 
 /* Files cfarule_derive_dso keeps open (mapped, no descriptor), the least
@@ -34,7 +35,8 @@ struct cfarule_stats {
 
 struct cfarule_cache;
 
-/* 2^bits entries (24 bytes each, touched as used). */
+/* At most 2^bits entries of 16 bytes; the table starts at 2^10 and
+ * doubles as it fills. */
 struct cfarule_cache *cfarule_new(unsigned bits);
 void cfarule_free(struct cfarule_cache *c);
 
