@@ -51,7 +51,11 @@ bool cfarule_derive(const char *path, uint64_t off, struct cfarule *out);
 
 /* The same, through a handle kept per DSO (dso_id as for cfarule_get; path
  * is only opened when the DSO has none): a miss in a file seen before
- * costs a lookup in its CFI, not an open, a mapping and a parse. */
+ * costs a lookup in its CFI, not an open, a mapping and a parse. path
+ * CFARULE_VDSO: our own vDSO's image, which is every 64-bit process's (the
+ * caller sees to that: a 32-bit process's is other code). */
+#define CFARULE_VDSO "[vdso]"
+
 bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *path, uint64_t off,
 			struct cfarule *out);
 

@@ -4,6 +4,7 @@
 #include <elfutils/libdw.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@ struct handle {
 	uint64_t used;   /* for eviction: the least recently used goes */
 	Elf *elf;
 	Dwarf_CFI *cfi; /* NULL: the file has none */
+	void *img;      /* the bytes elf reads, when not a file (the vDSO) */
 };
 
 /* The table starts small and doubles (rehashed) while it holds more rules
@@ -69,6 +71,7 @@ static void handle_close(struct handle *h)
 		dwarf_cfi_end(h->cfi);
 	if (h->elf)
 		elf_end(h->elf);
+	free(h->img);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -222,6 +225,35 @@ static Elf *file_open(const char *path)
 	return e;
 }
 
+/* Our own vDSO, copied (libelf is handed memory it may treat as its own):
+ * the same image as every 64-bit process's on this kernel. */
+static Elf *vdso_open(void **img)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[256];
+	unsigned long long start, end;
+	Elf *e = NULL;
+
+	*img = NULL;
+	if (f == NULL)
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2 && end > start &&
+		    end - start <= (1u << 20)) {
+			if ((*img = malloc(end - start)) != NULL) {
+				memcpy(*img, (const void *)(uintptr_t)start, end - start);
+				(void)elf_version(EV_CURRENT);
+				if ((e = elf_memory(*img, end - start)) == NULL) {
+					free(*img);
+					*img = NULL;
+				}
+			}
+			break;
+		}
+	fclose(f);
+	return e;
+}
+
 static void rule_in(Elf *e, Dwarf_CFI *cfi, uint64_t off, struct cfarule *out)
 {
 	uint64_t va;
@@ -271,7 +303,8 @@ bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *pa
 			old = &c->h[i];
 	}
 	if (h == NULL) {
-		Elf *e = file_open(path);
+		void *img = NULL;
+		Elf *e = strcmp(path, CFARULE_VDSO) == 0 ? vdso_open(&img) : file_open(path);
 
 		c->st.opens++;
 		/* Not kept when unreadable: the process may have gone, and
@@ -282,6 +315,7 @@ bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *pa
 		h = old;
 		h->dso_id = dso_id;
 		h->elf = e;
+		h->img = img;
 		h->cfi = dwarf_getcfi_elf(e);
 	}
 	h->used = ++c->clock;

@@ -506,20 +506,29 @@ static bool cpumode_kernel(uint16_t misc)
 }
 
 /* The leaf fix from the rule cache: false when it cannot answer (no file
- * behind the leaf, e.g. the vDSO, or not x86-64), and libdw unwinds. */
+ * behind the leaf, a 32-bit process's vDSO, or not x86-64), and libdw
+ * unwinds. */
 static bool leaf_rule(struct session *s, const struct record *r, uint64_t leaf, uint64_t *ret)
 {
 	struct unwind_map m;
 	struct cfarule rule;
 	uint32_t id;
 	uint64_t off, pgoff;
+	bool vdso;
 
-	if (!symbols_map_dso(s->syms, (pid_t)r->sid.pid, leaf, &id, &off))
+	if (!symbols_map_dso(s->syms, (pid_t)r->sid.pid, leaf, &id, &off, &vdso))
+		return false;
+	/* Our vDSO's CFI is a 64-bit process's; a 32-bit one's is its own
+	 * (the unwinder reads it from the process). */
+	if (vdso && r->sample.regs_abi != PERF_SAMPLE_REGS_ABI_64)
 		return false;
 	if (!cfarule_get(s->rules, id, off, &rule)) {
-		if (!symbols_map_at(s->syms, (pid_t)r->sid.pid, leaf, m.path, sizeof(m.path), &m.start, &m.end,
-				    &pgoff) ||
-		    !cfarule_derive_dso(s->rules, id, m.path, off, &rule))
+		if (vdso)
+			snprintf(m.path, sizeof(m.path), "%s", CFARULE_VDSO);
+		else if (!symbols_map_at(s->syms, (pid_t)r->sid.pid, leaf, m.path, sizeof(m.path), &m.start, &m.end,
+					 &pgoff))
+			return false;
+		if (!cfarule_derive_dso(s->rules, id, m.path, off, &rule))
 			return false;
 		cfarule_put(s->rules, id, off, rule);
 	}

@@ -196,8 +196,33 @@ def test_leaf_rule_stats():
        "-g --stats text: a Call graphs line (%s)" % (line[0] if line else r.stderr.strip()[:200]))
 
 
+def test_vdso_fp():
+    """-g with the leaf in the vDSO (clock_gettime in a loop): the leaf fix
+    reads the vDSO's rules from the cache like a file's (our own vDSO's
+    CFI), so no Dwfl is made for the process; the [vdso] frames keep their
+    callers and the stacks reach main."""
+    p, pid = start_workload(FP, "2", "vdso")
+    rc, recs, err = perftop_json(PERFTOP, "-g", "--stats", "-p", str(pid), "-d", "1", "-F", "2000", "-E", "20",
+                                 timeout=WAIT)
+    finish_workload(p)
+    st = recs[-1]["stats"] if recs else {}
+    vdso = [s for rec in recs for s in rec["symbols"] if s["dso"] == "[vdso]"]
+    vself = sum(s["self"] for s in vdso)
+    called = sum(c["samples"] for s in vdso for c in s.get("callers", []) if c["symbol"] != "[unknown]")
+    total = sum(t["samples"] for rec in recs for t in rec["tasks"] if t["pid"] == pid)
+    main = sum(s["children"] for rec in recs for s in rec["symbols"] if s["symbol"] == "main")
+    diag("vdso -g: %d samples, %d in [vdso], %d of them with callers, stats %r" % (
+        total, vself, called, {k: v for k, v in st.items() if k.startswith(("leaf", "unw"))}))
+    ok(rc == 0 and total > 200 and vself >= 0.3 * total and called >= 0.97 * sum(s["children"] for s in vdso)
+       and main >= 0.97 * total, "vdso -g: [vdso] frames with their callers, stacks reach main")
+    ok(st.get("unwind_dwfl", -1) == 0 and st.get("unwound", -1) == 0 and st.get("leaf_rule_hits", 0) >= 0.3 * total,
+       "vdso -g: the vDSO leaves' rules from the cache, no Dwfl (%s made, %s unwound)"
+       % (st.get("unwind_dwfl"), st.get("unwound")))
+
+
 check_split("fp", FP, "-g")
 test_leaf_rule_stats()
+test_vdso_fp()
 test_folded("fp", FP, "-g")
 test_svg()
 test_kernel()

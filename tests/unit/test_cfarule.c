@@ -7,6 +7,7 @@
 
 #include "cfarule.h"
 #include "check.h"
+#include "internal/elfsym.h"
 
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
@@ -154,6 +155,35 @@ int main(void)
 			cfarule_get_stats(c, &s0);
 			CHECK(s0.opens - s1.opens == 2 && r.kind == CFARULE_SP,
 			      "an unreadable DSO is tried again and replaces no handle");
+		}
+
+		/* The vDSO: no file, our own image's CFI through a kept handle.
+		 * At a function's first instruction the return address is at
+		 * [SP]. */
+		{
+			struct elfsym *v = NULL;
+			const struct elfsym_sym *fn = NULL;
+			struct cfarule_stats s0, s1;
+
+			if (elfsym_load_vdso(&v) == 0 && v != NULL)
+				for (size_t i = 0; i < v->nsyms && fn == NULL; i++)
+					if (strstr(elfsym_name(v, &v->syms[i]), "clock_gettime") && v->syms[i].size > 1)
+						fn = &v->syms[i];
+			if (fn == NULL || v->nloads == 0) {
+				printf("# no vDSO clock_gettime here: skipped\n");
+			} else {
+				uint64_t voff = fn->addr - v->loads[0].vaddr + v->loads[0].offset;
+
+				cfarule_get_stats(c, &s0);
+				CHECK(cfarule_derive_dso(c, 500, CFARULE_VDSO, voff, &r) && r.kind == CFARULE_SP &&
+				      r.ra_off == 0, "vDSO %s entry: RA at [SP] (kind %u off %d)",
+				      elfsym_name(v, fn), r.kind, r.ra_off);
+				cfarule_derive_dso(c, 500, CFARULE_VDSO, voff + 1, &r);
+				cfarule_get_stats(c, &s1);
+				CHECK(s1.opens - s0.opens == 1, "the vDSO's image taken once (%" PRIu64 ")",
+				      s1.opens - s0.opens);
+			}
+			elfsym_free(v);
 		}
 
 		/* A sample at leaf 0x5000 with SP and IP among its registers. */
