@@ -186,6 +186,7 @@ static void json_stats(struct json *j, const struct session *s, const struct dum
 	json_u64(j, "unwind_slow", st.unwind_slow);
 	json_u64(j, "leaf_fixed", st.leaf_fixed);
 	json_u64(j, "leaf_rule_hits", st.leaf_rule_hits);
+	json_u64(j, "leaf_rule_memo", st.leaf_rule_memo);
 	json_u64(j, "leaf_rule_misses", st.leaf_rule_misses);
 	json_u64(j, "leaf_rule_negative", st.leaf_rule_negative);
 	json_u64(j, "leaf_rule_opens", st.leaf_rule_opens);

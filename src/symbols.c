@@ -811,6 +811,11 @@ bool symbols_map_at(struct symbols *s, pid_t pid, uint64_t addr, char *path, siz
 	return true;
 }
 
+uint32_t symbols_maps_gen(const struct symbols *s, pid_t pid)
+{
+	return proctab_gen(&s->pt, pid);
+}
+
 bool symbols_map_dso(struct symbols *s, pid_t pid, uint64_t addr, uint32_t *dso_id, uint64_t *off, bool *vdso)
 {
 	struct proctab_proc *p = proctab_task(&s->pt, pid);

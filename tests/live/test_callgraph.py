@@ -187,6 +187,10 @@ def test_leaf_rule_stats():
        and st.get("leaf_rule_negative", -1) <= misses and "unwind_dwfl" in st
        and st.get("leaf_fixed", 0) <= hits + misses + st.get("unwound", 0),
        "-g --stats: leaf rule hits %d, misses %d, opens %d" % (hits, misses, opens))
+    # The workload's leaves are a handful of IPs in one process: after the
+    # first of each, the (pid, IP) memo answers.
+    ok(st.get("leaf_rule_memo", 0) >= 0.9 * hits > 0,
+       "-g --stats: %d of %d hits from the (pid, IP) memo" % (st.get("leaf_rule_memo", 0), hits))
     p, pid = start_workload(FP, "2")
     r = subprocess.run([PERFTOP, "-b", "-g", "--stats", "-p", str(pid), "-d", "1", "-n", "1", "-E", "5"],
                        capture_output=True, text=True, timeout=WAIT)
