@@ -26,6 +26,7 @@ struct cfarule {
 struct cfarule_stats {
 	uint64_t hits, misses, derived, negative;
 	uint64_t opens; /* files opened by cfarule_derive_dso */
+	uint64_t slots; /* the table's size now */
 };
 
 /* Files cfarule_derive_dso keeps open (mapped, no descriptor), the least
@@ -34,7 +35,8 @@ struct cfarule_stats {
 
 struct cfarule_cache;
 
-/* 2^bits entries (24 bytes each, touched as used). */
+/* At most 2^bits entries of 16 bytes; the table starts at 2^10 and
+ * doubles as it fills. */
 struct cfarule_cache *cfarule_new(unsigned bits);
 void cfarule_free(struct cfarule_cache *c);
 
@@ -49,7 +51,11 @@ bool cfarule_derive(const char *path, uint64_t off, struct cfarule *out);
 
 /* The same, through a handle kept per DSO (dso_id as for cfarule_get; path
  * is only opened when the DSO has none): a miss in a file seen before
- * costs a lookup in its CFI, not an open, a mapping and a parse. */
+ * costs a lookup in its CFI, not an open, a mapping and a parse. path
+ * CFARULE_VDSO: our own vDSO's image, which is every 64-bit process's (the
+ * caller sees to that: a 32-bit process's is other code). */
+#define CFARULE_VDSO "[vdso]"
+
 bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *path, uint64_t off,
 			struct cfarule *out);
 

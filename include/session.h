@@ -30,6 +30,8 @@ struct session {
 	struct counters *cnt;      /* exact counters in focus mode, else NULL */
 	struct unwind *unw;        /* -g (the leaf fix) and --call-graph dwarf, else NULL */
 	struct cfarule_cache *rules; /* -g: the leaf fix's rules by (DSO, offset), else NULL */
+	struct leaf_memo *leaf_memo; /* -g: the rule by (pid, leaf IP) under the pid's maps */
+	uint64_t leaf_memo_hits;
 	uint64_t leaf_fixed;
 	uint64_t tracking_lost;    /* MMAP/COMM/… records the kernel dropped */
 	size_t focus_left;         /* -p: processes still alive */
@@ -87,6 +89,12 @@ struct session_stats {
 	uint64_t unwound, unwind_truncated; /* stacks unwound from CFI, and those cut short */
 	uint64_t unwind_slow;               /* of those, walked by libdw rather than cached rules */
 	uint64_t leaf_fixed;  /* -g: leaves without a frame whose caller the CFI gave back */
+	/* -g: the leaf fix's rule cache (cfarule): lookups answered, lookups
+	 * that read the rule from CFI, of those how many found nothing to fix,
+	 * and the files opened for them (a handle kept per DSO, so few). */
+	uint64_t leaf_rule_hits, leaf_rule_misses, leaf_rule_negative, leaf_rule_opens;
+	uint64_t leaf_rule_memo; /* of the hits, those the (pid, IP) memo answered */
+	uint64_t unwind_dwfl; /* Dwfl made (per process; -g: leaves with no file, e.g. the vDSO) */
 	struct agg_stats agg; /* live rows and expiry */
 };
 void session_stats(const struct session *s, struct session_stats *st);

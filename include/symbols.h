@@ -131,9 +131,14 @@ const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid
 
 /* The file mapping pid's address addr as (its DSO's id, the file offset):
  * the id is never reused, and a replaced file is another DSO, so the pair
- * names the same bytes for as long as anyone holds it. False for no file
- * (anonymous memory, the vDSO). Cheap: no path is built. */
-bool symbols_map_dso(struct symbols *s, pid_t pid, uint64_t addr, uint32_t *dso_id, uint64_t *off);
+ * names the same bytes for as long as anyone holds it. The vDSO counts as
+ * one file (one DSO for every process: *vdso true, the offset into its
+ * image). False for no file (anonymous memory). Cheap: no path is built. */
+bool symbols_map_dso(struct symbols *s, pid_t pid, uint64_t addr, uint32_t *dso_id, uint64_t *off, bool *vdso);
+/* A tag of pid's maps: it changes whenever they change (or another pid's
+ * sharing its slot do), never 0, so what was worked out from the maps
+ * under one tag holds while the tag does. */
+uint32_t symbols_maps_gen(const struct symbols *s, pid_t pid);
 
 /* The file mapping pid's address addr, as a path this process can open
  * (through /proc/PID/map_files for deleted files, else /proc/PID/root),

@@ -4,6 +4,7 @@
 #include <elfutils/libdw.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,11 +14,11 @@
 #define DWARF_SP 7 /* rsp in the x86-64 psABI's DWARF numbering */
 #endif
 
+/* 16 bytes: four to a cache line. */
 struct entry {
 	uint64_t off;
 	uint32_t dso_id; /* 0: empty (DSO ids start at 1) */
-	uint8_t kind;
-	int32_t ra_off;
+	int32_t ra_off;  /* CFARULE_SP's offset; -1: CFARULE_NONE */
 };
 
 /* An open file and its CFI: libdw keeps the FDEs it has read, so the next
@@ -27,11 +28,20 @@ struct handle {
 	uint64_t used;   /* for eviction: the least recently used goes */
 	Elf *elf;
 	Dwarf_CFI *cfi; /* NULL: the file has none */
+	void *img;      /* the bytes elf reads, when not a file (the vDSO) */
 };
+
+/* The table starts small and doubles (rehashed) while it holds more rules
+ * than half its slots, up to 2^max_bits: a slot is touched wherever its
+ * hash falls, so a table sized for the worst case from the start would
+ * have all its pages resident after a few thousand rules. */
+#define START_BITS 10
 
 struct cfarule_cache {
 	struct entry *tab;
 	uint64_t mask;
+	unsigned bits, max_bits;
+	uint64_t used; /* slots filled */
 	struct cfarule_stats st;
 	struct handle h[CFARULE_HANDLES];
 	uint64_t clock;
@@ -41,11 +51,17 @@ struct cfarule_cache *cfarule_new(unsigned bits)
 {
 	struct cfarule_cache *c = calloc(1, sizeof(*c));
 
-	if (c == NULL || bits > 24 || (c->tab = calloc((size_t)1 << bits, sizeof(*c->tab))) == NULL) {
+	if (c == NULL || bits > 24) {
 		free(c);
 		return NULL;
 	}
-	c->mask = ((uint64_t)1 << bits) - 1;
+	c->max_bits = bits;
+	c->bits = bits < START_BITS ? bits : START_BITS;
+	if ((c->tab = calloc((size_t)1 << c->bits, sizeof(*c->tab))) == NULL) {
+		free(c);
+		return NULL;
+	}
+	c->mask = ((uint64_t)1 << c->bits) - 1;
 	return c;
 }
 
@@ -55,6 +71,7 @@ static void handle_close(struct handle *h)
 		dwarf_cfi_end(h->cfi);
 	if (h->elf)
 		elf_end(h->elf);
+	free(h->img);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -68,11 +85,18 @@ void cfarule_free(struct cfarule_cache *c)
 	free(c);
 }
 
-static struct entry *slot(const struct cfarule_cache *c, uint32_t dso_id, uint64_t off)
+/* The product's top bits: its low ones see only the offset's low bits,
+ * and the DSO id (shifted up) not at all. */
+static uint64_t slot_of(unsigned bits, uint32_t dso_id, uint64_t off)
 {
 	uint64_t h = (off ^ (uint64_t)dso_id << 40) * 0x9e3779b97f4a7c15ull;
 
-	return &c->tab[(h >> 32) & c->mask];
+	return bits ? h >> (64 - bits) : 0;
+}
+
+static struct entry *slot(const struct cfarule_cache *c, uint32_t dso_id, uint64_t off)
+{
+	return &c->tab[slot_of(c->bits, dso_id, off)];
 }
 
 bool cfarule_get(struct cfarule_cache *c, uint32_t dso_id, uint64_t off, struct cfarule *out)
@@ -84,15 +108,47 @@ bool cfarule_get(struct cfarule_cache *c, uint32_t dso_id, uint64_t off, struct 
 		return false;
 	}
 	c->st.hits++;
-	*out = (struct cfarule){ e->kind, e->ra_off };
+	*out = e->ra_off < 0 ? (struct cfarule){ CFARULE_NONE, 0 } : (struct cfarule){ CFARULE_SP, e->ra_off };
 	return true;
+}
+
+/* Twice the slots, the rules rehashed (two that collide there keep the
+ * later, as a put would). Out of memory: the table stays as it is. */
+static void grow(struct cfarule_cache *c)
+{
+	uint64_t mask = c->mask * 2 + 1, used = 0;
+	struct entry *t = calloc(mask + 1, sizeof(*t));
+
+	if (t == NULL)
+		return;
+	for (uint64_t i = 0; i <= c->mask; i++) {
+		const struct entry *e = &c->tab[i];
+		struct entry *to;
+
+		if (e->dso_id == 0)
+			continue;
+		to = &t[slot_of(c->bits + 1, e->dso_id, e->off)];
+		used += to->dso_id == 0;
+		*to = *e;
+	}
+	free(c->tab);
+	c->tab = t;
+	c->mask = mask;
+	c->bits++;
+	c->used = used;
 }
 
 void cfarule_put(struct cfarule_cache *c, uint32_t dso_id, uint64_t off, struct cfarule rule)
 {
+	struct entry *e;
+
 	if (dso_id == 0)
 		return;
-	*slot(c, dso_id, off) = (struct entry){ off, dso_id, rule.kind, rule.ra_off };
+	if (c->bits < c->max_bits && (c->used + 1) * 2 > c->mask + 1)
+		grow(c);
+	e = slot(c, dso_id, off);
+	c->used += e->dso_id == 0;
+	*e = (struct entry){ off, dso_id, rule.kind == CFARULE_SP ? rule.ra_off : -1 };
 	c->st.derived++;
 	c->st.negative += rule.kind != CFARULE_SP;
 }
@@ -100,6 +156,7 @@ void cfarule_put(struct cfarule_cache *c, uint32_t dso_id, uint64_t off, struct 
 void cfarule_get_stats(const struct cfarule_cache *c, struct cfarule_stats *st)
 {
 	*st = c->st;
+	st->slots = c->mask + 1;
 }
 
 #if defined(__x86_64__)
@@ -168,6 +225,35 @@ static Elf *file_open(const char *path)
 	return e;
 }
 
+/* Our own vDSO, copied (libelf is handed memory it may treat as its own):
+ * the same image as every 64-bit process's on this kernel. */
+static Elf *vdso_open(void **img)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[256];
+	unsigned long long start, end;
+	Elf *e = NULL;
+
+	*img = NULL;
+	if (f == NULL)
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &end) == 2 && end > start &&
+		    end - start <= (1u << 20)) {
+			if ((*img = malloc(end - start)) != NULL) {
+				memcpy(*img, (const void *)(uintptr_t)start, end - start);
+				(void)elf_version(EV_CURRENT);
+				if ((e = elf_memory(*img, end - start)) == NULL) {
+					free(*img);
+					*img = NULL;
+				}
+			}
+			break;
+		}
+	fclose(f);
+	return e;
+}
+
 static void rule_in(Elf *e, Dwarf_CFI *cfi, uint64_t off, struct cfarule *out)
 {
 	uint64_t va;
@@ -217,7 +303,8 @@ bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *pa
 			old = &c->h[i];
 	}
 	if (h == NULL) {
-		Elf *e = file_open(path);
+		void *img = NULL;
+		Elf *e = strcmp(path, CFARULE_VDSO) == 0 ? vdso_open(&img) : file_open(path);
 
 		c->st.opens++;
 		/* Not kept when unreadable: the process may have gone, and
@@ -228,6 +315,7 @@ bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *pa
 		h = old;
 		h->dso_id = dso_id;
 		h->elf = e;
+		h->img = img;
 		h->cfi = dwarf_getcfi_elf(e);
 	}
 	h->used = ++c->clock;

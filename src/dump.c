@@ -201,6 +201,13 @@ static void dump_text(struct dctx *c)
 			"/%" PRIu64 "/%" PRIu64 "\n",
 			st.agg.syms, st.agg.tasks, st.agg.threads, st.agg.active_syms, st.agg.active_tasks, st.agg.held,
 			st.agg.expired_syms, st.agg.expired_tasks, st.agg.expired_threads);
+		if (c->cg)
+			fprintf(c->f, "Call graphs: unwound %" PRIu64 " (%" PRIu64 " cut short, %" PRIu64
+				" slow)  leaf fixed %" PRIu64 "  leaf rules hit %" PRIu64 " missed %" PRIu64
+				" (%" PRIu64 " none)  opened %" PRIu64 "  memo %" PRIu64 "  dwfl %" PRIu64 "\n",
+				st.unwound, st.unwind_truncated, st.unwind_slow, st.leaf_fixed, st.leaf_rule_hits,
+				st.leaf_rule_misses, st.leaf_rule_negative, st.leaf_rule_opens, st.leaf_rule_memo,
+				st.unwind_dwfl);
 		if (m->push)
 			fprintf(c->f, "Push: sent %" PRIu64 "  failed %" PRIu64 "  dropped %" PRIu64 "\n",
 				m->push_sent, m->push_failed, m->push_dropped);

@@ -185,6 +185,12 @@ static void json_stats(struct json *j, const struct session *s, const struct dum
 	json_u64(j, "unwind_truncated", st.unwind_truncated);
 	json_u64(j, "unwind_slow", st.unwind_slow);
 	json_u64(j, "leaf_fixed", st.leaf_fixed);
+	json_u64(j, "leaf_rule_hits", st.leaf_rule_hits);
+	json_u64(j, "leaf_rule_memo", st.leaf_rule_memo);
+	json_u64(j, "leaf_rule_misses", st.leaf_rule_misses);
+	json_u64(j, "leaf_rule_negative", st.leaf_rule_negative);
+	json_u64(j, "leaf_rule_opens", st.leaf_rule_opens);
+	json_u64(j, "unwind_dwfl", st.unwind_dwfl);
 	json_u64(j, "processes", st.sym.processes);
 	json_u64(j, "dsos", st.sym.dsos);
 	json_u64(j, "symbol_tables", st.sym.tables);

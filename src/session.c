@@ -129,6 +129,21 @@ static bool find_map(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out
 	return true;
 }
 
+/* The rule at a leaf, by (pid, IP), while the pid's maps stay as they
+ * were: a warm leaf costs one lookup here instead of a map lookup in the
+ * process table (which the chain's resolve does again) and one in the rule
+ * cache. 2048 entries, direct-mapped: a collision costs those lookups. */
+#define LEAF_MEMO_BITS 11
+#define LEAF_MEMO_NONE (-1) /* CFARULE_NONE */
+#define LEAF_MEMO_NO (-2)   /* the cache cannot answer: libdw unwinds */
+
+struct leaf_memo {
+	uint64_t ip;
+	int32_t pid;
+	uint32_t gen; /* symbols_maps_gen; 0: empty */
+	int32_t ra_off;
+};
+
 /* The focus's processes are read now; system-wide, each process's /proc is
  * read at its first sample (a scan of every process cost more than all
  * the rest of a start), and after a re-aim again at its next one. */
@@ -139,6 +154,10 @@ static void synthesize(struct session *s, const struct session_target *t, bool a
 			symbols_synthesize(s->syms, t->pids[i]);
 	else if (again)
 		symbols_stale(s->syms);
+	/* A process marked stale is read again at its next resolve, which a
+	 * memo hit would not wait for. */
+	if (again && s->leaf_memo)
+		memset(s->leaf_memo, 0, sizeof(*s->leaf_memo) << LEAF_MEMO_BITS);
 }
 
 int session_open(struct session *s, const struct options *o, char *err, size_t errlen)
@@ -169,7 +188,8 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 		return -ENOMEM;
 	}
 	/* The leaf fix's rules belong to the code, not the process: 64 K of them. */
-	if (o->cg.mode == CALLGRAPH_FP && (s->rules = cfarule_new(16)) == NULL) {
+	if (o->cg.mode == CALLGRAPH_FP && ((s->rules = cfarule_new(16)) == NULL ||
+					   (s->leaf_memo = calloc((size_t)1 << LEAF_MEMO_BITS, sizeof(*s->leaf_memo))) == NULL)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -204,6 +224,7 @@ void session_close(struct session *s)
 	counters_close(s->cnt);
 	unwind_free(s->unw);
 	cfarule_free(s->rules);
+	free(s->leaf_memo);
 	agg_free(s->agg);
 	engine_close(s->eng);
 	symbols_free(s->syms);
@@ -366,7 +387,18 @@ void session_stats(const struct session *s, struct session_stats *st)
 		st->unwound = us.stacks;
 		st->unwind_truncated = us.truncated;
 		st->unwind_slow = us.slow_walks;
+		st->unwind_dwfl = us.dwfl_made;
 		st->leaf_fixed = s->leaf_fixed;
+	}
+	if (s->rules) {
+		struct cfarule_stats cs;
+
+		cfarule_get_stats(s->rules, &cs);
+		st->leaf_rule_hits = cs.hits + s->leaf_memo_hits;
+		st->leaf_rule_memo = s->leaf_memo_hits;
+		st->leaf_rule_misses = cs.misses;
+		st->leaf_rule_negative = cs.negative;
+		st->leaf_rule_opens = cs.opens;
 	}
 }
 
@@ -495,23 +527,67 @@ static bool cpumode_kernel(uint16_t misc)
 	}
 }
 
-/* The leaf fix from the rule cache: false when it cannot answer (no file
- * behind the leaf, e.g. the vDSO, or not x86-64), and libdw unwinds. */
-static bool leaf_rule(struct session *s, const struct record *r, uint64_t leaf, uint64_t *ret)
+static struct leaf_memo *leaf_memo_slot(struct session *s, pid_t pid, uint64_t ip)
+{
+	uint64_t h = (ip ^ (uint64_t)(uint32_t)pid << 40) * 0x9e3779b97f4a7c15ull;
+
+	return &s->leaf_memo[h >> (64 - LEAF_MEMO_BITS)];
+}
+
+/* The leaf's rule from the rule cache, read from the CFI on a miss; false
+ * when the cache cannot answer. */
+static bool leaf_rule_find(struct session *s, const struct record *r, uint64_t leaf, struct cfarule *rule)
 {
 	struct unwind_map m;
-	struct cfarule rule;
 	uint32_t id;
 	uint64_t off, pgoff;
+	bool vdso;
 
-	if (!symbols_map_dso(s->syms, (pid_t)r->sid.pid, leaf, &id, &off))
+	if (!symbols_map_dso(s->syms, (pid_t)r->sid.pid, leaf, &id, &off, &vdso))
 		return false;
-	if (!cfarule_get(s->rules, id, off, &rule)) {
-		if (!symbols_map_at(s->syms, (pid_t)r->sid.pid, leaf, m.path, sizeof(m.path), &m.start, &m.end,
-				    &pgoff) ||
-		    !cfarule_derive_dso(s->rules, id, m.path, off, &rule))
+	/* Our vDSO's CFI is a 64-bit process's; a 32-bit one's is its own
+	 * (the unwinder reads it from the process). */
+	if (vdso && r->sample.regs_abi != PERF_SAMPLE_REGS_ABI_64)
+		return false;
+	if (!cfarule_get(s->rules, id, off, rule)) {
+		if (vdso)
+			snprintf(m.path, sizeof(m.path), "%s", CFARULE_VDSO);
+		else if (!symbols_map_at(s->syms, (pid_t)r->sid.pid, leaf, m.path, sizeof(m.path), &m.start, &m.end,
+					 &pgoff))
 			return false;
-		cfarule_put(s->rules, id, off, rule);
+		if (!cfarule_derive_dso(s->rules, id, m.path, off, rule))
+			return false;
+		cfarule_put(s->rules, id, off, *rule);
+	}
+	return true;
+}
+
+/* The leaf fix from the rule cache: false when it cannot answer (no file
+ * behind the leaf, a 32-bit process's vDSO, or not x86-64), and libdw
+ * unwinds. */
+static bool leaf_rule(struct session *s, const struct record *r, uint64_t leaf, uint64_t *ret)
+{
+	pid_t pid = (pid_t)r->sid.pid;
+	struct leaf_memo *lm = s->leaf_memo ? leaf_memo_slot(s, pid, leaf) : NULL;
+	struct cfarule rule;
+	bool known;
+
+	if (lm == NULL) {
+		if (!leaf_rule_find(s, r, leaf, &rule))
+			return false;
+	} else if (lm->ip == leaf && lm->pid == pid && lm->gen && lm->gen == symbols_maps_gen(s->syms, pid)) {
+		s->leaf_memo_hits++;
+		if (lm->ra_off == LEAF_MEMO_NO)
+			return false;
+		rule = lm->ra_off == LEAF_MEMO_NONE ? (struct cfarule){ CFARULE_NONE, 0 }
+						    : (struct cfarule){ CFARULE_SP, lm->ra_off };
+	} else {
+		known = leaf_rule_find(s, r, leaf, &rule);
+		/* The tag after the lookup: a first sample of a process reads /proc. */
+		*lm = (struct leaf_memo){ leaf, pid, symbols_maps_gen(s->syms, pid),
+					  !known ? LEAF_MEMO_NO : rule.kind == CFARULE_SP ? rule.ra_off : LEAF_MEMO_NONE };
+		if (!known)
+			return false;
 	}
 	*ret = cfarule_apply(rule, r, unwind_regs_mask(), leaf);
 	return true;

@@ -811,12 +811,20 @@ bool symbols_map_at(struct symbols *s, pid_t pid, uint64_t addr, char *path, siz
 	return true;
 }
 
-bool symbols_map_dso(struct symbols *s, pid_t pid, uint64_t addr, uint32_t *dso_id, uint64_t *off)
+uint32_t symbols_maps_gen(const struct symbols *s, pid_t pid)
+{
+	return proctab_gen(&s->pt, pid);
+}
+
+bool symbols_map_dso(struct symbols *s, pid_t pid, uint64_t addr, uint32_t *dso_id, uint64_t *off, bool *vdso)
 {
 	struct proctab_proc *p = proctab_task(&s->pt, pid);
 	const struct proctab_map *m = p ? proctab_map_find(p, addr) : NULL;
 
-	if (m == NULL || m->dso == NULL || m->dso->path == NULL || m->dso->path[0] != '/')
+	if (m == NULL || m->dso == NULL || m->dso->path == NULL)
+		return false;
+	*vdso = m->dso->kind == DSO_VDSO;
+	if (m->dso->path[0] != '/' && !*vdso)
 		return false;
 	*dso_id = m->dso->id;
 	*off = addr - m->start + m->pgoff;

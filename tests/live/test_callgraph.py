@@ -171,7 +171,62 @@ def test_dwarf_no_loss():
        "dwarf 1 kHz: stack copies cut on the way to the spill (%d bytes)" % st.get("stack_bytes_cut", 0))
 
 
+def test_leaf_rule_stats():
+    """-g --stats shows the leaf fix's rule cache: lookups answered from it,
+    misses read from CFI (few, the workload's code is small), the files
+    opened for them (a handle per DSO: at most one per miss), and the
+    text dump's Call graphs line."""
+    p, pid = start_workload(FP, "2")
+    rc, recs, err = perftop_json(PERFTOP, "-g", "--stats", "-p", str(pid), "-d", "1", "-F", "2000", "-E", "10",
+                                 timeout=WAIT)
+    finish_workload(p)
+    st = recs[-1]["stats"] if recs else {}
+    diag("leaf rules: %r" % {k: v for k, v in st.items() if k.startswith(("leaf", "unwi"))})
+    hits, misses, opens = st.get("leaf_rule_hits", 0), st.get("leaf_rule_misses", 0), st.get("leaf_rule_opens", 0)
+    ok(rc == 0 and hits > 0 and 0 < misses < hits and 1 <= opens <= misses
+       and st.get("leaf_rule_negative", -1) <= misses and "unwind_dwfl" in st
+       and st.get("leaf_fixed", 0) <= hits + misses + st.get("unwound", 0),
+       "-g --stats: leaf rule hits %d, misses %d, opens %d" % (hits, misses, opens))
+    # The workload's leaves are a handful of IPs in one process: after the
+    # first of each, the (pid, IP) memo answers.
+    ok(st.get("leaf_rule_memo", 0) >= 0.9 * hits > 0,
+       "-g --stats: %d of %d hits from the (pid, IP) memo" % (st.get("leaf_rule_memo", 0), hits))
+    p, pid = start_workload(FP, "2")
+    r = subprocess.run([PERFTOP, "-b", "-g", "--stats", "-p", str(pid), "-d", "1", "-n", "1", "-E", "5"],
+                       capture_output=True, text=True, timeout=WAIT)
+    finish_workload(p)
+    line = [l for l in r.stdout.splitlines() if l.startswith("Call graphs:")]
+    ok(r.returncode == 0 and line and "leaf rules hit" in line[0] and "opened" in line[0],
+       "-g --stats text: a Call graphs line (%s)" % (line[0] if line else r.stderr.strip()[:200]))
+
+
+def test_vdso_fp():
+    """-g with the leaf in the vDSO (clock_gettime in a loop): the leaf fix
+    reads the vDSO's rules from the cache like a file's (our own vDSO's
+    CFI), so no Dwfl is made for the process; the [vdso] frames keep their
+    callers and the stacks reach main."""
+    p, pid = start_workload(FP, "2", "vdso")
+    rc, recs, err = perftop_json(PERFTOP, "-g", "--stats", "-p", str(pid), "-d", "1", "-F", "2000", "-E", "20",
+                                 timeout=WAIT)
+    finish_workload(p)
+    st = recs[-1]["stats"] if recs else {}
+    vdso = [s for rec in recs for s in rec["symbols"] if s["dso"] == "[vdso]"]
+    vself = sum(s["self"] for s in vdso)
+    called = sum(c["samples"] for s in vdso for c in s.get("callers", []) if c["symbol"] != "[unknown]")
+    total = sum(t["samples"] for rec in recs for t in rec["tasks"] if t["pid"] == pid)
+    main = sum(s["children"] for rec in recs for s in rec["symbols"] if s["symbol"] == "main")
+    diag("vdso -g: %d samples, %d in [vdso], %d of them with callers, stats %r" % (
+        total, vself, called, {k: v for k, v in st.items() if k.startswith(("leaf", "unw"))}))
+    ok(rc == 0 and total > 200 and vself >= 0.3 * total and called >= 0.97 * sum(s["children"] for s in vdso)
+       and main >= 0.97 * total, "vdso -g: [vdso] frames with their callers, stacks reach main")
+    ok(st.get("unwind_dwfl", -1) == 0 and st.get("unwound", -1) == 0 and st.get("leaf_rule_hits", 0) >= 0.3 * total,
+       "vdso -g: the vDSO leaves' rules from the cache, no Dwfl (%s made, %s unwound)"
+       % (st.get("unwind_dwfl"), st.get("unwound")))
+
+
 check_split("fp", FP, "-g")
+test_leaf_rule_stats()
+test_vdso_fp()
 test_folded("fp", FP, "-g")
 test_svg()
 test_kernel()

@@ -7,6 +7,7 @@
 
 #include "cfarule.h"
 #include "check.h"
+#include "internal/elfsym.h"
 
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
@@ -68,6 +69,39 @@ int main(void)
 	cfarule_get_stats(c, &st);
 	CHECK(st.hits == 3 && st.negative == 1, "stats: %" PRIu64 " hits, %" PRIu64 " negative", st.hits,
 	      st.negative);
+	CHECK(st.slots == 256, "a table of 2^8 at most stays at 2^8 (%" PRIu64 ")", st.slots);
+	cfarule_free(c);
+
+	/* The table grows as it fills rather than taking its largest size
+	 * (and its pages, each touched by some hash) from the start; rules
+	 * put before a growth are still there after it. */
+	c = cfarule_new(16);
+	CHECK(c != NULL, "made (2^16 at most)");
+	if (c == NULL)
+		return check_done();
+	cfarule_get_stats(c, &st);
+	CHECK(st.slots == 1024, "starts at 1024 slots, not 65536 (%" PRIu64 ")", st.slots);
+	{
+		size_t found = 0;
+
+		for (uint64_t off = 0; off < 600; off++)
+			cfarule_put(c, 5 + (uint32_t)(off % 3), 0x1000 + off * 17, (struct cfarule){ CFARULE_SP, (int32_t)off });
+		for (uint64_t off = 0; off < 600; off++)
+			found += cfarule_get(c, 5 + (uint32_t)(off % 3), 0x1000 + off * 17, &r) && r.kind == CFARULE_SP &&
+				 r.ra_off == (int32_t)off;
+		cfarule_get_stats(c, &st);
+		CHECK(st.slots == 2048, "600 rules: 2048 slots (%" PRIu64 ")", st.slots);
+		CHECK(found >= 540, "600 rules put across a growth: %zu found again", found);
+		for (uint64_t off = 0; off < 200000; off++)
+			cfarule_put(c, 9, off, none);
+		cfarule_get_stats(c, &st);
+		CHECK(st.slots == 65536, "bounded at 2^16 slots (%" PRIu64 ")", st.slots);
+		CHECK(cfarule_get(c, 9, 199999, &r) && r.kind == CFARULE_NONE, "the last put is kept");
+	}
+	cfarule_free(c);
+	c = cfarule_new(8);
+	if (c == NULL)
+		return check_done();
 
 #if defined(__x86_64__)
 	{
@@ -121,6 +155,35 @@ int main(void)
 			cfarule_get_stats(c, &s0);
 			CHECK(s0.opens - s1.opens == 2 && r.kind == CFARULE_SP,
 			      "an unreadable DSO is tried again and replaces no handle");
+		}
+
+		/* The vDSO: no file, our own image's CFI through a kept handle.
+		 * At a function's first instruction the return address is at
+		 * [SP]. */
+		{
+			struct elfsym *v = NULL;
+			const struct elfsym_sym *fn = NULL;
+			struct cfarule_stats s0, s1;
+
+			if (elfsym_load_vdso(&v) == 0 && v != NULL)
+				for (size_t i = 0; i < v->nsyms && fn == NULL; i++)
+					if (strstr(elfsym_name(v, &v->syms[i]), "clock_gettime") && v->syms[i].size > 1)
+						fn = &v->syms[i];
+			if (fn == NULL || v->nloads == 0) {
+				printf("# no vDSO clock_gettime here: skipped\n");
+			} else {
+				uint64_t voff = fn->addr - v->loads[0].vaddr + v->loads[0].offset;
+
+				cfarule_get_stats(c, &s0);
+				CHECK(cfarule_derive_dso(c, 500, CFARULE_VDSO, voff, &r) && r.kind == CFARULE_SP &&
+				      r.ra_off == 0, "vDSO %s entry: RA at [SP] (kind %u off %d)",
+				      elfsym_name(v, fn), r.kind, r.ra_off);
+				cfarule_derive_dso(c, 500, CFARULE_VDSO, voff + 1, &r);
+				cfarule_get_stats(c, &s1);
+				CHECK(s1.opens - s0.opens == 1, "the vDSO's image taken once (%" PRIu64 ")",
+				      s1.opens - s0.opens);
+			}
+			elfsym_free(v);
 		}
 
 		/* A sample at leaf 0x5000 with SP and IP among its registers. */
