@@ -254,10 +254,14 @@ static enum MHD_Result serve_profile(struct httpd *h, struct MHD_Connection *c, 
  * replies, sending, building profiles) is the exporter's. */
 static __thread double conn_counted;
 
+/* A request's state between the call with its headers and the one that
+ * answers it (a waiter's address once it waits). */
+static char headers_seen;
+
 static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why)
 {
 	struct httpd *h = cls;
-	struct waiter *w = *state;
+	struct waiter *w = *state == &headers_seen ? NULL : *state;
 	double now = export_thread_cpu();
 
 	if (w) {
@@ -281,13 +285,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	static const char index_page[] = "perftop\n/metrics\n/debug/pprof/profile?seconds=N\n";
 	struct httpd *h = cls;
 
-	if (*state) /* resumed */
+	if (*state && *state != &headers_seen) /* resumed */
 		return ((struct waiter *)*state)->kind == HTTPQ_PROFILE ? serve_profile(h, c, state)
 									: serve_metrics(h, c, state);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
 		export_count_request(h->x, true);
 		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n");
 	}
+	/* libmicrohttpd closes the connection after a reply queued at the
+	 * headers (it cannot tell the body was read): answer at the call after
+	 * the request is whole, so a scraper's connection is kept alive and
+	 * costs no accept and teardown per scrape. A GET's body is dropped. */
+	if (*state == NULL || *upload_size) {
+		*state = &headers_seen;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	*state = NULL;
 	export_count_request(h->x, false);
 	switch (httpq_route(url)) {
 	case HTTPQ_METRICS:

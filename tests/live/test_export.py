@@ -510,6 +510,31 @@ def test_one_server_thread():
     ok(rc == 0, "SIGINT with requests held: exit 0 (%r %s)" % (rc, err.decode().strip()))
 
 
+def test_keep_alive():
+    """A scraper's connection is kept: /metrics, a profile (suspended, then
+    resumed) and /metrics again over one connection, none answered with
+    Connection: close (each scrape would otherwise cost an accept and a
+    teardown on the server's thread)."""
+    top, port = start_exporter("-d", "0.5")
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    got = []
+    try:
+        for path in ("/metrics", "/debug/pprof/profile?seconds=1", "/metrics"):
+            c.request("GET", path)
+            if not got:
+                sock = c.sock
+            r = c.getresponse()
+            r.read()
+            got.append((path, r.status, r.getheader("Connection"), c.sock is sock and not r.will_close))
+    except (OSError, http.client.HTTPException) as e:
+        got.append(("error", str(e)))
+    c.close()
+    ok(len(got) == 3 and all(g[1] == 200 and g[3] for g in got),
+       "three requests over one kept-alive connection (%r)" % got)
+    rc, _, err = stop(top, signal.SIGINT)
+    ok(rc == 0, "SIGINT: exit 0 (%r %s)" % (rc, err.decode().strip()))
+
+
 def test_bad_requests():
     top, port = start_exporter("-d", "0.5")
     st, _, body = get(port, "/nope")
@@ -782,6 +807,7 @@ try:
     test_formats()
     test_bad_requests()
     test_one_server_thread()
+    test_keep_alive()
     test_textfile()
     test_pprof_file()
     test_profile()
