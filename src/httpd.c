@@ -113,7 +113,7 @@ struct httpd {
 	struct MHD_Daemon *d;
 	struct exporter *x;
 	int fd;
-	int ep, wake;                     /* the server thread's epoll; eventfd that stops it */
+	int ep, wake;                     /* the server thread's epoll; eventfd that wakes it (a resume, the stop) */
 	pthread_t thread;
 	pthread_mutex_t mu;               /* taken before the exporter's */
 	bool stopping;                    /* under mu */
@@ -352,10 +352,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	/* libmicrohttpd closes the connection after a reply queued at the
 	 * headers (it cannot tell the body was read): answer at the call after
 	 * the request is whole, so a scraper's connection is kept alive and
-	 * costs no accept and teardown per scrape. A GET's body is dropped. */
-	if (*state == NULL || *upload_size) {
+	 * costs no accept and teardown per scrape. A GET with a body is no
+	 * scraper's: the connection is dropped rather than the body read. */
+	if (*upload_size) {
+		export_count_request(h->x, true);
+		return MHD_NO;
+	}
+	if (*state == NULL) {
 		*state = &headers_seen;
-		*upload_size = 0;
 		return MHD_YES;
 	}
 	*state = NULL;
@@ -405,9 +409,16 @@ static int listen_on(const char *spec, char *err, size_t errlen)
 	return fd;
 }
 
-/* The server's thread: libmicrohttpd's epoll set (its resume signal
- * included) and our stop eventfd in one epoll, waited on no longer than
- * libmicrohttpd's own timeouts and the nearest waiter's limit. */
+static unsigned connections(struct httpd *h)
+{
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+
+	return di ? di->num_connections : 0;
+}
+
+/* The server's thread: libmicrohttpd's epoll set and our eventfd in one
+ * epoll, waited on no longer than libmicrohttpd's own timeouts and the
+ * nearest waiter's limit. */
 static void *serve(void *arg)
 {
 	struct httpd *h = arg;
@@ -419,9 +430,17 @@ static void *serve(void *arg)
 		double now, nearest;
 		int ms = -1, n;
 
-		/* First: libmicrohttpd adds the listening socket to its epoll set
-		 * in its first run. */
-		MHD_run(h->d);
+		unsigned before;
+
+		/* libmicrohttpd puts the listening socket into its epoll set at
+		 * the start of a run: first at its first run, and again after
+		 * the limit of connections was reached once one closes. So run
+		 * first, and again while connections closed (its own loop does
+		 * the same: a run before each wait). */
+		do {
+			before = connections(h);
+			MHD_run(h->d);
+		} while (connections(h) < before);
 		now = mono_now();
 		pthread_mutex_lock(&h->mu);
 		if (h->stopping) {
