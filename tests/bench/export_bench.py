@@ -187,8 +187,8 @@ def request_cost(perftop, rate, focus):
             after = on_cpu_ns(p.pid)
             # The server thread: the one besides the main loop that grew most.
             grown = sorted((after[t] - before.get(t, 0), t) for t in after if t != main_tid)
-            print("requests %s apart: the server thread %.1f us a request (%d requests)"
-                  % ("%.1f s" % gap if gap else "back to back", grown[-1][0] / 1e3 / n, n), flush=True)
+            print("requests %s: the server thread %.1f us a request (%d requests)"
+                  % ("%.1f s apart" % gap if gap else "back to back", grown[-1][0] / 1e3 / n, n), flush=True)
     finally:
         p.terminate()
         p.wait()
