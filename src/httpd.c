@@ -336,6 +336,14 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum
 	conn_counted = now;
 }
 
+static bool has_body(struct MHD_Connection *c)
+{
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return (cl && strcmp(cl, "0") != 0) ||
+	       MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload, size_t *upload_size, void **state)
 {
@@ -353,12 +361,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	 * headers (it cannot tell the body was read): answer at the call after
 	 * the request is whole, so a scraper's connection is kept alive and
 	 * costs no accept and teardown per scrape. A GET with a body is no
-	 * scraper's: the connection is dropped rather than the body read. */
-	if (*upload_size) {
-		export_count_request(h->x, true);
+	 * scraper's: answered at once, the body never read, the connection closed. */
+	if (*upload_size) /* cannot happen: a body is announced by its headers */
 		return MHD_NO;
-	}
-	if (*state == NULL) {
+	if (*state == NULL && !has_body(c)) {
 		*state = &headers_seen;
 		return MHD_YES;
 	}
