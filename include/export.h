@@ -49,6 +49,10 @@ uint64_t export_renders(struct exporter *x);
 int export_profile_open(struct exporter *x, unsigned secs);
 bool export_profile_ready(struct exporter *x, int id);
 int export_profile_take(struct exporter *x, int id, uint8_t **out, size_t *len);
+/* How long a request waiting for secs of intervals (0: the next page) may
+ * stay suspended: past it the main loop has stalled, and the request is
+ * answered with what there is. */
+double export_wait_limit(struct exporter *x, unsigned secs);
 /* The same, waiting for the window in the calling thread. */
 int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len);
 void export_count_request(struct exporter *x, bool rejected);

@@ -2,7 +2,8 @@
  * connections, with a connection limit, a request-size limit and a
  * timeout). Serves what export publishes; never touches the sampler.
  * Requests that wait for intervals (a profile's window, a page not yet
- * rendered) are suspended and resumed by httpd_wake. */
+ * rendered) are suspended and resumed by httpd_wake, or by the server's
+ * thread past their limit (export_wait_limit) when the main loop stalls. */
 #ifndef PERFTOP_HTTPD_H
 #define PERFTOP_HTTPD_H
 

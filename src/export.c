@@ -487,6 +487,13 @@ int export_profile_take(struct exporter *x, int id, uint8_t **out, size_t *len)
 	return rc;
 }
 
+/* Ticks end a window, and render a page; the limit only guards against a
+ * loop that stopped ticking (then the profile holds what came). */
+double export_wait_limit(struct exporter *x, unsigned secs)
+{
+	return secs ? (double)secs + 10 + 2 * x->o->interval : 2 + 2 * x->o->interval;
+}
+
 int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len)
 {
 	struct timespec deadline;
@@ -494,10 +501,8 @@ int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len
 
 	if (id < 0)
 		return id;
-	/* Ticks end the window; the deadline only guards against a loop that
-	 * stopped ticking (then the profile holds what came). */
 	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += (time_t)secs + 10 + (time_t)(2 * x->o->interval);
+	deadline.tv_sec += (time_t)export_wait_limit(x, secs);
 	pthread_mutex_lock(&x->mu);
 	while (!x->win[id].done && !x->stopping)
 		if (pthread_cond_timedwait(&x->cv, &x->mu, &deadline) == ETIMEDOUT)

@@ -2,14 +2,18 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/queue.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -34,6 +38,9 @@ static struct {
 	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
 	__typeof__(MHD_suspend_connection) *suspend_connection;
 	__typeof__(MHD_resume_connection) *resume_connection;
+	__typeof__(MHD_run) *run;
+	__typeof__(MHD_get_timeout) *get_timeout;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
 } mhd;
 
 #define MHD_start_daemon mhd.start_daemon
@@ -46,6 +53,9 @@ static struct {
 #define MHD_lookup_connection_value mhd.lookup_connection_value
 #define MHD_suspend_connection mhd.suspend_connection
 #define MHD_resume_connection mhd.resume_connection
+#define MHD_run mhd.run
+#define MHD_get_timeout mhd.get_timeout
+#define MHD_get_daemon_info mhd.get_daemon_info
 
 /* Once, from the main thread (httpd_start); kept loaded for the run. */
 static int mhd_load(const char *spec, char *err, size_t errlen)
@@ -61,6 +71,9 @@ static int mhd_load(const char *spec, char *err, size_t errlen)
 		{ (void **)&mhd.lookup_connection_value, "MHD_lookup_connection_value" },
 		{ (void **)&mhd.suspend_connection, "MHD_suspend_connection" },
 		{ (void **)&mhd.resume_connection, "MHD_resume_connection" },
+		{ (void **)&mhd.run, "MHD_run" },
+		{ (void **)&mhd.get_timeout, "MHD_get_timeout" },
+		{ (void **)&mhd.get_daemon_info, "MHD_get_daemon_info" },
 	};
 	void *lib;
 
@@ -83,13 +96,16 @@ static int mhd_load(const char *spec, char *err, size_t errlen)
 
 /* A request that waits (a profile's window, a page not rendered yet) is
  * suspended, not blocked: the one server thread goes on serving the others,
- * and the main loop resumes it at the interval that makes it ready. */
+ * and the main loop resumes it at the interval that makes it ready, or the
+ * server thread at its limit (libmicrohttpd never times a suspended
+ * connection out: a stalled main loop would hold it for ever). */
 struct waiter {
 	struct MHD_Connection *c;
 	enum httpq_route kind;            /* HTTPQ_METRICS or HTTPQ_PROFILE */
 	enum promtext_fmt fmt;            /* metrics: the page asked for */
 	int win;                          /* profile: its window, -1 once taken */
 	bool suspended;                   /* in h->waiting; under h->mu */
+	double limit;                     /* monotonic time it is answered with what there is */
 	LIST_ENTRY(waiter) link;
 };
 
@@ -97,9 +113,20 @@ struct httpd {
 	struct MHD_Daemon *d;
 	struct exporter *x;
 	int fd;
+	int ep, wake;                     /* the server thread's epoll; eventfd that wakes it (a resume, the stop) */
+	pthread_t thread;
 	pthread_mutex_t mu;               /* taken before the exporter's */
+	bool stopping;                    /* under mu */
 	LIST_HEAD(, waiter) waiting;
 };
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, void *body,
 			     size_t len, bool must_free)
@@ -136,16 +163,32 @@ static bool ready(struct httpd *h, const struct waiter *w)
 	return w->kind == HTTPQ_PROFILE ? export_profile_ready(h->x, w->win) : export_page_ready(h->x, w->fmt);
 }
 
-/* Suspends c until httpd_wake finds w ready. Under h->mu, so the main loop
- * can never resume it before it is suspended. */
-static enum MHD_Result wait_for(struct httpd *h, struct MHD_Connection *c, struct waiter *w)
+/* Suspends c until httpd_wake finds w ready, or secs of intervals (0: the
+ * next one) and a stalled loop's grace have passed. Under h->mu, so the
+ * main loop can never resume it before it is suspended. */
+static enum MHD_Result wait_for(struct httpd *h, struct MHD_Connection *c, struct waiter *w, unsigned secs)
 {
+	w->limit = mono_now() + export_wait_limit(h->x, secs);
 	pthread_mutex_lock(&h->mu);
 	MHD_suspend_connection(c);
 	w->suspended = true;
 	LIST_INSERT_HEAD(&h->waiting, w, link);
 	pthread_mutex_unlock(&h->mu);
 	return MHD_YES;
+}
+
+/* Under h->mu. libmicrohttpd (0.9.75, external polling) does not wake its
+ * epoll set on a resume: the eventfd wakes the server thread, whose next
+ * run answers the request. */
+static void resume(struct httpd *h, struct waiter *w)
+{
+	uint64_t one = 1;
+
+	LIST_REMOVE(w, link);
+	w->suspended = false;
+	MHD_resume_connection(w->c);
+	if (write(h->wake, &one, sizeof(one)) < 0)
+		return; /* only when the counter is full: the thread is being woken anyway */
 }
 
 void httpd_wake(struct httpd *h)
@@ -156,12 +199,26 @@ void httpd_wake(struct httpd *h)
 		return;
 	pthread_mutex_lock(&h->mu);
 	LIST_FOREACH_SAFE(w, &h->waiting, link, next)
-		if (ready(h, w)) {
-			LIST_REMOVE(w, link);
-			w->suspended = false;
-			MHD_resume_connection(w->c);
-		}
+		if (ready(h, w))
+			resume(h, w);
 	pthread_mutex_unlock(&h->mu);
+}
+
+/* Resumes the waiters past their limit (answered with what there is: the
+ * profile's window so far, the last page); under h->mu. The nearest limit
+ * left, or 0 with none. */
+static double expire(struct httpd *h, double now)
+{
+	struct waiter *w, *next;
+	double nearest = 0;
+
+	LIST_FOREACH_SAFE(w, &h->waiting, link, next) {
+		if (w->limit <= now)
+			resume(h, w);
+		else if (nearest == 0 || w->limit < nearest)
+			nearest = w->limit;
+	}
+	return nearest;
 }
 
 static struct waiter *waiter_new(struct MHD_Connection *c, enum httpq_route kind, void **state)
@@ -194,7 +251,7 @@ static enum MHD_Result serve_metrics(struct httpd *h, struct MHD_Connection *c, 
 		if ((w = waiter_new(c, HTTPQ_METRICS, state)) == NULL)
 			return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "perftop: out of memory\n");
 		w->fmt = fmt;
-		return wait_for(h, c, w);
+		return wait_for(h, c, w, 0);
 	}
 	export_page_now(h->x, fmt, &pg, &page, &len);
 	/* The published page itself, no copy: the response lets go of it when sent. */
@@ -246,7 +303,7 @@ static enum MHD_Result serve_profile(struct httpd *h, struct MHD_Connection *c, 
 	if (rc < 0)
 		return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "perftop: cannot build the profile\n");
 	w->win = rc;
-	return wait_for(h, c, w);
+	return wait_for(h, c, w, secs);
 }
 
 /* One server thread, which runs this once a request is done (answered, or
@@ -254,10 +311,14 @@ static enum MHD_Result serve_profile(struct httpd *h, struct MHD_Connection *c, 
  * replies, sending, building profiles) is the exporter's. */
 static __thread double conn_counted;
 
+/* A request's state between the call with its headers and the one that
+ * answers it (a waiter's address once it waits). */
+static char headers_seen;
+
 static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode why)
 {
 	struct httpd *h = cls;
-	struct waiter *w = *state;
+	struct waiter *w = *state == &headers_seen ? NULL : *state;
 	double now = export_thread_cpu();
 
 	if (w) {
@@ -275,19 +336,39 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum
 	conn_counted = now;
 }
 
+static bool has_body(struct MHD_Connection *c)
+{
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return (cl && strcmp(cl, "0") != 0) ||
+	       MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload, size_t *upload_size, void **state)
 {
 	static const char index_page[] = "perftop\n/metrics\n/debug/pprof/profile?seconds=N\n";
 	struct httpd *h = cls;
 
-	if (*state) /* resumed */
+	if (*state && *state != &headers_seen) /* resumed */
 		return ((struct waiter *)*state)->kind == HTTPQ_PROFILE ? serve_profile(h, c, state)
 									: serve_metrics(h, c, state);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
 		export_count_request(h->x, true);
 		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n");
 	}
+	/* libmicrohttpd closes the connection after a reply queued at the
+	 * headers (it cannot tell the body was read): answer at the call after
+	 * the request is whole, so a scraper's connection is kept alive and
+	 * costs no accept and teardown per scrape. A GET with a body is no
+	 * scraper's: answered at once, the body never read, the connection closed. */
+	if (*upload_size) /* cannot happen: a body is announced by its headers */
+		return MHD_NO;
+	if (*state == NULL && !has_body(c)) {
+		*state = &headers_seen;
+		return MHD_YES;
+	}
+	*state = NULL;
 	export_count_request(h->x, false);
 	switch (httpq_route(url)) {
 	case HTTPQ_METRICS:
@@ -334,6 +415,77 @@ static int listen_on(const char *spec, char *err, size_t errlen)
 	return fd;
 }
 
+static unsigned connections(struct httpd *h)
+{
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+
+	return di ? di->num_connections : 0;
+}
+
+/* The server's thread: libmicrohttpd's epoll set and our eventfd in one
+ * epoll, waited on no longer than libmicrohttpd's own timeouts and the
+ * nearest waiter's limit. */
+static void *serve(void *arg)
+{
+	struct httpd *h = arg;
+	struct epoll_event ev[4];
+	MHD_UNSIGNED_LONG_LONG mt;
+	uint64_t v;
+
+	for (;;) {
+		double now, nearest;
+		int ms = -1, n;
+
+		unsigned before;
+
+		/* libmicrohttpd puts the listening socket into its epoll set at
+		 * the start of a run: first at its first run, and again after
+		 * the limit of connections was reached once one closes. So run
+		 * first, and again while connections closed (its own loop does
+		 * the same: a run before each wait). */
+		do {
+			before = connections(h);
+			MHD_run(h->d);
+		} while (connections(h) < before);
+		now = mono_now();
+		pthread_mutex_lock(&h->mu);
+		if (h->stopping) {
+			pthread_mutex_unlock(&h->mu);
+			break;
+		}
+		nearest = expire(h, now);
+		pthread_mutex_unlock(&h->mu);
+		if (nearest > 0)
+			ms = nearest - now < INT_MAX / 1000 ? (int)((nearest - now) * 1e3) + 1 : INT_MAX;
+		if (MHD_get_timeout(h->d, &mt) == MHD_YES && (ms < 0 || mt < (MHD_UNSIGNED_LONG_LONG)ms))
+			ms = (int)(mt < INT_MAX ? mt : INT_MAX);
+		n = epoll_wait(h->ep, ev, sizeof(ev) / sizeof(ev[0]), ms);
+		for (int i = 0; i < n; i++)
+			if (ev[i].data.fd == h->wake && read(h->wake, &v, sizeof(v)) < 0)
+				continue; /* drained already: nothing to do */
+	}
+	return NULL;
+}
+
+/* Our epoll over libmicrohttpd's and the stop eventfd. 0 or -errno. */
+static int poll_open(struct httpd *h)
+{
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (di == NULL)
+		return -EIO;
+	if ((h->ep = epoll_create1(EPOLL_CLOEXEC)) < 0 || (h->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		return -errno;
+	ev.data.fd = di->epoll_fd;
+	if (epoll_ctl(h->ep, EPOLL_CTL_ADD, di->epoll_fd, &ev))
+		return -errno;
+	ev.data.fd = h->wake;
+	if (epoll_ctl(h->ep, EPOLL_CTL_ADD, h->wake, &ev))
+		return -errno;
+	return 0;
+}
+
 int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *err, size_t errlen)
 {
 	struct httpd *h = calloc(1, sizeof(*h));
@@ -350,6 +502,7 @@ int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *
 		return rc;
 	}
 	h->x = x;
+	h->ep = h->wake = -1;
 	LIST_INIT(&h->waiting);
 	h->fd = listen_on(spec, err, errlen);
 	if (h->fd < 0) {
@@ -358,13 +511,10 @@ int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *
 		return rc;
 	}
 	pthread_mutex_init(&h->mu, NULL);
-	/* Its threads inherit this mask: signals stay with the main loop's signalfd. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	/* One thread polls every connection (epoll): no thread to start and
-	 * wake per request, and waiting requests are suspended, not parked
-	 * in threads of their own. */
-	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME,
+	/* One thread of ours polls every connection (epoll): no thread to
+	 * start and wake per request, and waiting requests are suspended, not
+	 * parked in threads of their own. */
+	h->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME,
 				0, NULL, NULL, on_request, h,
 				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTPD_MAX_CONNECTIONS,
@@ -373,7 +523,6 @@ int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *
 				MHD_OPTION_EXTERNAL_LOGGER, quiet_log, NULL,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 				MHD_OPTION_END);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (h->d == NULL) {
 		snprintf(err, errlen, "--listen %s: cannot start the HTTP server (libmicrohttpd)", spec);
 		close(h->fd);
@@ -381,15 +530,47 @@ int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *
 		free(h);
 		return -EIO;
 	}
+	if ((rc = poll_open(h)) != 0) {
+		snprintf(err, errlen, "--listen %s: cannot poll the HTTP server: %s", spec, strerror(-rc));
+		goto out_daemon;
+	}
+	/* The thread inherits this mask: signals stay with the main loop's signalfd. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = -pthread_create(&h->thread, NULL, serve, h);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		snprintf(err, errlen, "--listen %s: cannot start the HTTP server's thread: %s", spec, strerror(-rc));
+		goto out_daemon;
+	}
 	*out = h;
 	return 0;
+out_daemon:
+	MHD_stop_daemon(h->d); /* closes the listening socket too */
+	if (h->ep >= 0)
+		close(h->ep);
+	if (h->wake >= 0)
+		close(h->wake);
+	pthread_mutex_destroy(&h->mu);
+	free(h);
+	return rc;
 }
 
 void httpd_stop(struct httpd *h)
 {
+	uint64_t one = 1;
+
 	if (h == NULL)
 		return;
+	pthread_mutex_lock(&h->mu);
+	h->stopping = true;
+	pthread_mutex_unlock(&h->mu);
+	if (write(h->wake, &one, sizeof(one)) != sizeof(one))
+		pthread_cancel(h->thread); /* cannot happen: an eventfd this far from full */
+	pthread_join(h->thread, NULL);
 	MHD_stop_daemon(h->d); /* closes the listening socket too, ends suspended requests */
+	close(h->ep);
+	close(h->wake);
 	pthread_mutex_destroy(&h->mu);
 	free(h);
 }

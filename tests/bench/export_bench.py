@@ -18,8 +18,14 @@ for /metrics and one for the profiles, Prometheus's Accept header;
 --new-conn opens a connection per request instead (each costs perftop an
 accept and a connection's setup on its server thread). --share-only skips the plain runs.
 
+--request-cost measures one thing only: the server thread's CPU per /metrics
+request over a kept-alive connection (its on-CPU time from
+/proc/PID/task/TID/schedstat), requests back to back and then spaced as a
+scraper spaces them: what a request costs once the thread and the caches
+have gone cold.
+
 usage: export_bench.py PERFTOP WORKLOAD [--secs 20] [--reps 5] [--rate 4000] [--focus] [--new-conn]
-                       [--share-only]
+                       [--share-only | --request-cost]
 """
 import argparse
 import http.client
@@ -143,6 +149,51 @@ def run(perftop, rate, secs, export, focus, new_conn=False):
     return cpu / secs, share, state
 
 
+def on_cpu_ns(pid):
+    """Each thread's on-CPU nanoseconds (schedstat: exact, not tick-sampled)."""
+    out = {}
+    for t in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                out[t] = int(f.read().split()[0])
+        except OSError:
+            pass
+    return out
+
+
+def request_cost(perftop, rate, focus):
+    """Server-thread CPU per /metrics request, back to back and spaced."""
+    port = free_port()
+    args = [perftop, "-b", "--format", "json", "-o", "/dev/null", "-e", "cpu-clock", "-F", str(rate), "-d", "1",
+            "-n", "60", "--listen", "127.0.0.1:%d" % port] + \
+        (["-p", ",".join(str(p) for p in focus)] if focus else [])
+    p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        g = Getter(port, 10, False)
+        end = time.time() + 30
+        while time.time() < end:
+            try:
+                g.get("/metrics", {"Accept": PROM_ACCEPT})
+                break
+            except OSError:
+                time.sleep(0.2)
+        main_tid = str(p.pid)
+        for n, gap in ((2000, 0), (10, 0.5), (10, 1.0)):
+            before = on_cpu_ns(p.pid)
+            for _ in range(n):
+                g.get("/metrics", {"Accept": PROM_ACCEPT})
+                if gap:
+                    time.sleep(gap)
+            after = on_cpu_ns(p.pid)
+            # The server thread: the one besides the main loop that grew most.
+            grown = sorted((after[t] - before.get(t, 0), t) for t in after if t != main_tid)
+            print("requests %s: the server thread %.1f us a request (%d requests)"
+                  % ("%.1f s apart" % gap if gap else "back to back", grown[-1][0] / 1e3 / n, n), flush=True)
+    finally:
+        p.terminate()
+        p.wait()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("perftop")
@@ -155,7 +206,16 @@ def main():
     ap.add_argument("--focus", action="store_true", help="perftop -p the load's PIDs rather than system-wide")
     ap.add_argument("--new-conn", action="store_true", help="a new connection per request (not Prometheus's way)")
     ap.add_argument("--share-only", action="store_true", help="no plain runs: the in-process share only")
+    ap.add_argument("--request-cost", action="store_true",
+                    help="only the server thread's CPU per /metrics request, back to back and spaced")
     a = ap.parse_args()
+    if a.request_cost:
+        load = start_load(a.workload, 200)
+        try:
+            request_cost(a.perftop, a.rate, [p.pid for p in load] if a.focus else None)
+        finally:
+            stop_load(load)
+        return
     plain, export, shares = [], [], []
     # Generous: on a loaded machine perftop's start-up (the /proc scan) and
     # its intervals stretch well past -n x -d.

@@ -5,6 +5,7 @@ hostile clients get HTTP errors, never a crash or a stalled sampler.
 
 usage: test_export.py PERFTOP WORKLOAD
 """
+import fcntl
 import gzip
 import http.client
 import json
@@ -510,6 +511,70 @@ def test_one_server_thread():
     ok(rc == 0, "SIGINT with requests held: exit 0 (%r %s)" % (rc, err.decode().strip()))
 
 
+def test_keep_alive():
+    """A scraper's connection is kept: /metrics, a profile (suspended, then
+    resumed) and /metrics again over one connection, none answered with
+    Connection: close (each scrape would otherwise cost an accept and a
+    teardown on the server's thread)."""
+    top, port = start_exporter("-d", "0.5")
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    got = []
+    try:
+        for path in ("/metrics", "/debug/pprof/profile?seconds=1", "/metrics"):
+            c.request("GET", path)
+            if not got:
+                sock = c.sock
+            r = c.getresponse()
+            r.read()
+            got.append((path, r.status, r.getheader("Connection"), c.sock is sock and not r.will_close))
+    except (OSError, http.client.HTTPException) as e:
+        got.append(("error", str(e)))
+    c.close()
+    ok(len(got) == 3 and all(g[1] == 200 and g[3] for g in got),
+       "three requests over one kept-alive connection (%r)" % got)
+    # A GET with a body is no scraper's: answered at once, the body unread, the connection closed.
+    got = raw(port, b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + b"a" * 1000)
+    ok(got.startswith(b"HTTP/1.1 200") and b"perftop_intervals_total" in got,
+       "a GET with a body gets its page without sending the body (%r)" % got[:40])
+    rc, _, err = stop(top, signal.SIGINT)
+    ok(rc == 0, "SIGINT: exit 0 (%r %s)" % (rc, err.decode().strip()))
+
+
+def test_stalled_loop():
+    """A suspended request is answered even when the main loop stalls (here
+    on its dump: a full pipe nobody reads): the profile with the window so
+    far, a page not rendered lately with the last one. libmicrohttpd never
+    times a suspended connection out; without a limit of our own they would
+    wait for ever."""
+    port = free_port()
+    p = subprocess.Popen([PERFTOP, "--listen", "127.0.0.1:%d" % port, "-b", "--format", "json", "-d", "0.5",
+                          "-F", "4000"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    procs.append(p)
+    fcntl.fcntl(p.stdout.fileno(), 1031, 4096)  # F_SETPIPE_SZ: a few intervals' dump fill it
+    seen, same, end = None, 0, time.time() + 60
+    while same < 4 and time.time() < end and p.poll() is None:
+        st, _, body = get(port, "/metrics", timeout=5)
+        v = metric(body.decode(errors="replace"), "perftop_intervals_total") if st == 200 else None
+        same = same + 1 if v is not None and v == seen else 0
+        seen = v
+        time.sleep(0.5)
+    ok(same >= 4, "the main loop stalled on its dump (intervals stay at %r)" % seen)
+    st, _, body = get(port, "/debug/pprof/profile?seconds=1", timeout=60)
+    ok(st == 200 and gzip.decompress(body) is not None,
+       "a profile asked for meanwhile is answered with what there is (%r %r)" % (st, body[:60]))
+    st, _, body = get(port, "/metrics", {"Accept": "application/openmetrics-text; version=1.0.0"}, timeout=60)
+    ok(st == 200 and b"perftop_intervals_total" in body,
+       "so is a page not rendered lately (the last one) (%r %r)" % (st, body[:60]))
+    drain = threading.Thread(target=p.stdout.read, daemon=True)
+    drain.start()
+    p.send_signal(signal.SIGTERM)
+    try:
+        rc = p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        rc = None
+    ok(rc == 0, "once its dump is read, SIGTERM ends it: exit 0 (%r)" % rc)
+
+
 def test_bad_requests():
     top, port = start_exporter("-d", "0.5")
     st, _, body = get(port, "/nope")
@@ -782,6 +847,8 @@ try:
     test_formats()
     test_bad_requests()
     test_one_server_thread()
+    test_keep_alive()
+    test_stalled_loop()
     test_textfile()
     test_pprof_file()
     test_profile()
