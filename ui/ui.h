@@ -309,6 +309,12 @@ void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right);
 void paint_foreign(int y, int x, int w, enum ui_role r, const char *s);
 void paint_fill(int y, int x, int w, enum ui_role r);
 void paint_box(int y, int x, int h, int w, const char *title);
+/* The frame to the terminal (refresh), leaving out the rows drawn as they
+ * were; all: compare none (after a resize, a resume, a clear). */
+void paint_refresh(bool all);
+/* Rows the last paint_refresh handed to ncurses (the others were as shown). */
+int paint_rows_sent(void);
+void paint_free(void);
 void fmt_count(char *buf, size_t len, double v);
 void fmt_bytes(char *buf, size_t len, uint64_t b);
 /* A duration in ns as "12.3ms", "4.56s": clock counters count ns. */
