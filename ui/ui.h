@@ -142,6 +142,13 @@ struct ui_reopen {
 	uint64_t freq;             /* non-zero: new rate, same target */
 };
 
+/* A row as a number column sorts it: its value taken once. */
+struct ui_sort_item {
+	double num;
+	uint64_t key;
+	const void *row;
+};
+
 struct ui {
 	struct session *s;
 	const struct options *o;
@@ -156,6 +163,8 @@ struct ui {
 	bool sel_valid[VIEW_COUNT];
 	const void **rows;         /* the current view's rows: filtered, sorted */
 	size_t nrows, rows_cap;
+	struct ui_sort_item *items; /* the sort's scratch: each row's value and key */
+	size_t items_cap;
 	char filter[VIEW_COUNT][64]; /* each view its own, as typed there */
 	char search[64];           /* F3: selects, hides nothing */
 	pid_t kill_pid;            /* F9: asked for confirmation */

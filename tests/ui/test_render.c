@@ -13,6 +13,7 @@
 #include "agg.h"
 #include "counters.h"
 #include "evspec.h"
+#include "columns.h"
 #include "ui.h"
 
 static int n_tests, n_failed;
@@ -203,6 +204,33 @@ static void rows_left_out(struct ui *u)
 	u->sel_valid[u->view] = valid;
 }
 
+/* The sort takes each row's value once: the order is still the column's,
+ * biggest first (smallest with the sort inverted), ties by the row's key. */
+static void sort_order(struct ui *u)
+{
+	for (int inv = 0; inv < 2; inv++) {
+		bool in_order = true;
+		size_t e = ui_primary(u);
+
+		u->sort_col[VIEW_SYMBOLS] = 0; /* Overhead: the primary event's share */
+		u->sort_inv[VIEW_SYMBOLS] = inv;
+		views_build(u);
+		for (size_t i = 1; i < u->nrows; i++) {
+			uint64_t a = counts_of(u, u->rows[i - 1])->samples[e], b = counts_of(u, u->rows[i])->samples[e];
+			uint64_t ka = views_row_key(u, u->rows[i - 1]), kb = views_row_key(u, u->rows[i]);
+
+			if (inv ? a > b : a < b)
+				in_order = false;
+			if (a == b && ka >= kb)
+				in_order = false;
+		}
+		ok(u->nrows > 3 && in_order, inv ? "symbols by overhead inverted: smallest first" :
+						  "symbols by overhead: biggest first");
+	}
+	u->sort_inv[VIEW_SYMBOLS] = false;
+	views_build(u);
+}
+
 static void frame(FILE *out, struct ui *u, const char *name, int h, int w)
 {
 	resizeterm(h, w);
@@ -361,6 +389,7 @@ int main(int argc, char **argv)
 	if (scr == NULL)
 		return 1;
 	paint_init(&u);
+	sort_order(&u);
 	rows_left_out(&u);
 	frame(out, &u, "symbols", 30, 100);
 	frame(out, &u, "symbols, 80x24", 24, 80);
