@@ -310,9 +310,11 @@ void frame_free(struct ui *u)
 	free(u->fr.cthreads);
 	free(u->prev_cpu_total);
 	free(u->rows);
+	free(u->items);
 	cgsnap_free(u);
 	memset(&u->fr, 0, sizeof(u->fr));
 	u->prev_cpu_total = NULL;
 	u->rows = NULL;
-	u->nrows = u->rows_cap = 0;
+	u->items = NULL;
+	u->nrows = u->rows_cap = u->items_cap = 0;
 }

@@ -3,6 +3,7 @@
  * wide characters); nothing else writes row text. */
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -70,8 +71,7 @@ int paint_attr(enum ui_role r)
 	return attrs[r];
 }
 
-/* Blanks a run at a time: ncurses works per cell anyway, but a call per
- * cell was a tenth of drawing a frame. */
+/* Blanks a run at a time, from the cursor on (paint_box draws after them). */
 static void pad(int n)
 {
 	static const char blanks[] = "                                                                ";
@@ -81,6 +81,26 @@ static void pad(int n)
 
 		addnstr(blanks, k);
 		n -= k;
+	}
+}
+
+/* Printable ASCII straight into the window's cells: waddnstr takes each
+ * byte through the wide-character path (unctrl, wcwidth, a cell built per
+ * character), which was most of drawing a frame. The cursor stays. */
+static void cells(int y, int x, int attr, const char *s, int n, bool blank)
+{
+	chtype buf[256];
+
+	while (n > 0) {
+		int k = n < (int)(sizeof(buf) / sizeof(buf[0])) ? n : (int)(sizeof(buf) / sizeof(buf[0]));
+
+		for (int i = 0; i < k; i++)
+			buf[i] = (chtype)attr | (chtype)(unsigned char)(blank ? ' ' : s[i]);
+		mvaddchnstr(y, x, buf, k);
+		x += k;
+		n -= k;
+		if (!blank)
+			s += k;
 	}
 }
 
@@ -101,14 +121,8 @@ void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right)
 	while (cols < w && s[cols] >= 0x20 && s[cols] < 0x7f)
 		cols++;
 	if (cols == w || s[cols] == '\0') {
-		attrset(attrs[r]);
-		move(y, x);
-		if (right)
-			pad(w - cols);
-		addnstr(s, cols);
-		if (!right)
-			pad(w - cols);
-		attrset(A_NORMAL);
+		cells(y, right ? x + w - cols : x, attrs[r], s, cols, false);
+		cells(y, right ? x : x + cols, attrs[r], NULL, w - cols, true);
 		return;
 	}
 	cols = 0;
@@ -186,6 +200,71 @@ void paint_box(int y, int x, int h, int w, const char *title)
 		paint_text(y, x + 3, tw - 2, R_VALUE, title, false);
 		mvaddch(y, x + 1 + tw, ' ');
 	}
+}
+
+/* The cells of the rows as the last frame left them (COLS + 1 a row: the
+ * read ends with a null cell). */
+static cchar_t *shown, *cur;
+static int shown_lines, shown_cols, rows_sent;
+
+/* Every frame is erased and drawn whole, so ncurses would take every row
+ * to the terminal's image and compare it cell by cell (a fifth of drawing
+ * a frame). A row whose cells are those of the last frame is marked
+ * untouched instead: stdscr is the only window, so what the last refresh
+ * took of it is what ncurses has for the terminal. all: compare nothing
+ * (the terminal is to be repainted). */
+void paint_refresh(bool all)
+{
+	size_t rowlen = (size_t)COLS + 1;
+	int cy, cx;
+
+	if (LINES != shown_lines || COLS != shown_cols) {
+		free(shown);
+		free(cur);
+		shown = calloc((size_t)LINES * rowlen, sizeof(*shown));
+		cur = calloc(rowlen, sizeof(*cur));
+		if (shown == NULL || cur == NULL) {
+			paint_free();
+			refresh();
+			return;
+		}
+		shown_lines = LINES;
+		shown_cols = COLS;
+		all = true;
+	}
+	getyx(stdscr, cy, cx);
+	rows_sent = 0;
+	for (int y = 0; y < LINES; y++) {
+		cchar_t *row = shown + (size_t)y * rowlen;
+		/* No clearing: past the read's null cell, stale cells can only
+		 * make a row look changed. */
+		bool read = mvin_wchnstr(y, 0, cur, COLS) != ERR;
+
+		if (read && !all && memcmp(cur, row, rowlen * sizeof(*cur)) == 0) {
+			wtouchln(stdscr, y, 1, 0);
+			continue;
+		}
+		if (read)
+			memcpy(row, cur, rowlen * sizeof(*cur));
+		else
+			memset(row, 0xff, rowlen * sizeof(*row)); /* no cell reads so */
+		rows_sent++;
+	}
+	move(cy, cx);
+	refresh();
+}
+
+int paint_rows_sent(void)
+{
+	return rows_sent;
+}
+
+void paint_free(void)
+{
+	free(shown);
+	free(cur);
+	shown = cur = NULL;
+	shown_lines = shown_cols = 0;
 }
 
 /* Fits a count in 7 columns: 1234567 -> "1234.6k". */

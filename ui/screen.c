@@ -32,6 +32,7 @@ void ui_init(struct ui *u, struct session *s, const struct options *o)
 void ui_free(struct ui *u)
 {
 	frame_free(u);
+	paint_free();
 }
 
 void screen_draw(struct ui *u, unsigned what)
@@ -48,7 +49,7 @@ void screen_draw(struct ui *u, unsigned what)
 		snprintf(msg, sizeof(msg), "terminal too small: %dx%d needed", UI_MIN_W, UI_MIN_H);
 		paint_text(0, 0, w, R_WARN, msg, false);
 		curs_set(0);
-		refresh();
+		paint_refresh(what & UI_CLEAR);
 		return;
 	}
 	if (u->mode == MODE_PATHS) {
@@ -56,14 +57,14 @@ void screen_draw(struct ui *u, unsigned what)
 		message_draw(u, h - 2, w);
 		footer_draw(u, h - 1, w);
 		curs_set(0);
-		refresh();
+		paint_refresh(what & UI_CLEAR);
 		return;
 	}
 	if (u->mode == MODE_HELP) {
 		help_draw(u, h, w);
 		footer_draw(u, h - 1, w);
 		curs_set(0);
-		refresh();
+		paint_refresh(what & UI_CLEAR);
 		return;
 	}
 	hh = header_height(u, h, w);
@@ -75,5 +76,5 @@ void screen_draw(struct ui *u, unsigned what)
 	message_draw(u, h - 2, w);
 	footer_draw(u, h - 1, w); /* last: the prompt leaves the cursor there */
 	curs_set(u->mode == MODE_PROMPT ? 1 : 0);
-	refresh();
+	paint_refresh(what & UI_CLEAR);
 }

@@ -191,6 +191,9 @@ static int term_start(struct ui *u)
 	intrflush(stdscr, FALSE);
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE); /* keys are read when epoll says stdin is ready */
+	/* No poll of stdin every few rows of an update: a frame is one short
+	 * write, and keys wait for the epoll loop anyway. */
+	typeahead(-1);
 	curs_set(0);
 	/* Presses, not clicks: a click would wait mouseinterval for the release. */
 	mouseinterval(0);

@@ -142,6 +142,13 @@ struct ui_reopen {
 	uint64_t freq;             /* non-zero: new rate, same target */
 };
 
+/* A row as a number column sorts it: its value taken once. */
+struct ui_sort_item {
+	double num;
+	uint64_t key;
+	const void *row;
+};
+
 struct ui {
 	struct session *s;
 	const struct options *o;
@@ -156,6 +163,8 @@ struct ui {
 	bool sel_valid[VIEW_COUNT];
 	const void **rows;         /* the current view's rows: filtered, sorted */
 	size_t nrows, rows_cap;
+	struct ui_sort_item *items; /* the sort's scratch: each row's value and key */
+	size_t items_cap;
 	char filter[VIEW_COUNT][64]; /* each view its own, as typed there */
 	char search[64];           /* F3: selects, hides nothing */
 	pid_t kill_pid;            /* F9: asked for confirmation */
@@ -309,6 +318,12 @@ void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right);
 void paint_foreign(int y, int x, int w, enum ui_role r, const char *s);
 void paint_fill(int y, int x, int w, enum ui_role r);
 void paint_box(int y, int x, int h, int w, const char *title);
+/* The frame to the terminal (refresh), leaving out the rows drawn as they
+ * were; all: compare none (after a resize, a resume, a clear). */
+void paint_refresh(bool all);
+/* Rows the last paint_refresh handed to ncurses (the others were as shown). */
+int paint_rows_sent(void);
+void paint_free(void);
 void fmt_count(char *buf, size_t len, double v);
 void fmt_bytes(char *buf, size_t len, uint64_t b);
 /* A duration in ns as "12.3ms", "4.56s": clock counters count ns. */

@@ -120,6 +120,50 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 	return r;
 }
 
+/* A number column sorts on its values taken once a row (num() was called
+ * twice a comparison: most of the sort), the key beside it for the ties. */
+static int cmp_items(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_ctx *cx = arg;
+	const struct ui_sort_item *a = pa, *b = pb;
+	int r = cx->col.c->asc ? (a->num > b->num) - (a->num < b->num) : (a->num < b->num) - (a->num > b->num);
+
+	if (cx->inv)
+		r = -r;
+	if (r == 0)
+		r = (a->key > b->key) - (a->key < b->key);
+	return r;
+}
+
+static void sort_rows(struct ui *u, const struct sort_ctx *cx)
+{
+	const struct column *c = cx->col.c;
+	struct ui_sort_item *it;
+
+	if (u->nrows < 2)
+		return;
+	if (c->str || !c->num) {
+		qsort_r(u->rows, u->nrows, sizeof(*u->rows), cmp_rows, (void *)cx);
+		return;
+	}
+	if (u->nrows > u->items_cap) {
+		it = reallocarray(u->items, u->nrows, sizeof(*it));
+		if (it == NULL) { /* the slow way, same order */
+			qsort_r(u->rows, u->nrows, sizeof(*u->rows), cmp_rows, (void *)cx);
+			return;
+		}
+		u->items = it;
+		u->items_cap = u->nrows;
+	}
+	it = u->items;
+	for (size_t i = 0; i < u->nrows; i++)
+		it[i] = (struct ui_sort_item){ c->num(u, u->rows[i], cx->col.ev), views[u->view].key(u->rows[i]),
+					       u->rows[i] };
+	qsort_r(it, u->nrows, sizeof(*it), cmp_items, (void *)cx);
+	for (size_t i = 0; i < u->nrows; i++)
+		u->rows[i] = it[i].row;
+}
+
 static bool grow_rows(struct ui *u, size_t n)
 {
 	const void **p;
@@ -193,8 +237,7 @@ void views_build(struct ui *u)
 		u->sort_col[v] = 0;
 	cx.col = inst[u->sort_col[v]];
 	cx.inv = u->sort_inv[v];
-	if (u->nrows > 1)
-		qsort_r(u->rows, u->nrows, sizeof(*u->rows), cmp_rows, &cx);
+	sort_rows(u, &cx);
 	if (u->sel_valid[v])
 		for (i = 0; i < u->nrows; i++)
 			if (views[v].key(u->rows[i]) == u->sel_key[v]) {

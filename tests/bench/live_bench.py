@@ -21,6 +21,8 @@ and tear-down are counted; the live views run in tmux and are quit with 'q'.
 Ratios come from the same repetition (the tools alternate on the same load);
 medians over --whole-reps. --versus PERFTOP2 puts another perftop build in
 perf top's place (an A/B of two builds; "perf top" in the output is then it).
+Each tool refreshes at its own default (perftop -d 1, perf top -d 2) unless
+--same-delay SECS gives both the same -d (and perftop -b its interval).
 
 Call graphs (issue 12): --callgraph fp|dwarf gives both tools -g (or
 --call-graph dwarf), the load is --cg-workload (cgwork: a known call tree)
@@ -86,6 +88,7 @@ WARMUP = 1.0
 
 
 CG_ARGS = []  # --callgraph: what both tools are given
+DELAY_ARGS = []  # --same-delay: both tools' -d in the whole runs (else their defaults)
 
 
 def perftop_run(perftop, rate, secs):
@@ -318,7 +321,7 @@ def whole_together(cmds, secs):
 def whole_dump(perftop, rate, secs):
     """perftop -b for secs, then SIGINT: (cpu s, max rss KiB, samples, lost)."""
     p = subprocess.Popen([perftop, "-b", "--format", "json", "-e", "cpu-clock", "-F", str(rate),
-                          "-d", "1", "-E", "5", *CG_ARGS],
+                          *(DELAY_ARGS or ["-d", "1"]), "-E", "5", *CG_ARGS],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     time.sleep(secs)
     hwm = proc_hwm_kib(p.pid)  # not ru_maxrss: see RUSAGE_WRAPPER
@@ -348,23 +351,25 @@ def whole_runs(a, spec, live):
             try:
                 if a.together and live:
                     (mine, mrss), (theirs, trss) = whole_together(
-                        [[x, "-e", "cpu-clock", "-F", str(rate), *CG_ARGS] for x in (a.perftop, a.versus)], secs)
+                        [[x, "-e", "cpu-clock", "-F", str(rate), *DELAY_ARGS, *CG_ARGS] for x in (a.perftop, a.versus)],
+                        secs)
                     samples = lost = None
                 elif live:
-                    mine, mrss = whole_in_tmux([a.perftop, "-e", "cpu-clock", "-F", str(rate), *CG_ARGS], secs, "perftop")
+                    mine, mrss = whole_in_tmux([a.perftop, "-e", "cpu-clock", "-F", str(rate), *DELAY_ARGS, *CG_ARGS],
+                                               secs, "perftop")
                     samples = lost = None
                 else:
                     mine, mrss, samples, lost = whole_dump(a.perftop, rate, secs)
                 for _ in range(0 if theirs else 1 if a.versus else 3):
                     try:
                         if a.versus and live:
-                            theirs, trss = whole_in_tmux([a.versus, "-e", "cpu-clock", "-F", str(rate), *CG_ARGS], secs,
-                                                         "versus")
+                            theirs, trss = whole_in_tmux([a.versus, "-e", "cpu-clock", "-F", str(rate), *DELAY_ARGS,
+                                                          *CG_ARGS], secs, "versus")
                         elif a.versus:
                             theirs, trss, _, _ = whole_dump(a.versus, rate, secs)
                         else:
-                            theirs, trss = whole_in_tmux(["perf", "top", "-e", "cpu-clock", "-F", str(rate), *CG_ARGS],
-                                                         secs, "perf")
+                            theirs, trss = whole_in_tmux(["perf", "top", "-e", "cpu-clock", "-F", str(rate), *DELAY_ARGS,
+                                                          *CG_ARGS], secs, "perf")
                         break
                     except RuntimeError as err:
                         print("  (perf top: %s)" % err, flush=True)
@@ -407,19 +412,25 @@ def main():
     ap.add_argument("--whole-dump", metavar="RATE:SECS,...",
                     help="whole runs of perftop -b against perf top (e.g. 20000:8,100000:10)")
     ap.add_argument("--whole-reps", type=int, default=3)
+    ap.add_argument("--same-delay", type=int, metavar="SECS",
+                    help="whole runs: both tools refresh every SECS (-d SECS) instead of at their defaults "
+                         "(perftop 1 s, perf top 2 s); whole seconds, as perf 6.1 takes them")
     ap.add_argument("--versus", metavar="PERFTOP",
                     help="whole runs against another perftop build (an A/B) instead of perf top")
     ap.add_argument("--together", action="store_true",
                     help="with --versus, run both live views at once (the same busy machine for both)")
     a = ap.parse_args()
-    global CG_WORKLOAD, CG_ARGS
+    global CG_WORKLOAD, CG_ARGS, DELAY_ARGS
+    if a.same_delay:
+        DELAY_ARGS = ["-d", "%g" % a.same_delay]
     if a.callgraph:
         CG_ARGS = ["-g"] if a.callgraph == "fp" else ["--call-graph", "dwarf"]
         CG_WORKLOAD = a.cg_workload
         a.replay = None  # perf report's comparison is the flat one
     if a.whole_live or a.whole_dump:
-        print("whole runs, start to quit: own CPU (rusage of all threads) and peak RSS; medians of %d"
-              % a.whole_reps)
+        print("whole runs, start to quit: own CPU (rusage of all threads) and peak RSS; medians of %d; %s"
+              % (a.whole_reps, "both tools -d %g" % a.same_delay if a.same_delay else
+                 "each at its default refresh (perftop -d 1, perf top -d 2)"))
         if a.whole_live:
             whole_runs(a, a.whole_live, True)
         if a.whole_dump:

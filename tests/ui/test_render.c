@@ -13,6 +13,7 @@
 #include "agg.h"
 #include "counters.h"
 #include "evspec.h"
+#include "columns.h"
 #include "ui.h"
 
 static int n_tests, n_failed;
@@ -158,6 +159,76 @@ static void dump_screen(FILE *out, const char *name)
 			line[--n] = '\0';
 		fprintf(out, "%s\n", line);
 	}
+}
+
+/* Every cell as ncurses believes the terminal shows it (curscr) is the
+ * window's: rows left out of an update were really as shown. */
+static bool terminal_is_window(void)
+{
+	for (int y = 0; y < LINES; y++)
+		for (int x = 0; x < COLS; x++) {
+			cchar_t a, b;
+
+			if (mvwin_wch(stdscr, y, x, &a) == ERR || mvwin_wch(curscr, y, x, &b) == ERR ||
+			    memcmp(&a, &b, sizeof(a)) != 0)
+				return false;
+		}
+	return true;
+}
+
+/* A frame drawn as the last one hands no row to ncurses; a selection moved
+ * by one hands only the rows that changed, and the terminal still gets
+ * every change. */
+static void rows_left_out(struct ui *u)
+{
+	size_t sel = u->sel[u->view], top = u->top[u->view];
+	uint64_t key = u->sel_key[u->view];
+	bool valid = u->sel_valid[u->view];
+
+	resizeterm(30, 100);
+	screen_draw(u, UI_DRAW);
+	ok(paint_rows_sent() == 30 && terminal_is_window(), "a new size: every row sent");
+	screen_draw(u, UI_DRAW);
+	ok(paint_rows_sent() == 0 && terminal_is_window(), "the same frame again: no row sent");
+	keys_dispatch(u, KEY_DOWN);
+	screen_draw(u, UI_DRAW);
+	printf("# one row down: %d rows sent\n", paint_rows_sent());
+	ok(paint_rows_sent() >= 2 && paint_rows_sent() <= 4 && terminal_is_window(),
+	   "the selection one row down: its two rows and the position sent, the terminal as drawn");
+	screen_draw(u, UI_CLEAR);
+	ok(paint_rows_sent() == 30 && terminal_is_window(), "a repaint (^L): every row sent");
+	/* as it was, for the frames below */
+	u->sel[u->view] = sel;
+	u->top[u->view] = top;
+	u->sel_key[u->view] = key;
+	u->sel_valid[u->view] = valid;
+}
+
+/* The sort takes each row's value once: the order is still the column's,
+ * biggest first (smallest with the sort inverted), ties by the row's key. */
+static void sort_order(struct ui *u)
+{
+	for (int inv = 0; inv < 2; inv++) {
+		bool in_order = true;
+		size_t e = ui_primary(u);
+
+		u->sort_col[VIEW_SYMBOLS] = 0; /* Overhead: the primary event's share */
+		u->sort_inv[VIEW_SYMBOLS] = inv;
+		views_build(u);
+		for (size_t i = 1; i < u->nrows; i++) {
+			uint64_t a = counts_of(u, u->rows[i - 1])->samples[e], b = counts_of(u, u->rows[i])->samples[e];
+			uint64_t ka = views_row_key(u, u->rows[i - 1]), kb = views_row_key(u, u->rows[i]);
+
+			if (inv ? a > b : a < b)
+				in_order = false;
+			if (a == b && ka >= kb)
+				in_order = false;
+		}
+		ok(u->nrows > 3 && in_order, inv ? "symbols by overhead inverted: smallest first" :
+						  "symbols by overhead: biggest first");
+	}
+	u->sort_inv[VIEW_SYMBOLS] = false;
+	views_build(u);
 }
 
 static void frame(FILE *out, struct ui *u, const char *name, int h, int w)
@@ -318,6 +389,8 @@ int main(int argc, char **argv)
 	if (scr == NULL)
 		return 1;
 	paint_init(&u);
+	sort_order(&u);
+	rows_left_out(&u);
 	frame(out, &u, "symbols", 30, 100);
 	frame(out, &u, "symbols, 80x24", 24, 80);
 	frame(out, &u, "symbols, 60x12", 12, 60);
