@@ -3,11 +3,22 @@
 #define PERFTOP_CHECK_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int check_n, check_failed;
+
+/* xorshift64: the same stream at every run, so a randomised test's
+ * failure can be replayed. */
+static inline uint64_t check_rng(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
 
 /* A TAP line is one line: newlines in a message (strings compared, say)
  * are printed as \n, else the harness reads them as unknown lines. */
