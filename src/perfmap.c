@@ -90,6 +90,7 @@ static void reset(struct perfmap *pm, const struct stat *st, bool *changed)
 	*changed = pm->nsyms > 0;
 	pm->nsyms = 0; /* names stay: strings handed out must stay valid */
 	pm->pos = 0;
+	pm->skipping = false;
 	pm->dev = st->st_dev;
 	pm->ino = st->st_ino;
 }
@@ -98,7 +99,7 @@ int perfmap_refresh(struct perfmap *pm, const char *path, uid_t uid)
 {
 	char buf[PERFMAP_MAX_LINE + 1];
 	size_t have = 0, before;
-	bool skipping = false, changed = false;
+	bool skipping, changed = false;
 	struct stat st;
 	off_t pos;
 	int fd, rc = 0;
@@ -120,6 +121,9 @@ int perfmap_refresh(struct perfmap *pm, const char *path, uid_t uid)
 	if (st.st_size == pm->pos || pm->pos >= (off_t)PERFMAP_MAX_BYTES)
 		goto out_close;
 	pos = pm->pos;
+	/* A too-long line may have been cut by the end of the file last time:
+	 * its tail is not a line of its own. */
+	skipping = pm->skipping;
 	while (pos < (off_t)PERFMAP_MAX_BYTES) {
 		ssize_t r = pread(fd, buf + have, sizeof(buf) - 1 - have, pos + (off_t)have);
 		size_t start = 0;
@@ -149,6 +153,7 @@ int perfmap_refresh(struct perfmap *pm, const char *path, uid_t uid)
 	rc = 0;
 out_sort:
 	pm->pos = pos;
+	pm->skipping = skipping;
 	/* Stable (libbsd's mergesort): of equal addresses, the later entry,
 	 * the newer code, stays last. */
 	if (pm->nsyms > before || changed) {

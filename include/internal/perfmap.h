@@ -27,7 +27,8 @@ struct perfmap {
 	struct perfmap_chunk *chunks; /* names, never moved */
 	size_t name_bytes;
 	uint64_t dev, ino;
-	off_t pos;        /* bytes consumed: complete lines only */
+	off_t pos;        /* bytes consumed: complete lines, or a too-long line's head */
+	bool skipping;    /* pos is inside a too-long line: skip to its end */
 };
 
 /* Reads what was appended to path since the last call (all of it the first

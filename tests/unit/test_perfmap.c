@@ -113,6 +113,33 @@ static void test_bounds(const char *path)
 	perfmap_free(&pm);
 }
 
+/* An over-long line that the end of the file cuts at the limit, while a
+ * JIT is still writing it: its tail, appended later, is not a line. */
+static void test_long_line_grown(const char *path)
+{
+	struct perfmap pm = { 0 };
+	size_t n = PERFMAP_MAX_LINE;
+	char *big = malloc(n + 1);
+	int rc;
+
+	if (big == NULL)
+		return;
+	memset(big, 'x', n);
+	big[n] = '\0';
+	write_file(path, "1000 10 before\n", false);
+	write_file(path, big, true);
+	rc = perfmap_refresh(&pm, path, getuid());
+	CHECK(rc == 1 && pm.nsyms == 1, "the head of a long line read (%d, %zu)", rc, pm.nsyms);
+	write_file(path, "3000 10 tail_of_long\n4000 10 after\n", true);
+	rc = perfmap_refresh(&pm, path, getuid());
+	CHECK(rc == 1 && pm.nsyms == 2 && strcmp(name_at(&pm, 0x3000), "(none)") == 0 &&
+	      strcmp(name_at(&pm, 0x4000), "after") == 0,
+	      "the tail of a long line is skipped, the next line read (%d, %zu, 0x3000 is %s)", rc, pm.nsyms,
+	      name_at(&pm, 0x3000));
+	free(big);
+	perfmap_free(&pm);
+}
+
 /* Through symbols: our own anonymous executable mapping, named by a map
  * in a test directory; growth seen at the next interval. */
 static void test_symbols_jit(void)
@@ -164,6 +191,7 @@ int main(void)
 	test_parse(path);
 	test_trust(path);
 	test_bounds(path);
+	test_long_line_grown(path);
 	unlink(path);
 	test_symbols_jit();
 	rmdir(dir);
