@@ -14,9 +14,10 @@ dict_arg=()
 # halt_on_error: UB is a failure; detect_leaks: so is a leak.
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}halt_on_error=1:print_stacktrace=1
+# Not 77: meson counts exit 77 as a skip, and a crash must fail.
 timeout --kill-after=10 $((secs + 120)) "$exe" "${dict_arg[@]}" \
 	-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-	-error_exitcode=77 -timeout_exitcode=78 \
+	-error_exitcode=70 -timeout_exitcode=71 \
 	-artifact_prefix="$out/crash-$name-" -print_final_stats=1 "$work" 2>"$work.log"
 rc=$?
 # The whole log on failure; the tail (with the exec count) when clean.
