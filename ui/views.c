@@ -96,6 +96,20 @@ struct sort_ctx {
 	bool inv;
 };
 
+/* One order for both sorts: r from the column, inverted on request, the
+ * view's key breaking ties so rows keep their places between refreshes. */
+static int order(const struct sort_ctx *cx, int r, uint64_t ka, uint64_t kb)
+{
+	if (cx->inv)
+		r = -r;
+	return r != 0 ? r : (ka > kb) - (ka < kb);
+}
+
+static int cmp_num(const struct column *c, double x, double y)
+{
+	return c->asc ? (x > y) - (x < y) : (x < y) - (x > y); /* counts: biggest first */
+}
+
 static int cmp_rows(const void *pa, const void *pb, void *arg)
 {
 	const struct sort_ctx *cx = arg;
@@ -103,21 +117,11 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 	const struct column *c = cx->col.c;
 	int r;
 
-	if (c->str) {
+	if (c->str)
 		r = strcmp(c->str(a), c->str(b));
-	} else {
-		double x = c->num(cx->u, a, cx->col.ev), y = c->num(cx->u, b, cx->col.ev);
-
-		r = c->asc ? (x > y) - (x < y) : (x < y) - (x > y); /* counts: biggest first */
-	}
-	if (cx->inv)
-		r = -r;
-	if (r == 0) { /* stable order between refreshes */
-		uint64_t ka = views[cx->u->view].key(a), kb = views[cx->u->view].key(b);
-
-		r = (ka > kb) - (ka < kb);
-	}
-	return r;
+	else
+		r = cmp_num(c, c->num(cx->u, a, cx->col.ev), c->num(cx->u, b, cx->col.ev));
+	return order(cx, r, views[cx->u->view].key(a), views[cx->u->view].key(b));
 }
 
 /* A number column sorts on its values taken once a row (num() was called
@@ -126,13 +130,8 @@ static int cmp_items(const void *pa, const void *pb, void *arg)
 {
 	const struct sort_ctx *cx = arg;
 	const struct ui_sort_item *a = pa, *b = pb;
-	int r = cx->col.c->asc ? (a->num > b->num) - (a->num < b->num) : (a->num < b->num) - (a->num > b->num);
 
-	if (cx->inv)
-		r = -r;
-	if (r == 0)
-		r = (a->key > b->key) - (a->key < b->key);
-	return r;
+	return order(cx, cmp_num(cx->col.c, a->num, b->num), a->key, b->key);
 }
 
 static void sort_rows(struct ui *u, const struct sort_ctx *cx)
