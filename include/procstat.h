@@ -20,9 +20,16 @@ struct procstat_sys {
 	uint64_t mem_total, mem_used; /* bytes; used as htop and free count it */
 };
 
-/* Fills up to max CPUs; returns how many, or -errno. */
+/* Fills up to max CPUs; returns how many, or -errno. The system-wide
+ * files stay open between calls (procstat_close closes them). */
 int procstat_cpus(struct procstat_cpu *out, size_t max);
 int procstat_sys(struct procstat_sys *out);
+void procstat_close(void);
+/* The parsers behind them, on the files' text: the cpuN lines of
+ * /proc/stat (how many filled), /proc/loadavg and /proc/meminfo (0 or
+ * -EINVAL). */
+int procstat_parse_cpus(const char *stat, struct procstat_cpu *out, size_t max);
+int procstat_parse_sys(const char *loadavg, const char *meminfo, struct procstat_sys *out);
 /* utime + stime of a task in clock ticks; -errno when it is gone. */
 int procstat_task_ticks(pid_t pid, uint64_t *ticks);
 /* Clock ticks per second (sysconf(_SC_CLK_TCK)). */

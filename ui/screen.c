@@ -33,6 +33,7 @@ void ui_free(struct ui *u)
 {
 	frame_free(u);
 	paint_free();
+	procstat_close();
 }
 
 void screen_draw(struct ui *u, unsigned what)
