@@ -1,9 +1,9 @@
 /* engine spill: a reader thread moves each kernel ring's records into a
  * larger ring of ours as soon as the kernel wakes it, so that a main loop
  * busy loading a symbol table, drawing, or blocked on a slow pipe never lets
- * a kernel ring overflow. The reader is the spill's only writer: a drain
- * pass of the main loop asks it for a transfer (spill_sync) rather than
- * transfer itself, so ring_transfer never has two writers. */
+ * a kernel ring overflow. A transfer holds the spill's lock, so a drain pass
+ * of the main loop makes one itself (spill_sync); with dwarf stacks, whose
+ * cut works in the reader's scratch, it asks the reader instead. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +201,15 @@ void spill_sync(struct engine *e, uint64_t max_wait_ns)
 	struct timespec until;
 	bool self;
 
+	/* Without dwarf's cut (it works in the reader's scratch), a transfer
+	 * is a copy under the spill's lock, which keeps the reader out: the
+	 * main loop makes it itself instead of waking the reader and sleeping
+	 * until it is done, two trips through the scheduler every tick. */
+	if (e->stack_need == NULL) {
+		for (size_t c = 0; c < e->ncpus; c++)
+			spill_cpu(e, c);
+		return;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += (time_t)(max_wait_ns / 1000000000u);
 	until.tv_nsec += (long)(max_wait_ns % 1000000000u);
