@@ -117,6 +117,16 @@ static void flat_memo_after_mmap(const struct symbols_opts *so)
 	if (getenv("SHOW"))
 		puts(out ? out : "");
 	free(out);
+	/* A re-aim marks every process for a /proc re-read at its next sample,
+	 * which a memo hit (the flat memo, -g's leaf memo) would not wait for. */
+	{
+		uint64_t tag = symbols_tag(s.syms, 300);
+		uint32_t gen = symbols_maps_gen(s.syms, 300);
+
+		symbols_stale(s.syms);
+		CHECK(symbols_tag(s.syms, 300) != tag && symbols_maps_gen(s.syms, 300) != gen,
+		      "flat memo: symbols_stale moves the process's tags");
+	}
 out:
 	agg_free(s.agg);
 	symbols_free(s.syms);
