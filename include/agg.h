@@ -90,6 +90,21 @@ size_t agg_nevents(const struct agg *a);
  * sr->thread_comm): the caller hands names down, agg asks nobody. */
 void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		const struct sym_result *sr, uint64_t period);
+/* Where a sample without a stack fell, for the flat memo: tag is what the
+ * resolve of (pid, ip, kernel) held under (symbols_tag); 0 keeps nothing. */
+struct agg_where {
+	pid_t pid, tid;
+	uint64_t ip;
+	bool kernel;
+	uint64_t tag;
+};
+/* The same IP counted before, under the same tag and with its rows still
+ * there, is counted again as agg_sample_at did: true. False: nothing
+ * counted; resolve it and call agg_sample_at. */
+bool agg_sample_memo(struct agg *a, size_t ev, int cpu, const struct agg_where *w, uint64_t period);
+/* agg_sample, remembering its rows under w for agg_sample_memo. */
+void agg_sample_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w, const struct sym_result *sr,
+		   uint64_t period);
 /* With call graphs: one sample's stack, frames[0] its own (leaf) symbol and
  * frames[n-1] the outermost. Self goes to the leaf as agg_sample does;
  * children once to each distinct symbol on the stack (recursion too); the

@@ -116,6 +116,17 @@ void symbols_resolve_thread(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip
 /* The same for the main thread (thread_comm == comm). */
 void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
 		     struct sym_result *out);
+/* What a user or kernel address of pid resolves to may change only when
+ * this tag does: pid's maps (an MMAP over them, an exec, a new owner, a
+ * re-read of /proc: symbols_maps_gen), the kernel's tables, the demangling,
+ * or an interval (symbols_reap). Never 0. For a memo in front of the
+ * resolve (agg's flat memo): one load, no lookup. */
+uint64_t symbols_tag(const struct symbols *s, pid_t pid);
+/* symbols_resolve_thread, and the tag its result holds under: 0 when it
+ * must not be remembered (code no file names, which a JIT map may name
+ * later; a kernel address no table knows yet). */
+uint64_t symbols_resolve_tagged(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip, bool kernel,
+				struct sym_result *out);
 
 /* A whole callchain (-g), frames[0] the leaf: addrs[i] as it is to be
  * looked up (return addresses already less one), bit i of kmask (bit i%64
@@ -136,8 +147,9 @@ const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid
  * image). False for no file (anonymous memory). Cheap: no path is built. */
 bool symbols_map_dso(struct symbols *s, pid_t pid, uint64_t addr, uint32_t *dso_id, uint64_t *off, bool *vdso);
 /* A tag of pid's maps: it changes whenever they change (or another pid's
- * sharing its slot do), never 0, so what was worked out from the maps
- * under one tag holds while the tag does. */
+ * sharing its slot do, or symbols_stale marks them for a re-read), never
+ * 0, so what was worked out from the maps under one tag holds while the
+ * tag does. */
 uint32_t symbols_maps_gen(const struct symbols *s, pid_t pid);
 
 /* The file mapping pid's address addr, as a path this process can open

@@ -64,6 +64,16 @@ static inline void task_active(struct agg *a, struct agg_task *t)
 	}
 }
 
+/* A row a lookup remembered may be gone or have a new owner: the last
+ * lookups and the flat memo forget. */
+static void rows_moved(struct agg *a)
+{
+	a->last_sym = NULL;
+	a->last_task = a->last_thread = NULL;
+	if (++a->rows_gen == 0)
+		a->rows_gen = 1;
+}
+
 static inline size_t hash64(uint64_t k)
 {
 	k ^= k >> 33;
@@ -220,6 +230,7 @@ struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus)
 	if (a == NULL)
 		return NULL;
 	a->nevents = nevents;
+	a->rows_gen = 1;
 	for (size_t i = 0; i < nevents; i++)
 		a->ev[i].running_pct = -1;
 	a->max_cpu = -1;
@@ -306,6 +317,7 @@ void agg_free(struct agg *a)
 	for (size_t i = 0; a->memo && i < AGG_MEMO_SLOTS; i++)
 		free(a->memo[i].keys);
 	free(a->memo);
+	free(a->flat);
 	dead_free(a);
 	free(a->dead_syms.v);
 	free(a->dead_tasks.v);
@@ -409,6 +421,8 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 		return t;
 	}
 	if (t && t->exited) { /* a tid reused by another process */
+		if (++a->rows_gen == 0) /* not rows_moved: task_row is setting the last lookups */
+			a->rows_gen = 1;
 		task_fold(a, t);
 		task_reset(t, proc->pid, a->nevents);
 		t->tid = tid;
@@ -503,15 +517,59 @@ static void sample_rows(struct agg *a, size_t ev, int cpu, struct agg_sym *s, st
 		count(&c->iv, &c->total, ev, period);
 }
 
-void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
-		const struct sym_result *sr, uint64_t period)
+static inline struct agg_flat *flat_slot(struct agg *a, const struct agg_where *w)
+{
+	uint64_t h = (w->ip ^ (uint64_t)(uint32_t)w->tid << 40 ^ (uint64_t)w->kernel << 63) * 0x9e3779b97f4a7c15ull;
+
+	return &a->flat[h >> (64 - AGG_FLAT_BITS)];
+}
+
+bool agg_sample_memo(struct agg *a, size_t ev, int cpu, const struct agg_where *w, uint64_t period)
+{
+	struct agg_flat *f;
+
+	if (a->flat == NULL || w->tag == 0 || ev >= a->nevents)
+		return false;
+	f = flat_slot(a, w);
+	if (f->ip != w->ip || f->tag != w->tag || f->gen != a->rows_gen || f->pid != w->pid || f->tid != w->tid ||
+	    f->kernel != w->kernel)
+		return false;
+	/* As task_row would have left them. */
+	a->last_sym = f->sym;
+	a->last_task = f->task;
+	a->last_tid = w->tid;
+	a->last_thread = f->thread;
+	sample_rows(a, ev, cpu, f->sym, f->task, period);
+	a->flat_hits++;
+	return true;
+}
+
+void agg_sample_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w, const struct sym_result *sr,
+		   uint64_t period)
 {
 	struct agg_sym *s;
+	struct agg_task *t;
 
 	if (ev >= a->nevents)
 		return;
 	s = sym_row(a, sr);
-	sample_rows(a, ev, cpu, s, task_row(a, pid, tid, sr), period);
+	t = task_row(a, w->pid, w->tid, sr);
+	sample_rows(a, ev, cpu, s, t, period);
+	/* Only rows found in full: a missing one may come at the next try. */
+	if (w->tag == 0 || a->flat_off || s == NULL || t == NULL || a->last_thread == NULL ||
+	    (a->flat == NULL && (a->flat = calloc((size_t)1 << AGG_FLAT_BITS, sizeof(*a->flat))) == NULL))
+		return;
+	*flat_slot(a, w) = (struct agg_flat){ .ip = w->ip, .tag = w->tag, .pid = w->pid, .tid = w->tid,
+					      .gen = a->rows_gen, .kernel = w->kernel, .sym = s, .task = t,
+					      .thread = a->last_thread };
+}
+
+void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
+		const struct sym_result *sr, uint64_t period)
+{
+	struct agg_where w = { .pid = pid, .tid = tid };
+
+	agg_sample_at(a, ev, cpu, &w, sr, period);
 }
 
 #define AGG_STACK_MAX 512
@@ -712,15 +770,21 @@ void agg_task_new(struct agg *a, pid_t pid)
 	struct agg_task *t = map_get(&a->tasks, (uint64_t)pid + 1);
 	struct agg_task *th = map_get(&a->tids, (uint64_t)pid + 1);
 
+	bool reset = false;
+
 	if (t && t->exited) {
 		task_fold(a, t);
 		task_reset(t, pid, a->nevents);
+		reset = true;
 	}
 	if (th && th->exited) {
 		task_fold(a, th);
 		task_reset(th, pid, a->nevents);
+		reset = true;
 	}
 	a->last_task = a->last_thread = NULL;
+	if (reset) /* new owners: named and counted afresh at their next sample */
+		rows_moved(a);
 }
 
 void agg_task_exit(struct agg *a, pid_t pid)
@@ -814,7 +878,7 @@ static void sym_expire(struct agg *a, struct agg_sym *s)
 	a->st.expired_syms++;
 	map_del(&a->syms, s->key, s);
 	dead_push(&a->dead_syms, s);
-	a->last_sym = NULL;
+	rows_moved(a);
 }
 
 static void task_expire(struct agg *a, struct agg_task *t)
@@ -828,7 +892,7 @@ static void task_expire(struct agg *a, struct agg_task *t)
 	else
 		map_del(&a->tasks, (uint64_t)t->pid + 1, t);
 	dead_push(&a->dead_tasks, t);
-	a->last_task = a->last_thread = NULL;
+	rows_moved(a);
 }
 
 /* Drops gone rows from a list. */

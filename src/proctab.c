@@ -486,6 +486,7 @@ void proctab_stale(struct proctab *pt)
 			continue;
 		p->complete = false;
 		p->stale = true;
+		proctab_changed(pt, p->pid); /* what was worked out from its maps waits for the read */
 	}
 }
 

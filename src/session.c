@@ -153,11 +153,7 @@ static void synthesize(struct session *s, const struct session_target *t, bool a
 		for (size_t i = 0; i < t->npids; i++)
 			symbols_synthesize(s->syms, t->pids[i]);
 	else if (again)
-		symbols_stale(s->syms);
-	/* A process marked stale is read again at its next resolve, which a
-	 * memo hit would not wait for. */
-	if (again && s->leaf_memo)
-		memset(s->leaf_memo, 0, sizeof(*s->leaf_memo) << LEAF_MEMO_BITS);
+		symbols_stale(s->syms); /* moves the maps' tags: the memos wait for the read */
 }
 
 int session_open(struct session *s, const struct options *o, char *err, size_t errlen)
@@ -700,14 +696,19 @@ static void sample(struct session *s, int ev, const struct record *r)
 	const struct sym_result *fr;
 	size_t n;
 
-	/* A call-graph layout gives every sample a stack, if only its own frame. */
+	/* A call-graph layout gives every sample a stack, if only its own frame.
+	 * Without one, an IP counted before under the same tags goes through
+	 * agg's flat memo: no resolve, no row lookup. */
 	if (r->sample.ips == NULL && r->sample.regs == NULL) {
+		struct agg_where w = { .pid = (pid_t)r->sid.pid, .tid = (pid_t)r->sid.tid, .ip = r->sample.ip,
+				       .kernel = cpumode_kernel(r->misc) };
 		struct sym_result sr = { 0 };
 
-		symbols_resolve_thread(s->syms, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r->sample.ip,
-				       cpumode_kernel(r->misc), &sr);
-		agg_sample(s->agg, (size_t)ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid,
-			   &sr, r->sample.period);
+		w.tag = symbols_tag(s->syms, w.pid);
+		if (agg_sample_memo(s->agg, (size_t)ev, (int)r->sid.cpu, &w, r->sample.period))
+			return;
+		w.tag = symbols_resolve_tagged(s->syms, w.pid, w.tid, w.ip, w.kernel, &sr);
+		agg_sample_at(s->agg, (size_t)ev, (int)r->sid.cpu, &w, &sr, r->sample.period);
 		return;
 	}
 	n = chain_frames(s, r, frames, SESSION_STACK_MAX, &fr);

@@ -46,9 +46,7 @@ struct cache_entry {
  * addresses already less one, the leaf fix applied) and their modes: a
  * repeated stack costs one lookup instead of one resolve per frame. Valid
  * while the pid's maps (its generation), the kernel's tables (kgen) and
- * the interval (ver: bumped at every reap, so a hit never outlives the
- * names it points to and each chain refreshes its tables' last_hit once an
- * interval) are those it was resolved under. */
+ * the interval (ver, see struct symbols) are those it was resolved under. */
 #define CHAIN_BITS 10
 #define CHAIN_MAX 128       /* longer stacks are resolved frame by frame */
 
@@ -102,7 +100,11 @@ struct symbols {
 	struct dso_set dsos;
 	struct cache_entry *cache;
 	struct chain_entry *chains; /* 1 << CHAIN_BITS, NULL until the first stack */
-	uint32_t chain_ver;
+	/* What a remembered resolve holds under besides its pid's maps
+	 * (symbols_tag): bumped at every reap (tables may be evicted; each
+	 * entry resolves again once an interval, which keeps its table's
+	 * last_hit fresh), a kernel table change, a switch of names. */
+	uint32_t ver;
 	uint64_t uncached;          /* resolutions that could not be cached, ever */
 	uint64_t chain_hits, chain_misses;
 	size_t chain_bytes;
@@ -288,6 +290,7 @@ int symbols_load_kernel(struct symbols *s)
 	s->ks = ks;
 	s->kextra = NULL;
 	s->kgen = (s->kgen + 1) & ~PROCTAB_GEN_KERNEL;
+	s->ver++;
 	kernel_build_id(s);
 	/* Just read whole: the next whole read waits an interval. */
 	s->kreload_gap = 1;
@@ -320,6 +323,7 @@ static bool kernel_reload(struct symbols *s)
 		s->kextra = extra;
 		extra = NULL;
 		s->kgen = (s->kgen + 1) & ~PROCTAB_GEN_KERNEL;
+		s->ver++;
 		changed = true;
 	}
 	kallsyms_free(extra);
@@ -369,7 +373,7 @@ void symbols_reap(struct symbols *s)
 	bool dropped = false;
 
 	proctab_reap(&s->pt);
-	s->chain_ver++;
+	s->ver++;
 	/* Tables hit this interval stay; cached names of dropped ones go. The
 	 * process table's epoch has moved on: the interval just ended is the
 	 * one before it. */
@@ -581,7 +585,9 @@ static inline void set_build_id(const struct symbols *s, const struct dso *d, st
 	}
 }
 
-static inline void resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip, bool kernel,
+/* True when the result is one the cache holds (or now keeps): it stays
+ * what this address resolves to while symbols_tag(pid) does. */
+static inline bool resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip, bool kernel,
 			   struct sym_result *out)
 {
 	/* Known, or read from /proc once (which may move the generation on). */
@@ -602,7 +608,7 @@ static inline void resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip,
 		if (e->d)
 			e->d->last_hit = s->pt.epoch;
 		set_build_id(s, e->d, out);
-		return;
+		return true;
 	}
 	l = kernel ? resolve_kernel(s, ip) : resolve_user(s, p, ip);
 	out->sym = l.sym;
@@ -611,17 +617,30 @@ static inline void resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip,
 	set_build_id(s, l.d, out);
 	if (l.nocache) {
 		s->uncached++;
-		return;
+		return false;
 	}
 	/* Resolving may have read /proc and moved the generation on. */
 	*e = (struct cache_entry){ .ip = ip, .pid = cpid, .tag = kernel ? tag : proctab_gen(&s->pt, pid),
 				   .sym = l.sym, .dso = l.dso, .key = l.key, .d = l.d };
+	return true;
 }
 
 void symbols_resolve_thread(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip, bool kernel,
 			    struct sym_result *out)
 {
 	resolve(s, pid, tid, ip, kernel, out);
+}
+
+uint64_t symbols_resolve_tagged(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip, bool kernel,
+				struct sym_result *out)
+{
+	/* Resolving may have read /proc: the tag after it is the one that holds. */
+	return resolve(s, pid, tid, ip, kernel, out) ? symbols_tag(s, pid) : 0;
+}
+
+uint64_t symbols_tag(const struct symbols *s, pid_t pid)
+{
+	return (uint64_t)s->ver << 32 | proctab_gen(&s->pt, pid);
 }
 
 void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel, struct sym_result *out)
@@ -662,7 +681,7 @@ static void chain_keep(struct symbols *s, struct chain_entry *e, uint64_t h, uin
 	}
 	e->hash = h;
 	e->tag = tag;
-	e->ver = s->chain_ver;
+	e->ver = s->ver;
 	e->pid = pid;
 	e->n = (uint32_t)n;
 	memcpy(e->kmask, kmask, sizeof(e->kmask));
@@ -702,7 +721,7 @@ const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid
 	tag = (uint64_t)s->kgen << 32 | proctab_gen(&s->pt, pid);
 	h = chain_hash(pid, addrs, km, n);
 	e = &s->chains[h >> (64 - CHAIN_BITS)];
-	if (e->hash == h && e->n == n && e->pid == pid && e->tag == tag && e->ver == s->chain_ver &&
+	if (e->hash == h && e->n == n && e->pid == pid && e->tag == tag && e->ver == s->ver &&
 	    memcmp(e->kmask, km, sizeof(km)) == 0 && memcmp(e->addrs, addrs, n * sizeof(*addrs)) == 0) {
 		struct proctab_thread *t = p && tid != pid ? proctab_task_thread(&s->pt, p, tid) : NULL;
 
@@ -731,7 +750,7 @@ int symbols_set_jit_dir(struct symbols *s, const char *dir)
 		return -ENOMEM;
 	free(s->jit_dir);
 	s->jit_dir = d;
-	s->chain_ver++;
+	s->ver++;
 	return 0;
 }
 
@@ -742,7 +761,7 @@ void symbols_set_demangle(struct symbols *s, bool on)
 	s->raw_names = !on;
 	/* Cached results carry the other form's names. */
 	memset(s->cache, 0, ((size_t)1 << CACHE_BITS) * sizeof(*s->cache));
-	s->chain_ver++;
+	s->ver++;
 }
 
 bool symbols_demangle(const struct symbols *s)

@@ -58,6 +58,24 @@ struct agg_memo {
 	uint32_t *nodes;              /* cg_path_nodes of leaf */
 };
 
+/* The flat memo: the rows a sample without a stack went to, by where it
+ * fell (pid, tid, IP, mode). It holds while two tags do: the symbols' of
+ * what the resolve depended on (symbols_tag, handed in by the caller) and
+ * rows_gen, which moves wherever a row it may hold goes or gets a new
+ * owner (the places that drop the last lookups). A hit costs one probe
+ * instead of a resolve and a symbol and a task row lookup. Direct-mapped:
+ * a collision costs the long way. Made at the first sample it could keep. */
+#define AGG_FLAT_BITS 11
+
+struct agg_flat {
+	uint64_t ip, tag;             /* tag 0: empty */
+	int32_t pid, tid;
+	uint32_t gen;                 /* rows_gen when filled */
+	bool kernel;
+	struct agg_sym *sym;
+	struct agg_task *task, *thread;
+};
+
 struct agg {
 	size_t nevents;
 	struct agg_event ev[AGG_MAX_EVENTS];
@@ -95,6 +113,10 @@ struct agg {
 	uint64_t memo_hits;       /* tests: stacks the memo counted */
 	uint32_t memo_tick;       /* ages the memo's ways */
 	size_t cg_max;            /* tests: the tree's bound (0: CG_MAX_NODES_DEFAULT) */
+	struct agg_flat *flat;    /* 1 << AGG_FLAT_BITS, NULL until the first fill */
+	uint32_t rows_gen;
+	bool flat_off;            /* tests: every flat sample the long way */
+	uint64_t flat_hits;       /* tests: flat samples the memo counted */
 };
 
 /* agg_pairs.c: the sample path's side (event 0 only), the roll's, the end. */

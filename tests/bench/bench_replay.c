@@ -2,8 +2,9 @@
  * (session_record: symbols, agg), as the engine does, without the kernel. Prints ns per sample for
  * decode alone and for the whole path.
  *
- * usage: bench_replay [SAMPLES_MILLIONS [RINGS [rr]]]   (default 20, 4 rings, dealt at random;
- *        rr: in turn, as CPUs whose timers fire at one rate)
+ * usage: bench_replay [SAMPLES_MILLIONS [RINGS [rr|tasks]]]   (default 20, 4 rings, dealt at random;
+ *        rr: in turn, as CPUs whose timers fire at one rate; tasks: the samples of CPU 1
+ *        are a forked copy's, as two busy CPUs each running its own process)
  *        bench_replay SAMPLES_MILLIONS cg   (-g: frame-pointer callchains of 10-20 user
  *        frames, 30 % with 4-8 kernel frames too; and the leaf fix's unwind of 2 frames)
  *
@@ -12,7 +13,10 @@
  * passes do (order.c): the reorder's cost is their difference. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,6 +71,7 @@ static void on_record(const struct perf_event_header *h, struct ctx *c)
 #define NRINGS 8 /* at most; argv[2], default 4 */
 static size_t nrings = 4;
 static bool round_robin; /* argv[3] "rr": CPUs' timers at one rate take turns */
+static bool two_tasks;   /* argv[3] "tasks": CPU 1's samples are another process's */
 static double replay_ordered(struct ring *rs, const size_t *filled, struct ctx *c, uint64_t passes)
 {
 	struct order o;
@@ -407,12 +412,14 @@ int main(int argc, char **argv)
 	uint64_t per_pass, passes;
 	double t_dec, t_full;
 	pid_t pid = getpid();
+	pid_t other = -1;
 
 	if (argc > 2 && strcmp(argv[2], "cg") == 0)
 		return bench_cg(argc > 1 ? atof(argv[1]) : 20);
 	if (argc > 2 && atoi(argv[2]) >= 1 && atoi(argv[2]) <= NRINGS)
 		nrings = (size_t)atoi(argv[2]);
 	round_robin = argc > 3 && strcmp(argv[3], "rr") == 0;
+	two_tasks = argc > 3 && strcmp(argv[3], "tasks") == 0;
 	if (map == NULL || ring_init(&r, map, PAGE, DATA))
 		return 1;
 	memset(map, 0, PAGE);
@@ -423,6 +430,17 @@ int main(int argc, char **argv)
 		return 1;
 	symbols_load_kernel(c.s.syms);
 	symbols_synthesize(c.s.syms, pid);
+	if (two_tasks) { /* the same maps: the same addresses resolve in both */
+		other = fork();
+		if (other < 0)
+			return 1;
+		if (other == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			pause();
+			_exit(0);
+		}
+		symbols_synthesize(c.s.syms, other);
+	}
 	nk = kernel_ips(kips, 4096);
 	/* User addresses: this program's functions and libc's. */
 	uips[nu++] = (uint64_t)(uintptr_t)main;
@@ -452,9 +470,9 @@ int main(int argc, char **argv)
 		s.h.size = sizeof(s);
 		s.id = 1;
 		s.ip = kern ? kips[rand() % nk] : uips[rand() % nu] + (uint64_t)(rand() % 16);
-		s.pid = s.tid = (uint32_t)pid;
-		s.time = filled;
 		s.cpu = (uint32_t)(rand() & 1);
+		s.pid = s.tid = (uint32_t)(two_tasks && s.cpu ? other : pid);
+		s.time = filled;
 		s.res = 0;
 		s.period = 250000;
 		memcpy(r.data + filled, &s, sizeof(s));
@@ -504,6 +522,10 @@ int main(int argc, char **argv)
 	       (double)c.n / t_full / 1e6);
 	printf("ordered %zu rings%s: decode+merge %.1f ns/sample, decode+merge+resolve+agg %.1f ns/sample\n",
 	       nrings, round_robin ? " (in turn)" : " (at random)", t_ord_dec * 1e9 / (double)n_dec, t_ord_full * 1e9 / (double)n_full);
+	if (other > 0) {
+		kill(other, SIGKILL);
+		waitpid(other, NULL, 0);
+	}
 	agg_free(c.s.agg);
 	symbols_free(c.s.syms);
 	ring_unmap(&r);

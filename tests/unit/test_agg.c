@@ -255,6 +255,57 @@ static void pairs(void)
 	agg_free(a);
 }
 
+/* The flat memo holds rows only while they stay: a row that expired, or a
+ * pid's row handed to a new owner, is not counted through the memo. */
+static void test_flat_memo(void)
+{
+	int cpus[] = { 0 };
+	struct agg *a = agg_new(1, cpus, 1);
+	struct sym_result f = sym("f", 1, false, "alpha"), g = sym("g", 2, false, "alpha"),
+			  h = sym("h", 3, false, "beta");
+	struct agg_where wf = { .pid = 10, .tid = 10, .ip = 0x1000, .tag = 7 };
+	struct agg_where wg = { .pid = 10, .tid = 10, .ip = 0x2000, .tag = 7 };
+	bool hit;
+
+	CHECK(a != NULL, "flat memo: agg_new");
+	if (a == NULL)
+		return;
+	agg_sample_at(a, 0, 0, &wf, &f, 1);
+	agg_sample_at(a, 0, 0, &wg, &g, 1);
+	CHECK(agg_sample_memo(a, 0, 0, &wf, 1) && find_sym(a, 1)->total.samples[0] == 2,
+	      "flat memo: a repeated IP counted through the memo");
+	wf.tag = 8;
+	CHECK(!agg_sample_memo(a, 0, 0, &wf, 1), "flat memo: another symbols tag is a miss");
+	wf.tag = 7;
+	/* f goes idle and expires; g stays sampled. */
+	for (int r = 0; r < AGG_EXPIRE_IDLE + 2; r++) {
+		agg_sample_at(a, 0, 0, &wg, &g, 1);
+		agg_roll(a, 0);
+	}
+	CHECK(find_sym(a, 1) == NULL, "flat memo: f's row expired");
+	hit = agg_sample_memo(a, 0, 0, &wf, 1);
+	CHECK(!hit, "flat memo: an expired row is not counted through the memo");
+	if (!hit)
+		agg_sample_at(a, 0, 0, &wf, &f, 1);
+	CHECK(find_sym(a, 1) && find_sym(a, 1)->total.samples[0] == 1 && sums_exact(a),
+	      "flat memo: the IP back is a fresh row, sums exact");
+	/* pid 10 exits and a new owner takes it: its samples go to a fresh row
+	 * named from the sample, not to the old one through the memo. */
+	agg_sample_at(a, 0, 0, &wf, &f, 1);
+	agg_task_exit(a, 10);
+	agg_task_new(a, 10);
+	hit = agg_sample_memo(a, 0, 0, &wf, 1);
+	CHECK(!hit, "flat memo: a pid with a new owner is not counted through the memo");
+	if (!hit) {
+		h.comm = "beta";
+		agg_sample_at(a, 0, 0, &wf, &h, 1);
+	}
+	CHECK(find_task(a, 10) && strcmp(find_task(a, 10)->comm, "beta") == 0 &&
+	      find_task(a, 10)->total.samples[0] == 1,
+	      "flat memo: the new owner's row named afresh (%s)", find_task(a, 10) ? find_task(a, 10)->comm : "-");
+	agg_free(a);
+}
+
 int main(void)
 {
 	int cpus[] = { 0, 3 };
@@ -479,5 +530,6 @@ int main(void)
 		agg_free(c);
 	}
 	pairs();
+	test_flat_memo();
 	return check_done();
 }

@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+
 #include "check.h"
 #include "dump.h"
+#include "internal/agg_int.h"
 #include "session.h"
 #include "synth.h"
 
@@ -37,6 +40,23 @@ static const struct perf_event_header *exit_rec(struct synth *sy, uint32_t pid, 
 	return synth_done(sy);
 }
 
+static const struct perf_event_header *mmap2_rec(struct synth *sy, uint32_t pid, uint64_t start, uint64_t len,
+						 uint64_t ino, const char *file)
+{
+	synth_header(sy, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	synth_u32x2(sy, pid, pid);
+	synth_u64(sy, start);
+	synth_u64(sy, len);
+	synth_u64(sy, 0);
+	synth_u32x2(sy, 8, 1);
+	synth_u64(sy, ino);
+	synth_u64(sy, 1);
+	synth_u32x2(sy, PROT_READ | PROT_EXEC, MAP_PRIVATE);
+	synth_string(sy, file);
+	synth_trailer(sy, pid, pid, 2, 0, 1);
+	return synth_done(sy);
+}
+
 /* The whole dump of one interval in one format, as a string. */
 static char *dump(struct session *s, enum dump_format fmt, bool threads)
 {
@@ -61,6 +81,55 @@ static size_t lines(const char *s, const char *prefix)
 	for (const char *p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		n += strncmp(p, prefix, strlen(prefix)) == 0;
 	return n;
+}
+
+/* The flat memo (a repeated IP counted without a resolve) holds only while
+ * what the resolve depended on does: after an MMAP2 that replaces the
+ * mapping, the same IP is the new file's. */
+static void flat_memo_after_mmap(const struct symbols_opts *so)
+{
+	static const int cpus[] = { 0, 1 };
+	struct session s;
+	struct synth sy;
+	char *out;
+
+	memset(&s, 0, sizeof(s));
+	s.syms = symbols_new(so);
+	s.agg = agg_new(1, cpus, 2);
+	CHECK(s.syms && s.agg, "a second session without an engine");
+	if (s.syms == NULL || s.agg == NULL)
+		goto out;
+	strlcpy(agg_event(s.agg, 0)->name, "cycles", sizeof(agg_event(s.agg, 0)->name));
+	apply(&s, -1, comm_rec(&sy, 300, 300, "gamma"));
+	apply(&s, -1, mmap2_rec(&sy, 300, 0x400000, 0x10000, 11, "/nonexistent/first.so"));
+	for (int i = 0; i < 3; i++)
+		apply(&s, 0, synth_sample(&sy, 7, 0x401234, 300, 300, 3, 0, 1000, PERF_RECORD_MISC_USER));
+	apply(&s, -1, mmap2_rec(&sy, 300, 0x400000, 0x10000, 12, "/nonexistent/second.so"));
+	for (int i = 0; i < 4; i++)
+		apply(&s, 0, synth_sample(&sy, 7, 0x401234, 300, 300, 4, 0, 1000, PERF_RECORD_MISC_USER));
+	CHECK(s.agg->flat_hits >= 4, "flat memo: repeated IPs counted through it (%llu hits)",
+	      (unsigned long long)s.agg->flat_hits);
+	out = dump(&s, DUMP_JSON, false);
+	CHECK(out && strstr(out, "\"dso\":\"/nonexistent/first.so\",\"kernel\":false,\"samples\":3,"),
+	      "flat memo: the samples before the MMAP2 in the old file");
+	CHECK(out && strstr(out, "\"dso\":\"/nonexistent/second.so\",\"kernel\":false,\"samples\":4,"),
+	      "flat memo: the same IP after an MMAP2 over it is the new file's");
+	if (getenv("SHOW"))
+		puts(out ? out : "");
+	free(out);
+	/* A re-aim marks every process for a /proc re-read at its next sample,
+	 * which a memo hit (the flat memo, -g's leaf memo) would not wait for. */
+	{
+		uint64_t tag = symbols_tag(s.syms, 300);
+		uint32_t gen = symbols_maps_gen(s.syms, 300);
+
+		symbols_stale(s.syms);
+		CHECK(symbols_tag(s.syms, 300) != tag && symbols_maps_gen(s.syms, 300) != gen,
+		      "flat memo: symbols_stale moves the process's tags");
+	}
+out:
+	agg_free(s.agg);
+	symbols_free(s.syms);
 }
 
 int main(int argc, char **argv)
@@ -194,5 +263,6 @@ int main(int argc, char **argv)
 	}
 	agg_free(s.agg);
 	symbols_free(s.syms);
+	flat_memo_after_mmap(&so);
 	return check_done();
 }
