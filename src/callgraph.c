@@ -9,10 +9,22 @@
  * (edge), so a stack walked down the tree counts its edges without a
  * second lookup each. */
 struct node {
-	const struct agg_sym *sym;
-	char *comm;
+	union {                    /* by depth: 0 the root (neither), 1 a comm, else a symbol */
+		const struct agg_sym *sym;
+		char *comm;
+	};
 	uint32_t parent, first_child, next_sibling, depth, edge;
-};
+};                                 /* 32 bytes, not 40: a system-wide tree has 100 000s */
+
+static inline const struct agg_sym *node_sym(const struct node *n)
+{
+	return n->depth >= 2 ? n->sym : NULL;
+}
+
+static inline const char *node_comm(const struct node *n)
+{
+	return n->depth == 1 ? n->comm : NULL;
+}
 
 struct edge {
 	const struct agg_sym *callee, *caller;
@@ -184,7 +196,7 @@ static int imap_grow(struct cg *g, struct imap *m, size_t first, size_t n,
 
 static uint64_t node_hash_at(const struct cg *g, size_t i)
 {
-	return node_hash(g, g->nodes[i].parent, g->nodes[i].sym, g->nodes[i].comm);
+	return node_hash(g, g->nodes[i].parent, node_sym(&g->nodes[i]), node_comm(&g->nodes[i]));
 }
 
 static uint64_t edge_hash_at(const struct cg *g, size_t i)
@@ -219,7 +231,8 @@ void cg_free(struct cg *g)
 	if (g == NULL)
 		return;
 	for (size_t i = 0; i < g->nnodes; i++)
-		free(g->nodes[i].comm);
+		if (g->nodes[i].depth == 1)
+			free(g->nodes[i].comm);
 	free(g->nodes);
 	free(g->ncount);
 	free(g->nmap.tab);
@@ -264,7 +277,8 @@ static uint32_t child(struct cg *g, uint32_t parent, const struct agg_sym *sym, 
 		uint32_t k = g->nmap.tab[i] - 1;
 
 		n = &g->nodes[k];
-		if (n->parent == parent && (sym ? n->sym == sym : n->sym == NULL && strcmp(n->comm, comm) == 0))
+		/* Siblings share a depth: a root's children are comms, the rest symbols. */
+		if (n->parent == parent && (sym ? node_sym(n) == sym : n->depth == 1 && strcmp(n->comm, comm) == 0))
 			return k;
 	}
 	if (g->nnodes >= g->max)
@@ -274,11 +288,12 @@ static uint32_t child(struct cg *g, uint32_t parent, const struct agg_sym *sym, 
 		return UINT32_MAX;
 	n = &g->nodes[g->nnodes];
 	memset(n, 0, sizeof(*n));
-	n->sym = sym;
-	if (sym == NULL && (n->comm = strdup(comm)) == NULL)
+	if (sym != NULL)
+		n->sym = sym;
+	else if ((n->comm = strdup(comm)) == NULL)
 		return UINT32_MAX;
 	n->parent = parent;
-	n->edge = sym && g->nodes[parent].sym ? edge_index(g, sym, g->nodes[parent].sym) : UINT32_MAX;
+	n->edge = sym && node_sym(&g->nodes[parent]) ? edge_index(g, sym, node_sym(&g->nodes[parent])) : UINT32_MAX;
 	n->depth = g->nodes[parent].depth + 1;
 	n->next_sibling = g->nodes[parent].first_child;
 	g->nodes[parent].first_child = (uint32_t)g->nnodes;
@@ -495,7 +510,10 @@ struct cg_frame cg_node_frame(const struct cg *g, size_t i)
 {
 	const struct node *n = &g->nodes[i < g->nnodes ? i : 0];
 
-	return (struct cg_frame){ n->sym ? n->sym->sym : n->comm ? n->comm : "all", n->sym };
+	const struct agg_sym *sym = node_sym(n);
+	const char *comm = node_comm(n);
+
+	return (struct cg_frame){ sym ? sym->sym : comm ? comm : "all", sym };
 }
 
 uint64_t cg_node_samples(const struct cg *g, size_t i, enum agg_scope scope, size_t ev)
