@@ -14,7 +14,9 @@ struct node {
 		char *comm;
 	};
 	uint32_t parent, first_child, next_sibling, depth, edge;
-};                                 /* 32 bytes, not 40: a system-wide tree has 100 000s */
+};
+/* 32 bytes, not 40: a system-wide tree has 100 000s. */
+_Static_assert(sizeof(struct node) <= 32, "a call-path tree node stays within 32 bytes");
 
 static inline const struct agg_sym *node_sym(const struct node *n)
 {
