@@ -13,7 +13,7 @@
 /* Ids: strings index the string table (0 is ""); mappings, functions and
  * locations are numbered from 1 in order of first use. A sample is a list
  * of location ids, so whole stacks need no new structures. */
-struct pprof_fn { uint64_t name, file; uint64_t mapping; };
+struct pprof_fn { uint64_t name, file; uint64_t mapping; uint64_t window; /* its names last checked */ };
 struct pprof_sample { uint64_t *loc; size_t depth; uint64_t comm, fkey, chash; uint64_t samples, nanos; };
 
 struct pprof {
@@ -34,6 +34,7 @@ struct pprof {
 	size_t nsamples, capsamples;
 	struct deltamap sample_ix;       /* stack hash -> sample index + 1 */
 	uint64_t total;
+	uint64_t window;                 /* pprof_recycle's count */
 };
 
 static int grow(void **arr, size_t *cap, size_t n, size_t size)
@@ -166,9 +167,11 @@ static int location_id(struct pprof *p, const struct pprof_frame *f, uint64_t *i
 	if (f->key) {
 		if ((k = deltamap_get(&p->key_ix, f->key)) == NULL)
 			return -ENOMEM;
-		/* Names compared: a key learnt windows ago (pprof_recycle) may
-		 * since name another symbol (a DSO's slot reused). */
-		if (*k && same_names(p, &p->fns[*k - 1], f)) {
+		/* Names compared once a window: a key learnt windows ago
+		 * (pprof_recycle) may since name another symbol (a DSO's slot
+		 * reused); within one, a key keeps its names. */
+		if (*k && (p->fns[*k - 1].window == p->window || same_names(p, &p->fns[*k - 1], f))) {
+			p->fns[*k - 1].window = p->window;
 			*id = *k;
 			return 0;
 		}
@@ -182,7 +185,7 @@ static int location_id(struct pprof *p, const struct pprof_frame *f, uint64_t *i
 	if (*v == 0) {
 		if (grow((void **)&p->fns, &p->capfns, p->nfns, sizeof(*p->fns)))
 			return -ENOMEM;
-		p->fns[p->nfns] = (struct pprof_fn){ .name = name, .file = file, .mapping = map };
+		p->fns[p->nfns] = (struct pprof_fn){ .name = name, .file = file, .mapping = map, .window = p->window };
 		*v = ++p->nfns;
 	}
 	*id = *v;
@@ -381,6 +384,7 @@ struct pprof *pprof_recycle(struct pprof *p)
 		free(p->samples[i].loc);
 	p->nsamples = 0;
 	p->total = 0;
+	p->window++;
 	deltamap_clear(&p->one_ix);
 	deltamap_clear(&p->pair_ix);
 	deltamap_clear(&p->sample_ix);
