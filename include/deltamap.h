@@ -22,5 +22,7 @@ uint64_t *deltamap_get(struct deltamap *m, uint64_t key);
 uint64_t *deltamap_find(const struct deltamap *m, uint64_t key);
 /* Forgets the keys not seen since the last sweep (tasks gone from agg). */
 int deltamap_sweep(struct deltamap *m);
+/* Forgets every key, keeping the room (a table refilled at about its size). */
+void deltamap_clear(struct deltamap *m);
 
 #endif

@@ -37,6 +37,12 @@ int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth, co
  * added before: the names are not needed (nor read). 0 added, 1 not known
  * (pprof_add then). */
 int pprof_add_known(struct pprof *p, uint64_t key, const char *comm, uint64_t samples, uint64_t nanos);
+/* p emptied of its samples for the next window, keeping the names it learnt
+ * (strings, mappings, functions, frame keys): a symbol of an earlier window
+ * is then found by its key, not interned again; the encoding leaves out
+ * what this window's samples do not use. Names grown far beyond what a
+ * window uses are dropped (a fresh profile). NULL out of memory (p freed). */
+struct pprof *pprof_recycle(struct pprof *p);
 uint64_t pprof_samples(const struct pprof *p);
 
 /* The serialized Profile message (not compressed). 0 or -ENOMEM. */

@@ -123,3 +123,10 @@ int deltamap_sweep(struct deltamap *m)
 	m->sweep++;
 	return rc;
 }
+
+void deltamap_clear(struct deltamap *m)
+{
+	if (m->cap)
+		memset(m->slots, 0, m->cap * W(m) * sizeof(*m->slots));
+	m->n = 0;
+}

@@ -52,6 +52,7 @@ struct exporter {
 	uint64_t published;               /* publishes so far; under mu */
 	double asked[2];                  /* monotonic time a client last asked for each; under mu */
 	struct export_window win[EXPORT_WINDOWS];
+	struct pprof *spare;              /* a taken window's, names kept for the next; under mu */
 	struct pprof *whole;              /* -b --format pprof: the whole run */
 	double whole_start;
 	struct httpd *http;
@@ -443,7 +444,10 @@ int export_profile_open(struct exporter *x, unsigned secs)
 		pthread_mutex_unlock(&x->mu);
 		return -EBUSY;
 	}
-	win->prof = pprof_new();
+	/* The last window's names: most of its symbols come again, found by
+	 * key rather than interned anew (system-wide, most of the pairs' cost). */
+	win->prof = x->spare ? x->spare : pprof_new();
+	x->spare = NULL;
 	if (win->prof == NULL) {
 		pthread_mutex_unlock(&x->mu);
 		return -ENOMEM;
@@ -470,6 +474,7 @@ bool export_profile_ready(struct exporter *x, int id)
 int export_profile_take(struct exporter *x, int id, uint8_t **out, size_t *len)
 {
 	struct export_window *win = &x->win[id];
+	struct pprof *spare;
 	struct pprof_meta m;
 	int rc;
 
@@ -479,11 +484,16 @@ int export_profile_take(struct exporter *x, int id, uint8_t **out, size_t *len)
 	/* Done: the main loop no longer touches this window. */
 	window_meta(x, mono_now() - win->start, &m);
 	rc = out ? pprof_build(win->prof, &m, out, len) : 0;
-	pprof_free(win->prof);
+	spare = pprof_recycle(win->prof);
 	pthread_mutex_lock(&x->mu);
+	if (x->spare == NULL) {
+		x->spare = spare;
+		spare = NULL;
+	}
 	win->prof = NULL;
 	win->busy = false;
 	pthread_mutex_unlock(&x->mu);
+	pprof_free(spare); /* one kept is enough */
 	return rc;
 }
 
@@ -666,6 +676,7 @@ void export_close(struct exporter *x)
 	for (int i = 0; i < 2; i++)
 		export_page_put(x->page[i]);
 	pprof_free(x->whole);
+	pprof_free(x->spare);
 	metrics_free(x->met);
 	if (x->statm >= 0)
 		close(x->statm);

@@ -13,7 +13,7 @@
 /* Ids: strings index the string table (0 is ""); mappings, functions and
  * locations are numbered from 1 in order of first use. A sample is a list
  * of location ids, so whole stacks need no new structures. */
-struct pprof_fn { uint64_t name, file; uint64_t mapping; };
+struct pprof_fn { uint64_t name, file; uint64_t mapping; uint64_t window; /* its names last checked */ };
 struct pprof_sample { uint64_t *loc; size_t depth; uint64_t comm, fkey, chash; uint64_t samples, nanos; };
 
 struct pprof {
@@ -34,6 +34,7 @@ struct pprof {
 	size_t nsamples, capsamples;
 	struct deltamap sample_ix;       /* stack hash -> sample index + 1 */
 	uint64_t total;
+	uint64_t window;                 /* pprof_recycle's count */
 };
 
 static int grow(void **arr, size_t *cap, size_t n, size_t size)
@@ -153,6 +154,12 @@ static int mapping_id(struct pprof *p, uint64_t file, uint64_t bid, uint64_t *id
 	return 0;
 }
 
+static bool same_names(const struct pprof *p, const struct pprof_fn *fn, const struct pprof_frame *f)
+{
+	return strcmp(p->strs[fn->name], f->sym ? f->sym : "[unknown]") == 0 &&
+	       strcmp(p->strs[fn->file], f->dso ? f->dso : "[unknown]") == 0;
+}
+
 static int location_id(struct pprof *p, const struct pprof_frame *f, uint64_t *id)
 {
 	uint64_t name, file, bid, map, *v, *k = NULL;
@@ -160,7 +167,11 @@ static int location_id(struct pprof *p, const struct pprof_frame *f, uint64_t *i
 	if (f->key) {
 		if ((k = deltamap_get(&p->key_ix, f->key)) == NULL)
 			return -ENOMEM;
-		if (*k) {
+		/* Names compared once a window: a key learnt windows ago
+		 * (pprof_recycle) may since name another symbol (a DSO's slot
+		 * reused); within one, a key keeps its names. */
+		if (*k && (p->fns[*k - 1].window == p->window || same_names(p, &p->fns[*k - 1], f))) {
+			p->fns[*k - 1].window = p->window;
 			*id = *k;
 			return 0;
 		}
@@ -174,7 +185,7 @@ static int location_id(struct pprof *p, const struct pprof_frame *f, uint64_t *i
 	if (*v == 0) {
 		if (grow((void **)&p->fns, &p->capfns, p->nfns, sizeof(*p->fns)))
 			return -ENOMEM;
-		p->fns[p->nfns] = (struct pprof_fn){ .name = name, .file = file, .mapping = map };
+		p->fns[p->nfns] = (struct pprof_fn){ .name = name, .file = file, .mapping = map, .window = p->window };
 		*v = ++p->nfns;
 	}
 	*id = *v;
@@ -293,6 +304,93 @@ add:
 	return 0;
 }
 
+/* What the samples use, renumbered in order: fn[i] and map[i] the new id of
+ * function (= location) and mapping i (1-based, 0: unused), str[i] the new
+ * index of string i + 1 (0: unused). With extra strings kept too (the
+ * encoder's own). A fresh profile uses everything: the same ids. */
+struct pprof_used {
+	uint64_t *fn, *map, *str;
+	size_t nfn;
+};
+
+static void used_free(struct pprof_used *u)
+{
+	free(u->fn);
+	free(u->map);
+	free(u->str);
+}
+
+static int used_ids(const struct pprof *p, const uint64_t *extra, size_t nextra, struct pprof_used *u)
+{
+	size_t k;
+
+	u->fn = calloc(p->nfns + 1, sizeof(*u->fn));
+	u->map = calloc(p->nmaps + 1, sizeof(*u->map));
+	u->str = calloc(p->nstrs + 1, sizeof(*u->str));
+	u->nfn = 0;
+	if (u->fn == NULL || u->map == NULL || u->str == NULL) {
+		used_free(u);
+		return -ENOMEM;
+	}
+	u->str[0] = 1; /* "" is string 0 in every profile */
+	for (size_t i = 0; i < nextra; i++)
+		u->str[extra[i]] = 1;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		for (size_t d = 0; d < p->samples[i].depth; d++)
+			u->fn[p->samples[i].loc[d]] = 1;
+		u->str[p->samples[i].comm] = 1;
+	}
+	for (size_t i = 1; i <= p->nfns; i++) {
+		if (u->fn[i] == 0)
+			continue;
+		u->fn[i] = ++u->nfn;
+		u->str[p->fns[i - 1].name] = u->str[p->fns[i - 1].file] = 1;
+		u->map[p->fns[i - 1].mapping] = 1;
+	}
+	k = 0;
+	for (size_t i = 1; i <= p->nmaps; i++) {
+		if (u->map[i] == 0)
+			continue;
+		u->map[i] = ++k;
+		u->str[p->map_file[i - 1]] = u->str[p->map_bid[i - 1]] = 1;
+	}
+	k = 0;
+	for (size_t i = 0; i < p->nstrs; i++)
+		if (u->str[i])
+			u->str[i] = ++k;
+	return 0;
+}
+
+/* Kept while the names are at most this many times what a window used. */
+#define PPROF_KEEP_RATIO 3
+#define PPROF_KEEP_MIN 1024
+
+struct pprof *pprof_recycle(struct pprof *p)
+{
+	struct pprof_used u;
+	bool keep;
+
+	if (used_ids(p, NULL, 0, &u)) {
+		pprof_free(p);
+		return pprof_new();
+	}
+	keep = p->nfns <= PPROF_KEEP_RATIO * u.nfn + PPROF_KEEP_MIN;
+	used_free(&u);
+	if (!keep) {
+		pprof_free(p);
+		return pprof_new();
+	}
+	for (size_t i = 0; i < p->nsamples; i++)
+		free(p->samples[i].loc);
+	p->nsamples = 0;
+	p->total = 0;
+	p->window++;
+	deltamap_clear(&p->one_ix);
+	deltamap_clear(&p->pair_ix);
+	deltamap_clear(&p->sample_ix);
+	return p;
+}
+
 uint64_t pprof_samples(const struct pprof *p)
 {
 	return p->total;
@@ -384,56 +482,69 @@ int pprof_encode(const struct pprof *cp, const struct pprof_meta *m, uint8_t **o
 {
 	struct pprof *p = (struct pprof *)cp; /* only interns the fixed names */
 	struct pb pb = { 0 }, sub = { 0 }, tmp = { 0 };
-	uint64_t s_samples, s_count, s_cpu, s_ns, s_comm;
+	uint64_t fixed[5], loc[PPROF_MAX_DEPTH];
+	struct pprof_used u;
 
-	if (str_id(p, "samples", &s_samples) || str_id(p, "count", &s_count) || str_id(p, "cpu", &s_cpu) ||
-	    str_id(p, "nanoseconds", &s_ns) || str_id(p, "comm", &s_comm))
+	if (str_id(p, "samples", &fixed[0]) || str_id(p, "count", &fixed[1]) || str_id(p, "cpu", &fixed[2]) ||
+	    str_id(p, "nanoseconds", &fixed[3]) || str_id(p, "comm", &fixed[4]) || used_ids(p, fixed, 5, &u))
 		return -ENOMEM;
-	value_type(&pb, &sub, 1, s_samples, s_count);
-	value_type(&pb, &sub, 1, s_cpu, s_ns);
+#define S(i) (u.str[i] - 1)
+	value_type(&pb, &sub, 1, S(fixed[0]), S(fixed[1]));
+	value_type(&pb, &sub, 1, S(fixed[2]), S(fixed[3]));
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pprof_sample *s = &p->samples[i];
 		uint64_t vals[2] = { s->samples, s->nanos };
 
-		pb_packed(&sub, &tmp, 1, s->loc, s->depth);
+		for (size_t d = 0; d < s->depth; d++)
+			loc[d] = u.fn[s->loc[d]];
+		pb_packed(&sub, &tmp, 1, loc, s->depth);
 		pb_packed(&sub, &tmp, 2, vals, 2);
 		if (s->comm) { /* Label{key, str}: Pyroscope makes it a series label */
 			tmp.len = 0;
-			pb_uint(&tmp, 1, s_comm);
-			pb_uint(&tmp, 2, s->comm);
+			pb_uint(&tmp, 1, S(fixed[4]));
+			pb_uint(&tmp, 2, S(s->comm));
 			pb_msg(&sub, 3, &tmp);
 		}
 		pb_msg(&pb, 2, &sub);
 	}
 	for (size_t i = 0; i < p->nmaps; i++) {
-		pb_uint(&sub, 1, i + 1);
-		pb_uint(&sub, 5, p->map_file[i]);
-		pb_uint(&sub, 6, p->map_bid[i]);
+		if (u.map[i + 1] == 0)
+			continue;
+		pb_uint(&sub, 1, u.map[i + 1]);
+		pb_uint(&sub, 5, S(p->map_file[i]));
+		pb_uint(&sub, 6, S(p->map_bid[i]));
 		pb_uint(&sub, 7, 1); /* has_functions: nothing to symbolize */
 		pb_msg(&pb, 3, &sub);
 	}
 	/* One location per function: the symbol is all we know of an address. */
 	for (size_t i = 0; i < p->nfns; i++) {
-		pb_uint(&sub, 1, i + 1);
-		pb_uint(&sub, 2, p->fns[i].mapping);
-		pb_uint(&tmp, 1, i + 1);
+		if (u.fn[i + 1] == 0)
+			continue;
+		pb_uint(&sub, 1, u.fn[i + 1]);
+		pb_uint(&sub, 2, u.map[p->fns[i].mapping]);
+		pb_uint(&tmp, 1, u.fn[i + 1]);
 		pb_msg(&sub, 4, &tmp);
 		pb_msg(&pb, 4, &sub);
 	}
 	for (size_t i = 0; i < p->nfns; i++) {
-		pb_uint(&sub, 1, i + 1);
-		pb_uint(&sub, 2, p->fns[i].name);
-		pb_uint(&sub, 3, p->fns[i].name);
-		pb_uint(&sub, 4, p->fns[i].file);
+		if (u.fn[i + 1] == 0)
+			continue;
+		pb_uint(&sub, 1, u.fn[i + 1]);
+		pb_uint(&sub, 2, S(p->fns[i].name));
+		pb_uint(&sub, 3, S(p->fns[i].name));
+		pb_uint(&sub, 4, S(p->fns[i].file));
 		pb_msg(&pb, 5, &sub);
 	}
 	for (size_t i = 0; i < p->nstrs; i++)
-		pb_len(&pb, 6, p->strs[i], strlen(p->strs[i]));
+		if (u.str[i])
+			pb_len(&pb, 6, p->strs[i], strlen(p->strs[i]));
 	pb_uint(&pb, 9, (uint64_t)m->time_nanos);
 	pb_uint(&pb, 10, (uint64_t)m->duration_nanos);
-	value_type(&pb, &sub, 11, s_cpu, s_ns);
+	value_type(&pb, &sub, 11, S(fixed[2]), S(fixed[3]));
 	pb_uint(&pb, 12, (uint64_t)m->period);
-	pb_uint(&pb, 14, s_cpu);
+	pb_uint(&pb, 14, S(fixed[2]));
+#undef S
+	used_free(&u);
 	free(sub.b);
 	free(tmp.b);
 	if (pb.oom || sub.oom || tmp.oom) {

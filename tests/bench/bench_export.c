@@ -105,8 +105,11 @@ int main(int argc, char **argv)
 				prof_bytes = len;
 				free(buf);
 			}
-			pprof_free(win);
-			win = pprof_new();
+			win = pprof_recycle(win); /* as the exporter: names kept for the next window */
+			if (win == NULL) {
+				fprintf(stderr, "bench_export: out of memory\n");
+				return 1;
+			}
 			t_prof += cpu_now() - t0;
 			nprof++;
 		}

@@ -266,6 +266,45 @@ int main(void)
 	}
 	pprof_free(p);
 
+	/* A window after another: the names are kept, only what this window's
+	 * samples use is encoded, and a key that now names another symbol is
+	 * taken by its new names. */
+	p = pprof_new();
+	{
+		struct pprof_frame a = { "hot_a", "/bin/w", "abcd", 1 }, b = { "hot_b", "/bin/x", NULL, 2 },
+				   c = { "hot_c", "/bin/w", "abcd", 3 }, dd = { "hot_d", "/bin/y", NULL, 4 },
+				   a2 = { "renamed", "/bin/w", "abcd", 1 };
+		bool seen_old = false;
+
+		CHECK(pprof_add(p, &a, 1, "w", 1, 10) == 0 && pprof_add(p, &b, 1, "old", 1, 10) == 0 &&
+		      pprof_add(p, &c, 1, "w", 1, 10) == 0, "a first window");
+		p = pprof_recycle(p);
+		CHECK(p != NULL && pprof_samples(p) == 0, "recycled: no samples");
+		CHECK(pprof_add_known(p, 3, "w", 1, 10) == 1, "nor pairs: each window adds its own");
+		CHECK(pprof_add(p, &c, 1, "w", 2, 20) == 0 && pprof_add(p, &dd, 1, "v", 1, 10) == 0 &&
+		      pprof_add(p, &a2, 1, "w", 1, 10) == 0 && pprof_add_known(p, 4, "v", 3, 30) == 0 &&
+		      pprof_samples(p) == 7, "the next window");
+		CHECK(pprof_encode(p, &m, &raw, &rawlen) == 0, "encode");
+		decode(raw, rawlen, &d);
+		CHECK(!d.bad && d.nsamples == 3, "its three samples (%zu)", d.nsamples);
+		CHECK(samples_of(&d, "hot_c", &ns, &file) == 2 && strcmp(file, "/bin/w") == 0 &&
+		      samples_of(&d, "hot_d", &ns, &file) == 4 && ns == 40 && strcmp(file, "/bin/y") == 0,
+		      "counted and mapped as in a fresh profile");
+		CHECK(samples_of(&d, "renamed", &ns, &file) == 1 && samples_of(&d, "hot_a", &ns, &file) == 0,
+		      "a key reused for another symbol: its new name");
+		for (size_t i = 0; i < d.nstrs; i++)
+			seen_old |= strcmp(d.strs[i], "hot_b") == 0 || strcmp(d.strs[i], "/bin/x") == 0 ||
+				    strcmp(d.strs[i], "old") == 0;
+		CHECK(!seen_old, "names no sample of this window uses are left out");
+		for (size_t i = 0; i < d.nsamples; i++)
+			CHECK(d.sample_loc[i] >= 1 && d.sample_loc[i] <= 3 && d.loc_map[d.sample_loc[i]] >= 1 &&
+			      d.loc_map[d.sample_loc[i]] <= 2, "ids numbered from 1 without gaps");
+		for (size_t i = 0; i < d.nstrs; i++)
+			free(d.strs[i]);
+		free(raw);
+	}
+	pprof_free(p);
+
 	p = pprof_new();
 	CHECK(pprof_encode(p, &m, &raw, &rawlen) == 0, "an empty profile encodes");
 	decode(raw, rawlen, &d);
