@@ -4,8 +4,7 @@ the same run (issue 12).
 The cgwork workload (main -> caller_a -> hot 3 parts, main -> caller_b -> hot
 1 part, main -> lone 1 part) waits at a gate until perftop -p and perf
 record -p are both attached, then works and exits; both sample cpu-clock at
-about 1 kHz with call graphs (perftop 997 Hz, perf 1000 Hz, so that the two
-timers never keep one phase: see test_vs_perf.py), so they see the same seconds. perf report --children
+1 kHz with call graphs, so they see the same seconds. perf report --children
 gives its children table, and its folded call chains give the callers. The
 top symbols by children must be the same (same order where perf's shares are
 apart, shares within a few points), and the callers of hot and of the other
@@ -103,7 +102,7 @@ def run_both(binary, top_mode, perf_mode, secs="3"):
     data = os.path.join(TMP, "perf.data")
     wl = subprocess.Popen([binary, secs, "gate"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     pid = int(wl.stdout.readline().split()[1])
-    top = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-F", "997", "-d", "0.5", "-E", "80",
+    top = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-F", "1000", "-d", "0.5", "-E", "80",
                             *top_mode, "-p", str(pid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # -B: no build-ids collected at the end (perf 6.1 aborts there on this
     # machine at times: "assertion failed at util/build-id.c:1010").
