@@ -2,11 +2,7 @@
 
 The workload waits at a gate until perftop -p and perf record -p are both
 attached, then works and exits; both tools sample cpu-clock at 1 kHz until it
-exits, so they see the same seconds. perftop samples at 997 Hz, perf at
-1000 Hz: at one rate the two timers keep one phase for the whole run, and
-when they fall a few microseconds apart one tool's samples always land
-after the other's interrupt (a kernel share 8 points off, once in CI);
-apart, the phases sweep and neither is always second. The top symbols must have the same names
+exits, so they see the same seconds. The top symbols must have the same names
 (user-space aliases of one address count as the same name: perf and perftop
 may pick different aliases), the same order where perf's shares are clearly
 apart, and shares within a few points. A system-wide run of a syscall-heavy
@@ -171,7 +167,7 @@ def run_both(perftop_args, perf_args, wl_args):
                           stdout=subprocess.PIPE, text=True)
     pid = int(wl.stdout.readline().split()[1])
     args = [a.replace("PID", str(pid)) for a in perftop_args]
-    top = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-F", "997", *args],
+    top = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-F", "1000", *args],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     rec = subprocess.Popen(["perf", "record", "-q", "-e", "cpu-clock", "-F", "1000", "-o", data,
                             *[a.replace("PID", str(pid)) for a in perf_args]],
