@@ -125,6 +125,17 @@ uint64_t engine_stack_keep(const struct engine *e, pid_t pid);
 
 /* Sizing and attr building, exposed for unit tests. */
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
+
+/* With call graphs the reader is woken about ENGINE_CG_WAKES times a
+ * second (within these bounds), and the main loop called at every wakeup:
+ * big samples would otherwise hold megabytes in the spill between passes
+ * (RSS), read no sooner for it. Without, at half the ring. */
+#define ENGINE_CG_WAKES 6
+#define ENGINE_CG_WAKE_MIN ((size_t)64 << 10)
+#define ENGINE_CG_WAKE_MAX ((size_t)1 << 20)
+/* wakeup_watermark for a ring of ring bytes, rate_bytes a second at the full
+ * rate. */
+size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes);
 void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
 		       const struct engine_opts *o, bool inherit);
 /* The per-CPU tracking event's (dummy: MMAP2, COMM, FORK/EXIT). */

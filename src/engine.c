@@ -29,6 +29,17 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size)
 	return pages;
 }
 
+size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes)
+{
+	size_t w = ENGINE_CG_WAKE_MIN;
+
+	if (!callgraph)
+		return ring / 2;
+	while (w < ENGINE_CG_WAKE_MAX && (uint64_t)w * 2 * ENGINE_CG_WAKES <= rate_bytes)
+		w *= 2;
+	return w < ring / 2 ? w : ring / 2;
+}
+
 /* A sample's size with its call graph (a chain of ~24 entries, the user
  * registers, the stack copy): a dwarf sample is ~150 plain ones, and a ring
  * sized for plain ones would hold a few milliseconds of them. */
@@ -160,6 +171,9 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	e->pages = o->mmap_pages ? o->mmap_pages
 		   : engine_default_pages((o->period ? 4000 : o->freq) * sample_bytes(o, &e->layout) / 56,
 					  o->nevents, (size_t)page);
+	e->wake = engine_wake_bytes(e->pages * (size_t)page, o->cg.mode != CALLGRAPH_NONE,
+				    (o->period ? 4000 : o->freq) * sample_bytes(o, &e->layout) *
+					    (o->nevents ? o->nevents : 1));
 
 	nfds = o->nevents * e->ncpus * e->ntids;
 	e->fds = malloc((nfds ? nfds : 1) * sizeof(*e->fds));

@@ -13,11 +13,6 @@
 #include "perfsys.h"
 #include "unwind.h"
 
-static uint32_t watermark_bytes(size_t pages)
-{
-	return (uint32_t)(pages * (size_t)sysconf(_SC_PAGESIZE) / 2);
-}
-
 void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
 		       const struct engine_opts *o, bool inherit)
 {
@@ -279,7 +274,7 @@ int events_open(struct engine *e, size_t ev, char *err, size_t errlen)
 
 retry:
 	engine_build_attr(&attr, spec, &e->o, inherit);
-	attr.wakeup_watermark = watermark_bytes(e->pages);
+	attr.wakeup_watermark = (uint32_t)e->wake;
 	if (!e->clock_mono)
 		attr.use_clockid = 0, attr.clockid = 0;
 	for (c = 0; c < e->ncpus; c++) {
@@ -345,7 +340,7 @@ int events_open_tracking(struct engine *e, char *err, size_t errlen)
 	int rc;
 
 	engine_build_tracking_attr(&attr, e->o.pids && !e->o.pids_are_tids);
-	attr.wakeup_watermark = watermark_bytes(e->pages);
+	attr.wakeup_watermark = (uint32_t)e->wake;
 	for (c = 0; c < e->ncpus; c++) {
 		for (t = 0; t < e->ntids; t++) {
 			int fd = perfsys_open(&attr, e->tids[t], e->cpus[c], -1, 0);

@@ -226,10 +226,50 @@ out_free:
 	return rc;
 }
 
-/* Line by line: /proc/kallsyms is megabytes of text we need not hold. */
-int kallsyms_load(struct kallsyms **out, const char *path)
+static bool sym_equal(const struct kallsyms *a, const struct kallsyms_sym *x, const struct kallsyms *b,
+		      const struct kallsyms_sym *y);
+
+/* The symbol add_line just appended, dropped when base has it as it is:
+ * its base entry is marked seen. Names are appended, so the last is given
+ * back too. */
+static void drop_known(struct kallsyms *ks, const struct kallsyms *base, uint8_t *seen)
+{
+	const struct kallsyms_sym *s = &ks->syms[ks->nsyms - 1];
+	const struct kallsyms_sym *b = kallsyms_find(base, s->addr);
+	size_t i;
+
+	if (b == NULL || b->addr != s->addr || !sym_equal(ks, s, base, b))
+		return;
+	i = (size_t)(b - base->syms);
+	seen[i / 8] |= (uint8_t)(1u << (i % 8));
+	ks->names_len = s->name;
+	ks->nsyms--;
+}
+
+/* Of what is left, the aliases at an address whose base symbol was seen
+ * as it is: that address has not changed (base kept one name for it). */
+static void drop_aliases(struct kallsyms *ks, const struct kallsyms *base, const uint8_t *seen)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < ks->nsyms; i++) {
+		const struct kallsyms_sym *b = kallsyms_find(base, ks->syms[i].addr);
+		size_t k = b ? (size_t)(b - base->syms) : 0;
+
+		if (b && b->addr == ks->syms[i].addr && (seen[k / 8] & (1u << (k % 8))))
+			continue;
+		ks->syms[j++] = ks->syms[i];
+	}
+	ks->nsyms = j;
+}
+
+/* Line by line: /proc/kallsyms is megabytes of text we need not hold. With
+ * a base, what it already has is not kept either (a reload holds only the
+ * news, not a second table). */
+static int load_since(struct kallsyms **out, const char *path, const struct kallsyms *base)
 {
 	struct kallsyms *ks;
+	uint8_t *seen = NULL;
 	bool nonzero = false;
 	char *line = NULL;
 	size_t cap = 0;
@@ -242,30 +282,47 @@ int kallsyms_load(struct kallsyms **out, const char *path)
 	if (f == NULL)
 		return -errno;
 	ks = calloc(1, sizeof(*ks));
-	if (ks == NULL) {
+	if (ks == NULL || (base && (seen = calloc(base->nsyms / 8 + 1, 1)) == NULL)) {
 		rc = -ENOMEM;
-		goto out_close;
+		goto out_free;
 	}
 	errno = 0;
 	while ((n = getline(&line, &cap, f)) > 0) {
+		size_t before = ks->nsyms;
+
 		if (line[n - 1] == '\n')
 			n--;
 		if ((rc = add_line(ks, line, (size_t)n, &nonzero)) != 0)
 			goto out_free;
+		if (base && ks->nsyms > before)
+			drop_known(ks, base, seen);
 	}
 	if (ferror(f)) {
 		rc = errno ? -errno : -EIO;
 		goto out_free;
 	}
 	finish(ks, nonzero);
+	if (base)
+		drop_aliases(ks, base, seen);
 	*out = ks;
 	goto out_close;
 out_free:
 	kallsyms_free(ks);
 out_close:
+	free(seen);
 	free(line);
 	fclose(f);
 	return rc;
+}
+
+int kallsyms_load(struct kallsyms **out, const char *path)
+{
+	return load_since(out, path, NULL);
+}
+
+int kallsyms_load_since(struct kallsyms **out, const char *path, const struct kallsyms *base)
+{
+	return load_since(out, path, base);
 }
 
 static bool in_backing(const struct kallsyms *ks, const void *p)
@@ -355,50 +412,6 @@ static bool sym_equal(const struct kallsyms *a, const struct kallsyms_sym *x, co
 
 	return x->addr == y->addr && strcmp(kallsyms_name(a, x), kallsyms_name(b, y)) == 0 &&
 	       (ma && mb ? strcmp(ma, mb) == 0 : ma == mb);
-}
-
-int kallsyms_new_since(struct kallsyms **out, const struct kallsyms *fresh, const struct kallsyms *base)
-{
-	struct kallsyms *ks = calloc(1, sizeof(*ks));
-	size_t j = 0;
-	int rc = -ENOMEM;
-
-	*out = NULL;
-	if (ks == NULL)
-		return -ENOMEM;
-	/* Both are sorted by address, one symbol per address. */
-	for (size_t i = 0; i < fresh->nsyms; i++) {
-		const struct kallsyms_sym *f = &fresh->syms[i];
-		const char *name = kallsyms_name(fresh, f), *mod = kallsyms_module(fresh, f);
-		struct kallsyms_sym *sym;
-
-		while (j < base->nsyms && base->syms[j].addr < f->addr)
-			j++;
-		if (j < base->nsyms && sym_equal(fresh, f, base, &base->syms[j]))
-			continue;
-		if (ks->nsyms == ks->syms_cap) {
-			size_t cap = ks->syms_cap ? ks->syms_cap * 2 : 64;
-			struct kallsyms_sym *n = reallocarray(ks->syms, cap, sizeof(*n));
-
-			if (n == NULL)
-				goto out_free;
-			ks->syms = n;
-			ks->syms_cap = cap;
-		}
-		sym = &ks->syms[ks->nsyms];
-		*sym = *f;
-		sym->module = 0;
-		if ((mod && (rc = module_index(ks, mod, strlen(mod), &sym->module)) != 0) ||
-		    (rc = names_put(ks, name, strlen(name), &sym->name)) != 0)
-			goto out_free;
-		ks->nsyms++;
-	}
-	ks->lines = ks->nsyms;
-	*out = ks;
-	return 0;
-out_free:
-	kallsyms_free(ks);
-	return rc;
 }
 
 bool kallsyms_same(const struct kallsyms *a, const struct kallsyms *b)

@@ -312,12 +312,11 @@ int symbols_load_kernel(struct symbols *s)
  * bpf_jit_kallsyms) costs little. True when the tables changed. */
 static bool kernel_reload(struct symbols *s)
 {
-	struct kallsyms *fresh = NULL, *extra = NULL;
+	struct kallsyms *extra = NULL;
 	bool changed = false;
 
 	s->kreloads++;
-	if (kallsyms_load(&fresh, s->kallsyms_path) == 0 && !fresh->restricted &&
-	    kallsyms_new_since(&extra, fresh, s->ks) == 0 &&
+	if (kallsyms_load_since(&extra, s->kallsyms_path, s->ks) == 0 && !extra->restricted &&
 	    !(s->kextra ? kallsyms_same(extra, s->kextra) : extra->nsyms == 0) &&
 	    (s->kextra == NULL || retire(s, s->kextra) == 0)) {
 		s->kextra = extra;
@@ -327,7 +326,6 @@ static bool kernel_reload(struct symbols *s)
 		changed = true;
 	}
 	kallsyms_free(extra);
-	kallsyms_free(fresh);
 	s->kreload_gap = changed ? 1 : s->kreload_gap * 2 > KRELOAD_GAP_MAX ? KRELOAD_GAP_MAX : s->kreload_gap * 2;
 	s->kreload_next = s->pt.epoch + s->kreload_gap;
 	return changed;

@@ -87,6 +87,7 @@ struct engine {
 	char notice[ENGINE_NOTICE_MAX];
 	struct engine_stats st;
 	size_t pages;
+	size_t wake;  /* wakeup_watermark: engine_wake_bytes */
 };
 
 static inline int *engine_fd_at(struct engine *e, size_t ev, size_t c, size_t t)

@@ -75,10 +75,11 @@ static inline const char *kallsyms_module(const struct kallsyms *ks, const struc
 	return sym->module ? ks->names + ks->modules[sym->module] : NULL;
 }
 
-/* The symbols of fresh that base lacks (none at that address with that name
- * and module): what was loaded or JITed since base was read, as a table of
- * its own. 0 or -ENOMEM. */
-int kallsyms_new_since(struct kallsyms **out, const struct kallsyms *fresh, const struct kallsyms *base);
+/* kallsyms_load keeping only the symbols base lacks (none at that address
+ * with that name and module; an address whose base symbol is there as it is
+ * keeps its aliases out too): what was loaded or JITed since base was read,
+ * as a table of its own, without a second whole table in memory. */
+int kallsyms_load_since(struct kallsyms **out, const char *path, const struct kallsyms *base);
 /* Whether a and b hold the same symbols (addresses, names, modules). */
 bool kallsyms_same(const struct kallsyms *a, const struct kallsyms *b);
 

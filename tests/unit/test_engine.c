@@ -70,6 +70,12 @@ static void test_pages(void)
 	CHECK(engine_default_pages(4000, 1, 4096) == 64, "4 kHz, one event: a second is 224 KB -> 64 pages");
 	CHECK(engine_default_pages(50000, 1, 4096) == 1024, "50 kHz: 2.8 MB -> 1024 pages");
 	CHECK(engine_default_pages(10000000, 16, 4096) == 1024, "capped at 1024 pages");
+	CHECK(engine_wake_bytes(4 << 20, false, 50000 * 56) == 2 << 20, "no call graph: woken at half the ring");
+	CHECK(engine_wake_bytes(4 << 20, true, 4000 * 800) == 512 << 10,
+	      "-g at 4 kHz: about 6 wakeups a second (512 KiB), not 2 MiB held in the spill");
+	CHECK(engine_wake_bytes(4 << 20, true, 20000 * 800) == ENGINE_CG_WAKE_MAX, "-g at 20 kHz: at most 1 MiB");
+	CHECK(engine_wake_bytes(4 << 20, true, 10 * 800) == ENGINE_CG_WAKE_MIN, "a slow rate: at least 64 KiB");
+	CHECK(engine_wake_bytes(64 << 10, true, 20000 * 800) == 32 << 10, "never past half a small ring (-m)");
 	for (uint64_t f = 1; f < 200000; f = f * 3 + 1) {
 		size_t p = engine_default_pages(f, 2, 4096);
 

@@ -2,6 +2,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "internal/kallsyms.h"
@@ -71,6 +74,63 @@ static void test_fixture(const char *dir)
 	if (ks)
 		CHECK_STR(name_at(ks, 0), "(none)", "nothing resolves when restricted");
 	kallsyms_free(ks);
+}
+
+static int write_tmp(char *path, size_t len, const char *text)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(path, len, "/tmp/test_kallsyms.XXXXXX");
+	if ((fd = mkstemp(path)) < 0 || (f = fdopen(fd, "w")) == NULL)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* A reload keeps what is new since base, nothing more: not base's symbols,
+ * nor their aliases; a changed name or module at an address is news. */
+static void test_since(void)
+{
+	static const char before[] = "ffffffff81000000 T _stext\n"
+				     "ffffffff81001000 T do_thing\n"
+				     "ffffffff81002000 t renamed_old\n"
+				     "ffffffffc0001000 t mod_func\t[mymod]\n";
+	static const char after[] = "ffffffff81000000 T _stext\n"
+				    "ffffffff81001000 t __do_thing_alias\n"
+				    "ffffffff81001000 T do_thing\n"
+				    "ffffffff81002000 t renamed_new\n"
+				    "ffffffffc0001000 t mod_func\t[othermod]\n"
+				    "ffffffffa0000000 t bpf_prog_1234_handler\t[bpf]\n"
+				    "ffffffffa0001000 d some_data\n";
+	char pb[64], pa[64];
+	struct kallsyms *base = NULL, *news = NULL;
+	int rc;
+
+	if (write_tmp(pb, sizeof(pb), before) || write_tmp(pa, sizeof(pa), after)) {
+		CHECK(0, "temporary files");
+		return;
+	}
+	rc = kallsyms_load(&base, pb);
+	CHECK(rc == 0 && base && base->nsyms == 4, "base loads (rc %d)", rc);
+	rc = base ? kallsyms_load_since(&news, pa, base) : -1;
+	CHECK(rc == 0 && news && news->nsyms == 3, "three news: renamed, moved module, bpf (%zu)",
+	      news ? news->nsyms : 0);
+	if (news) {
+		CHECK_STR(name_at(news, 0xffffffff81002000), "renamed_new", "a new name at a known address");
+		CHECK_STR(module_at(news, 0xffffffffc0001000), "[othermod]", "a new module at a known address");
+		CHECK_STR(name_at(news, 0xffffffffa0000000), "bpf_prog_1234_handler", "a JITed program");
+		CHECK_STR(name_at(news, 0xffffffff81001000), "(none)", "an alias of a known symbol is not news");
+		CHECK_STR(name_at(news, 0xffffffff81000000), "(none)", "a known symbol is not news");
+	}
+	kallsyms_free(news);
+	news = NULL;
+	rc = base ? kallsyms_load_since(&news, pb, base) : -1;
+	CHECK(rc == 0 && news && news->nsyms == 0, "the same text: nothing new");
+	kallsyms_free(news);
+	kallsyms_free(base);
+	unlink(pb);
+	unlink(pa);
 }
 
 static void test_buffers(void)
@@ -204,6 +264,7 @@ int main(int argc, char **argv)
 	}
 	test_fixture(argv[1]);
 	test_buffers();
+	test_since();
 	test_random();
 	test_garbage();
 	return check_done();
