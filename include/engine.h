@@ -126,7 +126,7 @@ uint64_t engine_stack_keep(const struct engine *e, pid_t pid);
 /* Sizing and attr building, exposed for unit tests. */
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
 
-/* With call graphs the reader is woken about ENGINE_CG_WAKES times a
+/* With -g (not dwarf) the reader is woken about ENGINE_CG_WAKES times a
  * second (within these bounds), and the main loop called at every wakeup:
  * big samples would otherwise hold megabytes in the spill between passes
  * (RSS), read no sooner for it. Without, at half the ring. */

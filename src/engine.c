@@ -171,7 +171,10 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	e->pages = o->mmap_pages ? o->mmap_pages
 		   : engine_default_pages((o->period ? 4000 : o->freq) * sample_bytes(o, &e->layout) / 56,
 					  o->nevents, (size_t)page);
-	e->wake = engine_wake_bytes(e->pages * (size_t)page, o->cg.mode != CALLGRAPH_NONE,
+	/* dwarf's copies are cut on the way to the spill, and its pace is set
+	 * by the unwinding: it keeps half the ring. */
+	e->wake = engine_wake_bytes(e->pages * (size_t)page,
+				    o->cg.mode != CALLGRAPH_NONE && o->cg.mode != CALLGRAPH_DWARF,
 				    (o->period ? 4000 : o->freq) * sample_bytes(o, &e->layout) *
 					    (o->nevents ? o->nevents : 1));
 

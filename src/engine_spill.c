@@ -300,10 +300,11 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 		}
 		/* What a drain pass finds in the spill stays resident, rewound
 		 * to after each pass (spill_rewind), up to a quarter spill: at
-		 * least a second at the full rate (4 kernel rings), and 1 MiB. With call
-		 * graphs two wakeups' worth: the main loop comes at each. */
+		 * least a second at the full rate (4 kernel rings), and 1 MiB. Woken at
+		 * less than half the ring (-g), two wakeups' worth: the main
+		 * loop comes at each. */
 		e->spill[c].keep_max = bytes / 4;
-		if (e->o.cg.mode != CALLGRAPH_NONE && e->spill[c].keep_max > 2 * e->wake)
+		if (e->wake * 2 < (e->pages * (size_t)sysconf(_SC_PAGESIZE)) && e->spill[c].keep_max > 2 * e->wake)
 			e->spill[c].keep_max = 2 * e->wake;
 		e->ring_src[c] = (struct engine_src){ SRC_RING, c };
 		if ((rc = rd_add(e, *engine_track_at(e, c, 0), &e->ring_src[c])) != 0)
