@@ -135,6 +135,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 {
 	struct engine *e;
 	size_t nfds, nids, ev;
+	uint64_t rate_bytes;
 	long page = sysconf(_SC_PAGESIZE);
 	int rc = -ENOMEM;
 
@@ -168,15 +169,13 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	}
 	if ((rc = collect_targets(e, err, errlen)) != 0)
 		goto fail;
-	e->pages = o->mmap_pages ? o->mmap_pages
-		   : engine_default_pages((o->period ? 4000 : o->freq) * sample_bytes(o, &e->layout) / 56,
-					  o->nevents, (size_t)page);
+	rate_bytes = (o->period ? 4000 : o->freq) * sample_bytes(o, &e->layout);
+	e->pages = o->mmap_pages ? o->mmap_pages : engine_default_pages(rate_bytes / 56, o->nevents, (size_t)page);
 	/* dwarf's copies are cut on the way to the spill, and its pace is set
 	 * by the unwinding: it keeps half the ring. */
 	e->wake = engine_wake_bytes(e->pages * (size_t)page,
 				    o->cg.mode != CALLGRAPH_NONE && o->cg.mode != CALLGRAPH_DWARF,
-				    (o->period ? 4000 : o->freq) * sample_bytes(o, &e->layout) *
-					    (o->nevents ? o->nevents : 1));
+				    rate_bytes * (o->nevents ? o->nevents : 1));
 
 	nfds = o->nevents * e->ncpus * e->ntids;
 	e->fds = malloc((nfds ? nfds : 1) * sizeof(*e->fds));

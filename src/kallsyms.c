@@ -266,7 +266,7 @@ static void drop_aliases(struct kallsyms *ks, const struct kallsyms *base, const
 /* Line by line: /proc/kallsyms is megabytes of text we need not hold. With
  * a base, what it already has is not kept either (a reload holds only the
  * news, not a second table). */
-static int load_since(struct kallsyms **out, const char *path, const struct kallsyms *base)
+int kallsyms_load_since(struct kallsyms **out, const char *path, const struct kallsyms *base)
 {
 	struct kallsyms *ks;
 	uint8_t *seen = NULL;
@@ -317,12 +317,7 @@ out_close:
 
 int kallsyms_load(struct kallsyms **out, const char *path)
 {
-	return load_since(out, path, NULL);
-}
-
-int kallsyms_load_since(struct kallsyms **out, const char *path, const struct kallsyms *base)
-{
-	return load_since(out, path, base);
+	return kallsyms_load_since(out, path, NULL);
 }
 
 static bool in_backing(const struct kallsyms *ks, const void *p)

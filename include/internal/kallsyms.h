@@ -78,7 +78,8 @@ static inline const char *kallsyms_module(const struct kallsyms *ks, const struc
 /* kallsyms_load keeping only the symbols base lacks (none at that address
  * with that name and module; an address whose base symbol is there as it is
  * keeps its aliases out too): what was loaded or JITed since base was read,
- * as a table of its own, without a second whole table in memory. */
+ * as a table of its own, without a second whole table in memory (base
+ * NULL: every symbol, as kallsyms_load). */
 int kallsyms_load_since(struct kallsyms **out, const char *path, const struct kallsyms *base);
 /* Whether a and b hold the same symbols (addresses, names, modules). */
 bool kallsyms_same(const struct kallsyms *a, const struct kallsyms *b);
