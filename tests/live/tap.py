@@ -9,6 +9,9 @@ import time
 
 _n = 0
 _failed = 0
+# The last few diag lines, repeated on stderr with a failure: meson's
+# --print-errorlogs (what CI shows) prints a failed test's stderr only.
+_recent = []
 
 
 def ok(cond, what):
@@ -18,8 +21,12 @@ def ok(cond, what):
         _failed += 1
     # One line: a description quoting another program's output may hold newlines.
     what = " | ".join(str(what).splitlines())
-    print(("ok %d - %s" if cond else "not ok %d - %s") % (_n, what))
+    line = ("ok %d - %s" if cond else "not ok %d - %s") % (_n, what)
+    print(line)
     sys.stdout.flush()
+    if not cond:
+        sys.stderr.write("".join(d + "\n" for d in _recent) + line + "\n")
+        sys.stderr.flush()
     return cond
 
 
@@ -37,6 +44,8 @@ def done():
 def diag(msg):
     for line in str(msg).splitlines():
         print("# " + line)
+        _recent.append("# " + line[:2000])
+    del _recent[:-6]
 
 
 def start_workload(workload, *args):

@@ -11,7 +11,8 @@ guarantees is checked from its own output:
   reported length is -d give or take the quarter interval of catching up a
   tick allows (plus scheduling slack), the last one may also hold the final
   flush (one interval at most), and the lengths do not drift;
-- memory bounded: RSS after warm-up stays about where it was.
+- memory bounded: RSS after warm-up stays about where it was (timing and RSS
+  in the normal build only: see SANITIZED).
 Then once more with a one-page kernel ring, so that the spill (or the
 kernel's LOST records) is exercised.
 
@@ -37,19 +38,16 @@ INTERVALS = 8    # -n
 WARMUP = 3       # intervals before RSS counts as settled
 RSS_GROWTH_MB = 32
 CATCH_UP = 0.25  # of an interval: what a tick may spend decoding (doc/DESIGN.md)
-# The last interval holds the final flush of the whole backlog and its dump:
-# in an ASan+UBSan build that work runs several times slower (4.5 s seen once
-# for a one-page ring at 100 kHz), so there it gets more room; the steady
-# ticks keep the same bound.
+# An ASan+UBSan build runs several times slower and holds freed memory in
+# its quarantine (up to 256 MB): its ticks' timing and its RSS are the
+# sanitizer's, not perftop's, and went over every bound tried on a VM
+# sampling at 100 kHz (0.86 s of delay seen at load 7; CI failed at 1.5 s).
+# There they are skipped with that reason; the normal build checks them.
+# Everything counted is checked in both.
 SANITIZED = os.environ.get("PERFTOP_SANITIZED", "none") not in ("", "none")
-LAST_SLACK = 3.0 if SANITIZED else 0.0
-# Seconds of scheduling delay allowed to a tick on a busy machine. A sanitized
-# build's tick (its drain slice, then the dump of every row) runs several
-# times slower, so a busy machine delays it more: 0.86 s seen at load 7 on
-# correct code (2026-11-27, A/B of 843b319 and 9e1d643: both went over
-# 0.5 s). A tick that drained the whole backlog would still be late by more
-# at every interval.
-SLACK = 1.5 if SANITIZED else 0.5
+# Seconds of scheduling delay allowed to a tick on a busy machine. A tick
+# that drained the whole backlog would be late by more at every interval.
+SLACK = 0.5
 
 
 def read_int(path):
@@ -119,14 +117,18 @@ def check(name, rate, ncpus, rc, recs, err, rss):
     diag("%s: end of each interval after its tick (s): %s" % (
         name, " ".join("%.3f" % x for x in late)))
     bound = CATCH_UP * PERIOD + SLACK
-    ok(all(late[i] <= bound for i in steady),
-       "%s: intervals 3 to %d end within %.2f s of their ticks (a quarter interval of catching up, "
-       "%.2f s of scheduling slack): %s" % (name, len(ends) - 1, bound, SLACK,
-                                             " ".join("%.2f" % late[i] for i in steady)))
-    last_bound = (2 + CATCH_UP) * PERIOD + SLACK + LAST_SLACK
-    ok(late[-1] <= last_bound,
-       "%s: the last interval, final flush included, ends within %.2f s of its tick (%.2f)" %
-       (name, last_bound, late[-1]))
+    last_bound = (2 + CATCH_UP) * PERIOD + SLACK
+    if SANITIZED:
+        skip("%s: intervals on time" % name, "a sanitized build's timing is the sanitizer's: "
+             "checked in the normal build")
+    else:
+        ok(all(late[i] <= bound for i in steady),
+           "%s: intervals 3 to %d end within %.2f s of their ticks (a quarter interval of catching "
+           "up, %.2f s of scheduling slack): %s" % (name, len(ends) - 1, bound, SLACK,
+                                                    " ".join("%.2f" % late[i] for i in steady)))
+        ok(late[-1] <= last_bound,
+           "%s: the last interval, final flush included, ends within %.2f s of its tick (%.2f)" %
+           (name, last_bound, late[-1]))
 
     # Its counts add up: per CPU = per event, intervals = totals.
     shown = all("lost" in e and "throttled" in e and "lost_total" in e and "throttled_total" in e
@@ -165,7 +167,10 @@ def check(name, rate, ncpus, rc, recs, err, rss):
     # Bounded memory: after warm-up, RSS stays about where it was.
     seen = [(i, kb) for i, kb in sorted(rss.items()) if kb is not None]
     settled = [kb for i, kb in seen if i >= WARMUP]
-    if len(settled) >= 2:
+    if SANITIZED:
+        skip("%s: RSS bounded" % name, "ASan's quarantine holds freed memory: checked in the normal "
+             "build")
+    elif len(settled) >= 2:
         growth = (max(settled) - settled[0]) / 1024
         diag("%s: RSS by interval (MB): %s" % (name, " ".join("%.1f" % (kb / 1024) for _, kb in seen)))
         ok(growth <= RSS_GROWTH_MB, "%s: RSS after warm-up grows %.1f MB (bound %d MB)" %
