@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "kallsyms_lazy.h"
 #include "util.h"
 
 /* "[name]" as the kernel prints it; MODULE_NAME_LEN is 56 with the brackets
@@ -226,21 +227,24 @@ out_free:
 	return rc;
 }
 
-static bool sym_equal(const struct kallsyms *a, const struct kallsyms_sym *x, const struct kallsyms *b,
-		      const struct kallsyms_sym *y);
+static bool modules_equal(const char *ma, const char *mb)
+{
+	return ma && mb ? strcmp(ma, mb) == 0 : ma == mb;
+}
 
 /* The symbol add_line just appended, dropped when base has it as it is:
  * its base entry is marked seen. Names are appended, so the last is given
- * back too. */
-static void drop_known(struct kallsyms *ks, const struct kallsyms *base, uint8_t *seen)
+ * back too. Base is looked at through p: a lazy one stays unread. */
+static void drop_known(struct kallsyms *ks, const struct kallsyms *base, struct kallsyms_peek *p, uint8_t *seen)
 {
 	const struct kallsyms_sym *s = &ks->syms[ks->nsyms - 1];
-	const struct kallsyms_sym *b = kallsyms_find(base, s->addr);
 	size_t i;
+	const struct kallsyms_sym *b = kallsyms_peek_at(p, base, s->addr, &i);
+	const char *name;
 
-	if (b == NULL || b->addr != s->addr || !sym_equal(ks, s, base, b))
+	if (b == NULL || !modules_equal(kallsyms_module(ks, s), kallsyms_module(base, b)) ||
+	    (name = kallsyms_peek_name(p, base, b)) == NULL || strcmp(kallsyms_name(ks, s), name) != 0)
 		return;
-	i = (size_t)(b - base->syms);
 	seen[i / 8] |= (uint8_t)(1u << (i % 8));
 	ks->names_len = s->name;
 	ks->nsyms--;
@@ -248,15 +252,15 @@ static void drop_known(struct kallsyms *ks, const struct kallsyms *base, uint8_t
 
 /* Of what is left, the aliases at an address whose base symbol was seen
  * as it is: that address has not changed (base kept one name for it). */
-static void drop_aliases(struct kallsyms *ks, const struct kallsyms *base, const uint8_t *seen)
+static void drop_aliases(struct kallsyms *ks, const struct kallsyms *base, struct kallsyms_peek *p,
+			 const uint8_t *seen)
 {
 	size_t j = 0;
 
 	for (size_t i = 0; i < ks->nsyms; i++) {
-		const struct kallsyms_sym *b = kallsyms_find(base, ks->syms[i].addr);
-		size_t k = b ? (size_t)(b - base->syms) : 0;
+		size_t k;
 
-		if (b && b->addr == ks->syms[i].addr && (seen[k / 8] & (1u << (k % 8))))
+		if (kallsyms_peek_at(p, base, ks->syms[i].addr, &k) && (seen[k / 8] & (1u << (k % 8))))
 			continue;
 		ks->syms[j++] = ks->syms[i];
 	}
@@ -269,6 +273,7 @@ static void drop_aliases(struct kallsyms *ks, const struct kallsyms *base, const
 int kallsyms_load_since(struct kallsyms **out, const char *path, const struct kallsyms *base)
 {
 	struct kallsyms *ks;
+	struct kallsyms_peek *peek = NULL;
 	uint8_t *seen = NULL;
 	bool nonzero = false;
 	char *line = NULL;
@@ -282,7 +287,8 @@ int kallsyms_load_since(struct kallsyms **out, const char *path, const struct ka
 	if (f == NULL)
 		return -errno;
 	ks = calloc(1, sizeof(*ks));
-	if (ks == NULL || (base && (seen = calloc(base->nsyms / 8 + 1, 1)) == NULL)) {
+	if (ks == NULL ||
+	    (base && ((seen = calloc(base->nsyms / 8 + 1, 1)) == NULL || (peek = kallsyms_peek_new()) == NULL))) {
 		rc = -ENOMEM;
 		goto out_free;
 	}
@@ -295,7 +301,7 @@ int kallsyms_load_since(struct kallsyms **out, const char *path, const struct ka
 		if ((rc = add_line(ks, line, (size_t)n, &nonzero)) != 0)
 			goto out_free;
 		if (base && ks->nsyms > before)
-			drop_known(ks, base, seen);
+			drop_known(ks, base, peek, seen);
 	}
 	if (ferror(f)) {
 		rc = errno ? -errno : -EIO;
@@ -303,12 +309,13 @@ int kallsyms_load_since(struct kallsyms **out, const char *path, const struct ka
 	}
 	finish(ks, nonzero);
 	if (base)
-		drop_aliases(ks, base, seen);
+		drop_aliases(ks, base, peek, seen);
 	*out = ks;
 	goto out_close;
 out_free:
 	kallsyms_free(ks);
 out_close:
+	kallsyms_peek_free(peek);
 	free(seen);
 	free(line);
 	fclose(f);
@@ -331,6 +338,7 @@ void kallsyms_free(struct kallsyms *ks)
 {
 	if (ks == NULL)
 		return;
+	kallsyms_lazy_free(ks);
 	if (!in_backing(ks, ks->syms))
 		free(ks->syms);
 	if (!in_backing(ks, ks->names))
@@ -379,10 +387,13 @@ const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t add
 	size_t n = ks->nsyms, i;
 	uint64_t span;
 
-	if (n == 0 || addr < base[0].addr)
+	if (n == 0 || addr < (ks->lazy ? ks->index[0] : base[0].addr))
 		return NULL;
 	if (ks->index && ks->nindex == (n + KALLSYMS_INDEX_STRIDE - 1) / KALLSYMS_INDEX_STRIDE)
 		index_narrow(ks, addr, &base, &n);
+	/* A lazy table always has its index (kallsyms_make_lazy). */
+	if (ks->lazy && !kallsyms_lazy_load(ks, (size_t)(base - ks->syms) / KALLSYMS_INDEX_STRIDE))
+		return NULL;
 	/* Branch-free: the compiler turns the choice into a cmov. */
 	while (n > 1) {
 		size_t half = n / 2;
@@ -395,24 +406,32 @@ const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t add
 	}
 	i = (size_t)(base - ks->syms);
 	span = KALLSYMS_TAIL_SPAN;
-	if (i + 1 < ks->nsyms && ks->syms[i + 1].addr - base->addr <= KALLSYMS_MAX_SPAN)
-		span = ks->syms[i + 1].addr - base->addr;
+	if (i + 1 < ks->nsyms) {
+		/* The next stride of a lazy table may be unread: its first
+		 * address is in the index. */
+		uint64_t next = ks->lazy && (i + 1) % KALLSYMS_INDEX_STRIDE == 0 ?
+					ks->index[(i + 1) / KALLSYMS_INDEX_STRIDE] : ks->syms[i + 1].addr;
+
+		if (next - base->addr <= KALLSYMS_MAX_SPAN)
+			span = next - base->addr;
+	}
 	return addr - base->addr < span ? base : NULL;
 }
 
 static bool sym_equal(const struct kallsyms *a, const struct kallsyms_sym *x, const struct kallsyms *b,
 		      const struct kallsyms_sym *y)
 {
-	const char *ma = kallsyms_module(a, x), *mb = kallsyms_module(b, y);
-
 	return x->addr == y->addr && strcmp(kallsyms_name(a, x), kallsyms_name(b, y)) == 0 &&
-	       (ma && mb ? strcmp(ma, mb) == 0 : ma == mb);
+	       modules_equal(kallsyms_module(a, x), kallsyms_module(b, y));
 }
 
 bool kallsyms_same(const struct kallsyms *a, const struct kallsyms *b)
 {
 	if (a->nsyms != b->nsyms)
 		return false;
+	for (size_t k = 0; k < a->nindex || k < b->nindex; k++)
+		if ((a->lazy && !kallsyms_lazy_load(a, k)) || (b->lazy && !kallsyms_lazy_load(b, k)))
+			return false;
 	for (size_t i = 0; i < a->nsyms; i++)
 		if (!sym_equal(a, &a->syms[i], b, &b->syms[i]))
 			return false;
@@ -423,6 +442,6 @@ size_t kallsyms_bytes(const struct kallsyms *ks)
 {
 	if (ks == NULL)
 		return 0;
-	return sizeof(*ks) + ks->syms_cap * sizeof(*ks->syms) + ks->names_cap +
+	return sizeof(*ks) + (ks->lazy ? kallsyms_lazy_bytes(ks) : ks->syms_cap * sizeof(*ks->syms)) + ks->names_cap +
 	       ks->modules_cap * sizeof(*ks->modules) + ks->nindex * sizeof(*ks->index);
 }

@@ -283,7 +283,7 @@ int kcache_encode(const struct kallsyms *ks, const struct kcache_key *k, const s
 	char *buf;
 
 	*bufp = NULL;
-	if (ks->restricted || k->restricted || k->build_id_len == 0 || k->build_id_len > KCACHE_BUILD_ID_MAX)
+	if (ks->restricted || ks->lazy || k->restricted || k->build_id_len == 0 || k->build_id_len > KCACHE_BUILD_ID_MAX)
 		return -EINVAL;
 	if (ks->nsyms > NSYMS_MAX || ks->names_len > NAMES_MAX || ks->nmodules > UINT16_MAX + 1u)
 		return -E2BIG;
@@ -556,11 +556,16 @@ int kcache_load(struct kallsyms **out, const char *dir, const struct kcache_key 
 	}
 	if ((rc = kcache_decode(out, map, (size_t)st.st_size, k, m)) != 0) {
 		munmap(map, (size_t)st.st_size);
+	} else if ((const char *)(*out)->syms >= (const char *)map &&
+		   (const char *)(*out)->syms < (const char *)map + st.st_size &&
+		   kallsyms_make_lazy(*out, fd, (uint64_t)((const char *)(*out)->syms - (const char *)map),
+				      (uint64_t)((*out)->names - (const char *)map)) == 0) {
+		/* Checked whole; from now on read as lookups reach it. */
+		munmap(map, (size_t)st.st_size);
 	} else {
+		/* Modules moved (the table is a copy of part of it), or no
+		 * memory to read it lazily: used where it is mapped. */
 		(*out)->backing_mapped = true;
-		/* The check read every page; lookups touch a few. Unmapped from
-		 * us, not changed: they come back from the page cache when
-		 * touched, and RSS holds only those (2.4 MiB less here). */
 		(void)madvise(map, (size_t)st.st_size, MADV_DONTNEED); /* advice: failing costs memory only */
 	}
 out:

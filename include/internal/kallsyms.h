@@ -46,6 +46,10 @@ struct kallsyms {
 	 * the ~10 a binary search over all of it spreads its probes over. */
 	uint64_t *index;
 	size_t nindex;
+	/* Set: a table whose records and names stay in its file and are read
+	 * as lookups reach them (kallsyms_file.c); names then holds only the
+	 * module names. */
+	struct kallsyms_lazy *lazy;
 };
 
 #define KALLSYMS_INDEX_STRIDE 256 /* symbols: one 4 KiB page */
@@ -64,9 +68,12 @@ int kallsyms_index(struct kallsyms *ks);
 /* The symbol containing addr, or NULL. */
 const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t addr);
 
+const char *kallsyms_lazy_name(const struct kallsyms *ks, const struct kallsyms_sym *sym);
+
+/* Valid while ks is. */
 static inline const char *kallsyms_name(const struct kallsyms *ks, const struct kallsyms_sym *sym)
 {
-	return ks->names + sym->name;
+	return ks->lazy ? kallsyms_lazy_name(ks, sym) : ks->names + sym->name;
 }
 
 /* "[modname]" for a module symbol, NULL for the core kernel. */
@@ -83,6 +90,14 @@ static inline const char *kallsyms_module(const struct kallsyms *ks, const struc
 int kallsyms_load_since(struct kallsyms **out, const char *path, const struct kallsyms *base);
 /* Whether a and b hold the same symbols (addresses, names, modules). */
 bool kallsyms_same(const struct kallsyms *a, const struct kallsyms *b);
+
+/* Turns ks, a checked table whose syms and names lie in a mapping of the
+ * file fd (at syms_off and names_off), into one that reads them from fd as
+ * lookups reach them: a stride of records, a name at a time. The mapping
+ * is then no longer used (the caller unmaps it); only what lookups touched
+ * stays resident, not the whole table (2.3 MiB here). fd is duplicated.
+ * 0 or -errno, ks unchanged on error. The file must not change in place. */
+int kallsyms_make_lazy(struct kallsyms *ks, int fd, uint64_t syms_off, uint64_t names_off);
 
 /* Bytes held, for statistics. */
 size_t kallsyms_bytes(const struct kallsyms *ks);

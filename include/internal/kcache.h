@@ -55,7 +55,8 @@ void kcache_modules_free(struct kcache_modules *m);
 bool kcache_modules_equal(const struct kcache_modules *a, const struct kcache_modules *b);
 
 /* The cache's bytes for ks under key k, module symbols only of the modules
- * m shows at a known address. 0 or -errno; *buf is malloc'd. */
+ * m shows at a known address. 0 or -errno (-EINVAL for a lazy table:
+ * its records are in its file); *buf is malloc'd. */
 int kcache_encode(const struct kallsyms *ks, const struct kcache_key *k, const struct kcache_modules *m,
 		  void **buf, size_t *len);
 /* A table from the cache's bytes, if they are whole, of key k, and

@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "internal/kcache.h"
+#include "internal/kallsyms_lazy.h"
 
 static const char MODULES[] = "mymod 8192 0 - Live 0xffffffffc0001000\n"
 			      "othermod 4096 1 mymod, Live 0xffffffffc0002000 (OE)\n";
@@ -264,9 +265,9 @@ static void test_file(const char *fix, const char *tmp)
 	snprintf(path, sizeof(path), "%s/.%s.%d.tmp", dir, KCACHE_FILE, (int)getpid());
 	CHECK(access(path, F_OK) != 0, "no temporary file left");
 	rc = kcache_load(&back, dir, &k, &m);
-	CHECK(rc == 0 && back && back->backing_mapped && kallsyms_same(ks, back), "loaded back (rc %d)", rc);
+	CHECK(rc == 0 && back && back->lazy && kallsyms_same(ks, back), "loaded back, read lazily (rc %d)", rc);
 	CHECK(back && back->index && back->nindex == (back->nsyms + KALLSYMS_INDEX_STRIDE - 1) / KALLSYMS_INDEX_STRIDE,
-	      "the mapped table is indexed: a lookup touches a page or two of it");
+	      "the lazy table is indexed: a lookup reads one stride of it");
 	kallsyms_free(back);
 
 	CHECK(chmod(file, 0640) == 0 && kcache_load(&back, dir, &k, &m) == -EPERM, "readable by others: refused");
@@ -308,6 +309,122 @@ static void test_dir(void)
 	CHECK(kcache_dir(buf, sizeof(buf)) == -ENOENT, "neither: no cache");
 }
 
+/* A table of n core symbols 64 bytes apart from 0xffffffff81000000 (fn_I,
+ * or the names swapped in from alt), then three of mymod. */
+static int write_table(const char *path, size_t n, const char *alt)
+{
+	FILE *f = fopen(path, "w");
+	int rc = 0;
+
+	if (f == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%016llx T fn_%zu\n", 0xffffffff81000000ull + i * 64, i);
+	for (int i = 0; i < 3; i++)
+		fprintf(f, "%016llx t mod_fn_%d\t[mymod]\n", 0xffffffffc0001000ull + (unsigned)i * 32, i);
+	if (alt)
+		fputs(alt, f);
+	if (fclose(f) != 0)
+		rc = -1;
+	return rc;
+}
+
+static bool same_at(const struct kallsyms *a, const struct kallsyms *b, uint64_t addr)
+{
+	const struct kallsyms_sym *x = kallsyms_find(a, addr), *y = kallsyms_find(b, addr);
+	const char *ma, *mb;
+
+	if (x == NULL || y == NULL)
+		return x == y;
+	ma = kallsyms_module(a, x), mb = kallsyms_module(b, y);
+	return x->addr == y->addr && strcmp(kallsyms_name(a, x), kallsyms_name(b, y)) == 0 &&
+	       (ma && mb ? strcmp(ma, mb) == 0 : ma == mb);
+}
+
+/* The cached table read as lookups reach it: the same answers as the
+ * parsed one, only the strides looked up held, a reload against it that
+ * reads nothing into it, and a stride damaged in the file left empty. */
+static void test_lazy(const char *tmp)
+{
+	const size_t n = 5 * KALLSYMS_INDEX_STRIDE + 17, stride = KALLSYMS_INDEX_STRIDE * sizeof(struct kallsyms_sym);
+	const uint64_t base = 0xffffffff81000000ull;
+	char path[PATH_MAX], path2[PATH_MAX], notes[PATH_MAX], dir[PATH_MAX / 2], file[PATH_MAX];
+	struct kallsyms *ks = NULL, *back = NULL, *extra = NULL, *extra2 = NULL;
+	struct kcache_modules m;
+	struct kcache_key k;
+	size_t before, after;
+	void *buf = NULL;
+	size_t len;
+	bool same = true;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/lazy.txt", tmp);
+	snprintf(path2, sizeof(path2), "%s/lazy2.txt", tmp);
+	snprintf(notes, sizeof(notes), "%s/notes", tmp);
+	snprintf(dir, sizeof(dir), "%s/lazycache/perftop", tmp);
+	snprintf(file, sizeof(file), "%s/" KCACHE_FILE, dir);
+	if (write_table(path, n, NULL) != 0 || write_notes(notes, 0x5a) != 0 || kallsyms_load(&ks, path) != 0 ||
+	    kcache_key_read(&k, notes, path) != 0 || kcache_modules_parse(&m, MODULES, sizeof(MODULES) - 1) != 0 ||
+	    kcache_store(ks, dir, &k, &m) != 0 || kcache_load(&back, dir, &k, &m) != 0) {
+		CHECK(0, "cannot prepare the lazy table's tests");
+		kallsyms_free(ks);
+		kallsyms_free(back);
+		return;
+	}
+	CHECK(back->lazy && back->nsyms == ks->nsyms && back->backing == NULL, "a cache loads as a lazy table (%zu symbols)",
+	      back->nsyms);
+	before = kallsyms_bytes(back);
+	CHECK(before < kallsyms_bytes(ks) / 2, "before any lookup it holds %zu bytes (the parsed table %zu)", before,
+	      kallsyms_bytes(ks));
+	CHECK(kcache_encode(back, &k, &m, &buf, &len) == -EINVAL && buf == NULL, "a lazy table is not encoded again");
+	/* Strides 0, 1 and 5 (the module's symbols are in the last). */
+	{
+		const uint64_t addrs[] = { base + 5, base + 255 * 64 + 63, base + 300 * 64 + 1, base + (n - 1) * 64 + 9,
+					   0xffffffffc0001000ull + 40, 0xffffffffc0001000ull + 64 + 100, base - 1,
+					   base + (n - 1) * 64 + 0x10000 };
+
+		for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++)
+			same = same && same_at(ks, back, addrs[i]);
+	}
+	CHECK(same, "lookups, at stride ends and in the module, as the parsed table answers them");
+	CHECK(strcmp(name_at(back, base + 255 * 64 + 63), "fn_255") == 0 &&
+	      strcmp(name_at(back, base + 256 * 64), "fn_256") == 0,
+	      "the last symbol of a stride ends where the next stride's first begins (index)");
+	after = kallsyms_bytes(back);
+	CHECK(after - before >= 3 * stride && after - before < 4 * stride + 32768,
+	      "only the strides looked up are read (%zu bytes more)", after - before);
+
+	/* A reload against it: nothing new, and nothing read into it. */
+	CHECK(kallsyms_load_since(&extra, path, back) == 0 && extra && extra->nsyms == 0 && kallsyms_bytes(back) == after,
+	      "a reload against the lazy table finds nothing new and leaves it as it was (%zu bytes)",
+	      kallsyms_bytes(back));
+	kallsyms_free(extra);
+	extra = NULL;
+	if (write_table(path2, n, "ffffffff810002a0 T fn_ten\nffffffff90000000 T fresh_fn\n") == 0 &&
+	    kallsyms_load_since(&extra, path2, back) == 0 && kallsyms_load_since(&extra2, path2, ks) == 0) {
+		CHECK(extra->nsyms == 2 && kallsyms_same(extra, extra2) && kallsyms_bytes(back) == after,
+		      "what changed, found as against the parsed table (%zu symbols)", extra->nsyms);
+	} else {
+		CHECK(0, "reload of a changed table");
+	}
+	kallsyms_free(extra);
+	kallsyms_free(extra2);
+
+	/* Damaged in place (runs only ever rename): that stride stays empty. */
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	CHECK(fd >= 0 && pwrite(fd, "\xff\xff\xff\xff\xff\xff\xff\xff", 8, 80 + 3 * (off_t)stride + 16) == 8,
+	      "the file damaged in place");
+	if (fd >= 0)
+		close(fd);
+	CHECK(kallsyms_find(back, base + (3 * KALLSYMS_INDEX_STRIDE + 2) * 64) == NULL &&
+	      same_at(ks, back, base + (4 * KALLSYMS_INDEX_STRIDE + 2) * 64),
+	      "a damaged stride finds nothing, the others still answer");
+	CHECK(!kallsyms_same(ks, back), "and the table is not the parsed one any more");
+	kallsyms_free(back);
+	kcache_modules_free(&m);
+	kallsyms_free(ks);
+}
+
 int main(int argc, char **argv)
 {
 	char tmp[] = "/tmp/perftop-kcache-XXXXXX";
@@ -321,6 +438,7 @@ int main(int argc, char **argv)
 	test_key(argv[1], tmp);
 	test_bytes(argv[1], tmp);
 	test_file(argv[1], tmp);
+	test_lazy(tmp);
 	test_dir();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)

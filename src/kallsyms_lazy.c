@@ -1,0 +1,391 @@
+/* A kallsyms table read from its cache file as lookups reach it.
+ *
+ * Mapped whole, the cached table (2.3 MiB here) was resident whole: the
+ * page cache holds the file in large folios, and one fault maps a whole
+ * folio. Read by stride and by name, only what samples touched is: a few
+ * strides and a few hundred names. */
+#include "kallsyms_lazy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define STRIDE KALLSYMS_INDEX_STRIDE
+#define CHUNK_BYTES 16384
+#define SLOTS_MIN 256
+
+static const char UNREADABLE[] = "[unknown]";
+
+struct chunk {
+	struct chunk *next;
+	size_t used;
+	char data[CHUNK_BYTES];
+};
+
+struct name_slot {
+	uint32_t off1; /* arena offset + 1; 0: empty */
+	const char *s;
+};
+
+struct kallsyms_lazy {
+	int fd;
+	uint64_t syms_off, names_off;
+	size_t names_len; /* the file's arena, every name's offset below it */
+	size_t area_len;  /* of ks->syms, an anonymous mapping */
+	uint8_t *loaded, *bad; /* by stride */
+	size_t nloaded;
+	struct name_slot *slots; /* names read, by offset */
+	size_t cap, used;
+	struct chunk *chunks;
+	size_t chunk_count;
+};
+
+struct kallsyms_peek {
+	size_t stride;
+	bool have, valid;
+	struct kallsyms_sym buf[STRIDE];
+	char name[KALLSYMS_NAME_MAX + 1];
+};
+
+static bool bit(const uint8_t *m, size_t i)
+{
+	return m[i / 8] & (1u << (i % 8));
+}
+
+static void set_bit(uint8_t *m, size_t i)
+{
+	m[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+static ssize_t read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+static size_t stride_count(const struct kallsyms *ks, size_t k)
+{
+	size_t first = k * STRIDE;
+
+	return ks->nsyms - first < STRIDE ? ks->nsyms - first : STRIDE;
+}
+
+/* Stride k's records, read into recs: whole, and what the check at load
+ * found (kcache_decode), and where the index says they start and end. */
+static bool read_stride(const struct kallsyms *ks, size_t k, struct kallsyms_sym *recs)
+{
+	const struct kallsyms_lazy *l = ks->lazy;
+	size_t n = stride_count(ks, k), bytes = n * sizeof(*recs);
+
+	if (read_at(l->fd, recs, bytes, l->syms_off + (uint64_t)k * STRIDE * sizeof(*recs)) != (ssize_t)bytes)
+		return false;
+	for (size_t j = 0; j < n; j++) {
+		const struct kallsyms_sym *s = &recs[j];
+
+		if ((j ? s->addr <= recs[j - 1].addr : s->addr != ks->index[k]) || s->name >= l->names_len ||
+		    (s->module && s->module >= ks->nmodules) || s->pad ||
+		    (s->type != 't' && s->type != 'T' && s->type != 'w' && s->type != 'W'))
+			return false;
+	}
+	return k + 1 >= ks->nindex || recs[n - 1].addr < ks->index[k + 1];
+}
+
+bool kallsyms_lazy_load(const struct kallsyms *ks, size_t k)
+{
+	struct kallsyms_lazy *l = ks->lazy;
+
+	if (bit(l->loaded, k))
+		return true;
+	if (bit(l->bad, k))
+		return false;
+	if (!read_stride(ks, k, ks->syms + k * STRIDE)) {
+		memset(ks->syms + k * STRIDE, 0, stride_count(ks, k) * sizeof(*ks->syms));
+		set_bit(l->bad, k);
+		return false;
+	}
+	set_bit(l->loaded, k);
+	l->nloaded++;
+	return true;
+}
+
+static struct name_slot *slot_of(const struct kallsyms_lazy *l, uint32_t off)
+{
+	size_t i = (size_t)((off * 0x9e3779b97f4a7c15ull) >> 32) & (l->cap - 1);
+
+	while (l->slots[i].off1 && l->slots[i].off1 != off + 1)
+		i = (i + 1) & (l->cap - 1);
+	return &l->slots[i];
+}
+
+static int slots_grow(struct kallsyms_lazy *l)
+{
+	size_t cap = l->cap ? l->cap * 2 : SLOTS_MIN;
+	struct name_slot *old = l->slots, *n = calloc(cap, sizeof(*n));
+	size_t oldcap = l->cap;
+
+	if (n == NULL)
+		return -ENOMEM;
+	l->slots = n;
+	l->cap = cap;
+	for (size_t i = 0; i < oldcap; i++)
+		if (old[i].off1)
+			*slot_of(l, old[i].off1 - 1) = old[i];
+	free(old);
+	return 0;
+}
+
+static const char *intern(struct kallsyms_lazy *l, const char *s, size_t len)
+{
+	struct chunk *c = l->chunks;
+	char *p;
+
+	if (c == NULL || CHUNK_BYTES - c->used < len + 1) {
+		if ((c = malloc(sizeof(*c))) == NULL)
+			return NULL;
+		c->next = l->chunks;
+		c->used = 0;
+		l->chunks = c;
+		l->chunk_count++;
+	}
+	p = c->data + c->used;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	c->used += len + 1;
+	return p;
+}
+
+/* The name at off read into buf (KALLSYMS_NAME_MAX + 1 bytes): its length,
+ * or 0 when the file cannot give it. */
+static size_t read_name(const struct kallsyms_lazy *l, uint32_t off, char *buf)
+{
+	size_t want = l->names_len - off < KALLSYMS_NAME_MAX + 1 ? l->names_len - off : KALLSYMS_NAME_MAX + 1;
+	ssize_t n = read_at(l->fd, buf, want, l->names_off + off);
+	const char *nul;
+
+	if (n <= 0)
+		return 0;
+	nul = memchr(buf, '\0', (size_t)n);
+	n = nul ? nul - buf : n > KALLSYMS_NAME_MAX ? KALLSYMS_NAME_MAX : n;
+	buf[n] = '\0';
+	return (size_t)n;
+}
+
+const char *kallsyms_lazy_name(const struct kallsyms *ks, const struct kallsyms_sym *sym)
+{
+	struct kallsyms_lazy *l = ks->lazy;
+	char buf[KALLSYMS_NAME_MAX + 1];
+	struct name_slot *slot;
+	const char *s;
+	size_t len;
+
+	if (l->cap) {
+		slot = slot_of(l, sym->name);
+		if (slot->off1)
+			return slot->s;
+	}
+	if ((len = read_name(l, sym->name, buf)) == 0)
+		return UNREADABLE;
+	if (((l->used + 1) * 2 > l->cap && slots_grow(l) != 0) || (s = intern(l, buf, len)) == NULL)
+		return UNREADABLE; /* out of memory: named as unknown, not crashed */
+	slot = slot_of(l, sym->name);
+	slot->off1 = sym->name + 1;
+	slot->s = s;
+	l->used++;
+	return s;
+}
+
+int kallsyms_make_lazy(struct kallsyms *ks, int fd, uint64_t syms_off, uint64_t names_off)
+{
+	struct kallsyms_lazy *l;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), bitmap;
+	char *mods = NULL;
+	size_t mods_len = 0, mods_cap = 0;
+	uint32_t *offs = NULL;
+	void *area;
+	int rc = -ENOMEM;
+
+	if (ks->lazy)
+		return -EINVAL;
+	if (ks->nsyms && (ks->index == NULL || ks->nindex != (ks->nsyms + STRIDE - 1) / STRIDE) &&
+	    kallsyms_index(ks) != 0)
+		return -ENOMEM;
+	bitmap = ks->nindex / 8 + 1;
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return -ENOMEM;
+	l->fd = -1;
+	l->area_len = ks->nsyms * sizeof(*ks->syms);
+	l->area_len = l->area_len ? (l->area_len + page - 1) / page * page : page;
+	if ((l->loaded = calloc(bitmap, 1)) == NULL || (l->bad = calloc(bitmap, 1)) == NULL ||
+	    (ks->nmodules && (offs = calloc(ks->nmodules, sizeof(*offs))) == NULL))
+		goto fail;
+	/* The module names stay in memory: a few, and kallsyms_module reads
+	 * them where it always does. */
+	for (size_t i = 1; i < ks->nmodules; i++) {
+		const char *m = ks->names + ks->modules[i];
+
+		if ((rc = util_pool_put(&mods, &mods_len, &mods_cap, 1024, m, strlen(m), &offs[i])) != 0)
+			goto fail;
+	}
+	if ((l->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	area = mmap(NULL, l->area_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (area == MAP_FAILED) {
+		rc = -errno;
+		goto fail;
+	}
+	l->syms_off = syms_off;
+	l->names_off = names_off;
+	l->names_len = ks->names_len;
+	if (ks->syms && (ks->backing == NULL || (const char *)ks->syms < (const char *)ks->backing ||
+			 (const char *)ks->syms >= (const char *)ks->backing + ks->backing_len))
+		free(ks->syms);
+	if (ks->names && (ks->backing == NULL || ks->names < (const char *)ks->backing ||
+			  ks->names >= (const char *)ks->backing + ks->backing_len))
+		free(ks->names);
+	if (ks->nmodules)
+		memcpy(ks->modules, offs, ks->nmodules * sizeof(*offs));
+	free(offs);
+	ks->syms = area;
+	ks->syms_cap = ks->nsyms;
+	ks->names = mods;
+	ks->names_len = mods_len;
+	ks->names_cap = mods_cap;
+	ks->backing = NULL;
+	ks->backing_len = 0;
+	ks->backing_mapped = false;
+	ks->lazy = l;
+	return 0;
+fail:
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l->loaded);
+	free(l->bad);
+	free(l);
+	free(offs);
+	free(mods);
+	return rc;
+}
+
+void kallsyms_lazy_free(struct kallsyms *ks)
+{
+	struct kallsyms_lazy *l = ks->lazy;
+
+	if (l == NULL)
+		return;
+	munmap(ks->syms, l->area_len);
+	ks->syms = NULL;
+	close(l->fd);
+	while (l->chunks) {
+		struct chunk *c = l->chunks;
+
+		l->chunks = c->next;
+		free(c);
+	}
+	free(l->slots);
+	free(l->loaded);
+	free(l->bad);
+	free(l);
+	ks->lazy = NULL;
+}
+
+size_t kallsyms_lazy_bytes(const struct kallsyms *ks)
+{
+	const struct kallsyms_lazy *l = ks->lazy;
+
+	return sizeof(*l) + 2 * (ks->nindex / 8 + 1) + l->nloaded * STRIDE * sizeof(*ks->syms) +
+	       l->cap * sizeof(*l->slots) + l->chunk_count * sizeof(struct chunk);
+}
+
+struct kallsyms_peek *kallsyms_peek_new(void)
+{
+	return calloc(1, sizeof(struct kallsyms_peek));
+}
+
+void kallsyms_peek_free(struct kallsyms_peek *p)
+{
+	free(p);
+}
+
+const struct kallsyms_sym *kallsyms_peek_at(struct kallsyms_peek *p, const struct kallsyms *ks, uint64_t addr,
+					    size_t *idx)
+{
+	const struct kallsyms_sym *recs;
+	size_t lo = 0, cnt = ks->nindex, n;
+
+	if (!ks->lazy) {
+		const struct kallsyms_sym *b = kallsyms_find(ks, addr);
+
+		if (b == NULL || b->addr != addr)
+			return NULL;
+		*idx = (size_t)(b - ks->syms);
+		return b;
+	}
+	if (ks->nsyms == 0 || addr < ks->index[0])
+		return NULL;
+	while (cnt > 1) {
+		size_t half = cnt / 2;
+
+		lo = ks->index[lo + half] <= addr ? lo + half : lo;
+		cnt -= half;
+	}
+	if (bit(ks->lazy->loaded, lo)) {
+		recs = ks->syms + lo * STRIDE;
+	} else {
+		if (!p->have || p->stride != lo) {
+			p->have = true;
+			p->stride = lo;
+			p->valid = read_stride(ks, lo, p->buf);
+		}
+		if (!p->valid)
+			return NULL;
+		recs = p->buf;
+	}
+	n = stride_count(ks, lo);
+	for (size_t a = 0, b = n; a < b;) {
+		size_t m = a + (b - a) / 2;
+
+		if (recs[m].addr == addr) {
+			*idx = lo * STRIDE + m;
+			return &recs[m];
+		}
+		if (recs[m].addr < addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return NULL;
+}
+
+const char *kallsyms_peek_name(struct kallsyms_peek *p, const struct kallsyms *ks, const struct kallsyms_sym *s)
+{
+	const struct kallsyms_lazy *l = ks->lazy;
+
+	if (l == NULL)
+		return kallsyms_name(ks, s);
+	if (l->cap) {
+		const struct name_slot *slot = slot_of(l, s->name);
+
+		if (slot->off1)
+			return slot->s;
+	}
+	return read_name(l, s->name, p->name) ? p->name : NULL;
+}
