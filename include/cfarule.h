@@ -59,6 +59,12 @@ bool cfarule_derive(const char *path, uint64_t off, struct cfarule *out);
 bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *path, uint64_t off,
 			struct cfarule *out);
 
+/* Closes the handles no derivation used since the call before last: once
+ * a profile's leaves are known their files stay unmapped (each kept one
+ * holds the pages of it that were read, 1.5 MiB for seven here). Called
+ * once an interval. */
+void cfarule_close_idle(struct cfarule_cache *c);
+
 /* The leaf's return address under rule, from the sample's registers and
  * stack copy (leaf must be the registers' IP); 0 when none. */
 uint64_t cfarule_apply(struct cfarule rule, const struct record *r, uint64_t regs_mask, uint64_t leaf);

@@ -45,6 +45,7 @@ struct cfarule_cache {
 	struct cfarule_stats st;
 	struct handle h[CFARULE_HANDLES];
 	uint64_t clock;
+	uint64_t idle_mark[2]; /* clock at the last two cfarule_close_idle */
 };
 
 struct cfarule_cache *cfarule_new(unsigned bits)
@@ -326,6 +327,15 @@ bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *pa
 	(void)dso_id;
 	return cfarule_derive(path, off, out);
 #endif
+}
+
+void cfarule_close_idle(struct cfarule_cache *c)
+{
+	for (size_t i = 0; i < CFARULE_HANDLES; i++)
+		if (c->h[i].dso_id && c->h[i].used <= c->idle_mark[0])
+			handle_close(&c->h[i]);
+	c->idle_mark[0] = c->idle_mark[1];
+	c->idle_mark[1] = c->clock;
 }
 
 uint64_t cfarule_apply(struct cfarule rule, const struct record *r, uint64_t regs_mask, uint64_t leaf)

@@ -335,6 +335,8 @@ void session_interval_end(struct session *s, unsigned decay_pct,
 	show(arg, lap(s));
 	agg_roll(s->agg, decay_pct);
 	symbols_reap(s->syms);
+	if (s->rules)
+		cfarule_close_idle(s->rules);
 }
 
 bool session_focus_exit(struct session *s, pid_t pid)

@@ -155,6 +155,26 @@ int main(void)
 			cfarule_get_stats(c, &s0);
 			CHECK(s0.opens - s1.opens == 2 && r.kind == CFARULE_SP,
 			      "an unreadable DSO is tried again and replaces no handle");
+
+			/* Idle handles close: one used in either of the last
+			 * two intervals stays, one used in neither goes. */
+			cfarule_close_idle(c);
+			cfarule_derive_dso(c, 101, path, off + 1, &r);
+			cfarule_close_idle(c);
+			cfarule_derive_dso(c, 102, path, off + 1, &r);
+			cfarule_close_idle(c);
+			cfarule_get_stats(c, &s1);
+			cfarule_derive_dso(c, 101, path, off + 2, &r);
+			cfarule_derive_dso(c, 102, path, off + 2, &r);
+			cfarule_get_stats(c, &s0);
+			CHECK(s0.opens == s1.opens && r.kind == CFARULE_SP, "handles used in the last two intervals kept");
+			cfarule_close_idle(c);
+			cfarule_close_idle(c);
+			cfarule_close_idle(c);
+			cfarule_derive_dso(c, 102, path, off + 3, &r);
+			cfarule_get_stats(c, &s1);
+			CHECK(s1.opens - s0.opens == 1 && r.kind == CFARULE_SP,
+			      "a handle unused for two intervals closed, opened again when needed");
 		}
 
 		/* The vDSO: no file, our own image's CFI through a kept handle.
