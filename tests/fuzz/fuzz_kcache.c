@@ -4,10 +4,15 @@
  * right checksum), so that the checks behind it are reached; the key is
  * taken from the bytes' own header, as if this kernel had written them.
  * Whatever decodes must be a table as a parse makes one, and encode back
- * to the same symbols. */
+ * to the same symbols. Flag 2 reads it lazily too, from a file of those
+ * bytes (kallsyms_make_lazy): the same answers; flag 4 then damages the
+ * file's records with the modules text (the strides read later must be
+ * checked as the load was). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "internal/kcache.h"
 
@@ -46,6 +51,74 @@ static void check_table(const struct kallsyms *ks)
 		abort();
 }
 
+static bool write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* ks as kcache_load makes it: decoded from buf, then read from a file of
+ * buf's bytes, damaged with mod when it is not empty. */
+static void check_lazy(const struct kallsyms *ks, const uint8_t *buf, size_t len, const struct kcache_key *k,
+		       const struct kcache_modules *m, const uint8_t *mod, size_t mlen)
+{
+	struct kallsyms *lz = NULL;
+	uint64_t syms_off, names_off;
+	int fd;
+
+	if (kcache_decode(&lz, buf, len, k, m) != 0)
+		abort();
+	if ((const uint8_t *)lz->syms < buf || (const uint8_t *)lz->syms >= buf + len) {
+		kallsyms_free(lz); /* a copy of part of it: kcache_load uses it as it is */
+		return;
+	}
+	syms_off = (uint64_t)((const uint8_t *)lz->syms - buf);
+	names_off = (uint64_t)((const uint8_t *)lz->names - buf);
+	fd = memfd_create("fuzz_kcache", MFD_CLOEXEC);
+	if (fd < 0 || !write_all(fd, buf, len) || kallsyms_make_lazy(lz, fd, syms_off, names_off) != 0) {
+		if (fd >= 0)
+			close(fd);
+		kallsyms_free(lz);
+		return;
+	}
+	for (size_t i = 0; mlen && i < lz->nsyms * sizeof(*lz->syms); i++) {
+		uint8_t b;
+
+		if (pread(fd, &b, 1, (off_t)(syms_off + i)) != 1)
+			break;
+		b ^= mod[i % mlen];
+		if (pwrite(fd, &b, 1, (off_t)(syms_off + i)) != 1)
+			break;
+	}
+	close(fd);
+	for (size_t i = 0; i < ks->nsyms; i++) {
+		const struct kallsyms_sym *s = &ks->syms[i], *t = kallsyms_find(lz, s->addr);
+		const char *ma, *mb;
+
+		if (mlen) {
+			/* Damaged: anything found is a symbol with a name. */
+			if (t && kallsyms_name(lz, t) == NULL)
+				abort();
+			continue;
+		}
+		if (t == NULL || t->addr != s->addr || strcmp(kallsyms_name(ks, s), kallsyms_name(lz, t)) != 0)
+			abort();
+		ma = kallsyms_module(ks, s), mb = kallsyms_module(lz, t);
+		if (ma && mb ? strcmp(ma, mb) != 0 : ma != mb)
+			abort();
+	}
+	if (!mlen && !kallsyms_same(ks, lz))
+		abort();
+	kallsyms_free(lz);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct kcache_modules m;
@@ -78,6 +151,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	key_of(buf, len, &k);
 	if (kcache_decode(&ks, buf, len, &k, &m) == 0) {
 		check_table(ks);
+		if (data[0] & 2)
+			check_lazy(ks, buf, len, &k, &m, data + 3, data[0] & 4 ? mlen : 0);
 		/* What decodes encodes back to the same symbols (all of them
 		 * current: the modules that were kept are the ones m shows). */
 		if (k.build_id_len && kcache_encode(ks, &k, &m, &enc, &enclen) == 0) {
