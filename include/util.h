@@ -15,6 +15,8 @@ int util_pathf(char *buf, size_t len, const char *fmt, ...);
 /* read(2) until len bytes or end of file, through EINTR: the bytes read,
  * or -errno. */
 ssize_t util_read_full(int fd, void *buf, size_t len);
+/* The same with pread(2) from offset off. */
+ssize_t util_pread_full(int fd, void *buf, size_t len, off_t off);
 
 /* Appends s[0..len) and a NUL to the string pool *pool (*used bytes of
  * *cap, grown from first_cap by doubling); *off gets its offset, kept to

@@ -62,24 +62,6 @@ static void set_bit(uint8_t *m, size_t i)
 	m[i / 8] |= (uint8_t)(1u << (i % 8));
 }
 
-static ssize_t read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
 static size_t stride_count(const struct kallsyms *ks, size_t k)
 {
 	size_t first = k * STRIDE;
@@ -94,7 +76,7 @@ static bool read_stride(const struct kallsyms *ks, size_t k, struct kallsyms_sym
 	const struct kallsyms_lazy *l = ks->lazy;
 	size_t n = stride_count(ks, k), bytes = n * sizeof(*recs);
 
-	if (read_at(l->fd, recs, bytes, l->syms_off + (uint64_t)k * STRIDE * sizeof(*recs)) != (ssize_t)bytes)
+	if (util_pread_full(l->fd, recs, bytes, (off_t)(l->syms_off + (uint64_t)k * STRIDE * sizeof(*recs))) != (ssize_t)bytes)
 		return false;
 	for (size_t j = 0; j < n; j++) {
 		const struct kallsyms_sym *s = &recs[j];
@@ -176,7 +158,7 @@ static const char *intern(struct kallsyms_lazy *l, const char *s, size_t len)
 static size_t read_name(const struct kallsyms_lazy *l, uint32_t off, char *buf)
 {
 	size_t want = l->names_len - off < KALLSYMS_NAME_MAX + 1 ? l->names_len - off : KALLSYMS_NAME_MAX + 1;
-	ssize_t n = read_at(l->fd, buf, want, l->names_off + off);
+	ssize_t n = util_pread_full(l->fd, buf, want, (off_t)(l->names_off + off));
 	const char *nul;
 
 	if (n <= 0)

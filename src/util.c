@@ -43,12 +43,14 @@ int util_pool_put(char **pool, size_t *used, size_t *cap, size_t first_cap, cons
 	return 0;
 }
 
-ssize_t util_read_full(int fd, void *buf, size_t len)
+/* off < 0: read at the file's position. */
+static ssize_t read_full(int fd, void *buf, size_t len, off_t off)
 {
 	size_t got = 0;
 
 	while (got < len) {
-		ssize_t n = read(fd, (char *)buf + got, len - got);
+		ssize_t n = off < 0 ? read(fd, (char *)buf + got, len - got)
+				    : pread(fd, (char *)buf + got, len - got, off + (off_t)got);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -59,4 +61,14 @@ ssize_t util_read_full(int fd, void *buf, size_t len)
 		got += (size_t)n;
 	}
 	return (ssize_t)got;
+}
+
+ssize_t util_read_full(int fd, void *buf, size_t len)
+{
+	return read_full(fd, buf, len, -1);
+}
+
+ssize_t util_pread_full(int fd, void *buf, size_t len, off_t off)
+{
+	return off < 0 ? -EINVAL : read_full(fd, buf, len, off);
 }
