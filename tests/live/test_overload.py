@@ -82,7 +82,7 @@ class Watch:
         self.p, self.last, self.worst, self.killed = p, time.monotonic(), 0.0, False
         self.total, self.n = 0.0, 0
         self.done = threading.Event()
-        self.t = threading.Thread(target=self.loop)
+        self.t = threading.Thread(target=self.loop, daemon=True)
         self.t.start()
 
     def loop(self):
