@@ -52,7 +52,12 @@ SANITIZED = os.environ.get("PERFTOP_SANITIZED", "none") not in ("", "none")
 SLACK = 0.5
 SLEEP = 0.1      # the watch's sleeps (class Watch)
 SILENCE = 90     # seconds without an interval before perftop is stopped
-STALLED = 5.0    # a sleep woken this late: the machine stopped, not perftop
+# The machine stopped, not perftop: a sleep woken this late, or sleeps
+# woken this late on average (the machine then runs a sleeper at a third of
+# its pace or less; 0.001 s at 20 kHz here, 0.35-0.65 s at 100 kHz on a VM
+# that took 11 minutes over a `sleep 15` the same hour).
+STALLED = 5.0
+STALLED_MEAN = 0.2
 
 
 def read_int(path):
@@ -241,14 +246,14 @@ try:
         rc, recs, err, rss, w = run(rate, extra)
         diag("%s: this test's own %.1f s sleeps woke %.3f s late on average, %.2f s at worst" %
              (name, SLEEP, w.mean(), w.worst))
-        if w.killed and w.worst > STALLED:
-            stalled = ("the machine stopped running processes (this test's %.1f s sleeps woke %.2f s "
+        if w.killed and (w.worst > STALLED or w.mean() > STALLED_MEAN):
+            stalled = ("the machine all but stopped running processes (this test's %.1f s sleeps woke %.2f s "
                        "late on average, %.0f s at worst) and perftop wrote no interval for %d s: "
                        "nothing to measure" % (SLEEP, w.mean(), w.worst, SILENCE))
             skip(name, stalled)
             continue
-        ok(not w.killed, "%s: an interval at least every %d s (the machine kept running: sleeps at most "
-           "%.2f s late)" % (name, SILENCE, w.worst))
+        ok(not w.killed, "%s: an interval at least every %d s (the machine kept running: sleeps %.3f s "
+           "late on average, %.2f s at most)" % (name, SILENCE, w.mean(), w.worst))
         check(name, rate, ncpus, rc, recs, err, rss, w.worst)
 finally:
     wl.kill()
