@@ -53,11 +53,11 @@ SLACK = 0.5
 SLEEP = 0.1      # the watch's sleeps (class Watch)
 SILENCE = 90     # seconds without an interval before perftop is stopped
 # The machine stopped, not perftop: a sleep woken this late, or sleeps
-# woken this late on average (the machine then runs a sleeper at a third of
-# its pace or less; 0.001 s at 20 kHz here, 0.35-0.65 s at 100 kHz on a VM
+# woken this late on average (the machine then runs a sleeper at half
+# its pace or less; 0.002 s at 20 kHz here, 0.24-0.65 s at 100 kHz on a VM
 # that took 11 minutes over a `sleep 15` the same hour).
 STALLED = 5.0
-STALLED_MEAN = 0.2
+STALLED_MEAN = 0.1
 
 
 def read_int(path):
