@@ -327,7 +327,7 @@ int kallsyms_load(struct kallsyms **out, const char *path)
 	return kallsyms_load_since(out, path, NULL);
 }
 
-static bool in_backing(const struct kallsyms *ks, const void *p)
+bool kallsyms_in_backing(const struct kallsyms *ks, const void *p)
 {
 	const char *c = p, *b = ks->backing;
 
@@ -339,9 +339,9 @@ void kallsyms_free(struct kallsyms *ks)
 	if (ks == NULL)
 		return;
 	kallsyms_lazy_free(ks);
-	if (!in_backing(ks, ks->syms))
+	if (!kallsyms_in_backing(ks, ks->syms))
 		free(ks->syms);
-	if (!in_backing(ks, ks->names))
+	if (!kallsyms_in_backing(ks, ks->names))
 		free(ks->names);
 	free(ks->modules);
 	free(ks->index);
@@ -366,9 +366,9 @@ int kallsyms_index(struct kallsyms *ks)
 }
 
 /* Within the stride the index points to: the last index entry <= addr. */
-static void index_narrow(const struct kallsyms *ks, uint64_t addr, const struct kallsyms_sym **base, size_t *n)
+size_t kallsyms_stride_of(const struct kallsyms *ks, uint64_t addr)
 {
-	size_t lo = 0, cnt = ks->nindex, k;
+	size_t lo = 0, cnt = ks->nindex;
 
 	while (cnt > 1) {
 		size_t half = cnt / 2;
@@ -376,7 +376,13 @@ static void index_narrow(const struct kallsyms *ks, uint64_t addr, const struct 
 		lo = ks->index[lo + half] <= addr ? lo + half : lo;
 		cnt -= half;
 	}
-	k = lo * KALLSYMS_INDEX_STRIDE;
+	return lo;
+}
+
+static void index_narrow(const struct kallsyms *ks, uint64_t addr, const struct kallsyms_sym **base, size_t *n)
+{
+	size_t k = kallsyms_stride_of(ks, addr) * KALLSYMS_INDEX_STRIDE;
+
 	*base = ks->syms + k;
 	*n = ks->nsyms - k < KALLSYMS_INDEX_STRIDE ? ks->nsyms - k : KALLSYMS_INDEX_STRIDE;
 }

@@ -193,7 +193,7 @@ const char *kallsyms_lazy_name(const struct kallsyms *ks, const struct kallsyms_
 	return s;
 }
 
-int kallsyms_make_lazy(struct kallsyms *ks, int fd, uint64_t syms_off, uint64_t names_off)
+int kallsyms_make_lazy(struct kallsyms *ks, int fd)
 {
 	struct kallsyms_lazy *l;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), bitmap;
@@ -203,7 +203,7 @@ int kallsyms_make_lazy(struct kallsyms *ks, int fd, uint64_t syms_off, uint64_t 
 	void *area;
 	int rc = -ENOMEM;
 
-	if (ks->lazy)
+	if (ks->lazy || !kallsyms_in_backing(ks, ks->syms) || !kallsyms_in_backing(ks, ks->names))
 		return -EINVAL;
 	if (ks->nsyms && (ks->index == NULL || ks->nindex != (ks->nsyms + STRIDE - 1) / STRIDE) &&
 	    kallsyms_index(ks) != 0)
@@ -234,15 +234,9 @@ int kallsyms_make_lazy(struct kallsyms *ks, int fd, uint64_t syms_off, uint64_t 
 		rc = -errno;
 		goto fail;
 	}
-	l->syms_off = syms_off;
-	l->names_off = names_off;
+	l->syms_off = (uint64_t)((const char *)ks->syms - (const char *)ks->backing);
+	l->names_off = (uint64_t)(ks->names - (const char *)ks->backing);
 	l->names_len = ks->names_len;
-	if (ks->syms && (ks->backing == NULL || (const char *)ks->syms < (const char *)ks->backing ||
-			 (const char *)ks->syms >= (const char *)ks->backing + ks->backing_len))
-		free(ks->syms);
-	if (ks->names && (ks->backing == NULL || ks->names < (const char *)ks->backing ||
-			  ks->names >= (const char *)ks->backing + ks->backing_len))
-		free(ks->names);
 	if (ks->nmodules)
 		memcpy(ks->modules, offs, ks->nmodules * sizeof(*offs));
 	free(offs);
@@ -311,7 +305,7 @@ const struct kallsyms_sym *kallsyms_peek_at(struct kallsyms_peek *p, const struc
 					    size_t *idx)
 {
 	const struct kallsyms_sym *recs;
-	size_t lo = 0, cnt = ks->nindex, n;
+	size_t lo, n;
 
 	if (!ks->lazy) {
 		const struct kallsyms_sym *b = kallsyms_find(ks, addr);
@@ -323,12 +317,7 @@ const struct kallsyms_sym *kallsyms_peek_at(struct kallsyms_peek *p, const struc
 	}
 	if (ks->nsyms == 0 || addr < ks->index[0])
 		return NULL;
-	while (cnt > 1) {
-		size_t half = cnt / 2;
-
-		lo = ks->index[lo + half] <= addr ? lo + half : lo;
-		cnt -= half;
-	}
+	lo = kallsyms_stride_of(ks, addr);
 	if (bit(ks->lazy->loaded, lo)) {
 		recs = ks->syms + lo * STRIDE;
 	} else {

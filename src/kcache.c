@@ -556,10 +556,7 @@ int kcache_load(struct kallsyms **out, const char *dir, const struct kcache_key 
 	}
 	if ((rc = kcache_decode(out, map, (size_t)st.st_size, k, m)) != 0) {
 		munmap(map, (size_t)st.st_size);
-	} else if ((const char *)(*out)->syms >= (const char *)map &&
-		   (const char *)(*out)->syms < (const char *)map + st.st_size &&
-		   kallsyms_make_lazy(*out, fd, (uint64_t)((const char *)(*out)->syms - (const char *)map),
-				      (uint64_t)((*out)->names - (const char *)map)) == 0) {
+	} else if (kallsyms_make_lazy(*out, fd) == 0) {
 		/* Checked whole; from now on read as lookups reach it. */
 		munmap(map, (size_t)st.st_size);
 	} else {

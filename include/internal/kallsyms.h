@@ -91,13 +91,14 @@ int kallsyms_load_since(struct kallsyms **out, const char *path, const struct ka
 /* Whether a and b hold the same symbols (addresses, names, modules). */
 bool kallsyms_same(const struct kallsyms *a, const struct kallsyms *b);
 
-/* Turns ks, a checked table whose syms and names lie in a mapping of the
- * file fd (at syms_off and names_off), into one that reads them from fd as
+/* Turns ks, a checked table whose syms and names lie in ks->backing, a
+ * mapping of the whole file fd, into one that reads them from fd as
  * lookups reach them: a stride of records, a name at a time. The mapping
  * is then no longer used (the caller unmaps it); only what lookups touched
  * stays resident, not the whole table (2.3 MiB here). fd is duplicated.
- * 0 or -errno, ks unchanged on error. The file must not change in place. */
-int kallsyms_make_lazy(struct kallsyms *ks, int fd, uint64_t syms_off, uint64_t names_off);
+ * 0 or -errno, ks unchanged on error (-EINVAL: its syms or names lie
+ * elsewhere). The file must not change in place. */
+int kallsyms_make_lazy(struct kallsyms *ks, int fd);
 
 /* Bytes held, for statistics. */
 size_t kallsyms_bytes(const struct kallsyms *ks);

@@ -15,6 +15,13 @@
  * stride the file cannot give whole and consistent stays empty (false). */
 bool kallsyms_lazy_load(const struct kallsyms *ks, size_t k);
 
+/* The stride whose first address is the last at or below addr (ks indexed,
+ * addr at or above its first address). */
+size_t kallsyms_stride_of(const struct kallsyms *ks, uint64_t addr);
+
+/* Whether p lies in the cache bytes ks->backing (not ks's to free). */
+bool kallsyms_in_backing(const struct kallsyms *ks, const void *p);
+
 void kallsyms_lazy_free(struct kallsyms *ks);
 size_t kallsyms_lazy_bytes(const struct kallsyms *ks);
 
