@@ -27,6 +27,7 @@ TMP = tempfile.mkdtemp(prefix="perftop-vs-perf-")
 SHARE_POINTS = 5     # shares of the same run by two samplers
 APART_POINTS = 4     # rows whose perf shares differ by more must keep their order
 MIN_SHARE = 3        # rows below this in both tools are noise
+SYSWIDE_APART_POINTS = 10  # system-wide: the two samplers disturb each other
 
 
 def perf_can_record():
@@ -122,9 +123,10 @@ def find(key, rows, paths):
     return None
 
 
-def compare(label, perf, top, paths, want_top=None, strict=True):
+def compare(label, perf, top, paths, want_top=None, strict=True, apart=APART_POINTS):
     """perf's rows of at least MIN_SHARE are in perftop's, in the same order
-    where perf's shares are apart and in the same DSOs. strict: perftop's
+    where perf's shares are more than `apart` points apart, and in the same
+    DSOs. strict: perftop's
     rows of MIN_SHARE are in perf's too, and the shares agree within
     SHARE_POINTS."""
     ps, ts = shares(perf), shares(top)
@@ -146,7 +148,7 @@ def compare(label, perf, top, paths, want_top=None, strict=True):
     ok(pairs and not missing, "%s: perf's symbols of %d%% or more are perftop's too (missing: %r)"
        % (label, MIN_SHARE, missing))
     swapped = [(a[0][0], b[0][0]) for i, a in enumerate(pairs) for b in pairs[i + 1:]
-               if ps[a[0]] - ps[b[0]] > APART_POINTS and ts[a[1]] <= ts[b[1]]]
+               if ps[a[0]] - ps[b[0]] > apart and ts[a[1]] <= ts[b[1]]]
     ok(pairs and not swapped, "%s: in the same order (swapped: %r)" % (label, swapped))
     dsos = [(k[0], k[1], t[1]) for k, t in pairs if k[1] != t[1]]
     ok(pairs and not dsos, "%s: in the same DSOs (%r)" % (label, dsos))
@@ -223,8 +225,10 @@ def test_system_wide():
     # Names and order only: two cpu-clock timers on one CPU of a VM disturb
     # each other (up to 10 points apart on where interrupts are re-enabled),
     # and perftop samples its own kallsyms load, which perf does not see at
-    # the same weight.
-    compare("system-wide kernel", kperf, ktop, paths, strict=False)
+    # the same weight. So order is asked of rows that perf puts more than
+    # those 10 points apart (CI saw the two interrupt-enable rows 4.4 apart
+    # in perf and 0.5 the other way in perftop).
+    compare("system-wide kernel", kperf, ktop, paths, strict=False, apart=SYSWIDE_APART_POINTS)
 
 
 if not is_root():
