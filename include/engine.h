@@ -59,6 +59,10 @@ struct engine_stats {
 	uint64_t reordered_late;
 	/* Bytes of dwarf stack copies past their valid end, not spilled. */
 	uint64_t stack_cut;
+	/* Bytes of the kernel rings decoded where the kernel wrote them, and
+	 * bytes copied into the spill first (the main loop was behind, or the
+	 * reader woke before it came). */
+	uint64_t in_place, spilled;
 };
 
 int engine_open(struct engine **out, const struct engine_opts *opts, char *err, size_t errlen);
@@ -126,10 +130,16 @@ uint64_t engine_stack_keep(const struct engine *e, pid_t pid);
 /* Sizing and attr building, exposed for unit tests. */
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
 
-/* With -g (not dwarf) the reader is woken about ENGINE_CG_WAKES times a
- * second (within these bounds), and the main loop called at every wakeup:
- * big samples would otherwise hold megabytes in the spill between passes
- * (RSS), read no sooner for it. Without, at half the ring. */
+/* A default ring holds ENGINE_RING_SECS at the full rate (at most 1024
+ * pages). Without call graphs it wakes the reader when
+ * ENGINE_WAKE_SLACK_MS of room are left (at half the ring if it holds
+ * less than twice that), past the interval tick's drain. With -g (not
+ * dwarf) the reader is woken about ENGINE_CG_WAKES times a second (within
+ * these bounds), and the main loop called at every wakeup: big samples
+ * would otherwise hold megabytes in the spill between passes (RSS), read no
+ * sooner for it. */
+#define ENGINE_RING_SECS 2
+#define ENGINE_WAKE_SLACK_MS 500
 #define ENGINE_CG_WAKES 6
 #define ENGINE_CG_WAKE_MIN ((size_t)64 << 10)
 #define ENGINE_CG_WAKE_MAX ((size_t)1 << 20)

@@ -18,6 +18,10 @@ int perfsys_paranoid(void);
 /* kernel.perf_event_max_sample_rate; 0 when unreadable. */
 uint64_t perf_max_sample_rate(void);
 
+/* The data pages (a power of two) of one CPU's ring that
+ * kernel.perf_event_mlock_kb lets an unprivileged user lock (the header
+ * page aside); 0 when unreadable. */
+size_t perfsys_mlock_pages(size_t page_size);
 /* Raises the soft RLIMIT_NOFILE towards the hard one so that `need` fds fit.
  * Best effort: refused, the opens run short and say how many. */
 void perfsys_fd_budget(size_t need);

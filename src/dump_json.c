@@ -180,6 +180,8 @@ static void json_stats(struct json *j, const struct session *s, const struct dum
 	json_u64(j, "backlog_bytes", st.eng.backlog);
 	json_u64(j, "reordered_late", st.eng.reordered_late);
 	json_u64(j, "stack_bytes_cut", st.eng.stack_cut);
+	json_u64(j, "read_in_place_bytes", st.eng.in_place);
+	json_u64(j, "spilled_bytes", st.eng.spilled);
 	json_u64(j, "tracking_lost", st.tracking_lost);
 	json_u64(j, "unwound", st.unwound);
 	json_u64(j, "unwind_truncated", st.unwind_truncated);

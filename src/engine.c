@@ -16,12 +16,14 @@
 
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size)
 {
-	/* About a second of samples at the full rate, woken at half: wakeups
-	 * (context switches, dear in a VM) stay near one or two a second per
-	 * CPU whatever the rate, and the other half is slack for a slow
-	 * wakeup. The interval tick drains the rings too, so the screen is
-	 * never staler than the interval. */
-	uint64_t bytes = freq * (nevents ? nevents : 1) * 56;
+	/* ENGINE_RING_SECS of samples at the full rate, woken with
+	 * ENGINE_WAKE_SLACK_MS of room left (engine_wake_bytes): at the
+	 * default interval the tick drains the ring before it would wake
+	 * the reader, so in the steady state nobody but the main loop wakes
+	 * (a context switch is dear in a VM), and a late tick still has half a
+	 * second before the reader moves the rest. The ring's pages are the
+	 * kernel's, locked, not in RSS. */
+	uint64_t bytes = freq * (nevents ? nevents : 1) * 56 * ENGINE_RING_SECS;
 	size_t pages = 16;
 
 	while ((uint64_t)pages * page_size < bytes && pages < 1024)
@@ -32,9 +34,10 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size)
 size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes)
 {
 	size_t w = ENGINE_CG_WAKE_MIN;
+	uint64_t slack = rate_bytes * ENGINE_WAKE_SLACK_MS / 1000;
 
 	if (!callgraph)
-		return ring / 2;
+		return slack < ring / 2 ? ring - slack : ring / 2;
 	while (w < ENGINE_CG_WAKE_MAX && (uint64_t)w * 2 * ENGINE_CG_WAKES <= rate_bytes)
 		w *= 2;
 	return w < ring / 2 ? w : ring / 2;
@@ -171,11 +174,19 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 		goto fail;
 	rate_bytes = (o->period ? 4000 : o->freq) * sample_bytes(o, &e->layout);
 	e->pages = o->mmap_pages ? o->mmap_pages : engine_default_pages(rate_bytes / 56, o->nevents, (size_t)page);
+	/* Without privilege each CPU's ring may lock perf_event_mlock_kb (the
+	 * rest would come out of RLIMIT_MEMLOCK, often small): a default that
+	 * failed would make a plain start fail. */
+	if (!o->mmap_pages && geteuid() != 0) {
+		size_t cap = perfsys_mlock_pages((size_t)page);
+
+		if (cap && e->pages > cap)
+			e->pages = cap;
+	}
 	/* dwarf's copies are cut on the way to the spill, and its pace is set
 	 * by the unwinding: it keeps half the ring. */
-	e->wake = engine_wake_bytes(e->pages * (size_t)page,
-				    o->cg.mode != CALLGRAPH_NONE && o->cg.mode != CALLGRAPH_DWARF,
-				    rate_bytes * (o->nevents ? o->nevents : 1));
+	e->wake_main = o->cg.mode != CALLGRAPH_NONE && o->cg.mode != CALLGRAPH_DWARF;
+	e->wake = engine_wake_bytes(e->pages * (size_t)page, e->wake_main, rate_bytes * (o->nevents ? o->nevents : 1));
 
 	nfds = o->nevents * e->ncpus * e->ntids;
 	e->fds = malloc((nfds ? nfds : 1) * sizeof(*e->fds));
@@ -267,6 +278,7 @@ void engine_get_stats(const struct engine *e, struct engine_stats *st)
 	*st = e->st;
 	st->wakeups = __atomic_load_n(&e->rd_wakeups, __ATOMIC_RELAXED);
 	st->stack_cut = __atomic_load_n(&e->rd_cut, __ATOMIC_RELAXED);
+	st->spilled = __atomic_load_n(&e->rd_spilled, __ATOMIC_RELAXED);
 	st->backlog = 0;
 	for (size_t c = 0; c < e->ncpus; c++) {
 		pthread_mutex_lock(&e->spill_lock[c]);

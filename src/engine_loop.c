@@ -158,8 +158,9 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 	enum record_status st;
 	unsigned since_check = 0;
 
-	if (kind != DRAIN_MORE)
+	if (e->stack_need && kind != DRAIN_MORE)
 		spill_sync(e, kind == DRAIN_ALL ? 0 : SYNC_WAIT_NS);
+	spill_claim(e, kind != DRAIN_MORE);
 	if (kind == DRAIN_ALL) {
 		e->limit = UINT64_MAX;
 	} else if (kind == DRAIN_NEW && e->clock_mono) {
@@ -181,6 +182,7 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 		}
 	}
 	order_done(&e->order);
+	spill_unclaim(e);
 	if (!e->cut)
 		spill_rewind(e);
 	/* Cut short, go on; caught up with an old limit, move it on now (a

@@ -1,9 +1,11 @@
 /* engine spill: a reader thread moves each kernel ring's records into a
  * larger ring of ours as soon as the kernel wakes it, so that a main loop
  * busy loading a symbol table, drawing, or blocked on a slow pipe never lets
- * a kernel ring overflow. A transfer holds the spill's lock, so a drain pass
- * of the main loop makes one itself (spill_sync); with dwarf stacks, whose
- * cut works in the reader's scratch, it asks the reader instead. */
+ * a kernel ring overflow. A drain pass that finds a CPU's spill empty and its
+ * kernel ring roomy reads that ring itself (spill_claim), the reader kept
+ * off by its lock: no copy while the main loop keeps up. Else the pass moves
+ * the rest in itself (a copy under the lock); with dwarf stacks, whose cut
+ * works in the reader's scratch, it asks the reader instead (spill_sync). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +17,7 @@
 
 #include "internal/engine_int.h"
 
-#define SPILL_FACTOR 4               /* spill = 4 kernel rings (~3 s at full rate)... */
+#define SPILL_FACTOR 4               /* spill = 4 kernel rings (~8 s at full rate)... */
 #define SPILL_MIN (4u << 20)         /* ...at least 4 MiB... */
 #define SPILL_TOTAL_MAX (1ull << 30) /* ...and 1 GiB over all CPUs at most */
 
@@ -101,31 +103,104 @@ static size_t cut_stack(void *arg, const struct perf_event_header *rec, struct r
 	return n;
 }
 
-/* Moves what the kernel wrote on CPU c into its spill; true when the main
- * loop should come and read it: the spill is half full, or holds half of
- * what stays resident (past that a pass's worth no longer rewinds into the
- * kept pages, and every page written faults in anew: big call-graph samples
- * fill that much well within an interval). */
-static bool spill_cpu(struct engine *e, size_t c)
+/* Moves what the kernel wrote on CPU c into its spill (its lock held);
+ * true when the main loop should come and read it: the spill is half full,
+ * or holds half of what stays resident (past that a pass's worth no longer
+ * rewinds into the kept pages, and every page written faults in anew: big
+ * call-graph samples fill that much well within an interval). */
+static bool spill_cpu_locked(struct engine *e, size_t c)
 {
 	struct ring *sp = &e->spill[c];
-	bool full;
 	uint64_t pending;
 
-	pthread_mutex_lock(&e->spill_lock[c]);
 	/* dwarf only: -g's copies are 512 bytes, not worth a look per record. */
 	if (e->stack_need) {
 		uint64_t tail = e->rings[c].meta->data_tail;
 		uint64_t wrote = ring_transfer_fit(&e->rings[c], sp, cut_stack, e);
 
 		__atomic_fetch_add(&e->rd_cut, e->rings[c].meta->data_tail - tail - wrote, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&e->rd_spilled, wrote, __ATOMIC_RELAXED);
 	} else {
-		ring_transfer(&e->rings[c], sp);
+		__atomic_fetch_add(&e->rd_spilled, ring_transfer(&e->rings[c], sp), __ATOMIC_RELAXED);
 	}
 	pending = ring_pending(sp);
-	full = pending * 2 >= sp->mask + 1 || (sp->keep_max && pending * 2 >= sp->keep_max);
+	return pending * 2 >= sp->mask + 1 || (sp->keep_max && pending * 2 >= sp->keep_max);
+}
+
+static bool spill_cpu(struct engine *e, size_t c)
+{
+	bool full;
+
+	pthread_mutex_lock(&e->spill_lock[c]);
+	full = spill_cpu_locked(e, c);
 	pthread_mutex_unlock(&e->spill_lock[c]);
 	return full;
+}
+
+/* Whether the main loop may read CPU c's kernel ring itself: nothing of it
+ * waits in the spill (order), and the ring holds at most max_pending. */
+static bool direct_ok(const struct engine *e, size_t c, uint64_t max_pending)
+{
+	return e->stack_need == NULL && ring_pending(&e->spill[c]) == 0 &&
+	       ring_pending(&e->rings[c]) <= max_pending;
+}
+
+/* The reader, woken by CPU c's ring. A ring the main loop reads itself
+ * now is left to it. With -g the main loop is called at every wakeup, and
+ * while it keeps up it reads the ring itself: a sample's 800 bytes are not
+ * copied, nor spill pages touched (at 20 kHz a copy and a page fault cost
+ * a third of perftop's CPU). Else, and whenever the main loop lags, the
+ * reader moves the records into the spill. */
+static bool spill_woken(struct engine *e, size_t c)
+{
+	bool notify;
+
+	if (__atomic_load_n(&e->direct[c], __ATOMIC_ACQUIRE))
+		return false;
+	pthread_mutex_lock(&e->spill_lock[c]);
+	/* Left to the main loop, the ring is woken again once e->wake more
+	 * bytes are written: a quarter of the ring is kept free past that. */
+	if (e->wake_main && direct_ok(e, c, (e->rings[c].mask + 1) / 4 * 3 - e->wake))
+		notify = true;
+	else
+		notify = spill_cpu_locked(e, c);
+	pthread_mutex_unlock(&e->spill_lock[c]);
+	return notify;
+}
+
+void spill_claim(struct engine *e, bool transfer)
+{
+	for (size_t c = 0; c < e->ncpus; c++) {
+		pthread_mutex_lock(&e->spill_lock[c]);
+		/* Half the ring free for what comes while the pass holds the
+		 * reader off. */
+		if (direct_ok(e, c, (e->rings[c].mask + 1) / 2)) {
+			/* Locked until spill_unclaim: the reader keeps off. */
+			__atomic_store_n(&e->direct[c], true, __ATOMIC_RELEASE);
+			e->claim_tail[c] = e->rings[c].meta->data_tail;
+			order_source(&e->order, c, &e->rings[c]);
+			continue;
+		}
+		/* Without dwarf's cut (it works in the reader's scratch), a
+		 * transfer is a copy under the spill's lock, which keeps the
+		 * reader out: the main loop makes it itself instead of waking
+		 * the reader and sleeping until it is done, two trips through
+		 * the scheduler every tick. */
+		if (e->stack_need == NULL && (transfer || ring_pending(&e->spill[c]) == 0))
+			spill_cpu_locked(e, c);
+		order_source(&e->order, c, &e->spill[c]);
+		pthread_mutex_unlock(&e->spill_lock[c]);
+	}
+}
+
+void spill_unclaim(struct engine *e)
+{
+	for (size_t c = 0; c < e->ncpus; c++)
+		if (e->direct[c]) {
+			e->st.in_place += e->rings[c].meta->data_tail - e->claim_tail[c];
+			__atomic_store_n(&e->direct[c], false, __ATOMIC_RELEASE);
+			pthread_mutex_unlock(&e->spill_lock[c]);
+		}
 }
 
 /* The main loop asked for everything (a drain pass): every CPU, then the
@@ -167,7 +242,7 @@ static void *reader_loop(struct engine *e)
 				continue;
 			}
 			__atomic_fetch_add(&e->rd_wakeups, 1, __ATOMIC_RELAXED);
-			notify |= spill_cpu(e, s->idx);
+			notify |= spill_woken(e, s->idx);
 			if (evs[i].events & (EPOLLHUP | EPOLLERR))
 				/* The owning thread exited; other threads may still
 				 * write here, so the drain passes' kicks move it now. */
@@ -201,15 +276,6 @@ void spill_sync(struct engine *e, uint64_t max_wait_ns)
 	struct timespec until;
 	bool self;
 
-	/* Without dwarf's cut (it works in the reader's scratch), a transfer
-	 * is a copy under the spill's lock, which keeps the reader out: the
-	 * main loop makes it itself instead of waking the reader and sleeping
-	 * until it is done, two trips through the scheduler every tick. */
-	if (e->stack_need == NULL) {
-		for (size_t c = 0; c < e->ncpus; c++)
-			spill_cpu(e, c);
-		return;
-	}
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += (time_t)(max_wait_ns / 1000000000u);
 	until.tv_nsec += (long)(max_wait_ns % 1000000000u);
@@ -260,7 +326,10 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 	e->ring_src = calloc(e->ncpus, sizeof(*e->ring_src));
 	e->spill = calloc(e->ncpus, sizeof(*e->spill));
 	e->spill_lock = calloc(e->ncpus, sizeof(*e->spill_lock));
-	if (e->ring_src == NULL || e->spill == NULL || e->spill_lock == NULL)
+	e->direct = calloc(e->ncpus, sizeof(*e->direct));
+	e->claim_tail = calloc(e->ncpus, sizeof(*e->claim_tail));
+	if (e->ring_src == NULL || e->spill == NULL || e->spill_lock == NULL || e->direct == NULL ||
+	    e->claim_tail == NULL)
 		return -ENOMEM;
 	if (e->o.cg.mode == CALLGRAPH_DWARF &&
 	    (e->stack_need = calloc(NEED_SLOTS, sizeof(*e->stack_need))) == NULL)
@@ -380,4 +449,6 @@ void spill_free(struct engine *e)
 	free(e->stack_need);
 	free(e->spill);
 	free(e->spill_lock);
+	free(e->direct);
+	free(e->claim_tail);
 }

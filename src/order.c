@@ -9,11 +9,13 @@ int order_init(struct order *o, struct ring *rings, size_t n)
 	memset(o, 0, sizeof(*o));
 	o->head = calloc(n ? n : 1, sizeof(*o->head));
 	o->heap = calloc(n ? n : 1, sizeof(*o->heap));
-	if (o->head == NULL || o->heap == NULL) {
+	o->src = calloc(n ? n : 1, sizeof(*o->src));
+	if (o->head == NULL || o->heap == NULL || o->src == NULL) {
 		order_free(o);
 		return -ENOMEM;
 	}
-	o->rings = rings;
+	for (size_t c = 0; c < n; c++)
+		o->src[c] = &rings[c];
 	o->n = n;
 	o->cur = n;
 	return 0;
@@ -23,8 +25,15 @@ void order_free(struct order *o)
 {
 	free(o->head);
 	free(o->heap);
+	free(o->src);
 	o->head = NULL;
 	o->heap = NULL;
+	o->src = NULL;
+}
+
+void order_source(struct order *o, size_t c, struct ring *r)
+{
+	o->src[c] = r;
 }
 
 static void heap_up(struct order *o, size_t i)
@@ -76,7 +85,7 @@ static bool take(struct order *o, size_t c)
 	struct order_head *h = &o->head[c];
 	const struct perf_event_header *hdr;
 
-	h->held = ring_next(&o->rings[c], &hdr);
+	h->held = ring_next(o->src[c], &hdr);
 	if (!h->held)
 		return false;
 	h->st = record_decode_with(hdr, o->layout, &h->rec);
@@ -86,7 +95,7 @@ static bool take(struct order *o, size_t c)
 	 * reads are fetched while this one is aggregated (40 % of the main
 	 * thread's time at 1 kHz dwarf went waiting for them). */
 	if (h->rec.type == PERF_RECORD_SAMPLE && h->rec.sample.stack) {
-		struct ring *r = &o->rings[c];
+		struct ring *r = o->src[c];
 
 		for (unsigned i = 0; i < 16; i++)
 			__builtin_prefetch(r->data + ((r->rd_pos + 64 * i) & r->mask));
@@ -103,7 +112,7 @@ void order_begin(struct order *o, uint64_t limit)
 	o->cur = o->n;
 	for (size_t c = 0; c < o->n; c++) {
 		o->head[c].held = false;
-		if (ring_read_begin(&o->rings[c]) == 0 && take(o, c))
+		if (ring_read_begin(o->src[c]) == 0 && take(o, c))
 			heap_push(o, c);
 	}
 }
@@ -169,10 +178,10 @@ void order_done(struct order *o)
 {
 	for (size_t c = 0; c < o->n; c++) {
 		if (o->head[c].held) {
-			ring_unread(&o->rings[c]);
+			ring_unread(o->src[c]);
 			o->head[c].held = false;
 		}
-		ring_read_done(&o->rings[c]);
+		ring_read_done(o->src[c]);
 	}
 	o->nheap = 0;
 	o->cur = o->n;
@@ -183,7 +192,7 @@ uint64_t order_newest(struct order *o)
 	uint64_t newest = 0;
 
 	for (size_t c = 0; c < o->n; c++) {
-		struct ring *r = &o->rings[c];
+		struct ring *r = o->src[c];
 		const struct perf_event_header *hdr;
 		struct record rec;
 

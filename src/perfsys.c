@@ -42,6 +42,21 @@ uint64_t perf_max_sample_rate(void)
 	return read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate", &v) == 0 && v > 0 ? (uint64_t)v : 0;
 }
 
+size_t perfsys_mlock_pages(size_t page_size)
+{
+	long long kb;
+	size_t pages = 1, fit;
+
+	if (read_sysctl("/proc/sys/kernel/perf_event_mlock_kb", &kb) != 0 || kb <= 0 || page_size == 0)
+		return 0;
+	fit = (size_t)((unsigned long long)kb * 1024 / page_size);
+	if (fit < 2)
+		return 0;
+	while (pages * 2 <= fit - 1)
+		pages *= 2;
+	return pages;
+}
+
 void perfsys_fd_budget(size_t need)
 {
 	struct rlimit rl;

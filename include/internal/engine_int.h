@@ -45,9 +45,13 @@ struct engine {
 	size_t ntids;
 	int *track;           /* [cpu][tid] dummy fds; [cpu][0] owns the ring */
 	int *fds;             /* [ev][cpu][tid] */
-	struct ring *rings;   /* [cpu]: the kernel's, read by the reader thread only */
-	struct ring *spill;   /* [cpu]: written by the reader thread only, read by the main loop */
-	pthread_mutex_t *spill_lock; /* [cpu]: rings[cpu].malformed against engine_get_stats */
+	struct ring *rings;   /* [cpu]: the kernel's, read under spill_lock[cpu] */
+	struct ring *spill;   /* [cpu]: written under spill_lock[cpu], read by the main loop */
+	pthread_mutex_t *spill_lock; /* [cpu]: whoever reads rings[cpu] (and .malformed) */
+	bool *direct;         /* [cpu]: this pass reads rings[cpu] itself, its lock held (atomic) */
+	uint64_t *claim_tail; /* [cpu]: a direct ring's tail when the pass claimed it */
+	uint64_t rd_spilled;  /* bytes moved into the spills, by either thread (atomic) */
+	bool wake_main;       /* -g: the reader calls the main loop at every wakeup */
 	size_t nlocks;        /* initialised */
 	pthread_t reader;
 	bool reader_on;
@@ -115,10 +119,15 @@ size_t events_fds_needed(const struct engine *e);
 /* engine_spill.c */
 int spill_setup(struct engine *e, char *err, size_t errlen);
 int spill_start_reader(struct engine *e, char *err, size_t errlen);
-/* Has the reader move every kernel ring into its spill now, and waits. */
-/* Has the reader move every kernel ring into its spill; waits max_wait_ns
- * at most (0: until it has). */
+/* dwarf: has the reader move every kernel ring into its spill (cutting
+ * the stacks); waits max_wait_ns at most (0: until it has). */
 void spill_sync(struct engine *e, uint64_t max_wait_ns);
+/* Before a drain pass: each CPU's source (order_source). A CPU with nothing
+ * in its spill and room in its kernel ring is read there by the pass itself,
+ * its lock held until spill_unclaim; the others read their spill, moved on
+ * first (not dwarf) when transfer, or when it is empty. */
+void spill_claim(struct engine *e, bool transfer);
+void spill_unclaim(struct engine *e);
 /* After a drain pass: each spill that is nearly read moves its rest to its
  * start, so its next writes reuse the pages kept there (ring_rewind). */
 void spill_rewind(struct engine *e);

@@ -32,7 +32,7 @@ struct order_slot {        /* a heap entry: the key kept inline, no indirection 
 };
 
 struct order {
-	struct ring *rings;     /* [n], not owned */
+	struct ring **src;      /* [n]: each one's ring for the next pass, not owned */
 	size_t n;
 	struct order_head *head; /* [n] */
 	struct order_slot *heap; /* rings with a held record, least key first */
@@ -44,8 +44,13 @@ struct order {
 	const struct record_layout *layout; /* call-graph samples; NULL: none */
 };
 
+/* Reads rings[0..n) until order_source says otherwise. */
 int order_init(struct order *o, struct ring *rings, size_t n);
 void order_free(struct order *o);
+
+/* Source c reads r from the next pass on (between passes only): the
+ * records held back in the ring it read stay there. */
+void order_source(struct order *o, size_t c, struct ring *r);
 
 /* A pass over what the rings hold now, delivering records timed at or
  * before limit (UINT64_MAX: everything). */

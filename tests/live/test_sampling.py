@@ -144,6 +144,9 @@ def test_stalled_reader():
     ok(top.returncode == 0 and len(recs) == 30, "all 30 intervals written after the stall (%d, rc %r: %s)"
        % (len(recs), top.returncode, err.decode().strip()))
     ok(lost == 0, "no sample lost while the writer was blocked (%d lost)" % lost)
+    st = recs[-1]["stats"] if recs else {}
+    ok(st.get("spilled_bytes", 0) > 0, "the stall's records went through the spill (%r bytes spilled, %r read in place)"
+       % (st.get("spilled_bytes"), st.get("read_in_place_bytes")))
     # 6 s at 4 kHz on every CPU; cpu-clock fires on idle CPUs too.
     want = 4000 * (os.cpu_count() or 1) * 6
     ok(samples >= 0.7 * want, "the samples of the stall are all there (%d of about %d)" % (samples, want))

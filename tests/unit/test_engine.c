@@ -7,6 +7,7 @@
 #include "check.h"
 #include "cpumap.h"
 #include "engine.h"
+#include "perfsys.h"
 
 static struct evspec hw_spec(uint64_t config, int excl_kernel, int precise)
 {
@@ -67,10 +68,17 @@ static void test_attr(void)
 static void test_pages(void)
 {
 	CHECK(engine_default_pages(100, 1, 4096) == 16, "at least 16 pages");
-	CHECK(engine_default_pages(4000, 1, 4096) == 64, "4 kHz, one event: a second is 224 KB -> 64 pages");
-	CHECK(engine_default_pages(50000, 1, 4096) == 1024, "50 kHz: 2.8 MB -> 1024 pages");
+	CHECK(engine_default_pages(4000, 1, 4096) == 128, "4 kHz, one event: two seconds are 448 KB -> 128 pages");
+	CHECK(engine_default_pages(20000, 1, 4096) == 1024, "20 kHz: 2.24 MB -> 1024 pages");
+	CHECK(engine_default_pages(50000, 1, 4096) == 1024, "50 kHz: capped at 1024 pages");
 	CHECK(engine_default_pages(10000000, 16, 4096) == 1024, "capped at 1024 pages");
-	CHECK(engine_wake_bytes(4 << 20, false, 50000 * 56) == 2 << 20, "no call graph: woken at half the ring");
+	CHECK(engine_wake_bytes(512 << 10, false, 4000 * 56) == (512 << 10) - 112000,
+	      "no call graph, 4 kHz: woken with half a second of room (past a 1 s tick)");
+	CHECK(engine_wake_bytes(4 << 20, false, 50000 * 56) == (4 << 20) - 1400000,
+	      "no call graph, 50 kHz: a 1.5 s ring woken with half a second of room");
+	CHECK(engine_wake_bytes(4 << 20, false, 100000 * 56) == 2 << 20,
+	      "no call graph, 100 kHz: a ring of under a second woken at half");
+	CHECK(engine_wake_bytes(64 << 10, false, 100 * 56) == (64 << 10) - 2800, "a slow rate: the room for half a second");
 	CHECK(engine_wake_bytes(4 << 20, true, 4000 * 800) == 512 << 10,
 	      "-g at 4 kHz: about 6 wakeups a second (512 KiB), not 2 MiB held in the spill");
 	CHECK(engine_wake_bytes(4 << 20, true, 20000 * 800) == ENGINE_CG_WAKE_MAX, "-g at 20 kHz: at most 1 MiB");
@@ -85,6 +93,21 @@ static void test_pages(void)
 		}
 	}
 	CHECK(1, "pages always a power of two");
+	{
+		FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+		long long kb = 0;
+		size_t p = perfsys_mlock_pages(4096);
+
+		if (f == NULL || fscanf(f, "%lld", &kb) != 1)
+			kb = 0;
+		if (f)
+			fclose(f);
+		if (kb <= 0)
+			CHECK(p == 0, "no perf_event_mlock_kb: no cap");
+		else
+			CHECK(p && (p & (p - 1)) == 0 && (p + 1) * 4096 <= (size_t)kb * 1024 && (2 * p + 1) * 4096 > (size_t)kb * 1024,
+			      "perf_event_mlock_kb %lld: %zu data pages and the header fit, twice as many would not", kb, p);
+	}
 }
 
 static void test_lists(void)

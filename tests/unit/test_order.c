@@ -21,20 +21,30 @@ struct rings {
 	uint64_t head[NCPU];
 };
 
-static void put(struct rings *rs, int c, const struct perf_event_header *h)
+static void put_in(struct ring *r, uint64_t *head, const struct perf_event_header *h)
 {
 	for (size_t i = 0; i < h->size; i++)
-		rs->r[c].data[(rs->head[c] + i) % DATA] = ((const unsigned char *)h)[i];
-	rs->head[c] += h->size;
-	__atomic_store_n(&rs->r[c].meta->data_head, rs->head[c], __ATOMIC_RELEASE);
+		r->data[(*head + i) % DATA] = ((const unsigned char *)h)[i];
+	*head += h->size;
+	__atomic_store_n(&r->meta->data_head, *head, __ATOMIC_RELEASE);
+}
+
+static void put(struct rings *rs, int c, const struct perf_event_header *h)
+{
+	put_in(&rs->r[c], &rs->head[c], h);
 }
 
 /* A sample whose id is its time, so the order is visible in ids. */
-static void sample(struct rings *rs, int c, uint64_t time)
+static void sample_in(struct ring *r, uint64_t *head, int c, uint64_t time)
 {
 	struct synth s;
 
-	put(rs, c, synth_sample(&s, time, 0x1000, 1, 1, time, (uint32_t)c, 1, PERF_RECORD_MISC_USER));
+	put_in(r, head, synth_sample(&s, time, 0x1000, 1, 1, time, (uint32_t)c, 1, PERF_RECORD_MISC_USER));
+}
+
+static void sample(struct rings *rs, int c, uint64_t time)
+{
+	sample_in(&rs->r[c], &rs->head[c], c, time);
 }
 
 static void fork_rec(struct rings *rs, int c, uint64_t time, uint32_t child)
@@ -158,6 +168,40 @@ int main(void)
 	      "order_newest reads without consuming");
 	for (int c = 0; c < NCPU; c++)
 		CHECK(ring_pending(&rs.r[c]) == 0, "ring %d read to its head", c);
+
+	/* Another ring for CPU 1 (the engine: its kernel ring, read in place
+	 * while its spill is empty): merged with the others, what the limit
+	 * holds back stays there, and the ring it replaced is not touched. */
+	{
+		unsigned char *amap = aligned_alloc(PAGE, 2 * PAGE);
+		struct ring alt;
+		uint64_t ahead = 0;
+
+		if (amap == NULL)
+			return 1;
+		memset(amap, 0, PAGE + DATA);
+		CHECK(ring_init(&alt, amap, PAGE, DATA) == 0, "a second ring for CPU 1");
+		order_source(&o, 1, &alt);
+		sample_in(&alt, &ahead, 1, 100);
+		sample_in(&alt, &ahead, 1, 103);
+		sample(&rs, 0, 101);
+		sample(&rs, 2, 102);
+		sample(&rs, 1, 110); /* in CPU 1's first ring: not this pass's */
+		CHECK(order_newest(&o) == 103, "order_newest reads the ring in use (103, not 110)");
+		n = pass(&o, 102, 0, got, 256, NULL);
+		CHECK(n == 3 && got[0] == 100 && got[1] == 101 && got[2] == 102,
+		      "CPU 1's other ring merged in time order (%zu records)", n);
+		CHECK(ring_pending(&alt) > 0 && ring_pending(&rs.r[1]) > 0,
+		      "103 stays in the ring read, 110 in the one not read");
+		order_source(&o, 1, &rs.r[1]);
+		n = pass(&o, UINT64_MAX, 0, got, 256, NULL);
+		CHECK(n == 1 && got[0] == 110 && ring_pending(&alt) > 0, "back on the first ring: 110 only");
+		order_source(&o, 1, &alt);
+		n = pass(&o, UINT64_MAX, 0, got, 256, NULL);
+		CHECK(n == 1 && got[0] == 103 && ring_pending(&alt) == 0, "and 103 where it was left");
+		ring_unmap(&alt);
+		free(amap);
+	}
 
 	order_free(&o);
 	for (int c = 0; c < NCPU; c++) {
