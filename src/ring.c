@@ -142,7 +142,9 @@ static inline uint64_t ring_head(const struct ring *r)
 
 uint64_t ring_pending(const struct ring *r)
 {
-	return ring_head(r) - r->meta->data_tail;
+	/* The tail may be the other thread's (a spill read by the main loop,
+	 * looked at by the reader). */
+	return ring_head(r) - __atomic_load_n(&r->meta->data_tail, __ATOMIC_ACQUIRE);
 }
 
 int ring_read_begin(struct ring *r)
