@@ -43,6 +43,30 @@ size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes)
 	return w < ring / 2 ? w : ring / 2;
 }
 
+uint64_t engine_direct_ns(size_t ring, uint64_t rate_bytes)
+{
+	uint64_t ns;
+
+	if (rate_bytes == 0)
+		return 0;
+	ns = (uint64_t)((double)(ring / 2) / (double)rate_bytes * 1e9 / 2);
+	return ns >= ENGINE_DIRECT_MIN_NS ? ns : 0;
+}
+
+/* Whether every sampling event's rate is bounded by -F: one sampled by
+ * period (a tracepoint's every hit by default, -c) may write any amount. */
+static bool rates_known(const struct engine *e)
+{
+	struct perf_event_attr a;
+
+	for (size_t ev = 0; ev < e->o.nevents; ev++) {
+		engine_build_attr(&a, &e->events[ev], &e->o, false);
+		if (!a.freq && a.sample_period)
+			return false;
+	}
+	return true;
+}
+
 /* A sample's size with its call graph (a chain of ~24 entries, the user
  * registers, the stack copy): a dwarf sample is ~150 plain ones, and a ring
  * sized for plain ones would hold a few milliseconds of them. */
@@ -187,6 +211,8 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	 * by the unwinding: it keeps half the ring. */
 	e->wake_main = o->cg.mode != CALLGRAPH_NONE && o->cg.mode != CALLGRAPH_DWARF;
 	e->wake = engine_wake_bytes(e->pages * (size_t)page, e->wake_main, rate_bytes * (o->nevents ? o->nevents : 1));
+	e->direct_ns = rates_known(e) ? engine_direct_ns(e->pages * (size_t)page, rate_bytes * (o->nevents ? o->nevents : 1))
+				       : 0;
 
 	nfds = o->nevents * e->ncpus * e->ntids;
 	e->fds = malloc((nfds ? nfds : 1) * sizeof(*e->fds));

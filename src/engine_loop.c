@@ -138,51 +138,66 @@ enum drain_kind {
 	DRAIN_ALL,   /* stops, flush, a focused process's exit: everything */
 };
 
-/* A drain pass: the spills merged by record time and decoded, for at most
- * budget_ns (0: no limit). Under overload the main loop may decode slower
- * than the kernel samples; a bounded pass keeps the interval clock, the
- * keys and signals on time while the rest waits in the spill (and, once
- * that is full, the kernel counts its losses).
+/* A drain pass: each CPU's records (its spill's, then its kernel ring's
+ * read in place, or all moved into the spill: spill_claim) merged by record
+ * time and decoded, for at most budget_ns (0: no limit). Under overload the
+ * main loop may decode slower than the kernel samples; a bounded pass keeps
+ * the interval clock, the keys and signals on time while the rest waits in
+ * the rings (and, once the spill is full, the kernel counts its losses).
  *
- * A new pass has the reader move every kernel ring into its spill and
- * waits for it, so records timed before the pass's start are all in the
- * spills, but those newer than the start less ORDER_SLACK_NS stay for the
- * next pass: one from another CPU may still be on its way. The passes that
- * go on with a backlog skip the transfer (the spills hold plenty, and
- * waiting for the reader on a loaded machine is a trip through the run
- * queue) and keep the limit, which all that was moved still honours. */
+ * A new pass reaches every record written before it began (dwarf: it has
+ * the reader move them into the spills and waits), but those newer than
+ * the start less ORDER_SLACK_NS stay for the next pass: one from another
+ * CPU may still be on its way. The passes that go on with a backlog skip
+ * the transfer (the spills hold plenty, and waiting for the reader on a
+ * loaded machine is a trip through the run queue) and keep the limit,
+ * which all that was moved still honours. */
 static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 {
 	uint64_t t0 = mono_ns(), deadline = budget_ns ? t0 + budget_ns : UINT64_MAX;
 	const struct record *rec;
 	enum record_status st;
 	unsigned since_check = 0;
+	bool turn_over, first = true;
 
 	if (e->stack_need && kind != DRAIN_MORE)
 		spill_sync(e, kind == DRAIN_ALL ? 0 : SYNC_WAIT_NS);
-	spill_claim(e, kind != DRAIN_MORE);
-	if (kind == DRAIN_ALL) {
-		e->limit = UINT64_MAX;
-	} else if (kind == DRAIN_NEW && e->clock_mono) {
-		e->limit = t0 > ORDER_SLACK_NS ? t0 - ORDER_SLACK_NS : 0;
-	} else if (kind == DRAIN_NEW) {
-		e->limit = e->round_limit;
-		e->round_limit = order_newest(&e->order);
-	}
 	e->cut = false;
-	order_begin(&e->order, e->limit);
-	while (order_next(&e->order, &rec, &st)) {
-		on_record(e, rec, st);
-		if (++since_check == DRAIN_CHECK_EVERY) {
-			since_check = 0;
-			if (mono_ns() >= deadline) {
-				e->cut = true;
-				break;
+	/* Turns: a CPU read in place holds its reader off for e->direct_ns
+	 * at most, then the pass claims anew (moving a ring that filled past
+	 * half into the spill), same limit, same budget. */
+	do {
+		uint64_t turn_end = spill_claim(e, kind != DRAIN_MORE) ? mono_ns() + e->direct_ns : UINT64_MAX;
+
+		if (first && kind == DRAIN_ALL) {
+			e->limit = UINT64_MAX;
+		} else if (first && kind == DRAIN_NEW && e->clock_mono) {
+			e->limit = t0 > ORDER_SLACK_NS ? t0 - ORDER_SLACK_NS : 0;
+		} else if (first && kind == DRAIN_NEW) {
+			e->limit = e->round_limit;
+			e->round_limit = order_newest(&e->order);
+		}
+		first = turn_over = false;
+		order_begin(&e->order, e->limit);
+		while (order_next(&e->order, &rec, &st)) {
+			on_record(e, rec, st);
+			if (++since_check == DRAIN_CHECK_EVERY) {
+				uint64_t now = mono_ns();
+
+				since_check = 0;
+				if (now >= deadline) {
+					e->cut = true;
+					break;
+				}
+				if (now >= turn_end) {
+					turn_over = true;
+					break;
+				}
 			}
 		}
-	}
-	order_done(&e->order);
-	spill_unclaim(e);
+		order_done(&e->order);
+		spill_unclaim(e);
+	} while (turn_over);
 	if (!e->cut)
 		spill_rewind(e);
 	/* Cut short, go on; caught up with an old limit, move it on now (a

@@ -1,11 +1,12 @@
 /* engine spill: a reader thread moves each kernel ring's records into a
  * larger ring of ours as soon as the kernel wakes it, so that a main loop
  * busy loading a symbol table, drawing, or blocked on a slow pipe never lets
- * a kernel ring overflow. A drain pass that finds a CPU's spill empty and its
- * kernel ring roomy reads that ring itself (spill_claim), the reader kept
- * off by its lock: no copy while the main loop keeps up. Else the pass moves
- * the rest in itself (a copy under the lock); with dwarf stacks, whose cut
- * works in the reader's scratch, it asks the reader instead (spill_sync). */
+ * a kernel ring overflow. A drain pass that finds a CPU's kernel ring roomy
+ * reads what the spill holds and then that ring itself (spill_claim), the
+ * reader kept off by its lock: no copy while the main loop keeps up. Else
+ * the pass moves the rest in itself (a copy under the lock); with dwarf
+ * stacks, whose cut works in the reader's scratch, it asks the reader
+ * instead (spill_sync). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,12 +138,12 @@ static bool spill_cpu(struct engine *e, size_t c)
 	return full;
 }
 
-/* Whether the main loop may read CPU c's kernel ring itself: nothing of it
- * waits in the spill (order), and the ring holds at most max_pending. */
-static bool direct_ok(const struct engine *e, size_t c, uint64_t max_pending)
+/* Whether the main loop may read CPU c's kernel ring itself: not dwarf
+ * (its stacks are cut on the way to the spill), and the ring holds at most
+ * max_pending. */
+static bool roomy(const struct engine *e, size_t c, uint64_t max_pending)
 {
-	return e->stack_need == NULL && ring_pending(&e->spill[c]) == 0 &&
-	       ring_pending(&e->rings[c]) <= max_pending;
+	return e->direct_ns && e->stack_need == NULL && ring_pending(&e->rings[c]) <= max_pending;
 }
 
 /* The reader, woken by CPU c's ring. A ring the main loop reads itself
@@ -160,7 +161,7 @@ static bool spill_woken(struct engine *e, size_t c)
 	pthread_mutex_lock(&e->spill_lock[c]);
 	/* Left to the main loop, the ring is woken again once e->wake more
 	 * bytes are written: a quarter of the ring is kept free past that. */
-	if (e->wake_main && direct_ok(e, c, (e->rings[c].mask + 1) / 4 * 3 - e->wake))
+	if (e->wake_main && roomy(e, c, (e->rings[c].mask + 1) / 4 * 3 - e->wake))
 		notify = true;
 	else
 		notify = spill_cpu_locked(e, c);
@@ -168,17 +169,21 @@ static bool spill_woken(struct engine *e, size_t c)
 	return notify;
 }
 
-void spill_claim(struct engine *e, bool transfer)
+bool spill_claim(struct engine *e, bool transfer)
 {
+	bool any = false;
+
 	for (size_t c = 0; c < e->ncpus; c++) {
 		pthread_mutex_lock(&e->spill_lock[c]);
 		/* Half the ring free for what comes while the pass holds the
-		 * reader off. */
-		if (direct_ok(e, c, (e->rings[c].mask + 1) / 2)) {
+		 * reader off. What the spill holds (the records a pass held
+		 * back, what the reader moved) is older: read first. */
+		if (roomy(e, c, (e->rings[c].mask + 1) / 2)) {
 			/* Locked until spill_unclaim: the reader keeps off. */
 			__atomic_store_n(&e->direct[c], true, __ATOMIC_RELEASE);
 			e->claim_tail[c] = e->rings[c].meta->data_tail;
-			order_source(&e->order, c, &e->rings[c]);
+			order_source(&e->order, c, &e->spill[c], &e->rings[c]);
+			any = true;
 			continue;
 		}
 		/* Without dwarf's cut (it works in the reader's scratch), a
@@ -188,9 +193,10 @@ void spill_claim(struct engine *e, bool transfer)
 		 * the scheduler every tick. */
 		if (e->stack_need == NULL && (transfer || ring_pending(&e->spill[c]) == 0))
 			spill_cpu_locked(e, c);
-		order_source(&e->order, c, &e->spill[c]);
+		order_source(&e->order, c, &e->spill[c], NULL);
 		pthread_mutex_unlock(&e->spill_lock[c]);
 	}
+	return any;
 }
 
 void spill_unclaim(struct engine *e)

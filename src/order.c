@@ -10,7 +10,8 @@ int order_init(struct order *o, struct ring *rings, size_t n)
 	o->head = calloc(n ? n : 1, sizeof(*o->head));
 	o->heap = calloc(n ? n : 1, sizeof(*o->heap));
 	o->src = calloc(n ? n : 1, sizeof(*o->src));
-	if (o->head == NULL || o->heap == NULL || o->src == NULL) {
+	o->then = calloc(n ? n : 1, sizeof(*o->then));
+	if (o->head == NULL || o->heap == NULL || o->src == NULL || o->then == NULL) {
 		order_free(o);
 		return -ENOMEM;
 	}
@@ -26,14 +27,17 @@ void order_free(struct order *o)
 	free(o->head);
 	free(o->heap);
 	free(o->src);
+	free(o->then);
 	o->head = NULL;
 	o->heap = NULL;
 	o->src = NULL;
+	o->then = NULL;
 }
 
-void order_source(struct order *o, size_t c, struct ring *r)
+void order_source(struct order *o, size_t c, struct ring *r, struct ring *then)
 {
 	o->src[c] = r;
+	o->then[c] = then;
 }
 
 static void heap_up(struct order *o, size_t i)
@@ -85,7 +89,13 @@ static bool take(struct order *o, size_t c)
 	struct order_head *h = &o->head[c];
 	const struct perf_event_header *hdr;
 
-	h->held = ring_next(o->src[c], &hdr);
+	/* The first ring's records are all older than the second's. */
+	h->from = o->src[c];
+	h->held = ring_next(h->from, &hdr);
+	if (!h->held && o->then[c]) {
+		h->from = o->then[c];
+		h->held = ring_next(h->from, &hdr);
+	}
 	if (!h->held)
 		return false;
 	h->st = record_decode_with(hdr, o->layout, &h->rec);
@@ -95,7 +105,7 @@ static bool take(struct order *o, size_t c)
 	 * reads are fetched while this one is aggregated (40 % of the main
 	 * thread's time at 1 kHz dwarf went waiting for them). */
 	if (h->rec.type == PERF_RECORD_SAMPLE && h->rec.sample.stack) {
-		struct ring *r = o->src[c];
+		struct ring *r = h->from;
 
 		for (unsigned i = 0; i < 16; i++)
 			__builtin_prefetch(r->data + ((r->rd_pos + 64 * i) & r->mask));
@@ -111,8 +121,13 @@ void order_begin(struct order *o, uint64_t limit)
 	o->nheap = 0;
 	o->cur = o->n;
 	for (size_t c = 0; c < o->n; c++) {
+		/* Both begun: an empty one is read to nothing. */
+		int none = ring_read_begin(o->src[c]);
+
 		o->head[c].held = false;
-		if (ring_read_begin(o->src[c]) == 0 && take(o, c))
+		if (o->then[c] && ring_read_begin(o->then[c]) == 0)
+			none = 0;
+		if (none == 0 && take(o, c))
 			heap_push(o, c);
 	}
 }
@@ -178,30 +193,36 @@ void order_done(struct order *o)
 {
 	for (size_t c = 0; c < o->n; c++) {
 		if (o->head[c].held) {
-			ring_unread(o->src[c]);
+			ring_unread(o->head[c].from);
 			o->head[c].held = false;
 		}
 		ring_read_done(o->src[c]);
+		if (o->then[c])
+			ring_read_done(o->then[c]);
 	}
 	o->nheap = 0;
 	o->cur = o->n;
+}
+
+static uint64_t ring_newest(struct order *o, struct ring *r, uint64_t newest)
+{
+	const struct perf_event_header *hdr;
+	struct record rec;
+
+	if (r == NULL || ring_read_begin(r) != 0)
+		return newest;
+	while (ring_next(r, &hdr))
+		if (record_decode_with(hdr, o->layout, &rec) == RECORD_OK && rec.sid.time > newest)
+			newest = rec.sid.time;
+	/* No ring_read_done: the tail stays, the next begin starts over. */
+	return newest;
 }
 
 uint64_t order_newest(struct order *o)
 {
 	uint64_t newest = 0;
 
-	for (size_t c = 0; c < o->n; c++) {
-		struct ring *r = o->src[c];
-		const struct perf_event_header *hdr;
-		struct record rec;
-
-		if (ring_read_begin(r) != 0)
-			continue;
-		while (ring_next(r, &hdr))
-			if (record_decode_with(hdr, o->layout, &rec) == RECORD_OK && rec.sid.time > newest)
-				newest = rec.sid.time;
-		/* No ring_read_done: the tail stays, the next begin starts over. */
-	}
+	for (size_t c = 0; c < o->n; c++)
+		newest = ring_newest(o, o->then[c], ring_newest(o, o->src[c], newest));
 	return newest;
 }

@@ -52,6 +52,7 @@ struct engine {
 	uint64_t *claim_tail; /* [cpu]: a direct ring's tail when the pass claimed it */
 	uint64_t rd_spilled;  /* bytes moved into the spills, by either thread (atomic) */
 	bool wake_main;       /* -g: the reader calls the main loop at every wakeup */
+	uint64_t direct_ns;   /* engine_direct_ns: a pass's turn on a kernel ring; 0: never in place */
 	size_t nlocks;        /* initialised */
 	pthread_t reader;
 	bool reader_on;
@@ -122,11 +123,11 @@ int spill_start_reader(struct engine *e, char *err, size_t errlen);
 /* dwarf: has the reader move every kernel ring into its spill (cutting
  * the stacks); waits max_wait_ns at most (0: until it has). */
 void spill_sync(struct engine *e, uint64_t max_wait_ns);
-/* Before a drain pass: each CPU's source (order_source). A CPU with nothing
- * in its spill and room in its kernel ring is read there by the pass itself,
- * its lock held until spill_unclaim; the others read their spill, moved on
- * first (not dwarf) when transfer, or when it is empty. */
-void spill_claim(struct engine *e, bool transfer);
+/* Before a drain pass: each CPU's sources (order_source). A CPU with room
+ * in its kernel ring is read there by the pass itself after its spill, its
+ * lock held until spill_unclaim; the others read their spill only, moved
+ * on first (not dwarf) when transfer, or when it is empty. */
+bool spill_claim(struct engine *e, bool transfer); /* true: some CPU is read in place */
 void spill_unclaim(struct engine *e);
 /* After a drain pass: each spill that is nearly read moves its rest to its
  * start, so its next writes reuse the pages kept there (ring_rewind). */

@@ -24,6 +24,7 @@ struct order_head {        /* a ring's next record, decoded once */
 	enum record_status st;
 	uint64_t key;          /* its time; 0: none (goes straight through) */
 	bool held;
+	struct ring *from;     /* the ring it lies in */
 };
 
 struct order_slot {        /* a heap entry: the key kept inline, no indirection */
@@ -33,6 +34,7 @@ struct order_slot {        /* a heap entry: the key kept inline, no indirection 
 
 struct order {
 	struct ring **src;      /* [n]: each one's ring for the next pass, not owned */
+	struct ring **then;     /* [n]: read once src's are through (newer), or NULL */
 	size_t n;
 	struct order_head *head; /* [n] */
 	struct order_slot *heap; /* rings with a held record, least key first */
@@ -48,9 +50,11 @@ struct order {
 int order_init(struct order *o, struct ring *rings, size_t n);
 void order_free(struct order *o);
 
-/* Source c reads r from the next pass on (between passes only): the
- * records held back in the ring it read stay there. */
-void order_source(struct order *o, size_t c, struct ring *r);
+/* Source c reads r from the next pass on (between passes only), and then,
+ * if not NULL, `then`, whose records are all newer than r's (the engine: a
+ * CPU's spill, then its kernel ring). Records held back stay in the ring
+ * they lie in. */
+void order_source(struct order *o, size_t c, struct ring *r, struct ring *then);
 
 /* A pass over what the rings hold now, delivering records timed at or
  * before limit (UINT64_MAX: everything). */

@@ -169,9 +169,10 @@ int main(void)
 	for (int c = 0; c < NCPU; c++)
 		CHECK(ring_pending(&rs.r[c]) == 0, "ring %d read to its head", c);
 
-	/* Another ring for CPU 1 (the engine: its kernel ring, read in place
-	 * while its spill is empty): merged with the others, what the limit
-	 * holds back stays there, and the ring it replaced is not touched. */
+	/* A second ring for CPU 1, read after the first (the engine: a CPU's
+	 * spill, then its kernel ring, read in place): merged with the
+	 * others in time order; what the limit holds back stays in the ring it
+	 * lies in, whichever that is. */
 	{
 		unsigned char *amap = aligned_alloc(PAGE, 2 * PAGE);
 		struct ring alt;
@@ -181,24 +182,39 @@ int main(void)
 			return 1;
 		memset(amap, 0, PAGE + DATA);
 		CHECK(ring_init(&alt, amap, PAGE, DATA) == 0, "a second ring for CPU 1");
-		order_source(&o, 1, &alt);
-		sample_in(&alt, &ahead, 1, 100);
-		sample_in(&alt, &ahead, 1, 103);
+		order_source(&o, 1, &rs.r[1], &alt);
+		sample(&rs, 1, 100);
+		sample(&rs, 1, 104);
+		sample_in(&alt, &ahead, 1, 106);
+		sample_in(&alt, &ahead, 1, 109);
 		sample(&rs, 0, 101);
+		sample(&rs, 0, 107);
 		sample(&rs, 2, 102);
-		sample(&rs, 1, 110); /* in CPU 1's first ring: not this pass's */
-		CHECK(order_newest(&o) == 103, "order_newest reads the ring in use (103, not 110)");
-		n = pass(&o, 102, 0, got, 256, NULL);
-		CHECK(n == 3 && got[0] == 100 && got[1] == 101 && got[2] == 102,
-		      "CPU 1's other ring merged in time order (%zu records)", n);
-		CHECK(ring_pending(&alt) > 0 && ring_pending(&rs.r[1]) > 0,
-		      "103 stays in the ring read, 110 in the one not read");
-		order_source(&o, 1, &rs.r[1]);
+		CHECK(order_newest(&o) == 109, "order_newest reads both rings of CPU 1 (%" PRIu64 ")", order_newest(&o));
+		n = pass(&o, 106, 0, got, 256, NULL);
+		CHECK(n == 5 && got[0] == 100 && got[1] == 101 && got[2] == 102 && got[3] == 104 && got[4] == 106,
+		      "CPU 1's first ring, then its second, merged in time order (%zu records)", n);
+		CHECK(ring_pending(&rs.r[1]) == 0 && ring_pending(&alt) > 0, "109 held back in the second ring");
 		n = pass(&o, UINT64_MAX, 0, got, 256, NULL);
-		CHECK(n == 1 && got[0] == 110 && ring_pending(&alt) > 0, "back on the first ring: 110 only");
-		order_source(&o, 1, &alt);
-		n = pass(&o, UINT64_MAX, 0, got, 256, NULL);
-		CHECK(n == 1 && got[0] == 103 && ring_pending(&alt) == 0, "and 103 where it was left");
+		CHECK(n == 2 && got[0] == 107 && got[1] == 109 && ring_pending(&alt) == 0, "the next pass: 107, 109");
+
+		sample(&rs, 1, 110);
+		sample(&rs, 1, 112);
+		sample_in(&alt, &ahead, 1, 113);
+		n = pass(&o, 111, 0, got, 256, NULL);
+		CHECK(n == 1 && got[0] == 110 && ring_pending(&rs.r[1]) > 0 && ring_pending(&alt) > 0,
+		      "held back in the first ring: the second is not reached");
+		n = pass(&o, UINT64_MAX, 3, got, 256, NULL);
+		CHECK(n == 2 && got[0] == 112 && got[1] == 113 && ring_pending(&rs.r[1]) == 0 && ring_pending(&alt) == 0,
+		      "then 112 from the first and 113 from the second");
+
+		sample_in(&alt, &ahead, 1, 120);
+		sample_in(&alt, &ahead, 1, 121);
+		n = pass(&o, UINT64_MAX, 1, got, 256, NULL);
+		n += pass(&o, UINT64_MAX, 0, got + n, 256, NULL);
+		CHECK(n == 2 && got[0] == 120 && got[1] == 121, "a pass cut short in the second ring goes on there");
+		CHECK(o.late == 1, "nothing late among them");
+		order_source(&o, 1, &rs.r[1], NULL);
 		ring_unmap(&alt);
 		free(amap);
 	}
