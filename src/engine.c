@@ -17,12 +17,11 @@
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size)
 {
 	/* ENGINE_RING_SECS of samples at the full rate, woken with
-	 * ENGINE_WAKE_SLACK_MS of room left (engine_wake_bytes): at the
-	 * default interval the tick drains the ring before it would wake
-	 * the reader, so in the steady state nobody but the main loop wakes
-	 * (a context switch is dear in a VM), and a late tick still has half a
-	 * second before the reader moves the rest. The ring's pages are the
-	 * kernel's, locked, not in RSS. */
+	 * ENGINE_WAKE_SLACK_MS of room left (engine_wake_bytes). The kernel
+	 * counts a watermark in bytes written since its last wakeup, read or
+	 * not, so the reader wakes every 1.5 s or so of samples (a context
+	 * switch is dear in a VM), and the ticks between read the ring in
+	 * place. The ring's pages are the kernel's, locked, not in RSS. */
 	uint64_t bytes = freq * (nevents ? nevents : 1) * 56 * ENGINE_RING_SECS;
 	size_t pages = 16;
 
