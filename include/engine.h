@@ -148,9 +148,13 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
 size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes);
 /* How long a drain pass may read a kernel ring in place (the reader kept
  * off it) before the half of it left free could fill at the full rate,
- * halved for margin; 0 (never in place) below ENGINE_DIRECT_MIN_NS: a ring
- * small for the rate (-m) goes through the spill as before. */
-#define ENGINE_DIRECT_MIN_NS 10000000ull
+ * halved for margin; 0 (never in place) below ENGINE_DIRECT_MIN_NS. The
+ * turn is checked between records, and one record may take long (the
+ * first sample of a process loads its symbol tables: tens of ms, more in
+ * a sanitized build), so only a ring whose free half lasts a quarter
+ * second is read in place; a smaller one for its rate (-m, -g at 20 kHz)
+ * goes through the spill, whose reader keeps copying meanwhile. */
+#define ENGINE_DIRECT_MIN_NS 125000000ull
 uint64_t engine_direct_ns(size_t ring, uint64_t rate_bytes);
 void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
 		       const struct engine_opts *o, bool inherit);
