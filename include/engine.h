@@ -134,10 +134,10 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
  * pages). Without call graphs it wakes the reader when
  * ENGINE_WAKE_SLACK_MS of room are left (at half the ring if it holds
  * less than twice that), past the interval tick's drain. With -g (not
- * dwarf) the reader is woken about ENGINE_CG_WAKES times a second (within
- * these bounds), and the main loop called at every wakeup: big samples
- * would otherwise hold megabytes in the spill between passes (RSS), read no
- * sooner for it. */
+ * dwarf) the main loop is called at every wakeup; read in place, at a
+ * quarter of the ring; else about ENGINE_CG_WAKES times a second (within
+ * these bounds): big samples would otherwise hold megabytes in the spill
+ * between passes (RSS), read no sooner for it. */
 #define ENGINE_RING_SECS 2
 #define ENGINE_WAKE_SLACK_MS 500
 #define ENGINE_CG_WAKES 6
@@ -145,7 +145,7 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
 #define ENGINE_CG_WAKE_MAX ((size_t)1 << 20)
 /* wakeup_watermark for a ring of ring bytes, rate_bytes a second at the full
  * rate. */
-size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes);
+size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes, bool in_place);
 /* How long a drain pass may read a kernel ring in place (the reader kept
  * off it) before the half of it left free could fill at the full rate,
  * halved for margin; 0 (never in place) below ENGINE_DIRECT_MIN_NS. The

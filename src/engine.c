@@ -30,15 +30,23 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size)
 	return pages;
 }
 
-size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes)
+size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes, bool in_place)
 {
 	size_t w = ENGINE_CG_WAKE_MIN;
 	uint64_t slack = rate_bytes * ENGINE_WAKE_SLACK_MS / 1000;
 
 	if (!callgraph)
 		return slack < ring / 2 ? ring - slack : ring / 2;
+	/* -g read in place: nothing waits in the spill between passes, so the
+	 * reader need not wake six times a second for its RSS (each wakeup,
+	 * the reader's and the main loop's, cost ~20 % of the 4 kHz view).
+	 * A quarter of the ring: at a wakeup it holds that and a little more,
+	 * well within the half spill_woken leaves to the main loop (the
+	 * quarter it wants free past the next watermark's worth). */
 	while (w < ENGINE_CG_WAKE_MAX && (uint64_t)w * 2 * ENGINE_CG_WAKES <= rate_bytes)
 		w *= 2;
+	if (in_place && w < ring / 4)
+		w = ring / 4;
 	return w < ring / 2 ? w : ring / 2;
 }
 
@@ -209,17 +217,10 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	/* dwarf's copies are cut on the way to the spill, and its pace is set
 	 * by the unwinding: it keeps half the ring. */
 	e->wake_main = o->cg.mode != CALLGRAPH_NONE && o->cg.mode != CALLGRAPH_DWARF;
-	e->wake = engine_wake_bytes(e->pages * (size_t)page, e->wake_main, rate_bytes * (o->nevents ? o->nevents : 1));
 	e->direct_ns = rates_known(e) ? engine_direct_ns(e->pages * (size_t)page, rate_bytes * (o->nevents ? o->nevents : 1))
 				       : 0;
-	/* -g read in place: nothing waits in the spill between passes, so the
-	 * reader need not wake six times a second for its RSS (each wakeup,
-	 * the reader's and the main loop's, cost ~20 % of the 4 kHz view).
-	 * A quarter of the ring: at a wakeup it holds that and a little more,
-	 * well within the half spill_woken leaves to the main loop (the
-	 * quarter it wants free past the next watermark's worth). */
-	if (e->wake_main && e->direct_ns && e->wake < e->pages * (size_t)page / 4)
-		e->wake = e->pages * (size_t)page / 4;
+	e->wake = engine_wake_bytes(e->pages * (size_t)page, e->wake_main, rate_bytes * (o->nevents ? o->nevents : 1),
+				    e->direct_ns != 0);
 
 	nfds = o->nevents * e->ncpus * e->ntids;
 	e->fds = malloc((nfds ? nfds : 1) * sizeof(*e->fds));

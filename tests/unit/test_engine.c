@@ -72,18 +72,21 @@ static void test_pages(void)
 	CHECK(engine_default_pages(20000, 1, 4096) == 1024, "20 kHz: 2.24 MB -> 1024 pages");
 	CHECK(engine_default_pages(50000, 1, 4096) == 1024, "50 kHz: capped at 1024 pages");
 	CHECK(engine_default_pages(10000000, 16, 4096) == 1024, "capped at 1024 pages");
-	CHECK(engine_wake_bytes(512 << 10, false, 4000 * 56) == (512 << 10) - 112000,
+	CHECK(engine_wake_bytes(512 << 10, false, 4000 * 56, false) == (512 << 10) - 112000,
 	      "no call graph, 4 kHz: woken with half a second of room (past a 1 s tick)");
-	CHECK(engine_wake_bytes(4 << 20, false, 50000 * 56) == (4 << 20) - 1400000,
+	CHECK(engine_wake_bytes(4 << 20, false, 50000 * 56, false) == (4 << 20) - 1400000,
 	      "no call graph, 50 kHz: a 1.5 s ring woken with half a second of room");
-	CHECK(engine_wake_bytes(4 << 20, false, 100000 * 56) == 2 << 20,
+	CHECK(engine_wake_bytes(4 << 20, false, 100000 * 56, false) == 2 << 20,
 	      "no call graph, 100 kHz: a ring of under a second woken at half");
-	CHECK(engine_wake_bytes(64 << 10, false, 100 * 56) == (64 << 10) - 2800, "a slow rate: the room for half a second");
-	CHECK(engine_wake_bytes(4 << 20, true, 4000 * 800) == 512 << 10,
+	CHECK(engine_wake_bytes(64 << 10, false, 100 * 56, false) == (64 << 10) - 2800, "a slow rate: the room for half a second");
+	CHECK(engine_wake_bytes(4 << 20, true, 4000 * 800, false) == 512 << 10,
 	      "-g at 4 kHz: about 6 wakeups a second (512 KiB), not 2 MiB held in the spill");
-	CHECK(engine_wake_bytes(4 << 20, true, 20000 * 800) == ENGINE_CG_WAKE_MAX, "-g at 20 kHz: at most 1 MiB");
-	CHECK(engine_wake_bytes(4 << 20, true, 10 * 800) == ENGINE_CG_WAKE_MIN, "a slow rate: at least 64 KiB");
-	CHECK(engine_wake_bytes(64 << 10, true, 20000 * 800) == 32 << 10, "never past half a small ring (-m)");
+	CHECK(engine_wake_bytes(4 << 20, true, 20000 * 800, false) == ENGINE_CG_WAKE_MAX, "-g at 20 kHz: at most 1 MiB");
+	CHECK(engine_wake_bytes(4 << 20, true, 4000 * 800, true) == 1 << 20,
+	      "-g at 4 kHz read in place: a quarter of the ring (nothing waits in the spill)");
+	CHECK(engine_wake_bytes(64 << 10, true, 20000 * 800, true) == 32 << 10, "in place too, never past half a small ring");
+	CHECK(engine_wake_bytes(4 << 20, true, 10 * 800, false) == ENGINE_CG_WAKE_MIN, "a slow rate: at least 64 KiB");
+	CHECK(engine_wake_bytes(64 << 10, true, 20000 * 800, false) == 32 << 10, "never past half a small ring (-m)");
 	for (uint64_t f = 1; f < 200000; f = f * 3 + 1) {
 		size_t p = engine_default_pages(f, 2, 4096);
 
