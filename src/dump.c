@@ -204,10 +204,11 @@ static void dump_text(struct dctx *c)
 		if (c->cg)
 			fprintf(c->f, "Call graphs: unwound %" PRIu64 " (%" PRIu64 " cut short, %" PRIu64
 				" slow)  leaf fixed %" PRIu64 "  leaf rules hit %" PRIu64 " missed %" PRIu64
-				" (%" PRIu64 " none)  opened %" PRIu64 "  memo %" PRIu64 "  dwfl %" PRIu64 "\n",
+				" (%" PRIu64 " none)  opened %" PRIu64 "  memo %" PRIu64 "  dwfl %" PRIu64
+				"  chains cached %" PRIu64 " resolved %" PRIu64 "\n",
 				st.unwound, st.unwind_truncated, st.unwind_slow, st.leaf_fixed, st.leaf_rule_hits,
 				st.leaf_rule_misses, st.leaf_rule_negative, st.leaf_rule_opens, st.leaf_rule_memo,
-				st.unwind_dwfl);
+				st.unwind_dwfl, st.sym.chain_hits, st.sym.chain_misses);
 		if (m->push)
 			fprintf(c->f, "Push: sent %" PRIu64 "  failed %" PRIu64 "  dropped %" PRIu64 "\n",
 				m->push_sent, m->push_failed, m->push_dropped);

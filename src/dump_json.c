@@ -193,6 +193,8 @@ static void json_stats(struct json *j, const struct session *s, const struct dum
 	json_u64(j, "leaf_rule_negative", st.leaf_rule_negative);
 	json_u64(j, "leaf_rule_opens", st.leaf_rule_opens);
 	json_u64(j, "unwind_dwfl", st.unwind_dwfl);
+	json_u64(j, "chains_cached", st.sym.chain_hits);
+	json_u64(j, "chains_resolved", st.sym.chain_misses);
 	json_u64(j, "processes", st.sym.processes);
 	json_u64(j, "dsos", st.sym.dsos);
 	json_u64(j, "symbol_tables", st.sym.tables);

@@ -213,12 +213,17 @@ def test_leaf_rule_stats():
     ok(st.get("read_in_place_bytes", 0) > 0,
        "-g --stats: records decoded in place (%r bytes; %r spilled)"
        % (st.get("read_in_place_bytes"), st.get("spilled_bytes")))
+    # A stack (its return addresses, the leaf's own IP) is resolved once and
+    # then taken from the chain cache: the workload repeats a few dozen.
+    cached, resolved = st.get("chains_cached", 0), st.get("chains_resolved", 0)
+    ok(cached > 0 and resolved > 0 and cached >= 4 * resolved,
+       "-g --stats: stacks from the chain cache %r, resolved frame by frame %r" % (cached, resolved))
     p, pid = start_workload(FP, "2")
     r = subprocess.run([PERFTOP, "-b", "-g", "--stats", "-p", str(pid), "-d", "1", "-n", "1", "-E", "5"],
                        capture_output=True, text=True, timeout=WAIT)
     finish_workload(p)
     line = [l for l in r.stdout.splitlines() if l.startswith("Call graphs:")]
-    ok(r.returncode == 0 and line and "leaf rules hit" in line[0] and "opened" in line[0],
+    ok(r.returncode == 0 and line and "leaf rules hit" in line[0] and "opened" in line[0] and "chains cached" in line[0],
        "-g --stats text: a Call graphs line (%s)" % (line[0] if line else r.stderr.strip()[:200]))
 
 
