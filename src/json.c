@@ -12,39 +12,52 @@ void json_init(struct json *j, FILE *f)
 	j->need_comma[0] = false;
 }
 
+/* Runs of bytes that need no escape go out whole: the dump writes a
+ * string per field, and a locked putc per byte was 4 % of a -g dump's CPU. */
 void json_write_string(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *run;
 
-	putc('"', f);
+	flockfile(f);
+	putc_unlocked('"', f);
 	while (*p) {
-		size_t n = utf8_seq_len(p);
+		size_t n;
 
+		for (run = p; *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\'; p++)
+			;
+		if (p > run)
+			fwrite_unlocked(run, 1, (size_t)(p - run), f);
+		if (*p == '\0')
+			break;
+		n = utf8_seq_len(p);
 		if (n == 0) {
-			fputs("\\ufffd", f);
+			fputs_unlocked("\\ufffd", f);
 			p++;
 			continue;
 		}
 		if (n > 1) {
-			fwrite(p, 1, n, f);
+			fwrite_unlocked(p, 1, n, f);
 			p += n;
 			continue;
 		}
 		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\r': fputs("\\r", f); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\u%04x", *p);
-			else
-				putc(*p, f);
+		case '"': fputs_unlocked("\\\"", f); break;
+		case '\\': fputs_unlocked("\\\\", f); break;
+		case '\n': fputs_unlocked("\\n", f); break;
+		case '\t': fputs_unlocked("\\t", f); break;
+		case '\r': fputs_unlocked("\\r", f); break;
+		default: {
+			/* The rest below 0x20, and DEL. */
+			static const char hex[] = "0123456789abcdef";
+			char u[6] = { '\\', 'u', '0', '0', hex[*p >> 4], hex[*p & 15] };
+
+			fwrite_unlocked(u, 1, sizeof(u), f);
+		}
 		}
 		p++;
 	}
-	putc('"', f);
+	putc_unlocked('"', f);
+	funlockfile(f);
 }
 
 static void json_key(struct json *j, const char *key)
@@ -91,8 +104,13 @@ void json_str(struct json *j, const char *key, const char *val)
 
 void json_u64(struct json *j, const char *key, uint64_t val)
 {
+	char buf[20], *p = buf + sizeof(buf);
+
 	json_key(j, key);
-	fprintf(j->f, "%" PRIu64, val);
+	do
+		*--p = (char)('0' + val % 10);
+	while (val /= 10);
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), j->f);
 }
 
 void json_i64(struct json *j, const char *key, int64_t val)

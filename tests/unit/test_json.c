@@ -22,6 +22,7 @@ static void doc(struct json *j)
 	json_obj_begin(j, NULL);
 	json_str(j, "a", "x\"y\\z\n\x1b[31m");
 	json_u64(j, "n", 18446744073709551615ULL);
+	json_u64(j, "z", 0);
 	json_i64(j, "i", -5);
 	json_double(j, "d", 1.0 / 3.0, 2);
 	json_double(j, "nan", 0.0 / 0.0, 2);
@@ -44,7 +45,7 @@ int main(void)
 	CHECK(len > 0 && out[len - 1] == '\n', "a top-level value ends its line (JSON Lines)");
 	out[len - 1] = '\0';
 
-	CHECK_STR(out, "{\"a\":\"x\\\"y\\\\z\\n\\u001b[31m\",\"n\":18446744073709551615,\"i\":-5,"
+	CHECK_STR(out, "{\"a\":\"x\\\"y\\\\z\\n\\u001b[31m\",\"n\":18446744073709551615,\"z\":0,\"i\":-5,"
 		  "\"d\":0.33,\"nan\":null,\"arr\":[true,null,{}],"
 		  "\"utf8\":\"caf\xc3\xa9 \\ufffd\\ufffd \\ufffd\\ufffd\"}", "JSON document");
 	free(out);
