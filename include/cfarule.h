@@ -58,6 +58,8 @@ bool cfarule_derive(const char *path, uint64_t off, struct cfarule *out);
 
 bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *path, uint64_t off,
 			struct cfarule *out);
+/* Whether dso_id has a handle kept: a derivation opens nothing. */
+bool cfarule_has_handle(const struct cfarule_cache *c, uint32_t dso_id);
 
 /* Closes the handles no derivation used since the call before last: once
  * a profile's leaves are known their files stay unmapped (each kept one

@@ -63,6 +63,9 @@ struct engine_stats {
 	 * bytes copied into the spill first (the main loop was behind, or the
 	 * reader woke before it came). */
 	uint64_t in_place, spilled;
+	/* Kernel rings a pass gave back to the reader before slow work
+	 * (engine_hand_back). */
+	uint64_t handed_back;
 };
 
 int engine_open(struct engine **out, const struct engine_opts *opts, char *err, size_t errlen);
@@ -127,6 +130,14 @@ void engine_stack_used(struct engine *e, pid_t pid, uint32_t bytes);
 /* The most of pid's stack copies the spill keeps (UINT64_MAX: all). */
 uint64_t engine_stack_keep(const struct engine *e, pid_t pid);
 
+/* The main loop is about to do slow work inside the record in hand (read
+ * a symbol table, /proc): the kernel rings this pass reads in place go
+ * back to the reader, which copies them aside if they fill meanwhile. The
+ * record in hand stays valid (copied out, its pointers moved: a caller
+ * must read it through the record, not through pointers taken before);
+ * the pass ends after it. Nothing outside a pass. */
+void engine_hand_back(struct engine *e);
+
 /* Sizing and attr building, exposed for unit tests. */
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
 
@@ -149,12 +160,13 @@ size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes, bool 
 /* How long a drain pass may read a kernel ring in place (the reader kept
  * off it) before the half of it left free could fill at the full rate,
  * halved for margin; 0 (never in place) below ENGINE_DIRECT_MIN_NS. The
- * turn is checked between records, and one record may take long (the
+ * turn is checked between records; a record that needs slow work (the
  * first sample of a process loads its symbol tables: tens of ms, more in
- * a sanitized build), so only a ring whose free half lasts a quarter
- * second is read in place; a smaller one for its rate (-m, -g at 20 kHz)
+ * a sanitized build) hands the rings back first (engine_hand_back), so
+ * what a turn must outlast is ordinary records: a ring whose free half
+ * lasts 40 ms at the full rate is read in place, a smaller one (-m 1)
  * goes through the spill, whose reader keeps copying meanwhile. */
-#define ENGINE_DIRECT_MIN_NS 125000000ull
+#define ENGINE_DIRECT_MIN_NS 20000000ull
 uint64_t engine_direct_ns(size_t ring, uint64_t rate_bytes);
 void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
 		       const struct engine_opts *o, bool inherit);

@@ -99,6 +99,10 @@ int ring_next(struct ring *r, const struct perf_event_header **hdr);
  * batch (a merge that met a record newer than its limit). Once only. */
 void ring_unread(struct ring *r);
 
+/* Copies the record ring_next returned last into dst (cap bytes); its
+ * size, or 0 if it does not fit. */
+size_t ring_copy_last(const struct ring *r, void *dst, size_t cap);
+
 /* Frees what was read so far for the writer (the tail, published with
  * release; pages of our own rings given back first). Once per batch is
  * enough; mid-batch it makes room sooner. */

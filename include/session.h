@@ -34,6 +34,7 @@ struct session {
 	uint64_t leaf_memo_hits;
 	uint64_t leaf_fixed;
 	uint64_t tracking_lost;    /* MMAP/COMM/… records the kernel dropped */
+	bool in_sample;            /* a sample in hand: slow work may hand the rings back */
 	size_t focus_left;         /* -p: processes still alive */
 	const char *notices[SESSION_NOTICES];
 	size_t nnotices;

@@ -183,6 +183,9 @@ int symbols_set_debug_root(struct symbols *s, const char *debug_root);
  * switched at any time: what resolves next uses the new form, under
  * other keys than the old form's. */
 void symbols_set_demangle(struct symbols *s, bool on);
+/* fn(arg) is called before work that may take long: a symbol table or a
+ * JIT map read, a process's /proc read (NULL: nothing). */
+void symbols_set_slow_hook(struct symbols *s, void (*fn)(void *), void *arg);
 bool symbols_demangle(const struct symbols *s);
 
 /* The bound on ELF symbol-table bytes (default SYMBOLS_TABLE_LIMIT): at

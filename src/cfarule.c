@@ -288,6 +288,19 @@ bool cfarule_derive(const char *path, uint64_t off, struct cfarule *out)
 #endif
 }
 
+bool cfarule_has_handle(const struct cfarule_cache *c, uint32_t dso_id)
+{
+#if defined(__x86_64__)
+	for (size_t i = 0; dso_id && i < CFARULE_HANDLES; i++)
+		if (c->h[i].dso_id == dso_id)
+			return true;
+#else
+	(void)c;
+	(void)dso_id;
+#endif
+	return false;
+}
+
 bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *path, uint64_t off,
 			struct cfarule *out)
 {

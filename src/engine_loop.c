@@ -181,6 +181,12 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 		order_begin(&e->order, e->limit);
 		while (order_next(&e->order, &rec, &st)) {
 			on_record(e, rec, st);
+			if (e->handed_back) {
+				/* Its rings went back to the reader: claimed anew. */
+				e->handed_back = false;
+				turn_over = true;
+				break;
+			}
 			if (++since_check == DRAIN_CHECK_EVERY) {
 				uint64_t now = mono_ns();
 

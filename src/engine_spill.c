@@ -209,6 +209,21 @@ void spill_unclaim(struct engine *e)
 		}
 }
 
+void engine_hand_back(struct engine *e)
+{
+	if (e == NULL || e->direct == NULL)
+		return;
+	for (size_t c = 0; c < e->ncpus; c++) {
+		if (!e->direct[c] || order_release(&e->order, c) != 0)
+			continue; /* not read in place, or no copy to be had: kept */
+		e->st.in_place += e->rings[c].meta->data_tail - e->claim_tail[c];
+		e->st.handed_back++;
+		__atomic_store_n(&e->direct[c], false, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&e->spill_lock[c]);
+		e->handed_back = true;
+	}
+}
+
 /* The main loop asked for everything (a drain pass): every CPU, then the
  * rounds asked before it began are served. */
 static void serve_kick(struct engine *e)

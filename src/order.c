@@ -28,6 +28,8 @@ void order_free(struct order *o)
 	free(o->heap);
 	free(o->src);
 	free(o->then);
+	free(o->copy);
+	o->copy = NULL;
 	o->head = NULL;
 	o->heap = NULL;
 	o->src = NULL;
@@ -187,6 +189,51 @@ bool order_next(struct order *o, const struct record **rec, enum record_status *
 	heap_pop(o);
 	*rec = deliver(o, c, st);
 	return true;
+}
+
+/* Takes heap entry i out. */
+static void heap_remove(struct order *o, size_t i)
+{
+	o->heap[i] = o->heap[--o->nheap];
+	if (i < o->nheap) {
+		heap_up(o, i);
+		heap_down(o, i);
+	}
+}
+
+/* A record is at most 64 KiB: its size is a u16. */
+#define RECORD_MAX 65536
+
+int order_release(struct order *o, size_t c)
+{
+	struct ring *r = c < o->n ? o->then[c] : NULL;
+	struct order_head *h;
+
+	if (r == NULL)
+		return 0;
+	h = &o->head[c];
+	if (o->cur == c && h->from == r) {
+		size_t len;
+
+		if (o->copy == NULL && (o->copy = malloc(RECORD_MAX)) == NULL)
+			return -ENOMEM;
+		len = ring_copy_last(r, o->copy, RECORD_MAX);
+		if (len == 0)
+			return -ENOMEM;
+		/* The same bytes: the same status and fields. */
+		(void)record_decode_with((const struct perf_event_header *)(void *)o->copy, o->layout, &h->rec);
+	} else if (h->held && h->from == r) {
+		for (size_t i = 0; i < o->nheap; i++)
+			if (o->heap[i].ring == c) {
+				heap_remove(o, i);
+				break;
+			}
+		ring_unread(r);
+		h->held = false;
+	}
+	ring_read_done(r);
+	o->then[c] = NULL;
+	return 0;
 }
 
 void order_done(struct order *o)

@@ -399,6 +399,8 @@ static int synth_one(struct proctab *pt, pid_t pid, bool replace, struct dso_ide
 	FILE *f;
 	int err;
 
+	if (pt->slow)
+		pt->slow(pt->slow_arg);
 	if (util_pathf(path, sizeof(path), "%s/%d/comm", pt->proc_root, (int)pid) != 0)
 		return -ENAMETOOLONG;
 	have_comm = read_comm(path, comm, sizeof(comm));

@@ -195,6 +195,22 @@ void ring_unread(struct ring *r)
 	r->rd_pos = r->rd_prev;
 }
 
+size_t ring_copy_last(const struct ring *r, void *dst, size_t cap)
+{
+	uint64_t len = r->rd_pos - r->rd_prev;
+	size_t off = r->rd_prev & r->mask, first = r->mask + 1 - off;
+
+	if (len == 0 || len > cap)
+		return 0;
+	if (len <= first) {
+		memcpy(dst, r->data + off, len);
+	} else {
+		memcpy(dst, r->data + off, first);
+		memcpy((unsigned char *)dst + first, r->data, len - first);
+	}
+	return (size_t)len;
+}
+
 void ring_consume(struct ring *r)
 {
 	if (r->page)

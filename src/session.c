@@ -156,6 +156,18 @@ static void synthesize(struct session *s, const struct session_target *t, bool a
 		symbols_stale(s->syms); /* moves the maps' tags: the memos wait for the read */
 }
 
+/* Before slow work inside a sample: the rings this pass reads in place go
+ * back to the reader. Only while a sample is in hand: its handling reads
+ * the record through the record (engine_hand_back moves its pointers);
+ * other records' handlers keep pointers into them. */
+static void slow_work(void *arg)
+{
+	struct session *s = arg;
+
+	if (s->in_sample)
+		engine_hand_back(s->eng);
+}
+
 int session_open(struct session *s, const struct options *o, char *err, size_t errlen)
 {
 	struct session_target t = {
@@ -177,6 +189,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 		return -ENOMEM;
 	}
 	symbols_set_demangle(s->syms, !o->no_demangle);
+	symbols_set_slow_hook(s->syms, slow_work, s);
 	/* A Dwfl per process unwound at once, the busiest kept. */
 	if ((o->cg.mode == CALLGRAPH_DWARF || o->cg.mode == CALLGRAPH_FP) &&
 	    (s->unw = unwind_new(find_map, s, 64)) == NULL) {
@@ -553,6 +566,8 @@ static bool leaf_rule_find(struct session *s, const struct record *r, uint64_t l
 		else if (!symbols_map_at(s->syms, (pid_t)r->sid.pid, leaf, m.path, sizeof(m.path), &m.start, &m.end,
 					 &pgoff))
 			return false;
+		if (!cfarule_has_handle(s->rules, id))
+			slow_work(s); /* opens the file for its CFI */
 		if (!cfarule_derive_dso(s->rules, id, m.path, off, rule))
 			return false;
 		cfarule_put(s->rules, id, off, *rule);
@@ -609,9 +624,17 @@ static uint64_t leaf_return(struct session *s, const struct record *r, uint64_t 
 		s->leaf_fixed++;
 		return ips[0];
 	}
-	if (unwind_stack(s->unw, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r, ips, 2, &complete) != 2 ||
-	    ips[0] != leaf || ips[1] == next)
-		return 0;
+	{
+		/* libdw keeps its own pointers into the stack copy: no hand-back under it. */
+		bool in = s->in_sample;
+		size_t k;
+
+		s->in_sample = false;
+		k = unwind_stack(s->unw, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r, ips, 2, &complete);
+		s->in_sample = in;
+		if (k != 2 || ips[0] != leaf || ips[1] == next)
+			return 0;
+	}
 	s->leaf_fixed++;
 	return ips[1];
 }
@@ -670,7 +693,9 @@ static size_t user_frames(struct session *s, const struct record *r, struct sym_
 
 	if (n < 2)
 		return 0;
+	s->in_sample = false; /* as in leaf_return (and dwarf is never read in place) */
 	k = unwind_stack(s->unw, pid, (pid_t)r->sid.tid, r, ips, n - 1, &complete);
+	s->in_sample = true;
 	{
 		/* What the walk read tells the engine how much of this
 		 * process's stack copies to spill. */
@@ -737,7 +762,9 @@ void session_record(void *arg, int ev, const struct record *r)
 
 	switch (r->type) {
 	case PERF_RECORD_SAMPLE:
+		s->in_sample = true;
 		sample(s, ev, r);
+		s->in_sample = false;
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {

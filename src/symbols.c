@@ -107,6 +107,8 @@ struct symbols {
 	uint32_t ver;
 	uint64_t uncached;          /* resolutions that could not be cached, ever */
 	uint64_t chain_hits, chain_misses;
+	void (*slow)(void *);      /* symbols_set_slow_hook */
+	void *slow_arg;
 	size_t chain_bytes;
 	char notice[256];
 	uint8_t kbuild_id[BUILDID_MAX];  /* the running kernel's, from /sys/kernel/notes */
@@ -419,6 +421,13 @@ static struct lookup resolve_kernel(struct symbols *s, uint64_t ip)
 				.key = (uint64_t)(uintptr_t)k };
 }
 
+/* Before work that may take long: the engine hands its rings back. */
+static void slow(struct symbols *s)
+{
+	if (s->slow)
+		s->slow(s->slow_arg);
+}
+
 /* Code in no file: a JIT's, if it wrote /tmp/perf-PID.map. Looked for (and
  * re-read, as it grows) at most once per interval per process, and only on
  * a miss, so unresolved samples cost no system call each. */
@@ -441,6 +450,7 @@ static const struct perfmap_sym *jit_find(struct symbols *s, struct proctab_proc
 		snprintf(p->jit->dso, sizeof(p->jit->dso), "perf-%d.map", (int)p->pid);
 	}
 	/* Owned by the process's user (its /proc entry's) or root. */
+	slow(s);
 	rc = perfmap_refresh(&p->jit->pm, path, st.st_uid);
 	s->jit_bytes -= p->jit->bytes;
 	p->jit->bytes = perfmap_bytes(&p->jit->pm);
@@ -524,8 +534,10 @@ static struct lookup resolve_user(struct symbols *s, struct proctab_proc *p, uin
 		m = proctab_map_find(p, ip);
 	if (m == NULL && p && !p->complete && !p->task.exited && proctab_fill(&s->pt, p) == 0)
 		m = proctab_map_find(p, ip);
-	if (m && !(d = m->dso)->loaded)
+	if (m && !(d = m->dso)->loaded) {
+		slow(s);
 		dso_load(&s->dsos, d, p->pid, m->start, m->end);
+	}
 	if (d) {
 		d->last_hit = s->pt.epoch;
 		l.d = d;
@@ -750,6 +762,14 @@ int symbols_set_jit_dir(struct symbols *s, const char *dir)
 	s->jit_dir = d;
 	s->ver++;
 	return 0;
+}
+
+void symbols_set_slow_hook(struct symbols *s, void (*fn)(void *), void *arg)
+{
+	s->slow = fn;
+	s->slow_arg = arg;
+	s->pt.slow = fn;
+	s->pt.slow_arg = arg;
 }
 
 void symbols_set_demangle(struct symbols *s, bool on)

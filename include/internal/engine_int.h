@@ -53,6 +53,7 @@ struct engine {
 	uint64_t rd_spilled;  /* bytes moved into the spills, by either thread (atomic) */
 	bool wake_main;       /* -g: the reader calls the main loop at every wakeup */
 	uint64_t direct_ns;   /* engine_direct_ns: a pass's turn on a kernel ring; 0: never in place */
+	bool handed_back;     /* engine_hand_back during this record: the turn ends after it */
 	size_t nlocks;        /* initialised */
 	pthread_t reader;
 	bool reader_on;

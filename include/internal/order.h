@@ -44,6 +44,7 @@ struct order {
 	uint64_t last;          /* newest time delivered so far */
 	uint64_t late;          /* records delivered although older than last */
 	const struct record_layout *layout; /* call-graph samples; NULL: none */
+	unsigned char *copy;    /* order_release: the record in hand, copied out */
 };
 
 /* Reads rings[0..n) until order_source says otherwise. */
@@ -65,6 +66,14 @@ void order_begin(struct order *o, uint64_t limit);
  * until the next order_next or order_done. A record older than one already
  * delivered (written late) comes anyway, counted in o->late. */
 bool order_next(struct order *o, const struct record **rec, enum record_status *st);
+
+/* Gives up c's second ring for the rest of the pass (the engine hands a
+ * kernel ring back to its reader before slow work): the record in hand,
+ * if it lies there, is copied out and decoded again (its pointers move to
+ * the copy, its fields stay), one read ahead goes back unread, and the
+ * ring's tail moves past what was delivered. Nothing more of c's comes
+ * this pass. -ENOMEM (nothing given up) if the copy cannot be had. */
+int order_release(struct order *o, size_t c);
 
 /* Ends the pass: records held back (newer than the limit, or not reached
  * in the caller's budget) stay in their rings for the next pass. */

@@ -88,6 +88,8 @@ struct proctab {
 	/* Bumped at every change to a pid slot's maps, so that cached
 	 * resolutions of the old maps miss. Never 0 nor PROCTAB_GEN_KERNEL. */
 	uint32_t gen[PROCTAB_GEN_SIZE];
+	void (*slow)(void *);               /* called before /proc is read (symbols_set_slow_hook) */
+	void *slow_arg;
 };
 
 int proctab_init(struct proctab *pt, const char *proc_root, struct dso_set *dsos);
