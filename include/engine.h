@@ -162,11 +162,13 @@ size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes, bool 
  * halved for margin; 0 (never in place) below ENGINE_DIRECT_MIN_NS. The
  * turn is checked between records; a record that needs slow work (the
  * first sample of a process loads its symbol tables: tens of ms, more in
- * a sanitized build) hands the rings back first (engine_hand_back), so
- * what a turn must outlast is ordinary records: a ring whose free half
- * lasts 40 ms at the full rate is read in place, a smaller one (-m 1)
- * goes through the spill, whose reader keeps copying meanwhile. */
-#define ENGINE_DIRECT_MIN_NS 20000000ull
+ * a sanitized build) hands the rings back first (engine_hand_back). What
+ * no hand-back covers is the main loop preempted mid-turn on a busy
+ * machine, the reader kept off all the while: so only a ring whose free
+ * half lasts a quarter second is read in place; a smaller one for its
+ * rate (-m, -g at 20 kHz) goes through the spill, whose reader keeps
+ * copying (a 20 ms floor lost 3x the samples of the spill under churn). */
+#define ENGINE_DIRECT_MIN_NS 125000000ull
 uint64_t engine_direct_ns(size_t ring, uint64_t rate_bytes);
 void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
 		       const struct engine_opts *o, bool inherit);
