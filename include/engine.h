@@ -167,7 +167,8 @@ size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes, bool 
  * machine, the reader kept off all the while: so only a ring whose free
  * half lasts a quarter second is read in place; a smaller one for its
  * rate (-m, -g at 20 kHz) goes through the spill, whose reader keeps
- * copying (a 20 ms floor lost 3x the samples of the spill under churn). */
+ * copying (runs under process churn were too noisy to show a 20 ms
+ * floor safe). */
 #define ENGINE_DIRECT_MIN_NS 125000000ull
 uint64_t engine_direct_ns(size_t ring, uint64_t rate_bytes);
 void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,

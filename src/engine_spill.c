@@ -199,14 +199,20 @@ bool spill_claim(struct engine *e, bool transfer)
 	return any;
 }
 
+/* CPU c's kernel ring back to the reader: what the pass read there counts
+ * as read in place. */
+static void unclaim_cpu(struct engine *e, size_t c)
+{
+	e->st.in_place += e->rings[c].meta->data_tail - e->claim_tail[c];
+	__atomic_store_n(&e->direct[c], false, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&e->spill_lock[c]);
+}
+
 void spill_unclaim(struct engine *e)
 {
 	for (size_t c = 0; c < e->ncpus; c++)
-		if (e->direct[c]) {
-			e->st.in_place += e->rings[c].meta->data_tail - e->claim_tail[c];
-			__atomic_store_n(&e->direct[c], false, __ATOMIC_RELEASE);
-			pthread_mutex_unlock(&e->spill_lock[c]);
-		}
+		if (e->direct[c])
+			unclaim_cpu(e, c);
 }
 
 void engine_hand_back(struct engine *e)
@@ -216,10 +222,8 @@ void engine_hand_back(struct engine *e)
 	for (size_t c = 0; c < e->ncpus; c++) {
 		if (!e->direct[c] || order_release(&e->order, c) != 0)
 			continue; /* not read in place, or no copy to be had: kept */
-		e->st.in_place += e->rings[c].meta->data_tail - e->claim_tail[c];
+		unclaim_cpu(e, c);
 		e->st.handed_back++;
-		__atomic_store_n(&e->direct[c], false, __ATOMIC_RELEASE);
-		pthread_mutex_unlock(&e->spill_lock[c]);
 		e->handed_back = true;
 	}
 }
