@@ -179,7 +179,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 		goto nomem;
 	e->o = *o;
 	e->epfd = e->tfd = e->sfd = e->cgroup_fd = -1;
-	e->rd_epfd = e->rd_quit = e->rd_notify = e->rd_kick = -1;
+	e->rd_epfd = e->rd_quit = e->rd_notify = e->rd_kick = e->rd_guard = -1;
 	e->last_id = UINT64_MAX;
 	e->clock_mono = true;
 	e->events = calloc(o->nevents, sizeof(*e->events));
@@ -221,6 +221,13 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 				       : 0;
 	e->wake = engine_wake_bytes(e->pages * (size_t)page, e->wake_main, rate_bytes * (o->nevents ? o->nevents : 1),
 				    e->direct_ns != 0);
+	e->ring_rate = rate_bytes * (o->nevents ? o->nevents : 1);
+	/* -g read in place: the main loop comes at every watermark anyway, so
+	 * the rings wake it, and the reader only when it is late. Without
+	 * call graphs the reader's watermark stays: it counts the bytes of
+	 * process churn too, which no guard set from the sample rate does. */
+	e->main_rings = e->direct_ns != 0 && e->wake_main;
+	e->guard_reserve = (e->pages * (size_t)page - e->wake) / 2;
 
 	nfds = o->nevents * e->ncpus * e->ntids;
 	e->fds = malloc((nfds ? nfds : 1) * sizeof(*e->fds));

@@ -206,6 +206,10 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 	} while (turn_over);
 	if (!e->cut)
 		spill_rewind(e);
+	/* Same timer and values as the arming spill_setup checked: no error
+	 * is left for it. */
+	if (e->main_rings)
+		(void)spill_guard(e);
 	/* Cut short, go on; caught up with an old limit, move it on now (a
 	 * full spill no longer wakes the reader, so nothing else would). */
 	e->backlog = e->cut || kind == DRAIN_MORE;
@@ -272,6 +276,8 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 				continue;
 			return -errno;
 		}
+		bool rings_woke = false;
+
 		for (int i = 0; i < n && !e->stop; i++) {
 			struct engine_src *s = evs[i].data.ptr;
 			uint64_t ticks;
@@ -285,8 +291,16 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 				drain(e, DRAIN_SLICE_NS, e->cut ? DRAIN_MORE : DRAIN_NEW);
 				break;
 			case SRC_RING:
+				/* main_rings: a ring at its watermark. One whose owning
+				 * thread exited (focus) is left to the ticks and the
+				 * guard: other threads may still write there. */
+				if (evs[i].events & (EPOLLHUP | EPOLLERR))
+					epoll_ctl(e->epfd, EPOLL_CTL_DEL, *engine_track_at(e, s->idx, 0), NULL);
+				rings_woke = true; /* one pass for all of them, below */
+				break;
 			case SRC_QUIT:
 			case SRC_KICK:
+			case SRC_GUARD:
 				break; /* the reader's */
 			case SRC_TIMER:
 				if (read(e->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
@@ -311,7 +325,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 				break;
 			}
 		}
-		if (e->backlog && !e->stop)
+		if ((e->backlog || rings_woke) && !e->stop)
 			drain(e, DRAIN_SLICE_NS, e->cut ? DRAIN_MORE : DRAIN_NEW);
 	}
 	/* Off, but remembered as they were: a later run turns the same ones on. */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -228,6 +229,50 @@ void engine_hand_back(struct engine *e)
 	}
 }
 
+/* The main loop is late (main_rings): every ring it is not reading now
+ * goes into its spill. The timer fires again while it stays late. */
+static bool guard_fired(struct engine *e)
+{
+	uint64_t ticks;
+	bool notify = false;
+
+	if (read(e->rd_guard, &ticks, sizeof(ticks)) < 0)
+		return false; /* re-armed by a pass meanwhile */
+	__atomic_fetch_add(&e->rd_wakeups, 1, __ATOMIC_RELAXED);
+	for (size_t c = 0; c < e->ncpus; c++) {
+		if (__atomic_load_n(&e->direct[c], __ATOMIC_ACQUIRE))
+			continue; /* in a turn: the pass reads it */
+		notify |= spill_cpu(e, c);
+	}
+	return notify;
+}
+
+static struct timespec ns_to_ts(uint64_t ns)
+{
+	return (struct timespec){ (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+}
+
+int spill_guard(struct engine *e)
+{
+	size_t ring = e->pages * (size_t)sysconf(_SC_PAGESIZE), room = ring;
+	struct itimerspec its;
+
+	if (e->rd_guard < 0 || e->ring_rate == 0)
+		return 0;
+	for (size_t c = 0; c < e->ncpus; c++) {
+		uint64_t pending = ring_pending(&e->rings[c]);
+		size_t left = pending + e->guard_reserve < ring ? ring - pending - e->guard_reserve : 0;
+
+		if (left < room)
+			room = left;
+	}
+	/* When the fullest could be within the reserve at the full rate; then
+	 * again each time an emptied ring could be. A zero value disarms. */
+	its.it_value = ns_to_ts((uint64_t)((double)room / (double)e->ring_rate * 1e9) + 1);
+	its.it_interval = ns_to_ts((uint64_t)((double)(ring - e->guard_reserve) / (double)e->ring_rate * 1e9) + 1);
+	return timerfd_settime(e->rd_guard, 0, &its, NULL) < 0 ? -errno : 0;
+}
+
 /* The main loop asked for everything (a drain pass): every CPU, then the
  * rounds asked before it began are served. */
 static void serve_kick(struct engine *e)
@@ -264,6 +309,10 @@ static void *reader_loop(struct engine *e)
 				return NULL;
 			if (s->kind == SRC_KICK) {
 				serve_kick(e);
+				continue;
+			}
+			if (s->kind == SRC_GUARD) {
+				notify |= guard_fired(e);
 				continue;
 			}
 			__atomic_fetch_add(&e->rd_wakeups, 1, __ATOMIC_RELAXED);
@@ -401,16 +450,30 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 		if (e->wake * 2 < (e->pages * (size_t)sysconf(_SC_PAGESIZE)) && e->spill[c].keep_max > 2 * e->wake)
 			e->spill[c].keep_max = 2 * e->wake;
 		e->ring_src[c] = (struct engine_src){ SRC_RING, c };
-		if ((rc = rd_add(e, *engine_track_at(e, c, 0), &e->ring_src[c])) != 0)
+		rc = e->main_rings ? loop_epoll_add(e, *engine_track_at(e, c, 0), &e->ring_src[c])
+				   : rd_add(e, *engine_track_at(e, c, 0), &e->ring_src[c]);
+		if (rc != 0)
 			return rc;
 	}
 	e->quit_src = (struct engine_src){ SRC_QUIT, 0 };
 	e->kick_src = (struct engine_src){ SRC_KICK, 0 };
 	e->spill_src = (struct engine_src){ SRC_SPILL, 0 };
+	e->guard_src = (struct engine_src){ SRC_GUARD, 0 };
 	if ((rc = rd_add(e, e->rd_quit, &e->quit_src)) != 0 ||
 	    (rc = rd_add(e, e->rd_kick, &e->kick_src)) != 0 ||
 	    (rc = loop_epoll_add(e, e->rd_notify, &e->spill_src)) != 0)
 		return rc;
+	if (e->main_rings) {
+		if ((e->rd_guard = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot set up the ring reader's timer: %s", strerror(-rc));
+			return rc;
+		}
+		if ((rc = rd_add(e, e->rd_guard, &e->guard_src)) != 0 || (rc = spill_guard(e)) != 0) {
+			snprintf(err, errlen, "cannot arm the ring reader's timer: %s", strerror(-rc));
+			return rc;
+		}
+	}
 	return 0;
 }
 
@@ -470,6 +533,7 @@ void spill_free(struct engine *e)
 	close_fd(e->rd_quit);
 	close_fd(e->rd_notify);
 	close_fd(e->rd_kick);
+	close_fd(e->rd_guard);
 	free(e->ring_src);
 	free(e->stack_need);
 	free(e->spill);

@@ -16,7 +16,7 @@
 #define ENGINE_MAX_WATCH 4
 #define ENGINE_NOTICE_MAX 512
 
-enum engine_src_kind { SRC_RING, SRC_TIMER, SRC_SIGNAL, SRC_PIDFD, SRC_WATCH, SRC_SPILL, SRC_QUIT, SRC_KICK };
+enum engine_src_kind { SRC_RING, SRC_TIMER, SRC_SIGNAL, SRC_PIDFD, SRC_WATCH, SRC_SPILL, SRC_QUIT, SRC_KICK, SRC_GUARD };
 
 struct engine_src {
 	enum engine_src_kind kind;
@@ -52,6 +52,15 @@ struct engine {
 	uint64_t *claim_tail; /* [cpu]: a direct ring's tail when the pass claimed it */
 	uint64_t rd_spilled;  /* bytes moved into the spills, by either thread (atomic) */
 	bool wake_main;       /* -g: the reader calls the main loop at every wakeup */
+	/* -g read in place: the kernel rings wake the main loop, not the
+	 * reader (its wakeups were a fifth of -g's CPU, only to wake the main
+	 * loop). The reader wakes on rd_guard only, which each pass sets to
+	 * when a ring left unread could come within guard_reserve of full at
+	 * the full rate (spill_guard). */
+	bool main_rings;
+	int rd_guard;         /* timerfd, the reader's: CLOCK_MONOTONIC */
+	uint64_t ring_rate;   /* bytes a second into a ring at the full rate */
+	size_t guard_reserve; /* bytes of each ring left free when the reader copies */
 	uint64_t direct_ns;   /* engine_direct_ns: a pass's turn on a kernel ring; 0: never in place */
 	bool handed_back;     /* engine_hand_back during this record: the turn ends after it */
 	size_t nlocks;        /* initialised */
@@ -75,7 +84,7 @@ struct engine {
 	uint64_t round_limit; /* else perf's round rule: the previous pass's newest time */
 	uint64_t limit;       /* the last pass's: newer records wait for the next */
 	struct engine_src *ring_src, timer_src, signal_src, *pid_src, watch_src[ENGINE_MAX_WATCH];
-	struct engine_src quit_src, spill_src, kick_src;
+	struct engine_src quit_src, spill_src, kick_src, guard_src;
 	int *pidfds;
 	size_t npidfds;
 	struct engine_watch watch[ENGINE_MAX_WATCH];
@@ -133,6 +142,10 @@ void spill_unclaim(struct engine *e);
 /* After a drain pass: each spill that is nearly read moves its rest to its
  * start, so its next writes reuse the pages kept there (ring_rewind). */
 void spill_rewind(struct engine *e);
+/* After a drain pass (main_rings): the reader's guard timer set from what
+ * each kernel ring holds now; -errno only if the timer is unusable, which
+ * spill_setup's first arming already rules out. */
+int spill_guard(struct engine *e);
 void spill_stop_reader(struct engine *e);
 void spill_free(struct engine *e);
 

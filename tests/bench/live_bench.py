@@ -397,11 +397,16 @@ def whole_runs(a, spec, live):
 
 
 def main():
+    global CG_WORKLOAD, CG_ARGS, DELAY_ARGS, WARMUP
     ap = argparse.ArgumentParser()
     ap.add_argument("perftop")
     ap.add_argument("workload")
     ap.add_argument("--rates", default="4000,20000,50000")
     ap.add_argument("--secs", type=int, default=5)
+    # perftop's first interval (its first symbol tables, at 1 s) falls in
+    # a 1 s warm-up's window: --warmup 5 measures both tools past start-up.
+    ap.add_argument("--warmup", type=float, default=WARMUP,
+                    help="seconds before the steady-state window opens (default %(default)s)")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--replay", help="bench_replay binary, to compare with perf report")
     ap.add_argument("--callgraph", choices=["fp", "dwarf"], help="both tools with -g / --call-graph dwarf")
@@ -420,7 +425,7 @@ def main():
     ap.add_argument("--together", action="store_true",
                     help="with --versus, run both live views at once (the same busy machine for both)")
     a = ap.parse_args()
-    global CG_WORKLOAD, CG_ARGS, DELAY_ARGS
+    WARMUP = a.warmup
     if a.same_delay:
         DELAY_ARGS = ["-d", "%g" % a.same_delay]
     if a.callgraph:
@@ -458,7 +463,7 @@ def main():
         expected = rate * ncpu * a.secs
         per = lambda steady, whole: (steady / expected * 1e6, whole / (expected * (a.secs + WARMUP) / a.secs) * 1e6)
         for _ in range(a.reps):
-            load = start_load(a.workload, 4 * (a.secs + 2) + 5)
+            load = start_load(a.workload, int(4 * (a.secs + WARMUP + 2)) + 5)
             try:
                 steady, whole, samples, lost, rss = perftop_run(a.perftop, rate, a.secs)
                 mine.append((*per(steady, whole), rss / 1024, samples, lost))

@@ -13,6 +13,7 @@ from tap import (diag, done, finish_workload, ok, perftop_json, skip, start_work
                  symbol_samples, hardware_pmu, is_root)
 
 PERFTOP, WORKLOAD = sys.argv[1], sys.argv[2]
+SANITIZED = os.environ.get("PERFTOP_SANITIZED", "none") not in ("", "none")
 WL = os.path.basename(WORKLOAD)
 HOT = ["hot_a", "hot_b", "hot_c"]
 
@@ -122,34 +123,57 @@ def test_tracepoint():
        "a tracepoint samples every syscall of a syscall-heavy workload (%r, %s)" % (ev.get("samples"), err.strip()))
 
 
-def test_stalled_reader():
+def test_stalled_reader(ring, stall, label):
     """A reader that stops reading blocks perftop's writes for seconds,
     longer than a kernel ring holds at this rate: the ring reader thread
-    spills into memory, so no sample is lost and every interval arrives."""
-    procs = [start_workload(WORKLOAD, "split", "6,3,1", "8")[0] for _ in range(os.cpu_count() or 1)]
-    # -m 8: a 32 KiB kernel ring holds well under a second here, so without
-    # the spill the stall surely overflows it.
-    top = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-e", "cpu-clock", "-F", "4000", "-m", "8",
+    spills into memory, so no sample is lost and every interval arrives.
+    With -m 8 the reader is woken by the ring's watermark; with -g's
+    default ring, read in place, only by its guard timer once the main loop
+    is late."""
+    procs = [start_workload(WORKLOAD, "split", "6,3,1", str(int(stall) + 4))[0] for _ in range(os.cpu_count() or 1)]
+    top = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-e", "cpu-clock", "-F", "4000", *ring,
                             "-d", "0.2", "-n", "30", "-E", "400", "--stats"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(4.0)  # the pipe (64 KiB) fills within a second or two
+    time.sleep(stall)  # the pipe (64 KiB) fills within a second or two
     out, err = top.communicate(timeout=60)
     for p in procs:
         finish_workload(p)
     recs = [json.loads(x) for x in out.decode().splitlines() if x.strip()]
     lost = sum(r["events"][0]["lost"] for r in recs)
     samples = sum(r["events"][0]["samples"] for r in recs)
-    diag("%d records, %d samples, %d lost, wakeups %r" % (len(recs), samples, lost,
+    diag("%s: %d records, %d samples, %d lost, wakeups %r" % (label, len(recs), samples, lost,
          recs[-1]["stats"]["wakeups"] if recs else None))
-    ok(top.returncode == 0 and len(recs) == 30, "all 30 intervals written after the stall (%d, rc %r: %s)"
-       % (len(recs), top.returncode, err.decode().strip()))
-    ok(lost == 0, "no sample lost while the writer was blocked (%d lost)" % lost)
+    ok(top.returncode == 0 and len(recs) == 30, "%s: all 30 intervals written after the stall (%d, rc %r: %s)"
+       % (label, len(recs), top.returncode, err.decode().strip()))
+    ok(lost == 0, "%s: no sample lost while the writer was blocked (%d lost)" % (label, lost))
     st = recs[-1]["stats"] if recs else {}
-    ok(st.get("spilled_bytes", 0) > 0, "the stall's records went through the spill (%r bytes spilled, %r read in place)"
-       % (st.get("spilled_bytes"), st.get("read_in_place_bytes")))
+    ok(st.get("spilled_bytes", 0) > 0, "%s: the stall's records went through the spill (%r bytes spilled, %r read "
+       "in place)" % (label, st.get("spilled_bytes"), st.get("read_in_place_bytes")))
     # 6 s at 4 kHz on every CPU; cpu-clock fires on idle CPUs too.
     want = 4000 * (os.cpu_count() or 1) * 6
-    ok(samples >= 0.7 * want, "the samples of the stall are all there (%d of about %d)" % (samples, want))
+    ok(samples >= 0.7 * want, "%s: the samples of the stall are all there (%d of about %d)" % (label, samples, want))
+
+
+def test_reader_sleeps():
+    """-g read in place: while the main loop keeps up, the kernel rings wake
+    it and it reads them in place; the reader thread is not woken (before,
+    it was woken at every watermark only to wake the main loop: about 6
+    times a second at 4 kHz on two CPUs)."""
+    if SANITIZED:
+        skip("the reader sleeps while the main loop keeps up",
+             "a sanitized build's first symbol tables can hold its main loop past the guard")
+        return
+    procs = [start_workload(WORKLOAD, "split", "6,3,1", "12")[0] for _ in range(os.cpu_count() or 1)]
+    rc, recs, err = perftop_json(PERFTOP, "-g", "-e", "cpu-clock", "-F", "4000", "-d", "0.5", "-n", "16", "--stats")
+    for p in procs:
+        finish_workload(p)
+    st = recs[-1]["stats"] if recs else {}
+    lost = sum(r["events"][0]["lost"] for r in recs)
+    # The guard fires only when no pass has read the rings for ~0.7 s (a
+    # 4 MiB ring); two such stalls allowed for a loaded machine.
+    ok(rc == 0 and lost == 0 and st.get("wakeups", 99) <= 2,
+       "-g, 8 s at 4 kHz: the reader woken %r times (at most 2), %d lost, %r read in place, %r spilled (%s)"
+       % (st.get("wakeups"), lost, st.get("read_in_place_bytes"), st.get("spilled_bytes"), err.strip()))
 
 
 if not is_root():
@@ -161,5 +185,10 @@ test_kernel_symbols()
 test_cpu_filter()
 test_fallback()
 test_tracepoint()
-test_stalled_reader()
+# -m 8: a 32 KiB kernel ring holds well under a second here, so without
+# the spill the stall surely overflows it. -g's default ring holds about a
+# second at 4 kHz: a 6 s stall overflows it unless the reader's guard wakes.
+test_stalled_reader(["-m", "8"], 4.0, "-m 8")
+test_stalled_reader(["-g"], 6.0, "-g")
+test_reader_sleeps()
 done()
