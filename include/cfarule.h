@@ -61,10 +61,13 @@ bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *pa
 /* Whether dso_id has a handle kept: a derivation opens nothing. */
 bool cfarule_has_handle(const struct cfarule_cache *c, uint32_t dso_id);
 
-/* Closes the handles no derivation used since the call before last: once
- * a profile's leaves are known their files stay unmapped (each kept one
- * holds the pages of it that were read, 1.5 MiB for seven here). Called
- * once an interval. */
+/* Closes the handles no derivation used in the last CFARULE_IDLE_KEEP
+ * calls: once a profile's leaves are known their files stay unmapped
+ * (each kept one holds the pages of it that were read, 1.5 MiB for seven
+ * here). Called once an interval. Two was too few: a program that runs
+ * every few seconds (top, a shell prompt, tmux) had its file opened,
+ * mapped, parsed and unmapped again each time. */
+#define CFARULE_IDLE_KEEP 16
 void cfarule_close_idle(struct cfarule_cache *c);
 
 /* The leaf's return address under rule, from the sample's registers and

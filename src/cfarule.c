@@ -45,7 +45,8 @@ struct cfarule_cache {
 	struct cfarule_stats st;
 	struct handle h[CFARULE_HANDLES];
 	uint64_t clock;
-	uint64_t idle_mark[2]; /* clock at the last two cfarule_close_idle */
+	uint64_t idle_mark[CFARULE_IDLE_KEEP]; /* clock at the last cfarule_close_idle calls, */
+	unsigned idle_pos;                      /* a ring: the oldest is at idle_pos */
 };
 
 struct cfarule_cache *cfarule_new(unsigned bits)
@@ -345,10 +346,10 @@ bool cfarule_derive_dso(struct cfarule_cache *c, uint32_t dso_id, const char *pa
 void cfarule_close_idle(struct cfarule_cache *c)
 {
 	for (size_t i = 0; i < CFARULE_HANDLES; i++)
-		if (c->h[i].dso_id && c->h[i].used <= c->idle_mark[0])
+		if (c->h[i].dso_id && c->h[i].used <= c->idle_mark[c->idle_pos])
 			handle_close(&c->h[i]);
-	c->idle_mark[0] = c->idle_mark[1];
-	c->idle_mark[1] = c->clock;
+	c->idle_mark[c->idle_pos] = c->clock;
+	c->idle_pos = (c->idle_pos + 1) % CFARULE_IDLE_KEEP;
 }
 
 uint64_t cfarule_apply(struct cfarule rule, const struct record *r, uint64_t regs_mask, uint64_t leaf)

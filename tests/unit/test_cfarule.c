@@ -156,25 +156,26 @@ int main(void)
 			CHECK(s0.opens - s1.opens == 2 && r.kind == CFARULE_SP,
 			      "an unreadable DSO is tried again and replaces no handle");
 
-			/* Idle handles close: one used in either of the last
-			 * two intervals stays, one used in neither goes. */
+			/* Idle handles close: one used in any of the last
+			 * CFARULE_IDLE_KEEP intervals stays, one used in none
+			 * goes. 102 is used an interval after 101. */
 			cfarule_close_idle(c);
 			cfarule_derive_dso(c, 101, path, off + 1, &r);
 			cfarule_close_idle(c);
 			cfarule_derive_dso(c, 102, path, off + 1, &r);
-			cfarule_close_idle(c);
+			for (int i = 0; i < CFARULE_IDLE_KEEP - 1; i++)
+				cfarule_close_idle(c);
 			cfarule_get_stats(c, &s1);
 			cfarule_derive_dso(c, 101, path, off + 2, &r);
-			cfarule_derive_dso(c, 102, path, off + 2, &r);
 			cfarule_get_stats(c, &s0);
-			CHECK(s0.opens == s1.opens && r.kind == CFARULE_SP, "handles used in the last two intervals kept");
-			cfarule_close_idle(c);
-			cfarule_close_idle(c);
-			cfarule_close_idle(c);
-			cfarule_derive_dso(c, 102, path, off + 3, &r);
+			CHECK(s0.opens == s1.opens && r.kind == CFARULE_SP,
+			      "a handle left unused for %d intervals kept", CFARULE_IDLE_KEEP - 1);
+			for (int i = 0; i < CFARULE_IDLE_KEEP; i++)
+				cfarule_close_idle(c);
+			cfarule_derive_dso(c, 102, path, off + 2, &r);
 			cfarule_get_stats(c, &s1);
 			CHECK(s1.opens - s0.opens == 1 && r.kind == CFARULE_SP,
-			      "a handle unused for two intervals closed, opened again when needed");
+			      "a handle unused for %d intervals closed, opened again when needed", CFARULE_IDLE_KEEP);
 		}
 
 		/* The vDSO: no file, our own image's CFI through a kept handle.
