@@ -41,8 +41,8 @@ size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes, bool 
 	 * reader need not wake six times a second for its RSS (each wakeup,
 	 * the reader's and the main loop's, cost ~20 % of the 4 kHz view).
 	 * A quarter of the ring: at a wakeup it holds that and a little more,
-	 * well within the half spill_woken leaves to the main loop (the
-	 * quarter it wants free past the next watermark's worth). */
+	 * well within the half a pass wants free to read it in place
+	 * (spill_claim). */
 	while (w < ENGINE_CG_WAKE_MAX && (uint64_t)w * 2 * ENGINE_CG_WAKES <= rate_bytes)
 		w *= 2;
 	if (in_place && w < ring / 4)

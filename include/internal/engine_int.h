@@ -51,7 +51,7 @@ struct engine {
 	bool *direct;         /* [cpu]: this pass reads rings[cpu] itself, its lock held (atomic) */
 	uint64_t *claim_tail; /* [cpu]: a direct ring's tail when the pass claimed it */
 	uint64_t rd_spilled;  /* bytes moved into the spills, by either thread (atomic) */
-	bool wake_main;       /* -g: the reader calls the main loop at every wakeup */
+	bool wake_main;       /* -g: the main loop comes at every wakeup (called by the reader, or main_rings) */
 	/* -g read in place: the kernel rings wake the main loop, not the
 	 * reader (its wakeups were a fifth of -g's CPU, only to wake the main
 	 * loop). The reader wakes on rd_guard only, which each pass sets to
