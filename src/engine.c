@@ -217,17 +217,14 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	/* dwarf's copies are cut on the way to the spill, and its pace is set
 	 * by the unwinding: it keeps half the ring. */
 	e->wake_main = o->cg.mode != CALLGRAPH_NONE && o->cg.mode != CALLGRAPH_DWARF;
-	e->direct_ns = rates_known(e) ? engine_direct_ns(e->pages * (size_t)page, rate_bytes * (o->nevents ? o->nevents : 1))
-				       : 0;
-	e->wake = engine_wake_bytes(e->pages * (size_t)page, e->wake_main, rate_bytes * (o->nevents ? o->nevents : 1),
-				    e->direct_ns != 0);
 	e->ring_rate = rate_bytes * (o->nevents ? o->nevents : 1);
+	e->direct_ns = rates_known(e) ? engine_direct_ns(e->pages * (size_t)page, e->ring_rate) : 0;
+	e->wake = engine_wake_bytes(e->pages * (size_t)page, e->wake_main, e->ring_rate, e->direct_ns != 0);
 	/* -g read in place: the main loop comes at every watermark anyway, so
 	 * the rings wake it, and the reader only when it is late. Without
 	 * call graphs the reader's watermark stays: it counts the bytes of
 	 * process churn too, which no guard set from the sample rate does. */
 	e->main_rings = e->direct_ns != 0 && e->wake_main;
-	e->guard_reserve = (e->pages * (size_t)page - e->wake) / 2;
 
 	nfds = o->nevents * e->ncpus * e->ntids;
 	e->fds = malloc((nfds ? nfds : 1) * sizeof(*e->fds));

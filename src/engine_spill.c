@@ -254,14 +254,18 @@ static struct timespec ns_to_ts(uint64_t ns)
 
 int spill_guard(struct engine *e)
 {
-	size_t ring = e->pages * (size_t)sysconf(_SC_PAGESIZE), room = ring;
+	size_t ring, room, reserve;
 	struct itimerspec its;
 
-	if (e->rd_guard < 0 || e->ring_rate == 0)
+	if (e->rd_guard < 0 || e->ring_rate == 0 || e->ncpus == 0)
 		return 0;
+	/* Left free when the reader copies: half of what the watermark
+	 * leaves free (a quarter of the ring or more with -g). */
+	ring = room = e->rings[0].mask + 1;
+	reserve = (ring - e->wake) / 2;
 	for (size_t c = 0; c < e->ncpus; c++) {
 		uint64_t pending = ring_pending(&e->rings[c]);
-		size_t left = pending + e->guard_reserve < ring ? ring - pending - e->guard_reserve : 0;
+		size_t left = pending + reserve < ring ? ring - pending - reserve : 0;
 
 		if (left < room)
 			room = left;
@@ -269,7 +273,7 @@ int spill_guard(struct engine *e)
 	/* When the fullest could be within the reserve at the full rate; then
 	 * again each time an emptied ring could be. A zero value disarms. */
 	its.it_value = ns_to_ts((uint64_t)((double)room / (double)e->ring_rate * 1e9) + 1);
-	its.it_interval = ns_to_ts((uint64_t)((double)(ring - e->guard_reserve) / (double)e->ring_rate * 1e9) + 1);
+	its.it_interval = ns_to_ts((uint64_t)((double)(ring - reserve) / (double)e->ring_rate * 1e9) + 1);
 	return timerfd_settime(e->rd_guard, 0, &its, NULL) < 0 ? -errno : 0;
 }
 

@@ -55,12 +55,11 @@ struct engine {
 	/* -g read in place: the kernel rings wake the main loop, not the
 	 * reader (its wakeups were a fifth of -g's CPU, only to wake the main
 	 * loop). The reader wakes on rd_guard only, which each pass sets to
-	 * when a ring left unread could come within guard_reserve of full at
-	 * the full rate (spill_guard). */
+	 * when a ring left unread could come within a reserve of full at the
+	 * full rate (spill_guard). */
 	bool main_rings;
 	int rd_guard;         /* timerfd, the reader's: CLOCK_MONOTONIC */
 	uint64_t ring_rate;   /* bytes a second into a ring at the full rate */
-	size_t guard_reserve; /* bytes of each ring left free when the reader copies */
 	uint64_t direct_ns;   /* engine_direct_ns: a pass's turn on a kernel ring; 0: never in place */
 	bool handed_back;     /* engine_hand_back during this record: the turn ends after it */
 	size_t nlocks;        /* initialised */
