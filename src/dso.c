@@ -401,9 +401,24 @@ static int open_dso(const struct dso_set *ds, const struct dso *d, pid_t pid, ui
 	return fd;
 }
 
-static void load_fd_checked(struct dso *d, int fd, const char *label)
+struct finder_ctx {
+	const struct dso_set *ds;
+	const struct dso *d;
+};
+
+static struct elfsym *find_debug(void *arg, const struct elfsym *t)
 {
-	elfsym_load_fd_label(&d->tab, fd, label);
+	const struct finder_ctx *c = arg;
+
+	return c->d->kind == DSO_FILE ? load_debug_file(c->ds, c->d, t) : NULL;
+}
+
+static void load_fd_checked(const struct dso_set *ds, struct dso *d, int fd, const char *label)
+{
+	struct finder_ctx c = { ds, d };
+	struct elfsym_debug_finder find = { find_debug, &c };
+
+	elfsym_load_fd_find(&d->tab, fd, label, &find);
 	close(fd);
 	if (d->tab && !build_id_ok(d, d->tab)) {
 		elfsym_free(d->tab);
@@ -415,7 +430,6 @@ void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint
 {
 	char buf[PATH_MAX];
 	const char *path = live_path(d, buf, sizeof(buf)), *base, *label;
-	struct elfsym *dbg;
 	int fd;
 
 	if (path == NULL)
@@ -427,13 +441,11 @@ void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint
 		elfsym_load_vdso(&d->tab);
 	} else if ((d->kind == DSO_FILE || d->kind == DSO_MEMFD) &&
 		   (fd = open_dso(ds, d, pid, start, end)) >= 0) {
-		load_fd_checked(d, fd, label);
+		load_fd_checked(ds, d, fd, label);
 		/* The path's file is not the mapped one: the mapping's is. */
 		if (d->tab == NULL && d->ident.build_id_len && d->kind == DSO_FILE &&
 		    (fd = open_mapped(ds, d, pid, start, end, true)) >= 0)
-			load_fd_checked(d, fd, label);
-		if (d->tab && d->tab->from_dynsym && d->kind == DSO_FILE && (dbg = load_debug_file(ds, d, d->tab)))
-			elfsym_adopt_symbols(d->tab, dbg);
+			load_fd_checked(ds, d, fd, label);
 	}
 	if (d->tab) {
 		ds->ntables++;

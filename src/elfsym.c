@@ -145,6 +145,33 @@ static int load_debuglink(struct elfsym *t, Elf *e, uint64_t fsize)
 	return t->debuglink ? 0 : -ENOMEM;
 }
 
+/* Room for more symbols and name bytes at once, from the section sizes:
+ * grown by doubling, a table's arrays were copied a dozen times over,
+ * each new block faulting in afresh. */
+static int reserve(struct builder *b, size_t nsyms, size_t name_bytes)
+{
+	if (nsyms > SIZE_MAX / sizeof(*b->raw) - b->nraw)
+		return -ENOMEM;
+	if (b->nraw + nsyms > b->raw_cap) {
+		size_t cap = b->nraw + nsyms;
+		struct raw_sym *n = reallocarray(b->raw, cap, sizeof(*n));
+
+		if (n == NULL)
+			return -ENOMEM;
+		b->raw = n;
+		b->raw_cap = cap;
+	}
+	if (name_bytes <= UINT32_MAX - b->t->names_len && b->t->names_len + name_bytes > b->names_cap) {
+		char *n = realloc(b->t->names, b->t->names_len + name_bytes);
+
+		if (n == NULL)
+			return -ENOMEM;
+		b->t->names = n;
+		b->names_cap = b->t->names_len + name_bytes;
+	}
+	return 0;
+}
+
 static int raw_push(struct builder *b, uint64_t addr, uint64_t size, uint32_t rank,
 		    const char *name, size_t len)
 {
@@ -201,6 +228,8 @@ static int load_eh_frame(struct builder *b, Elf *e, const GElf_Ehdr *eh, uint64_
 	off += 4;
 	if (n > (d->d_size - off) / 8)
 		n = (d->d_size - off) / 8; /* a count the section cannot hold */
+	if ((rc = reserve(b, n, n * (strlen(label) + 20))) != 0)
+		return rc;
 	for (size_t i = 0; i < n; i++, off += 8) {
 		uint64_t addr = sh.sh_addr + (uint64_t)(int64_t)(int32_t)get_u32(p + off);
 		int len = snprintf(name, sizeof(name), "%s+0x%" PRIx64, label, addr);
@@ -258,11 +287,17 @@ static int load_symbols(struct builder *b, Elf *e, Elf_Scn *scn, size_t strndx)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t entsize = gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT), count, i;
+	Elf_Scn *str = elf_getscn(e, strndx);
+	GElf_Shdr ssh;
 	int rc;
 
 	if (data == NULL || data->d_buf == NULL || entsize == 0)
 		return 0;
 	count = data->d_size / entsize;
+	/* At most every entry and the whole string table (find_symtab checked
+	 * that it lies in the file). */
+	if ((rc = reserve(b, count, str && gelf_getshdr(str, &ssh) ? ssh.sh_size : 0)) != 0)
+		return rc;
 	for (i = 0; i < count && i <= INT32_MAX; i++) {
 		GElf_Sym sym;
 		const char *name;
@@ -297,6 +332,82 @@ static int raw_cmp(const void *a, const void *b)
 	return x->name < y->name ? -1 : x->name > y->name;
 }
 
+bool elfsym_sort_by_qsort;
+
+static unsigned bits_for(uint64_t v)
+{
+	return v ? 64 - (unsigned)__builtin_clzll(v) : 0;
+}
+
+/* raw_cmp's order, by an LSD radix sort of one 64-bit key per symbol:
+ * address (less the lowest), rank, then the push order, which is the
+ * names' order (the arena only grows). glibc's qsort (a merge sort with
+ * a copy back at every level, through a comparison callback) was a third
+ * of a table's load. false, nothing done: keys too wide, or no memory. */
+static bool sort_radix(struct builder *b)
+{
+	enum { DIGIT = 8, BUCKETS = 1 << DIGIT };
+	uint64_t lo = UINT64_MAX, hi = 0, *key, *tmp;
+	unsigned ib = bits_for(b->nraw - 1), rb = 7, total;
+	size_t n = b->nraw;
+
+	for (size_t i = 0; i < n; i++) {
+		lo = b->raw[i].addr < lo ? b->raw[i].addr : lo;
+		hi = b->raw[i].addr > hi ? b->raw[i].addr : hi;
+	}
+	total = bits_for(hi - lo) + rb + ib;
+	if (total > 64 || (key = malloc(2 * n * sizeof(*key))) == NULL)
+		return false;
+	tmp = key + n;
+	for (size_t i = 0; i < n; i++) {
+		/* Ranks run 0..~70 (sym_rank); a synthetic one sorts last. */
+		uint64_t r = b->raw[i].rank == RANK_SYNTH ? 127 : b->raw[i].rank > 126 ? 126 : b->raw[i].rank;
+
+		key[i] = (b->raw[i].addr - lo) << (rb + ib) | r << ib | i;
+	}
+	for (unsigned shift = 0; shift < total; shift += DIGIT) {
+		size_t count[BUCKETS] = { 0 }, sum = 0;
+		uint64_t *swap;
+
+		for (size_t i = 0; i < n; i++)
+			count[key[i] >> shift & (BUCKETS - 1)]++;
+		if (count[key[0] >> shift & (BUCKETS - 1)] == n)
+			continue; /* one value of this digit: nothing moves */
+		for (size_t d = 0; d < BUCKETS; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[key[i] >> shift & (BUCKETS - 1)]++] = key[i];
+		swap = key, key = tmp, tmp = swap;
+	}
+	/* Moved in place, cycle by cycle (a new array's first touch cost more
+	 * than the sort): position i takes the symbol from[i]. */
+	for (size_t i = 0; i < n; i++)
+		key[i] &= (1ull << ib) - 1;
+	for (size_t i = 0; i < n; i++) {
+		struct raw_sym first;
+		size_t j = i;
+
+		if (key[i] == i)
+			continue;
+		first = b->raw[i];
+		while (key[j] != i) {
+			size_t from = (size_t)key[j];
+
+			b->raw[j] = b->raw[from];
+			key[j] = j;
+			j = from;
+		}
+		b->raw[j] = first;
+		key[j] = j;
+	}
+	free(key < tmp ? key : tmp);
+	return true;
+}
+
 /* End of the executable segment holding vaddr: where a size-less symbol at
  * the end of the code must stop. */
 static uint64_t text_end(const struct elfsym *t, uint64_t vaddr)
@@ -318,7 +429,7 @@ static int finish(struct builder *b)
 	size_t i, j, n = 0;
 	uint64_t real_end = 0;
 
-	if (b->nraw > 1)
+	if (b->nraw > 1 && (elfsym_sort_by_qsort || !sort_radix(b)))
 		qsort(b->raw, b->nraw, sizeof(*b->raw), raw_cmp);
 	for (i = 0; i < b->nraw; i = j) {
 		uint64_t size = b->raw[i].size;
@@ -415,9 +526,11 @@ out:
 	return rc;
 }
 
-static int load(struct elfsym **out, Elf *e, uint64_t fsize, bool debug, const char *label)
+static int load(struct elfsym **out, Elf *e, uint64_t fsize, bool debug, const char *label,
+		const struct elfsym_debug_finder *find)
 {
 	struct builder b = { 0 };
+	struct elfsym *dbg;
 	GElf_Ehdr eh;
 	Elf_Scn *scn;
 	size_t strndx = 0;
@@ -441,6 +554,15 @@ static int load(struct elfsym **out, Elf *e, uint64_t fsize, bool debug, const c
 	if ((rc = load_debuglink(b.t, e, fsize)) != 0)
 		goto out_free;
 	scn = find_symtab(e, SHT_SYMTAB, fsize, &strndx);
+	/* Its debug file's symbols would replace what .dynsym, MiniDebugInfo
+	 * and .eh_frame_hdr give: looked for before those are built (libc's
+	 * table was built twice, the first thrown away). */
+	if (scn == NULL && !debug && find && (dbg = find->fn(find->arg, b.t)) != NULL) {
+		elfsym_adopt_symbols(b.t, dbg);
+		elf_end(e);
+		*out = b.t;
+		return 0;
+	}
 	if (scn == NULL) {
 		scn = find_symtab(e, SHT_DYNSYM, fsize, &strndx);
 		b.t->from_dynsym = true;
@@ -471,7 +593,8 @@ out_end:
 	return rc;
 }
 
-static int load_fd(struct elfsym **out, int fd, bool debug, const char *label)
+static int load_fd(struct elfsym **out, int fd, bool debug, const char *label,
+		   const struct elfsym_debug_finder *find)
 {
 	struct stat st;
 
@@ -482,22 +605,27 @@ static int load_fd(struct elfsym **out, int fd, bool debug, const char *label)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -ENOEXEC;
-	return load(out, elf_begin(fd, ELF_C_READ_MMAP, NULL), (uint64_t)st.st_size, debug, label);
+	return load(out, elf_begin(fd, ELF_C_READ_MMAP, NULL), (uint64_t)st.st_size, debug, label, find);
 }
 
 int elfsym_load_fd(struct elfsym **out, int fd)
 {
-	return load_fd(out, fd, false, NULL);
+	return load_fd(out, fd, false, NULL, NULL);
 }
 
 int elfsym_load_fd_label(struct elfsym **out, int fd, const char *label)
 {
-	return load_fd(out, fd, false, label);
+	return load_fd(out, fd, false, label, NULL);
+}
+
+int elfsym_load_fd_find(struct elfsym **out, int fd, const char *label, const struct elfsym_debug_finder *find)
+{
+	return load_fd(out, fd, false, label, find);
 }
 
 int elfsym_load_debug_fd(struct elfsym **out, int fd)
 {
-	return load_fd(out, fd, true, NULL);
+	return load_fd(out, fd, true, NULL, NULL);
 }
 
 /* Marks a symbol whose name is not mangled: its raw name is shown. */
@@ -578,7 +706,7 @@ static int load_buf(struct elfsym **out, const void *buf, size_t len, const char
 	if (copy == NULL)
 		return -ENOMEM;
 	memcpy(copy, buf, len);
-	rc = load(out, elf_memory(copy, len), len, false, label);
+	rc = load(out, elf_memory(copy, len), len, false, label, NULL);
 	free(copy);
 	return rc;
 }

@@ -41,6 +41,10 @@ struct elfsym {
 	size_t dnames_bytes;
 };
 
+/* Tests: true sorts every table with qsort, the order the radix sort
+ * must match. */
+extern bool elfsym_sort_by_qsort;
+
 /* Load a new table. 0, or -errno: -ENOEXEC for what is not a usable ELF
  * executable or shared object (truncated, lying headers, relocatable...).
  * A file without symbols (stripped) succeeds with nsyms == 0. */
@@ -56,6 +60,18 @@ void elfsym_free(struct elfsym *t);
  * "LABEL+0xVADDR" (label NULL: none), so that a stripped binary's samples
  * still split by function. */
 int elfsym_load_fd_label(struct elfsym **out, int fd, const char *label);
+/* Where a file's separate debug file is found: fn gets the table as far as
+ * it is read (segments, build-id, debuglink: no symbols yet) and returns
+ * that debug file's table, checked to match, or NULL. */
+struct elfsym_debug_finder {
+	struct elfsym *(*fn)(void *arg, const struct elfsym *t);
+	void *arg;
+};
+
+/* As elfsym_load_fd_label; a file without .symtab asks find first, and
+ * takes the debug file's symbols if it has one instead of building its own
+ * (.dynsym, MiniDebugInfo, .eh_frame_hdr). */
+int elfsym_load_fd_find(struct elfsym **out, int fd, const char *label, const struct elfsym_debug_finder *find);
 /* A separate debug file (objcopy --only-keep-debug): its segments' bytes
  * are not in it, only its symbols and notes count. */
 int elfsym_load_debug_fd(struct elfsym **out, int fd);

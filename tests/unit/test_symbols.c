@@ -157,6 +157,58 @@ out:
 	elfsym_free(lib);
 }
 
+/* The radix sort's tables are the comparison sort's, alias for alias:
+ * the fixtures (aliases of every rank), stripped files (synthetic starts
+ * from .eh_frame_hdr) and whatever libc and its debug file hold here. */
+static void test_sort_same(char **argv)
+{
+	const char *paths[] = { argv[A_PIE], argv[A_NOPIE], argv[A_LIB], argv[A_LIB_STRIPPED], argv[A_STRIPPED],
+				argv[A_CXX], argv[A_MINIDEBUG], "/proc/self/exe", "/lib/x86_64-linux-gnu/libc.so.6",
+				"/lib/x86_64-linux-gnu/libm.so.6" };
+	char debug[PATH_MAX] = "";
+	size_t compared = 0;
+
+	for (size_t i = 0; i <= sizeof(paths) / sizeof(paths[0]); i++) {
+		const char *path = i < sizeof(paths) / sizeof(paths[0]) ? paths[i] : debug;
+		struct elfsym *a = NULL, *b = NULL;
+		bool same;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			continue;
+		elfsym_sort_by_qsort = false;
+		if (path == debug)
+			elfsym_load_debug_fd(&a, fd);
+		else
+			elfsym_load_fd_label(&a, fd, "x");
+		elfsym_sort_by_qsort = true;
+		if (path == debug)
+			elfsym_load_debug_fd(&b, fd);
+		else
+			elfsym_load_fd_label(&b, fd, "x");
+		elfsym_sort_by_qsort = false;
+		close(fd);
+		/* libc's debug file, where libc6-dbg is installed */
+		if (a && strstr(path, "/libc.so.6") && a->build_id_len > 1) {
+			int n = snprintf(debug, sizeof(debug), "/usr/lib/debug/.build-id/%02x/", a->build_id[0]);
+
+			for (size_t k = 1; k < a->build_id_len && n > 0 && (size_t)n + 3 < sizeof(debug); k++)
+				n += snprintf(debug + n, sizeof(debug) - (size_t)n, "%02x", a->build_id[k]);
+			strlcat(debug, ".debug", sizeof(debug));
+		}
+		same = (a == NULL) == (b == NULL) && (!a || a->nsyms == b->nsyms);
+		for (size_t k = 0; same && a && k < a->nsyms; k++)
+			same = a->syms[k].addr == b->syms[k].addr && a->syms[k].size == b->syms[k].size &&
+			       strcmp(elfsym_name(a, &a->syms[k]), elfsym_name(b, &b->syms[k])) == 0;
+		CHECK(same, "%s: the radix sort's table is the comparison sort's (%zu symbols)", path,
+		      a ? a->nsyms : 0);
+		compared += a ? a->nsyms : 0;
+		elfsym_free(a);
+		elfsym_free(b);
+	}
+	CHECK(compared > 100, "tables compared (%zu symbols)", compared);
+}
+
 static unsigned char *read_all(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -784,6 +836,7 @@ int main(int argc, char **argv)
 		if (realpath(argv[i], abs_path[i]))
 			argv[i] = abs_path[i];
 	test_elfsym(argv);
+	test_sort_same(argv);
 	test_elf_damage(argv[A_LIB]);
 	test_live(argv);
 	test_vdso(argv[A_PIE]);
