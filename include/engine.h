@@ -149,7 +149,7 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
  * quarter of the ring; else about ENGINE_CG_WAKES times a second (within
  * these bounds): big samples would otherwise hold megabytes in the spill
  * between passes (RSS), read no sooner for it. */
-#define ENGINE_RING_SECS 2
+#define ENGINE_RING_SECS 8
 #define ENGINE_WAKE_SLACK_MS 500
 #define ENGINE_CG_WAKES 6
 #define ENGINE_CG_WAKE_MIN ((size_t)64 << 10)

@@ -19,7 +19,7 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size)
 	/* ENGINE_RING_SECS of samples at the full rate, woken with
 	 * ENGINE_WAKE_SLACK_MS of room left (engine_wake_bytes). The kernel
 	 * counts a watermark in bytes written since its last wakeup, read or
-	 * not, so the reader wakes every 1.5 s or so of samples (a context
+	 * not, so the reader wakes every 7.5 s or so of samples (a context
 	 * switch is dear in a VM), and the ticks between read the ring in
 	 * place. The ring's pages are the kernel's, locked, not in RSS. */
 	uint64_t bytes = freq * (nevents ? nevents : 1) * 56 * ENGINE_RING_SECS;
