@@ -66,6 +66,9 @@ struct engine_stats {
 	/* Kernel rings a pass gave back to the reader before slow work
 	 * (engine_hand_back). */
 	uint64_t handed_back;
+	/* Times a kernel ring's watermark woke the main loop (-g read in
+	 * place: one ring armed at a time). */
+	uint64_t ring_wakeups;
 };
 
 int engine_open(struct engine **out, const struct engine_opts *opts, char *err, size_t errlen);

@@ -74,6 +74,8 @@ uint64_t ring_transfer_fit(struct ring *from, struct ring *to, ring_fit_fn fit, 
 
 /* Bytes written but not yet consumed. */
 uint64_t ring_pending(const struct ring *r);
+/* Bytes the writer has put in the ring since it was set up (its head). */
+uint64_t ring_written(const struct ring *r);
 
 /* Pull reading, as libperf's perf_mmap__read_init / read_event / consume /
  * read_done, so that a caller's budget and state stay in its own loop:

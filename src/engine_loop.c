@@ -25,11 +25,16 @@
  * interval: what it holds back comes with the next pass. */
 #define ORDER_SLACK_NS 10000000ull
 
-int loop_epoll_add(struct engine *e, int fd, struct engine_src *src)
+int loop_epoll_add_events(struct engine *e, int fd, struct engine_src *src, uint32_t events)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = src };
+	struct epoll_event ev = { .events = events, .data.ptr = src };
 
 	return epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+int loop_epoll_add(struct engine *e, int fd, struct engine_src *src)
+{
+	return loop_epoll_add_events(e, fd, src, EPOLLIN);
 }
 
 int loop_setup(struct engine *e, char *err, size_t errlen)
@@ -208,8 +213,10 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 		spill_rewind(e);
 	/* Same timer and values as the arming spill_setup checked: no error
 	 * is left for it. */
-	if (e->main_rings)
+	if (e->main_rings) {
 		(void)spill_guard(e);
+		spill_arm(e);
+	}
 	/* Cut short, go on; caught up with an old limit, move it on now (a
 	 * full spill no longer wakes the reader, so nothing else would). */
 	e->backlog = e->cut || kind == DRAIN_MORE;
@@ -294,8 +301,10 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 				/* main_rings: a ring at its watermark. One whose owning
 				 * thread exited (focus) is left to the ticks and the
 				 * guard: other threads may still write there. */
-				if (evs[i].events & (EPOLLHUP | EPOLLERR))
+				if (evs[i].events & (EPOLLHUP | EPOLLERR)) {
 					epoll_ctl(e->epfd, EPOLL_CTL_DEL, *engine_track_at(e, s->idx, 0), NULL);
+					e->ring_off[s->idx] = true;
+				}
 				rings_woke = true; /* one pass for all of them, below */
 				break;
 			case SRC_QUIT:
@@ -325,6 +334,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 				break;
 			}
 		}
+		e->st.ring_wakeups += rings_woke;
 		if ((e->backlog || rings_woke) && !e->stop)
 			drain(e, DRAIN_SLICE_NS, e->cut ? DRAIN_MORE : DRAIN_NEW);
 	}

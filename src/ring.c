@@ -147,6 +147,11 @@ uint64_t ring_pending(const struct ring *r)
 	return ring_head(r) - __atomic_load_n(&r->meta->data_tail, __ATOMIC_ACQUIRE);
 }
 
+uint64_t ring_written(const struct ring *r)
+{
+	return ring_head(r);
+}
+
 int ring_read_begin(struct ring *r)
 {
 	r->rd_end = ring_head(r);

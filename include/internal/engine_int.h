@@ -58,6 +58,11 @@ struct engine {
 	 * when a ring left unread could come within a reserve of full at the
 	 * full rate (spill_guard). */
 	bool main_rings;
+	/* main_rings: only the ring that filled most since the last pass has
+	 * its fd armed in the loop's epoll (events 0 for the others). */
+	size_t armed;
+	uint64_t *arm_head;   /* [cpu]: ring_written at the last pass */
+	bool *ring_off;       /* [cpu]: its fd left the loop's epoll (hung up) */
 	int rd_guard;         /* timerfd, the reader's: CLOCK_MONOTONIC */
 	uint64_t ring_rate;   /* bytes a second into a ring at the full rate */
 	uint64_t direct_ns;   /* engine_direct_ns: a pass's turn on a kernel ring; 0: never in place */
@@ -145,12 +150,16 @@ void spill_rewind(struct engine *e);
  * each kernel ring holds now; -errno only if the timer is unusable, which
  * spill_setup's first arming already rules out. */
 int spill_guard(struct engine *e);
+/* After a drain pass (main_rings): arms the ring that filled most since the
+ * last one, disarms the one armed before. */
+void spill_arm(struct engine *e);
 void spill_stop_reader(struct engine *e);
 void spill_free(struct engine *e);
 
 /* engine_loop.c */
 int loop_setup(struct engine *e, char *err, size_t errlen);
 int loop_epoll_add(struct engine *e, int fd, struct engine_src *src);
+int loop_epoll_add_events(struct engine *e, int fd, struct engine_src *src, uint32_t events);
 void loop_free(struct engine *e);
 
 /* engine_events.c: the call-graph bits of a sampling event's attr. */

@@ -174,6 +174,19 @@ def test_reader_sleeps():
     ok(rc == 0 and lost == 0 and st.get("wakeups", 99) <= 2,
        "-g, 8 s at 4 kHz: the reader woken %r times (at most 2), %d lost, %r read in place, %r spilled (%s)"
        % (st.get("wakeups"), lost, st.get("read_in_place_bytes"), st.get("spilled_bytes"), err.strip()))
+    # One ring armed at a time: every CPU's ring (cpu-clock samples idle
+    # CPUs as well) fills at the rate, and a watermark (a quarter of the
+    # 4 MiB ring) of the armed one calls the pass that reads them all. With
+    # every ring armed the main loop was woken once per watermark of each.
+    ncpus = len(recs[-1].get("cpus", [])) if recs else 0
+    woken = st.get("ring_wakeups", 0)
+    per_watermark = (st.get("read_in_place_bytes", 0) + st.get("spilled_bytes", 0)) / (1 << 20)
+    if ncpus < 2:
+        skip("one ring armed at a time", "needs two CPUs or more (%d here)" % ncpus)
+    else:
+        ok(rc == 0 and 0 < woken <= 0.75 * per_watermark,
+           "-g, 8 s at 4 kHz on %d CPUs: the rings woke the main loop %r times for %.1f watermarks' worth "
+           "of records (at most 3/4 of that)" % (ncpus, woken, per_watermark))
 
 
 if not is_root():
