@@ -343,7 +343,8 @@ static unsigned bits_for(uint64_t v)
  * address (less the lowest), rank, then the push order, which is the
  * names' order (the arena only grows). glibc's qsort (a merge sort with
  * a copy back at every level, through a comparison callback) was a third
- * of a table's load. false, nothing done: keys too wide, or no memory. */
+ * of a table's load. false, nothing done: a small table (its passes over
+ * the buckets cost more than qsort), keys too wide, or no memory. */
 static bool sort_radix(struct builder *b)
 {
 	enum { DIGIT = 8, BUCKETS = 1 << DIGIT };
@@ -351,6 +352,8 @@ static bool sort_radix(struct builder *b)
 	unsigned ib = bits_for(b->nraw - 1), rb = 7, total;
 	size_t n = b->nraw;
 
+	if (n < 256)
+		return false;
 	for (size_t i = 0; i < n; i++) {
 		lo = b->raw[i].addr < lo ? b->raw[i].addr : lo;
 		hi = b->raw[i].addr > hi ? b->raw[i].addr : hi;
