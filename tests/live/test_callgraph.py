@@ -93,7 +93,15 @@ def test_folded(label, binary, *mode, all_reach_main=False):
         user = [(s, c) for s, c in mine if s[-1] in own]
         reach = sum(c for s, c in user if "main" in s)
         n = sum(c for _, c in user)
-        ok(n and reach == n, "%s: every stack of the workload's code reaches main (%d of %d)" % (label, reach, n))
+        # A stack copy is cut to what this process's walks have needed
+        # (engine_stack_used); a deeper one runs off it, ends in [unknown]
+        # (counted: unwind_truncated) and has the next copies whole. That
+        # may happen (1 of 5 826 once, in the ASan build); a stack neither
+        # reaching main nor marked cut may not.
+        cut = sum(c for s, c in user if "main" not in s and len(s) > 1 and s[1] == "[unknown]")
+        ok(n and reach + cut == n and cut <= n // 200,
+           "%s: every stack of the workload's code reaches main (%d of %d; %d cut short, marked [unknown])"
+           % (label, reach, n, cut))
 
 
 def test_svg():
