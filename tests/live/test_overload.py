@@ -129,9 +129,10 @@ class Watch:
 RUNNING = []  # perftop processes, stopped if this test is
 
 
-def run(rate, extra):
+def run(name, rate, extra):
     """perftop -b --format json at rate Hz; returns (rc, [(arrival, record)],
     stderr, {interval number: RSS kB when it arrived}, Watch)."""
+    diag("%s: -F %d on %d CPUs" % (name, rate, os.cpu_count() or 1))
     p = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-F", str(rate), "-d", str(PERIOD),
                           "-n", str(INTERVALS), "-E", str(max(20, os.cpu_count() or 1)), "--stats",
                           *extra],
@@ -152,6 +153,8 @@ def run(rate, extra):
     p.wait(timeout=60)
     w.stop()
     t.join()
+    diag("%s: this test's own %.1f s sleeps woke %.3f s late on average, %.2f s at worst" %
+         (name, SLEEP, w.mean(), w.worst))
     return p.returncode, recs, err[0] if err else "", rss, w
 
 
@@ -264,10 +267,7 @@ try:
         if slow_machine:
             rate = min(rate, FALLBACK_RATE)
             diag("%s: %s: at %d Hz" % (name, slow_machine, rate))
-        diag("%s: -F %d on %d CPUs" % (name, rate, ncpus))
-        rc, recs, err, rss, w = run(rate, extra)
-        diag("%s: this test's own %.1f s sleeps woke %.3f s late on average, %.2f s at worst" %
-             (name, SLEEP, w.mean(), w.worst))
+        rc, recs, err, rss, w = run(name, rate, extra)
         # Some VMs crawl at the kernel's maximum rate (a `perf record -a -F
         # 100000 -- sleep 3` took over a minute on one): the runs after one
         # that stalled go at a rate such a machine keeps up with.
@@ -279,10 +279,7 @@ try:
                      % (slow_machine, "%d s in all" % BUDGET if w.over_budget else
                         "%d s without an interval" % SILENCE, FALLBACK_RATE))
                 rate = FALLBACK_RATE
-                diag("%s: -F %d on %d CPUs" % (name, rate, ncpus))
-                rc, recs, err, rss, w = run(rate, extra)
-                diag("%s: this test's own %.1f s sleeps woke %.3f s late on average, %.2f s at worst" %
-                     (name, SLEEP, w.mean(), w.worst))
+                rc, recs, err, rss, w = run(name, rate, extra)
         if w.killed and w.stalled():
             skip(name, "the machine all but stopped running processes at %d Hz (this test's %.1f s sleeps "
                  "woke %.2f s late on average, %.0f s at worst): nothing to measure" %
