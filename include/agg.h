@@ -111,8 +111,12 @@ void agg_sample_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w,
  * edges and the call-path tree to agg_callgraph(). */
 void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		      const struct sym_result *frames, size_t n, uint64_t period);
-/* NULL until the first stack. */
-const struct cg *agg_callgraph(const struct agg *a);
+/* NULL until the first stack. Settled first (agg_settle). */
+const struct cg *agg_callgraph(struct agg *a);
+/* A stack the memo knows adds its children counts and call-path counts
+ * later, once for all its hits: every reader here (and agg_roll) settles
+ * them first; a reader of rows it kept from before calls this. */
+void agg_settle(struct agg *a);
 
 /* Losses are kept per event and per CPU (cpu < 0: unknown). */
 void agg_lost(struct agg *a, size_t ev, int cpu, uint64_t n);

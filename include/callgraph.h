@@ -31,10 +31,10 @@ uint32_t cg_add_path(struct cg *g, size_t ev, const char *comm, const struct agg
 /* The nodes from leaf (a cg_add_path result) up to the root, into out; 0
  * if more than max. */
 size_t cg_path_nodes(const struct cg *g, uint32_t leaf, uint32_t *out, size_t max);
-/* Counts that path again, nodes and edges, as cg_add of the same stack
- * would. mark false: it was counted since the last cg_roll, so its nodes
+/* Counts that path again hits times, nodes and edges, as cg_add of the
+ * same stack would each time. mark false: it was counted since the last cg_roll, so its nodes
  * and edges are on the roll's lists already. */
-void cg_add_nodes(struct cg *g, size_t ev, const uint32_t *nodes, size_t n, bool mark);
+void cg_add_nodes(struct cg *g, size_t ev, const uint32_t *nodes, size_t n, uint64_t hits, bool mark);
 
 /* Interval counts scaled by decay_pct/100 (0: zeroed), as agg_roll. */
 void cg_roll(struct cg *g, unsigned decay_pct);

@@ -9,9 +9,9 @@
 
 /* "comm;outermost;…;leaf COUNT" a line, kernel frames marked _[k]; what
  * did not fit the tree's bound as "[other] COUNT". 0 or -errno. */
-int flame_folded(FILE *f, const struct agg *a, enum agg_scope scope, size_t ev);
+int flame_folded(FILE *f, struct agg *a, enum agg_scope scope, size_t ev);
 
 /* One self-contained SVG document (hover, click to zoom, search). */
-int flame_svg(FILE *f, const struct agg *a, enum agg_scope scope, size_t ev, const char *title);
+int flame_svg(FILE *f, struct agg *a, enum agg_scope scope, size_t ev, const char *title);
 
 #endif

@@ -610,6 +610,38 @@ static struct agg_memo *memo_find(struct agg *a, uint64_t h, const struct sym_re
 	return m;
 }
 
+/* A way's pending hits added to its rows' children counts and its path's
+ * nodes, as each hit would have. */
+static void memo_apply(struct agg *a, struct agg_memo *m)
+{
+	bool mark = m->roll != a->rolls; /* else its rows and nodes are listed */
+	size_t ev = m->pend_ev;
+
+	for (size_t j = 0; j < m->nrows; j++) {
+		struct agg_sym *s = m->rows[j];
+
+		s->ch_iv.samples[ev] += m->pend_n;
+		s->ch_iv.period[ev] += m->pend_period;
+		s->ch_total.samples[ev] += m->pend_n;
+		s->ch_total.period[ev] += m->pend_period;
+		if (mark)
+			sym_active(a, s);
+	}
+	cg_add_nodes(a->cg, ev, m->nodes, m->nnodes, m->pend_n, mark);
+	m->roll = a->rolls;
+	m->pend_n = m->pend_period = 0;
+}
+
+void agg_settle(struct agg *a)
+{
+	if (!a->memo_pending)
+		return;
+	a->memo_pending = false;
+	for (size_t i = 0; i < AGG_MEMO_SLOTS; i++)
+		if (a->memo[i].pend_n)
+			memo_apply(a, &a->memo[i]);
+}
+
 /* Remembers what the long way found, in the way of its set used least
  * lately; out of memory, the way stays empty. */
 static void memo_fill(struct agg *a, uint64_t h, const struct sym_result *frames, size_t n,
@@ -619,6 +651,8 @@ static void memo_fill(struct agg *a, uint64_t h, const struct sym_result *frames
 
 	if (m[0].hash != h && (m[1].hash == h || m[1].used < m[0].used))
 		m++; /* way 1: its own, or older (an empty way is the oldest) */
+	if (m->pend_n)
+		memo_apply(a, m);
 	m->hash = 0;
 	if (m->cap < n) {
 		size_t bytes = n * (sizeof(*m->keys) + sizeof(*m->rows)) + (n + 2) * sizeof(*m->nodes);
@@ -666,18 +700,13 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		m = memo_find(a, h, frames, n, t->comm);
 	}
 	if (m) {
-		bool mark = m->roll != a->rolls; /* else its rows and nodes are listed */
-
 		sample_rows(a, ev, cpu, m->rows[0], t, period);
-		for (size_t j = 0; j < m->nrows; j++) {
-			struct agg_sym *s = m->rows[j];
-
-			count(&s->ch_iv, &s->ch_total, ev, period);
-			if (mark)
-				sym_active(a, s);
-		}
-		cg_add_nodes(a->cg, ev, m->nodes, m->nnodes, mark);
-		m->roll = a->rolls;
+		if (m->pend_n && m->pend_ev != ev)
+			memo_apply(a, m);
+		m->pend_ev = ev;
+		m->pend_n++;
+		m->pend_period += period;
+		a->memo_pending = true;
 		a->memo_hits++;
 		return;
 	}
@@ -709,8 +738,9 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		memo_fill(a, h, frames, n, dist, nd, leaf, comm_node);
 }
 
-const struct cg *agg_callgraph(const struct agg *a)
+const struct cg *agg_callgraph(struct agg *a)
 {
+	agg_settle(a);
 	return a->cg;
 }
 
@@ -984,6 +1014,7 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 
 	/* Rows the previous rolls unlinked: every copy of them is older than
 	 * the show that came before this roll. */
+	agg_settle(a); /* the hits of the interval ending, before it rolls */
 	if (!a->held)
 		dead_free(a);
 	a->rolls++;

@@ -75,6 +75,7 @@ static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, size_t li
 	struct sort_ctx ctx = { a->nevents, offset };
 	size_t n = 0;
 
+	agg_settle(a);
 	if (!sorted_fit(a, m)) {
 		*out = NULL;
 		return 0;
@@ -140,6 +141,7 @@ static size_t active_rows(struct agg *a, struct map *m, struct rowlist *l, void 
 {
 	size_t n = 0;
 
+	agg_settle(a);
 	if (!a->walk_all) {
 		*out = l->v;
 		return l->n;
@@ -279,16 +281,19 @@ static size_t rows_in_scope(struct agg *a, const struct map *m, const struct row
 
 size_t agg_symbols_in_scope(struct agg *a, enum agg_scope scope, const struct agg_sym ***rows)
 {
+	agg_settle(a);
 	return rows_in_scope(a, &a->syms, &a->act_syms, ROW_SYM, scope, (void ***)rows);
 }
 
 size_t agg_tasks_in_scope(struct agg *a, enum agg_scope scope, const struct agg_task ***rows)
 {
+	agg_settle(a);
 	return rows_in_scope(a, &a->tasks, &a->act_tasks, ROW_TASK, scope, (void ***)rows);
 }
 
 size_t agg_threads_in_scope(struct agg *a, enum agg_scope scope, const struct agg_task ***rows)
 {
+	agg_settle(a);
 	return rows_in_scope(a, &a->tids, &a->act_tasks, ROW_THREAD, scope, (void ***)rows);
 }
 

@@ -420,7 +420,7 @@ size_t cg_path_nodes(const struct cg *g, uint32_t leaf, uint32_t *out, size_t ma
 	}
 }
 
-void cg_add_nodes(struct cg *g, size_t ev, const uint32_t *nodes, size_t n, bool mark)
+void cg_add_nodes(struct cg *g, size_t ev, const uint32_t *nodes, size_t n, uint64_t hits, bool mark)
 {
 	size_t nev = g->nev, stride = g->stride;
 
@@ -430,13 +430,13 @@ void cg_add_nodes(struct cg *g, size_t ev, const uint32_t *nodes, size_t n, bool
 		uint32_t k = nodes[i], edge = k ? g->nodes[k].edge : UINT32_MAX; /* the root's field is no edge */
 		uint64_t *c = &g->ncount[k * stride];
 
-		c[ev]++;
-		c[nev + ev]++;
+		c[ev] += hits;
+		c[nev + ev] += hits;
 		if (edge != UINT32_MAX) {
 			uint64_t *e = &g->ecount[edge * stride];
 
-			e[ev]++;
-			e[nev + ev]++;
+			e[ev] += hits;
+			e[nev + ev] += hits;
 		}
 		if (mark) {
 			act_mark(&g->nact, k);

@@ -44,7 +44,7 @@ static void folded_path(void *arg, const struct cg_frame *path, size_t depth, ui
 	c->sum += samples;
 }
 
-int flame_folded(FILE *f, const struct agg *a, enum agg_scope scope, size_t ev)
+int flame_folded(FILE *f, struct agg *a, enum agg_scope scope, size_t ev)
 {
 	const struct cg *g = agg_callgraph(a);
 	struct folded_ctx c = { f, 0 };
@@ -124,7 +124,7 @@ static const char svg_script[] =
 	"draw(0,1);\n"
 	"]]></script>\n";
 
-int flame_svg(FILE *f, const struct agg *a, enum agg_scope scope, size_t ev, const char *title)
+int flame_svg(FILE *f, struct agg *a, enum agg_scope scope, size_t ev, const char *title)
 {
 	const struct cg *g = agg_callgraph(a);
 	size_t n = g ? cg_nodes(g) : 0, maxd = 0;

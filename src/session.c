@@ -345,6 +345,7 @@ void session_interval_end(struct session *s, unsigned decay_pct,
 	}
 	for (size_t i = 0; i < agg_nevents(s->agg); i++)
 		agg_event(s->agg, i)->running_pct = engine_running_pct(s->eng, i);
+	agg_settle(s->agg);
 	show(arg, lap(s));
 	agg_roll(s->agg, decay_pct);
 	symbols_reap(s->syms);

@@ -118,7 +118,7 @@ void cgsnap_clear(struct ui *u)
 
 /* Nodes without samples in scope are left out, and with them their
  * subtrees (counts are inclusive): in interval mode that is most of them. */
-void cgsnap_take(struct ui *u, const struct agg *a)
+void cgsnap_take(struct ui *u, struct agg *a)
 {
 	struct ui_cgsnap *c = &u->cg;
 	const struct cg *g = agg_callgraph(a);

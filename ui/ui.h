@@ -240,7 +240,7 @@ void ui_task_ratios(const struct ui *u, const struct agg_task *t, struct ratio o
 void ui_counter_ratios(const struct ui *u, const struct counter_row *r, struct ratio out[RATIO_COUNT]);
 
 /* calltree.c: the snapshot, trees built from it, their lines; treeview.c: drawn. */
-void cgsnap_take(struct ui *u, const struct agg *a);
+void cgsnap_take(struct ui *u, struct agg *a);
 void cgsnap_clear(struct ui *u);
 void cgsnap_free(struct ui *u);
 /* Opens row's tree (callers), replacing any other; 0 or -ENOMEM. */

@@ -41,7 +41,8 @@ struct idleq {
  * needs no invalidation: the rows it holds are in the call graph, which
  * never expires them, and tree nodes and edges are never freed; a renamed
  * task is caught by comparing the tree's comm with the task's. Two ways
- * a set: a new stack takes the way used least lately. */
+ * a set: a new stack takes the way used least lately. A hit adds to the
+ * rows' children and the nodes later, with the others (agg_settle). */
 #define AGG_MEMO_SLOTS 512
 #define AGG_MEMO_FRAMES 128       /* longer stacks are not memoised */
 
@@ -56,6 +57,10 @@ struct agg_memo {
 	uint64_t *keys;               /* the frames' keys, leaf first; one block with: */
 	struct agg_sym **rows;        /* distinct, rows[0] the leaf's (self) */
 	uint32_t *nodes;              /* cg_path_nodes of leaf */
+	/* Hits not yet added to the children counts and the tree (agg_settle):
+	 * one add per stack an interval instead of one per frame a sample. */
+	uint64_t pend_n, pend_period;
+	size_t pend_ev;
 };
 
 /* The flat memo: the rows a sample without a stack went to, by where it
@@ -111,6 +116,7 @@ struct agg {
 	struct agg_memo *memo;    /* AGG_MEMO_SLOTS, made with the call graph */
 	bool memo_off;            /* tests: every stack the long way */
 	uint64_t memo_hits;       /* tests: stacks the memo counted */
+	bool memo_pending;        /* a way holds hits not yet added */
 	uint32_t memo_tick;       /* ages the memo's ways */
 	size_t cg_max;            /* tests: the tree's bound (0: CG_MAX_NODES_DEFAULT) */
 	struct agg_flat *flat;    /* 1 << AGG_FLAT_BITS, NULL until the first fill */
