@@ -1012,9 +1012,9 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 {
 	size_t n, gone = 0;
 
+	agg_settle(a); /* the hits of the interval ending, before it rolls */
 	/* Rows the previous rolls unlinked: every copy of them is older than
 	 * the show that came before this roll. */
-	agg_settle(a); /* the hits of the interval ending, before it rolls */
 	if (!a->held)
 		dead_free(a);
 	a->rolls++;
