@@ -482,12 +482,18 @@ static struct agg_cpu *cpu_row(struct agg *a, int cpu)
 	return &a->cpus[a->cpu_index[cpu]];
 }
 
+/* n samples whose periods add up to period. */
+static inline void count_n(struct agg_counts *iv, struct agg_counts *total, size_t ev, uint64_t n, uint64_t period)
+{
+	iv->samples[ev] += n;
+	iv->period[ev] += period;
+	total->samples[ev] += n;
+	total->period[ev] += period;
+}
+
 static inline void count(struct agg_counts *iv, struct agg_counts *total, size_t ev, uint64_t period)
 {
-	iv->samples[ev]++;
-	iv->period[ev] += period;
-	total->samples[ev]++;
-	total->period[ev] += period;
+	count_n(iv, total, ev, 1, period);
 }
 
 /* One sample's self, task and CPU counts, its rows looked up already. */
@@ -620,10 +626,7 @@ static void memo_apply(struct agg *a, struct agg_memo *m)
 	for (size_t j = 0; j < m->nrows; j++) {
 		struct agg_sym *s = m->rows[j];
 
-		s->ch_iv.samples[ev] += m->pend_n;
-		s->ch_iv.period[ev] += m->pend_period;
-		s->ch_total.samples[ev] += m->pend_n;
-		s->ch_total.period[ev] += m->pend_period;
+		count_n(&s->ch_iv, &s->ch_total, ev, m->pend_n, m->pend_period);
 		if (mark)
 			sym_active(a, s);
 	}
