@@ -46,6 +46,7 @@ struct agg_task {
 	pid_t pid;
 	pid_t tid;              /* 0 on process rows; the thread on thread rows */
 	char comm[AGG_COMM_MAX];
+	uint64_t comm_gen;      /* new whenever comm is written (agg.c): a name's identity */
 	unsigned threads;       /* distinct TIDs seen sampling (process rows) */
 	bool exited;
 	unsigned exited_ticks;  /* intervals since it exited */

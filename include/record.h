@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h"
+
 #define RECORD_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
 	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
@@ -110,7 +112,7 @@ static inline bool record_user_reg(const struct record *r, uint64_t mask, int pe
 
 	if (!(mask & (1ull << perf_reg)))
 		return false;
-	idx = (uint64_t)__builtin_popcountll(mask & ((1ull << perf_reg) - 1));
+	idx = util_popcount64(mask & ((1ull << perf_reg) - 1));
 	if (idx >= r->sample.nregs)
 		return false;
 	*out = record_u64(r->sample.regs, idx);

@@ -44,4 +44,15 @@ static inline size_t util_upper_bound(const void *base, size_t n, size_t size, s
 	return lo;
 }
 
+/* Bits set in v. __builtin_popcountll is a libgcc call on the x86-64
+ * baseline (no POPCNT): the register index of every -g sample's leaf fix
+ * paid it (2.7 % of a replay's instructions). */
+static inline unsigned util_popcount64(uint64_t v)
+{
+	v -= (v >> 1) & 0x5555555555555555ull;
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned)((v * 0x0101010101010101ull) >> 56);
+}
+
 #endif

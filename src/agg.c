@@ -393,10 +393,19 @@ static void task_fold(struct agg *a, const struct agg_task *t)
 }
 
 /* A row of an owner that exited, ready for the pid's (or tid's) new one. */
+/* Every write of a task's name comes here: the stack memo tells a name
+ * from the one its path was counted under by the generation, not the text. */
+static void set_comm(struct agg *a, struct agg_task *t, const char *comm)
+{
+	strlcpy(t->comm, comm, sizeof(t->comm));
+	t->comm_gen = ++a->comm_gens;
+}
+
 static void task_reset(struct agg_task *t, pid_t pid, size_t nev)
 {
 	t->pid = pid;
 	t->comm[0] = '\0';
+	t->comm_gen = 0; /* named anew (set_comm) before its next sample counts */
 	t->threads = 0;
 	t->exited = false;
 	t->exited_ticks = 0;
@@ -414,7 +423,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 	if (t && t->pid == proc->pid) {
 		if (!t->counted) { /* reset for a new owner: counted by its first sample */
 			if (t->comm[0] == '\0')
-				strlcpy(t->comm, comm ? comm : proc->comm, sizeof(t->comm));
+				set_comm(a, t, comm ? comm : proc->comm);
 			t->counted = true;
 			proc->threads++;
 		}
@@ -426,7 +435,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 		task_fold(a, t);
 		task_reset(t, proc->pid, a->nevents);
 		t->tid = tid;
-		strlcpy(t->comm, comm ? comm : proc->comm, sizeof(t->comm));
+		set_comm(a, t, comm ? comm : proc->comm);
 		t->counted = true;
 		proc->threads++;
 		return t;
@@ -439,7 +448,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 	t->pid = proc->pid;
 	t->tid = tid;
 	t->is_thread = true;
-	strlcpy(t->comm, comm ? comm : proc->comm, sizeof(t->comm));
+	set_comm(a, t, comm ? comm : proc->comm);
 	if (map_put(&a->tids, (uint64_t)tid + 1, t)) {
 		free(t);
 		return NULL;
@@ -457,13 +466,13 @@ static struct agg_task *task_row(struct agg *a, pid_t pid, pid_t tid, const stru
 		return t;
 	t = map_get(&a->tasks, (uint64_t)pid + 1);
 	if (t && t->comm[0] == '\0') /* reset for a new owner */
-		strlcpy(t->comm, sr->comm ? sr->comm : "?", sizeof(t->comm));
+		set_comm(a, t, sr->comm ? sr->comm : "?");
 	if (t == NULL) {
 		t = task_alloc(a->nevents);
 		if (t == NULL)
 			return NULL;
 		t->pid = pid;
-		strlcpy(t->comm, sr->comm ? sr->comm : (pid == 0 ? "swapper" : "?"), sizeof(t->comm));
+		set_comm(a, t, sr->comm ? sr->comm : (pid == 0 ? "swapper" : "?"));
 		if (map_put(&a->tasks, (uint64_t)pid + 1, t)) {
 			free(t);
 			return NULL;
@@ -599,19 +608,17 @@ static inline struct agg_memo *memo_set(struct agg *a, uint64_t h)
 
 /* The memo of this stack by this task under its name now, or NULL. */
 static struct agg_memo *memo_find(struct agg *a, uint64_t h, const struct sym_result *frames, size_t n,
-				  const char *comm)
+				  const struct agg_task *t)
 {
 	struct agg_memo *m = memo_set(a, h);
 
 	if (m->hash != h && (++m)->hash != h)
 		return NULL;
-	if (m->n != n)
+	if (m->n != n || m->comm_gen != t->comm_gen || t->comm_gen == 0)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		if (m->keys[i] != frames[i].key)
 			return NULL;
-	if (strcmp(cg_node_frame(a->cg, m->comm_node).name, comm) != 0)
-		return NULL;
 	m->used = ++a->memo_tick;
 	return m;
 }
@@ -648,7 +655,7 @@ void agg_settle(struct agg *a)
 /* Remembers what the long way found, in the way of its set used least
  * lately; out of memory, the way stays empty. */
 static void memo_fill(struct agg *a, uint64_t h, const struct sym_result *frames, size_t n,
-		      struct agg_sym *const *rows, size_t nrows, uint32_t leaf, uint32_t comm_node)
+		      struct agg_sym *const *rows, size_t nrows, uint32_t leaf, uint64_t comm_gen)
 {
 	struct agg_memo *m = memo_set(a, h);
 
@@ -676,7 +683,7 @@ static void memo_fill(struct agg *a, uint64_t h, const struct sym_result *frames
 	memcpy(m->rows, rows, nrows * sizeof(*rows));
 	m->n = (uint32_t)n;
 	m->nrows = (uint32_t)nrows;
-	m->comm_node = comm_node;
+	m->comm_gen = comm_gen;
 	m->roll = a->rolls;
 	m->used = ++a->memo_tick;
 	m->hash = h;
@@ -691,7 +698,7 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 	struct agg_task *t;
 	struct agg_memo *m = NULL;
 	uint64_t h = 0;
-	uint32_t leaf, comm_node = 0;
+	uint32_t leaf;
 	bool memo;
 
 	if (ev >= a->nevents || n == 0)
@@ -700,7 +707,7 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 	memo = a->memo && !a->memo_off && t && n <= AGG_MEMO_FRAMES;
 	if (memo) {
 		h = stack_hash(t, frames, n);
-		m = memo_find(a, h, frames, n, t->comm);
+		m = memo_find(a, h, frames, n, t);
 	}
 	if (m) {
 		sample_rows(a, ev, cpu, m->rows[0], t, period);
@@ -735,10 +742,10 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 			dist[nd++] = s;
 		}
 	}
-	leaf = cg_add_path(a->cg, ev, a->last_task ? a->last_task->comm : frames[0].comm, rows, k, &comm_node);
+	leaf = cg_add_path(a->cg, ev, a->last_task ? a->last_task->comm : frames[0].comm, rows, k, NULL);
 	/* Only a stack counted in full, under its task's name, is replayed. */
 	if (memo && leaf != UINT32_MAX && k == n && a->last_task == t)
-		memo_fill(a, h, frames, n, dist, nd, leaf, comm_node);
+		memo_fill(a, h, frames, n, dist, nd, leaf, t->comm_gen);
 }
 
 const struct cg *agg_callgraph(struct agg *a)
@@ -784,7 +791,7 @@ void agg_task_comm(struct agg *a, pid_t pid, const char *comm)
 	struct agg_task *t = map_get(&a->tasks, (uint64_t)pid + 1);
 
 	if (t)
-		strlcpy(t->comm, comm, sizeof(t->comm));
+		set_comm(a, t, comm);
 }
 
 static void mark_exited(struct agg *a, struct agg_task *t)
@@ -831,7 +838,7 @@ void agg_thread_comm(struct agg *a, pid_t tid, const char *comm)
 	struct agg_task *t = map_get(&a->tids, (uint64_t)tid + 1);
 
 	if (t)
-		strlcpy(t->comm, comm, sizeof(t->comm));
+		set_comm(a, t, comm);
 }
 
 void agg_thread_exit(struct agg *a, pid_t tid)

@@ -90,7 +90,7 @@ static int decode_callgraph(struct cursor *c, const struct record_layout *lay, s
 			return -1;
 		/* No user registers (a kernel thread): the ABI word alone. */
 		if (out->sample.regs_abi) {
-			out->sample.nregs = (uint64_t)__builtin_popcountll(lay->regs_user_mask);
+			out->sample.nregs = util_popcount64(lay->regs_user_mask);
 			if ((out->sample.regs = take_array(c, out->sample.nregs)) == NULL)
 				return -1;
 		}

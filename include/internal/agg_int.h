@@ -49,9 +49,9 @@ struct idleq {
 struct agg_memo {
 	uint64_t hash;                /* 0: empty */
 	uint32_t n, nrows;            /* frames; distinct rows */
-	uint32_t comm_node;           /* in the call-path tree */
 	uint32_t used;                /* memo_tick when last hit or filled */
 	uint64_t roll;                /* counted since this roll: rows and nodes already listed */
+	uint64_t comm_gen;            /* the task's name it was counted under (agg_task.comm_gen) */
 	uint32_t cap;                 /* frames that keys, rows and nodes have room for */
 	uint32_t nnodes;              /* the tree's path, leaf to root */
 	uint64_t *keys;               /* the frames' keys, leaf first; one block with: */
@@ -118,6 +118,7 @@ struct agg {
 	uint64_t memo_hits;       /* tests: stacks the memo counted */
 	bool memo_pending;        /* a way holds hits not yet added */
 	uint32_t memo_tick;       /* ages the memo's ways */
+	uint64_t comm_gens;       /* the last agg_task.comm_gen handed out */
 	size_t cg_max;            /* tests: the tree's bound (0: CG_MAX_NODES_DEFAULT) */
 	struct agg_flat *flat;    /* 1 << AGG_FLAT_BITS, NULL until the first fill */
 	uint32_t rows_gen;
