@@ -69,6 +69,8 @@ struct engine_stats {
 	/* Times a kernel ring's watermark woke the main loop (-g read in
 	 * place: one ring armed at a time). */
 	uint64_t ring_wakeups;
+	/* Each CPU's kernel ring and its wakeup watermark, in bytes. */
+	uint64_t ring_bytes, watermark_bytes;
 };
 
 int engine_open(struct engine **out, const struct engine_opts *opts, char *err, size_t errlen);
@@ -157,6 +159,14 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
 #define ENGINE_CG_WAKES 6
 #define ENGINE_CG_WAKE_MIN ((size_t)64 << 10)
 #define ENGINE_CG_WAKE_MAX ((size_t)1 << 20)
+/* -g read in place (frame pointers, lbr): pages grown (doubling) until a
+ * quarter ring holds ENGINE_CG_QUARTER_MS at rate_bytes a second, up to
+ * ENGINE_CG_MAX_PAGES and while ncpus rings stay within ENGINE_CG_LOCKED_MAX:
+ * the main loop wakes at every quarter ring. */
+#define ENGINE_CG_QUARTER_MS 600
+#define ENGINE_CG_MAX_PAGES 2048
+#define ENGINE_CG_LOCKED_MAX ((uint64_t)64 << 20)
+size_t engine_cg_pages(size_t pages, uint64_t rate_bytes, size_t ncpus, size_t page_size);
 /* wakeup_watermark for a ring of ring bytes, rate_bytes a second at the full
  * rate. */
 size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes, bool in_place);

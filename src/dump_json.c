@@ -184,6 +184,8 @@ static void json_stats(struct json *j, const struct session *s, const struct dum
 	json_u64(j, "spilled_bytes", st.eng.spilled);
 	json_u64(j, "rings_handed_back", st.eng.handed_back);
 	json_u64(j, "ring_wakeups", st.eng.ring_wakeups);
+	json_u64(j, "ring_bytes", st.eng.ring_bytes);
+	json_u64(j, "watermark_bytes", st.eng.watermark_bytes);
 	json_u64(j, "tracking_lost", st.tracking_lost);
 	json_u64(j, "unwound", st.unwound);
 	json_u64(j, "unwind_truncated", st.unwind_truncated);

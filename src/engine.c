@@ -30,6 +30,21 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size)
 	return pages;
 }
 
+size_t engine_cg_pages(size_t pages, uint64_t rate_bytes, size_t ncpus, size_t page_size)
+{
+	/* -g read in place wakes the main loop at every quarter ring: a wakeup
+	 * is a context switch that costs the woken thread ~0.35 ms in a VM,
+	 * about 3 a second with 4 MiB rings at 4 kHz. A quarter that holds
+	 * ENGINE_CG_QUARTER_MS at the full rate, while all rings together stay
+	 * within ENGINE_CG_LOCKED_MAX of the kernel's locked memory. */
+	uint64_t want = rate_bytes * ENGINE_CG_QUARTER_MS / 1000 * 4;
+
+	while ((uint64_t)pages * page_size < want && pages < ENGINE_CG_MAX_PAGES &&
+	       (uint64_t)pages * 2 * page_size * (ncpus ? ncpus : 1) <= ENGINE_CG_LOCKED_MAX)
+		pages <<= 1;
+	return pages;
+}
+
 size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes, bool in_place)
 {
 	size_t w = ENGINE_CG_WAKE_MIN;
@@ -205,6 +220,12 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 		goto fail;
 	rate_bytes = (o->period ? 4000 : o->freq) * sample_bytes(o, &e->layout);
 	e->pages = o->mmap_pages ? o->mmap_pages : engine_default_pages(rate_bytes / 56, o->nevents, (size_t)page);
+	/* dwarf's copies are cut on the way to the spill, and its pace is set
+	 * by the unwinding: it keeps half the ring. */
+	e->wake_main = o->cg.mode != CALLGRAPH_NONE && o->cg.mode != CALLGRAPH_DWARF;
+	if (!o->mmap_pages && e->wake_main && rates_known(e))
+		e->pages = engine_cg_pages(e->pages, rate_bytes * (o->nevents ? o->nevents : 1), e->ncpus,
+					   (size_t)page);
 	/* Without privilege each CPU's ring may lock perf_event_mlock_kb (the
 	 * rest would come out of RLIMIT_MEMLOCK, often small): a default that
 	 * failed would make a plain start fail. */
@@ -214,9 +235,6 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 		if (cap && e->pages > cap)
 			e->pages = cap;
 	}
-	/* dwarf's copies are cut on the way to the spill, and its pace is set
-	 * by the unwinding: it keeps half the ring. */
-	e->wake_main = o->cg.mode != CALLGRAPH_NONE && o->cg.mode != CALLGRAPH_DWARF;
 	e->ring_rate = rate_bytes * (o->nevents ? o->nevents : 1);
 	e->direct_ns = rates_known(e) ? engine_direct_ns(e->pages * (size_t)page, e->ring_rate) : 0;
 	e->wake = engine_wake_bytes(e->pages * (size_t)page, e->wake_main, e->ring_rate, e->direct_ns != 0);
@@ -317,6 +335,8 @@ void engine_get_stats(const struct engine *e, struct engine_stats *st)
 	st->wakeups = __atomic_load_n(&e->rd_wakeups, __ATOMIC_RELAXED);
 	st->stack_cut = __atomic_load_n(&e->rd_cut, __ATOMIC_RELAXED);
 	st->spilled = __atomic_load_n(&e->rd_spilled, __ATOMIC_RELAXED);
+	st->ring_bytes = (uint64_t)e->pages * (uint64_t)sysconf(_SC_PAGESIZE);
+	st->watermark_bytes = e->wake;
 	st->backlog = 0;
 	for (size_t c = 0; c < e->ncpus; c++) {
 		pthread_mutex_lock(&e->spill_lock[c]);
