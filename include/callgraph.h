@@ -22,12 +22,11 @@ void cg_free(struct cg *g);
 /* One sample's stack: frames[0] the leaf, frames[n-1] the outermost. */
 void cg_add(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n);
 
-/* For agg's stack memo. cg_add, returning the leaf's node (and the comm's
- * in *comm_node), or UINT32_MAX when the stack went to "other" or an edge
- * could not be kept with its node: such a path is not replayed. Nodes and
- * edges are never freed, so an index stays the same path for good. */
-uint32_t cg_add_path(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n,
-		     uint32_t *comm_node);
+/* For agg's stack memo. cg_add, returning the leaf's node, or UINT32_MAX
+ * when the stack went to "other" or an edge could not be kept with its
+ * node: such a path is not replayed. Nodes and edges are never freed, so an
+ * index stays the same path for good. */
+uint32_t cg_add_path(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n);
 /* The nodes from leaf (a cg_add_path result) up to the root, into out; 0
  * if more than max. */
 size_t cg_path_nodes(const struct cg *g, uint32_t leaf, uint32_t *out, size_t max);

@@ -392,7 +392,6 @@ static void task_fold(struct agg *a, const struct agg_task *t)
 	}
 }
 
-/* A row of an owner that exited, ready for the pid's (or tid's) new one. */
 /* Every write of a task's name comes here: the stack memo tells a name
  * from the one its path was counted under by the generation, not the text. */
 static void set_comm(struct agg *a, struct agg_task *t, const char *comm)
@@ -401,6 +400,7 @@ static void set_comm(struct agg *a, struct agg_task *t, const char *comm)
 	t->comm_gen = ++a->comm_gens;
 }
 
+/* A row of an owner that exited, ready for the pid's (or tid's) new one. */
 static void task_reset(struct agg_task *t, pid_t pid, size_t nev)
 {
 	t->pid = pid;
@@ -742,7 +742,7 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 			dist[nd++] = s;
 		}
 	}
-	leaf = cg_add_path(a->cg, ev, a->last_task ? a->last_task->comm : frames[0].comm, rows, k, NULL);
+	leaf = cg_add_path(a->cg, ev, a->last_task ? a->last_task->comm : frames[0].comm, rows, k);
 	/* Only a stack counted in full, under its task's name, is replayed. */
 	if (memo && leaf != UINT32_MAX && k == n && a->last_task == t)
 		memo_fill(a, h, frames, n, dist, nd, leaf, t->comm_gen);

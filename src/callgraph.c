@@ -362,8 +362,7 @@ static void count_edge(struct cg *g, const struct agg_sym *callee, const struct 
 		count_at(g, k, ev);
 }
 
-uint32_t cg_add_path(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n,
-		     uint32_t *comm_node)
+uint32_t cg_add_path(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n)
 {
 	uint32_t cur;
 	size_t i = n;
@@ -376,8 +375,6 @@ uint32_t cg_add_path(struct cg *g, size_t ev, const char *comm, const struct agg
 	if (cur == UINT32_MAX)
 		goto other;
 	count_node(g, cur, ev);
-	if (comm_node)
-		*comm_node = cur;
 	while (i-- > 0) {
 		cur = child(g, cur, frames[i], NULL);
 		if (cur == UINT32_MAX)
@@ -402,7 +399,7 @@ other:
 
 void cg_add(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n)
 {
-	cg_add_path(g, ev, comm, frames, n, NULL);
+	cg_add_path(g, ev, comm, frames, n);
 }
 
 size_t cg_path_nodes(const struct cg *g, uint32_t leaf, uint32_t *out, size_t max)
