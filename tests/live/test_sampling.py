@@ -205,8 +205,8 @@ test_cpu_filter()
 test_fallback()
 test_tracepoint()
 # -m 8: a 32 KiB kernel ring holds well under a second here, so without
-# the spill the stall surely overflows it. -g's default ring holds about a
-# second at 4 kHz: a 6 s stall overflows it unless the reader's guard wakes.
+# the spill the stall surely overflows it. -g's default ring holds about 2.5
+# seconds at 4 kHz (8 MiB): a 6 s stall overflows it unless the reader's guard wakes.
 test_stalled_reader(["-m", "8"], 4.0, "-m 8")
 test_stalled_reader(["-g"], 6.0, "-g")
 test_reader_sleeps()
