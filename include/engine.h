@@ -85,11 +85,13 @@ int engine_start(struct engine *e);
 int engine_run(struct engine *e, const struct engine_handlers *h);
 void engine_stop(struct engine *e);
 
-/* Decodes the records taken so far, for one more interval at most. Each
- * tick decodes for at most a quarter interval: under overload the rest
- * (stats: backlog) counts in later intervals, so a caller about to write
- * its last one flushes first. Stop signals and a focused process's exit
- * flush by themselves. What is left after is stats.backlog. */
+/* Ends the run: the events go off and the records taken so far are
+ * decoded, for one more interval at most; engine_run returns once the
+ * current handler does. Each tick decodes for at most a quarter interval:
+ * under overload the rest (stats: backlog) counts in later intervals, so a
+ * caller about to write its last one flushes first. Stop signals and a
+ * focused process's exit flush by themselves. What is left after is
+ * stats.backlog: only what decoding had no time for. */
 void engine_flush(struct engine *e);
 
 /* An extra fd in the loop (the UI's stdin). cb runs when it is readable. */

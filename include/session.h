@@ -53,7 +53,8 @@ void session_record(void *arg, int ev, const struct record *rec);
  * session_record); session_stop ends it from a handler. */
 int session_run(struct session *s, struct engine_handlers *h);
 void session_stop(struct session *s);
-/* Decodes what was taken so far: before the last interval is shown. */
+/* Ends the run, decoding what was taken so far (engine_flush): before the
+ * last interval is shown. */
 void session_flush(struct session *s);
 /* The front end's extra fd (the terminal), watched by the current engine. */
 int session_watch_fd(struct session *s, int fd, void (*cb)(void *arg), void *arg);

@@ -348,11 +348,17 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 }
 
 /* One more interval at most: an exit under overload is not held up for
- * the whole spill either; what is left shows as stats.backlog_bytes. */
+ * the whole spill either; what is left shows as stats.backlog_bytes. The
+ * events go off first (remembered, as at the loop's end): samples taken
+ * while the flush decodes would come after the last interval anyway, and
+ * would show as a backlog that no slowness of ours left. */
 void engine_flush(struct engine *e)
 {
 	double secs = e->o.interval > 0.1 ? e->o.interval : 0.1;
 
+	for (size_t ev = 0; ev < e->o.nevents; ev++)
+		events_set_state(e, ev, false);
+	e->stop = true;
 	drain(e, (uint64_t)(secs * 1e9), DRAIN_ALL);
 }
 
