@@ -164,9 +164,13 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
 /* -g read in place (frame pointers, lbr): pages grown (doubling) until a
  * quarter ring holds ENGINE_CG_QUARTER_MS at rate_bytes a second, up to
  * ENGINE_CG_MAX_PAGES and while ncpus rings stay within ENGINE_CG_LOCKED_MAX:
- * the main loop wakes at every quarter ring. */
-#define ENGINE_CG_QUARTER_MS 600
-#define ENGINE_CG_MAX_PAGES 2048
+ * the main loop wakes at every quarter ring (the kernel counts a watermark
+ * from its last wakeup, not from what was read: a tick does not put it
+ * off), so a quarter that outlasts the default tick wakes it about once
+ * a second at most. At 20 kHz the bigger ring is what keeps it in place
+ * (ENGINE_DIRECT_MIN_NS): through the spill, copying was half its CPU. */
+#define ENGINE_CG_QUARTER_MS 1200
+#define ENGINE_CG_MAX_PAGES 4096
 #define ENGINE_CG_LOCKED_MAX ((uint64_t)64 << 20)
 size_t engine_cg_pages(size_t pages, uint64_t rate_bytes, size_t ncpus, size_t page_size);
 /* wakeup_watermark for a ring of ring bytes, rate_bytes a second at the full

@@ -35,8 +35,9 @@ size_t engine_cg_pages(size_t pages, uint64_t rate_bytes, size_t ncpus, size_t p
 	/* -g read in place wakes the main loop at every quarter ring: a wakeup
 	 * is a context switch that costs the woken thread ~0.35 ms in a VM,
 	 * about 3 a second with 4 MiB rings at 4 kHz. A quarter that holds
-	 * ENGINE_CG_QUARTER_MS at the full rate, while all rings together stay
-	 * within ENGINE_CG_LOCKED_MAX of the kernel's locked memory. */
+	 * ENGINE_CG_QUARTER_MS at the full rate (longer than the default
+	 * tick), while all rings together stay within ENGINE_CG_LOCKED_MAX of
+	 * the kernel's locked memory. */
 	uint64_t want = rate_bytes * ENGINE_CG_QUARTER_MS / 1000 * 4;
 
 	while ((uint64_t)pages * page_size < want && pages < ENGINE_CG_MAX_PAGES &&

@@ -169,8 +169,8 @@ def test_reader_sleeps():
         finish_workload(p)
     st = recs[-1]["stats"] if recs else {}
     lost = sum(r["events"][0]["lost"] for r in recs)
-    # The guard fires only when no pass has read the rings for ~1.4 s (an
-    # 8 MiB ring); two such stalls allowed for a loaded machine.
+    # The guard fires only when no pass has read the rings for ~2.7 s (a
+    # 16 MiB ring); two such stalls allowed for a loaded machine.
     ok(rc == 0 and lost == 0 and st.get("wakeups", 99) <= 2,
        "-g, 8 s at 4 kHz: the reader woken %r times (at most 2), %d lost, %r read in place, %r spilled (%s)"
        % (st.get("wakeups"), lost, st.get("read_in_place_bytes"), st.get("spilled_bytes"), err.strip()))
@@ -181,8 +181,8 @@ def test_reader_sleeps():
     ncpus = len(recs[-1].get("cpus", [])) if recs else 0
     woken = st.get("ring_wakeups", 0)
     ring, watermark = st.get("ring_bytes", 0), st.get("watermark_bytes", 0)
-    # 8 MiB while all rings stay within 64 MiB of locked memory (engine_cg_pages).
-    want = (8 << 20) if 0 < ncpus <= 8 else (4 << 20)
+    # 16 MiB while all rings stay within 64 MiB of locked memory (engine_cg_pages).
+    want = (16 << 20) if 0 < ncpus <= 4 else (8 << 20) if ncpus <= 8 else (4 << 20)
     ok(ring == want and watermark == ring // 4,
        "-g at 4 kHz on %d CPUs: %r-byte rings woken at %r bytes (%d MiB rings woken at a quarter: each "
        "wakeup costs the main loop a context switch, ~0.35 ms in a VM)" % (ncpus, ring, watermark, want >> 20))
@@ -205,9 +205,9 @@ test_cpu_filter()
 test_fallback()
 test_tracepoint()
 # -m 8: a 32 KiB kernel ring holds well under a second here, so without
-# the spill the stall surely overflows it. -g's default ring holds about 2.5
-# seconds at 4 kHz (8 MiB): a 6 s stall overflows it unless the reader's guard wakes.
+# the spill the stall surely overflows it. -g's default ring holds about 5
+# seconds at 4 kHz (16 MiB): an 8 s stall overflows it unless the reader's guard wakes.
 test_stalled_reader(["-m", "8"], 4.0, "-m 8")
-test_stalled_reader(["-g"], 6.0, "-g")
+test_stalled_reader(["-g"], 8.0, "-g")
 test_reader_sleeps()
 done()

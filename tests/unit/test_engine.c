@@ -88,12 +88,15 @@ static void test_pages(void)
 	CHECK(engine_wake_bytes(64 << 10, true, 20000 * 800, true) == 32 << 10, "in place too, never past half a small ring");
 	CHECK(engine_wake_bytes(4 << 20, true, 10 * 800, false) == ENGINE_CG_WAKE_MIN, "a slow rate: at least 64 KiB");
 	CHECK(engine_wake_bytes(64 << 10, true, 20000 * 800, false) == 32 << 10, "never past half a small ring (-m)");
-	CHECK(engine_cg_pages(1024, 4000 * 800, 2, 4096) == 2048,
-	      "-g at 4 kHz, 2 CPUs: 8 MiB rings (a quarter holds 0.66 s; a 4 MiB ring's 0.33 s)");
-	CHECK(engine_wake_bytes(8 << 20, true, 4000 * 800, true) == 2 << 20, "-g at 4 kHz read in place: woken at 2 MiB");
+	CHECK(engine_cg_pages(1024, 4000 * 800, 2, 4096) == 4096,
+	      "-g at 4 kHz, 2 CPUs: 16 MiB rings (a quarter holds 1.3 s; an 8 MiB ring's 0.66 s)");
+	CHECK(engine_wake_bytes(16 << 20, true, 4000 * 800, true) == 4 << 20, "-g at 4 kHz read in place: woken at 4 MiB");
 	CHECK(engine_cg_pages(1024, 1000 * 800, 2, 4096) == 1024, "-g at 1 kHz: 4 MiB's quarter holds 1.3 s already");
-	CHECK(engine_cg_pages(1024, 20000 * 800, 2, 4096) == 2048, "-g at 20 kHz: at most 2048 pages");
-	CHECK(engine_cg_pages(1024, 4000 * 800, 8, 4096) == 2048, "8 CPUs: 64 MiB of rings in all, still grown");
+	CHECK(engine_cg_pages(1024, 20000 * 800, 2, 4096) == 4096, "-g at 20 kHz: at most 4096 pages");
+	CHECK(engine_direct_ns((size_t)4096 * 4096, 20000 * 900) != 0 && engine_direct_ns((size_t)2048 * 4096, 20000 * 900) == 0,
+	      "-g at 20 kHz (~900-byte samples): a 16 MiB ring is read in place, an 8 MiB one was not");
+	CHECK(engine_cg_pages(1024, 4000 * 800, 4, 4096) == 4096, "4 CPUs: 64 MiB of rings in all, still grown");
+	CHECK(engine_cg_pages(1024, 4000 * 800, 8, 4096) == 2048, "8 CPUs: 8 MiB each, within 64 MiB");
 	CHECK(engine_cg_pages(1024, 4000 * 800, 9, 4096) == 1024, "9 CPUs: 72 MiB would pass the 64 MiB bound: as before");
 	CHECK(engine_cg_pages(16, 10 * 800, 2, 4096) == 16, "a slow rate: the ring as it was");
 	for (uint64_t f = 1; f < 200000; f = f * 3 + 1) {
