@@ -169,7 +169,7 @@ def test_reader_sleeps():
         finish_workload(p)
     st = recs[-1]["stats"] if recs else {}
     lost = sum(r["events"][0]["lost"] for r in recs)
-    # The guard fires only when no pass has read the rings for ~2.7 s (a
+    # The guard fires only when no pass has read the rings for ~3 s (a
     # 16 MiB ring); two such stalls allowed for a loaded machine.
     ok(rc == 0 and lost == 0 and st.get("wakeups", 99) <= 2,
        "-g, 8 s at 4 kHz: the reader woken %r times (at most 2), %d lost, %r read in place, %r spilled (%s)"
