@@ -223,6 +223,14 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 	e->st.reordered_late = e->order.late;
 }
 
+/* Off, but remembered as they were (enabled[]): a later run turns the
+ * same ones on. */
+static void events_pause(struct engine *e)
+{
+	for (size_t ev = 0; ev < e->o.nevents; ev++)
+		events_set_state(e, ev, false);
+}
+
 static void handle_signal(struct engine *e)
 {
 	struct signalfd_siginfo si;
@@ -262,7 +270,6 @@ int engine_start(struct engine *e)
 int engine_run(struct engine *e, const struct engine_handlers *h)
 {
 	struct epoll_event evs[16];
-	size_t ev;
 	int rc;
 
 	e->h = h;
@@ -338,9 +345,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 		if ((e->backlog || rings_woke) && !e->stop)
 			drain(e, DRAIN_SLICE_NS, e->cut ? DRAIN_MORE : DRAIN_NEW);
 	}
-	/* Off, but remembered as they were: a later run turns the same ones on. */
-	for (ev = 0; ev < e->o.nevents; ev++)
-		events_set_state(e, ev, false);
+	events_pause(e);
 	e->started = false;
 	/* Nobody reads what comes after the stop: a quit is not held up. */
 	drain(e, DRAIN_SLICE_NS, DRAIN_ALL);
@@ -349,15 +354,14 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 
 /* One more interval at most: an exit under overload is not held up for
  * the whole spill either; what is left shows as stats.backlog_bytes. The
- * events go off first (remembered, as at the loop's end): samples taken
+ * events go off first, as at the loop's end: samples taken
  * while the flush decodes would come after the last interval anyway, and
  * would show as a backlog that no slowness of ours left. */
 void engine_flush(struct engine *e)
 {
 	double secs = e->o.interval > 0.1 ? e->o.interval : 0.1;
 
-	for (size_t ev = 0; ev < e->o.nevents; ev++)
-		events_set_state(e, ev, false);
+	events_pause(e);
 	e->stop = true;
 	drain(e, (uint64_t)(secs * 1e9), DRAIN_ALL);
 }
