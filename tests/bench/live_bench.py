@@ -29,6 +29,13 @@ Call graphs (issue 12): --callgraph fp|dwarf gives both tools -g (or
 instead, and --live runs perftop's live view in tmux beside perf top's (as
 a user would), besides its -b run. perf top's lost samples are read from its
 header ("lost: N/M") in the pane at the end.
+
+Side by side (--together): the live views run at once, in two tmux panes on
+the same load, and each one's CPU is measured over the same window (steady
+state) or from its start to the same 'q' (--whole-live): the issues' own
+method ("side by side in tmux"). Each then also samples the other and pays for
+the other's sample interrupts while it runs. Without --together the tools take
+turns on the same load.
 """
 import argparse
 import json
@@ -110,9 +117,8 @@ def perftop_run(perftop, rate, secs):
     return c1 - c0, ru.ru_utime + ru.ru_stime, samples, lost, ru.ru_maxrss
 
 
-def tmux_run(cmd, comm, secs):
-    """cmd in a tmux pane for WARMUP + secs: (steady cpu s, whole-run cpu s,
-    max rss KiB, the pane's text at the end)."""
+def tmux_start(cmd, comm):
+    """cmd in a new tmux pane: (session name, pid of comm) or None."""
     name = "bench-%s-%d" % (comm, os.getpid())
     subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
     subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50", cmd], check=True)
@@ -138,29 +144,63 @@ def tmux_run(cmd, comm, secs):
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
         print("# %s did not start" % comm)
         return None
-    try:
-        time.sleep(WARMUP)
-        c0 = proc_cpu(pid)
-        time.sleep(secs)
-        c1 = proc_cpu(pid)
-        hwm = proc_hwm_kib(pid)
-    except OSError:
-        # It died (perf 6.1 aborts at times here: "assertion failed at
-        # util/build-id.c:1010"): that run is left out.
-        print("# %s exited during the run" % comm)
-        return None
-    finally:
+    return name, pid
+
+
+def tmux_together(runs, secs):
+    """Commands ([(cmd, comm)]) in tmux panes at once for WARMUP + secs, the
+    same window measured for each: [(steady cpu s, whole-run cpu s, max rss
+    KiB, the pane's text at the end) or None] in the order of runs."""
+    started = [tmux_start(cmd, comm) for cmd, comm in runs]
+    res = [None] * len(runs)
+    time.sleep(WARMUP)
+    c0 = [None] * len(runs)
+    for i, st in enumerate(started):
+        try:
+            c0[i] = proc_cpu(st[1]) if st else None
+        except OSError:
+            pass
+    time.sleep(secs)
+    for i, st in enumerate(started):
+        if st is None:
+            continue
+        name, pid = st
+        try:
+            if c0[i] is not None:
+                c1 = proc_cpu(pid)
+                res[i] = [c1 - c0[i], c1, proc_hwm_kib(pid)]
+        except OSError:
+            # It died (perf 6.1 aborts at times here: "assertion failed at
+            # util/build-id.c:1010"): that run is left out.
+            print("# %s exited during the run" % runs[i][1])
         text = subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
-    return c1 - c0, c1, hwm, text
+        if res[i]:
+            res[i] = tuple(res[i] + [text])
+    return res
+
+
+def tmux_run(cmd, comm, secs):
+    """cmd in a tmux pane for WARMUP + secs: (steady cpu s, whole-run cpu s,
+    max rss KiB, the pane's text at the end)."""
+    return tmux_together([(cmd, comm)], secs)[0]
+
+
+def perf_top_cmd(rate):
+    return "perf top -e cpu-clock -F %d %s 2>/dev/null" % (rate, " ".join(CG_ARGS))
 
 
 def perf_top(rate, secs):
     """perf top in tmux for WARMUP + secs: (steady cpu s, whole-run cpu s, max rss KiB, lost or None)."""
     for _ in range(3):
-        r = tmux_run("perf top -e cpu-clock -F %d %s 2>/dev/null" % (rate, " ".join(CG_ARGS)), "perf", secs)
+        r = tmux_run(perf_top_cmd(rate), "perf", secs)
         if r:
             break
+    return perf_top_result(r)
+
+
+def perf_top_result(r):
+    """tmux_run's figures of perf top, its lost samples read from its pane."""
     if r is None:
         return None
     steady, whole, hwm, text = r
@@ -174,10 +214,21 @@ def perf_top(rate, secs):
     return steady, whole, hwm, lost
 
 
+def perftop_live_cmd(perftop, rate):
+    return "%s -e cpu-clock -F %d %s 2>/dev/null" % (perftop, rate, " ".join(CG_ARGS))
+
+
 def perftop_live(perftop, rate, secs):
     """perftop's live view in tmux, as perf top: (steady cpu s, whole-run cpu s, max rss KiB)."""
-    r = tmux_run("%s -e cpu-clock -F %d %s 2>/dev/null" % (perftop, rate, " ".join(CG_ARGS)), "perftop", secs)
+    r = tmux_run(perftop_live_cmd(perftop, rate), "perftop", secs)
     return r[:3] if r else None
+
+
+def live_together(perftop, rate, secs):
+    """perftop's live view and perf top in tmux at once, measured over the
+    same window: (perftop's figures as perftop_live, perf top's as perf_top)."""
+    r = tmux_together([(perftop_live_cmd(perftop, rate), "perftop"), (perf_top_cmd(rate), "perf")], secs)
+    return (r[0][:3] if r[0] else None), perf_top_result(r[1])
 
 
 def first_dump_ms(perftop, reps):
@@ -282,8 +333,9 @@ def whole_in_tmux(cmd, secs, tag):
 
 def whole_together(cmds, secs):
     """Live views side by side, started and quit together, so that both
-    see the same machine (an A/B of two builds on a busy host): [(cpu s,
-    max rss KiB)] in the order of cmds."""
+    see the same machine (perftop beside perf top, or an A/B of two builds
+    on a busy host): [(cpu s, max rss KiB), or (None, None) for one that
+    ended before it was told to quit] in the order of cmds."""
     tags = ["together%d" % i for i in range(len(cmds))]
     names = ["bench-whole-%s-%d" % (t, os.getpid()) for t in tags]
     outs = ["/tmp/%s.rusage" % n for n in names]
@@ -295,6 +347,8 @@ def whole_together(cmds, secs):
         subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50",
                         " ".join(shlex.quote(x) for x in argv) + " 2>/dev/null"], check=True)
     time.sleep(secs)
+    # One that ended before 'q' (perf 6.1's top aborts at times) did not last.
+    early = [os.path.exists(o) for o in outs]
     hwms = []
     for out in outs:
         try:
@@ -309,12 +363,12 @@ def whole_together(cmds, secs):
             subprocess.run(["tmux", "send-keys", "-t", name, "q"], capture_output=True)
         time.sleep(0.5)
     res = []
-    for name, out, hwm in zip(names, outs, hwms):
+    for name, out, hwm, gone in zip(names, outs, hwms, early):
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
         with open(out) as f:
             ut, st, _ = f.read().split()
         os.unlink(out)
-        res.append((float(ut) + float(st), hwm))
+        res.append((None, None) if gone else (float(ut) + float(st), hwm))
     return res
 
 
@@ -351,16 +405,18 @@ def whole_runs(a, spec, live):
             try:
                 if a.together and live:
                     (mine, mrss), (theirs, trss) = whole_together(
-                        [[x, "-e", "cpu-clock", "-F", str(rate), *DELAY_ARGS, *CG_ARGS] for x in (a.perftop, a.versus)],
-                        secs)
+                        [x + ["-e", "cpu-clock", "-F", str(rate), *DELAY_ARGS, *CG_ARGS]
+                         for x in ([a.perftop], [a.versus] if a.versus else ["perf", "top"])], secs)
                     samples = lost = None
+                    if mine is None:
+                        raise RuntimeError("perftop ended before it was told to quit")
                 elif live:
                     mine, mrss = whole_in_tmux([a.perftop, "-e", "cpu-clock", "-F", str(rate), *DELAY_ARGS, *CG_ARGS],
                                                secs, "perftop")
                     samples = lost = None
                 else:
                     mine, mrss, samples, lost = whole_dump(a.perftop, rate, secs)
-                for _ in range(0 if theirs else 1 if a.versus else 3):
+                for _ in range(0 if theirs or (a.together and live) else 1 if a.versus else 3):
                     try:
                         if a.versus and live:
                             theirs, trss = whole_in_tmux([a.versus, "-e", "cpu-clock", "-F", str(rate), *DELAY_ARGS,
@@ -423,7 +479,9 @@ def main():
     ap.add_argument("--versus", metavar="PERFTOP",
                     help="whole runs against another perftop build (an A/B) instead of perf top")
     ap.add_argument("--together", action="store_true",
-                    help="with --versus, run both live views at once (the same busy machine for both)")
+                    help="run both live views at once, side by side, the same window measured for both (the "
+                         "issues' method; without it they take turns on the same load); with --versus, the "
+                         "two builds")
     a = ap.parse_args()
     WARMUP = a.warmup
     if a.same_delay:
@@ -467,10 +525,14 @@ def main():
             try:
                 steady, whole, samples, lost, rss = perftop_run(a.perftop, rate, a.secs)
                 mine.append((*per(steady, whole), rss / 1024, samples, lost))
-                r = perftop_live(a.perftop, rate, a.secs) if a.live else None
+                if a.live and a.together and have_perf:
+                    r, rt = live_together(a.perftop, rate, a.secs)
+                else:
+                    r = perftop_live(a.perftop, rate, a.secs) if a.live else None
+                    rt = perf_top(rate, a.secs) if have_perf else None
                 if r:
                     live.append((*per(r[0], r[1]), r[2] / 1024))
-                r = perf_top(rate, a.secs) if have_perf else None
+                r = rt
                 if r:
                     theirs.append((*per(r[0], r[1]), r[2] / 1024, r[3]))
             finally:
