@@ -25,6 +25,8 @@ struct procstat_sys {
 int procstat_cpus(struct procstat_cpu *out, size_t max);
 int procstat_sys(struct procstat_sys *out);
 void procstat_close(void);
+/* preads of the system-wide files so far (tests: one a file a call). */
+unsigned long procstat_reads(void);
 /* The parsers behind them, on the files' text: the cpuN lines of
  * /proc/stat (how many filled), /proc/loadavg and /proc/meminfo (0 or
  * -EINVAL). */

@@ -1,7 +1,8 @@
 /* procstat: small /proc readers for the live view's header and %CPU.
  *
  * The three system-wide files are read at every tick of the live view:
- * they stay open, and a read at offset 0 has the kernel write them afresh.
+ * they stay open, a read at offset 0 has the kernel write them afresh, and
+ * reading stops at what is needed (one read each, not a second to EOF).
  * An open, a fstat, a FILE with its buffer and a scanf for each was about
  * a tenth of the live view's steady state (a path walk through /proc and
  * the stdio machinery, against the kernel's own formatting). */
@@ -21,10 +22,15 @@ enum { F_STAT, F_LOADAVG, F_MEMINFO, F_COUNT };
 static const char *const sys_path[F_COUNT] = { "/proc/stat", "/proc/loadavg", "/proc/meminfo" };
 static int sys_fd[F_COUNT] = { -1, -1, -1 };
 
+static unsigned long reads; /* preads issued, for the tests */
+
 /* The file's start, up to len - 1 bytes, null-terminated: its length, or
- * -errno. A descriptor that fails is closed and opened again once (a
- * /proc that was remounted, say). */
-static ssize_t read_sys(int f, char *buf, size_t len)
+ * -errno. Reading stops once enough(buf) says what the caller needs is
+ * there: a read past it would only have the kernel write the whole file
+ * again to find its end (a read at an offset starts the file afresh). A
+ * descriptor that fails is closed and opened again once (a /proc that was
+ * remounted, say). */
+static ssize_t read_sys(int f, char *buf, size_t len, bool (*enough)(const char *buf))
 {
 	for (int tries = 0; tries < 2; tries++) {
 		size_t got = 0;
@@ -32,9 +38,16 @@ static ssize_t read_sys(int f, char *buf, size_t len)
 
 		if (sys_fd[f] < 0 && (sys_fd[f] = open(sys_path[f], O_RDONLY | O_CLOEXEC)) < 0)
 			return -errno;
-		/* seq files hand out a page or so a read: go on to len */
-		while (got < len - 1 && (n = pread(sys_fd[f], buf + got, len - 1 - got, (off_t)got)) > 0)
+		/* seq files may hand out a page or so a read: go on to len */
+		while (got < len - 1) {
+			reads++;
+			if ((n = pread(sys_fd[f], buf + got, len - 1 - got, (off_t)got)) <= 0)
+				break;
 			got += (size_t)n;
+			buf[got] = '\0';
+			if (enough(buf))
+				break;
+		}
 		if (n >= 0 || got > 0) {
 			buf[got] = '\0';
 			return (ssize_t)got;
@@ -43,6 +56,34 @@ static ssize_t read_sys(int f, char *buf, size_t len)
 		sys_fd[f] = -1;
 	}
 	return -EIO;
+}
+
+unsigned long procstat_reads(void)
+{
+	return reads;
+}
+
+/* /proc/stat: every cpu line in, and a line after them begun. */
+static bool stat_enough(const char *buf)
+{
+	const char *p = buf;
+
+	while (strncmp(p, "cpu", 3) == 0 && (p = strchr(p, '\n')) != NULL)
+		p++;
+	return p != NULL && p != buf && *p != '\0' && strncmp(p, "cpu", strnlen(p, 3)) != 0;
+}
+
+static bool line_enough(const char *buf)
+{
+	return strchr(buf, '\n') != NULL;
+}
+
+/* /proc/meminfo: MemTotal comes first, MemAvailable third. */
+static bool meminfo_enough(const char *buf)
+{
+	const char *p = strstr(buf, "MemAvailable:");
+
+	return p != NULL && strchr(p, '\n') != NULL;
 }
 
 /* Next unsigned decimal field at *p (blanks skipped); false at the line's end. */
@@ -95,7 +136,7 @@ int procstat_parse_cpus(const char *buf, struct procstat_cpu *out, size_t max)
 int procstat_cpus(struct procstat_cpu *out, size_t max)
 {
 	static char buf[STAT_BUF];
-	ssize_t n = read_sys(F_STAT, buf, sizeof(buf));
+	ssize_t n = read_sys(F_STAT, buf, sizeof(buf), stat_enough);
 
 	if (n < 0)
 		return (int)n;
@@ -149,9 +190,9 @@ int procstat_sys(struct procstat_sys *out)
 	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
-	if ((n = read_sys(F_LOADAVG, load, sizeof(load))) < 0)
+	if ((n = read_sys(F_LOADAVG, load, sizeof(load), line_enough)) < 0)
 		return (int)n;
-	if ((n = read_sys(F_MEMINFO, mem, sizeof(mem))) < 0)
+	if ((n = read_sys(F_MEMINFO, mem, sizeof(mem), meminfo_enough)) < 0)
 		return (int)n;
 	return procstat_parse_sys(load, mem, out);
 }

@@ -73,6 +73,14 @@ static void test_live(void)
 		procstat_sys(&s);
 	}
 	CHECK(m == n && b[0].total >= a[0].total, "read again: the same CPUs");
+	{
+		unsigned long r0 = procstat_reads();
+
+		procstat_cpus(b, 64);
+		procstat_sys(&s);
+		/* A second read only to find EOF has the kernel write the file again. */
+		CHECK(procstat_reads() - r0 == 3, "one read a file (%lu for three)", procstat_reads() - r0);
+	}
 	/* A kept descriptor must not hand back the first read's text: 200 ms
 	 * on (20 ticks of USER_HZ), every CPU's total has grown. */
 	nanosleep(&(struct timespec){ 0, 200000000L }, NULL);
