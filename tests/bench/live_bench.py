@@ -26,8 +26,8 @@ Each tool refreshes at its own default (perftop -d 1, perf top -d 2) unless
 
 Call graphs (issue 12): --callgraph fp|dwarf gives both tools -g (or
 --call-graph dwarf), the load is --cg-workload (cgwork: a known call tree)
-instead, and --live runs perftop's live view in tmux beside perf top's (as
-a user would), besides its -b run. perf top's lost samples are read from its
+instead, and --live runs perftop's live view in tmux as perf top's is run
+(as a user would), besides its -b run. perf top's lost samples are read from its
 header ("lost: N/M") in the pane at the end.
 
 Side by side (--together): the live views run at once, in two tmux panes on
