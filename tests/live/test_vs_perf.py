@@ -28,15 +28,6 @@ SHARE_POINTS = 5     # shares of the same run by two samplers
 APART_POINTS = 4     # rows whose perf shares differ by more must keep their order
 MIN_SHARE = 3        # rows below this in both tools are noise
 SYSWIDE_APART_POINTS = 10  # system-wide: the two samplers disturb each other
-# Where a guest kernel turns interrupts back on is where a cpu-clock sample
-# lands whose timer fired while they were off (pvm_irq_enable here,
-# native_irq_enable, *_irqrestore): two samplers' timers on one task move
-# samples between that row and the code around it, by the timers' interplay,
-# not by either tool's accounting (CI: pvm_irq_enable 39.1 in perf, 34.0 in
-# perftop, the other rows within 2). Those rows' shares get the system-wide
-# tolerance; their names and order are asked as any row's.
-IRQ_ON_POINTS = 10
-IRQ_ON_NAMES = ("irq_enable", "irqrestore")
 
 
 def perf_can_record():
@@ -165,11 +156,8 @@ def compare(label, perf, top, paths, want_top=None, strict=True, apart=APART_POI
         return
     extra = [k[0] for k in ts if ts[k] >= MIN_SHARE and find(k, ps, paths) is None]
     ok(not extra, "%s: perftop's symbols of %d%% or more are perf's too (extra: %r)" % (label, MIN_SHARE, extra))
-    def tolerance(k):
-        return IRQ_ON_POINTS if k[2] and any(n in k[0] for n in IRQ_ON_NAMES) else SHARE_POINTS
-    far = [(k[0], round(ps[k], 1), round(ts[t], 1)) for k, t in pairs if abs(ps[k] - ts[t]) > tolerance(k)]
-    ok(pairs and not far, "%s: shares agree within %d points (%d where the kernel turns interrupts on) (%r)"
-       % (label, SHARE_POINTS, IRQ_ON_POINTS, far))
+    far = [(k[0], round(ps[k], 1), round(ts[t], 1)) for k, t in pairs if abs(ps[k] - ts[t]) > SHARE_POINTS]
+    ok(pairs and not far, "%s: shares agree within %d points (%r)" % (label, SHARE_POINTS, far))
 
 
 def run_both(perftop_args, perf_args, wl_args):
