@@ -4,6 +4,7 @@
 #ifndef PERFTOP_PROCSTAT_H
 #define PERFTOP_PROCSTAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -32,6 +33,9 @@ unsigned long procstat_reads(void);
  * -EINVAL). */
 int procstat_parse_cpus(const char *stat, struct procstat_cpu *out, size_t max);
 int procstat_parse_sys(const char *loadavg, const char *meminfo, struct procstat_sys *out);
+/* Whether the start of /proc/stat read so far holds every cpu line whole
+ * (a line after them begun): reading stops there. */
+bool procstat_stat_complete(const char *stat);
 /* utime + stime of a task in clock ticks; -errno when it is gone. */
 int procstat_task_ticks(pid_t pid, uint64_t *ticks);
 /* Clock ticks per second (sysconf(_SC_CLK_TCK)). */

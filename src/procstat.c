@@ -63,8 +63,7 @@ unsigned long procstat_reads(void)
 	return reads;
 }
 
-/* /proc/stat: every cpu line in, and a line after them begun. */
-static bool stat_enough(const char *buf)
+bool procstat_stat_complete(const char *buf)
 {
 	const char *p = buf;
 
@@ -136,7 +135,7 @@ int procstat_parse_cpus(const char *buf, struct procstat_cpu *out, size_t max)
 int procstat_cpus(struct procstat_cpu *out, size_t max)
 {
 	static char buf[STAT_BUF];
-	ssize_t n = read_sys(F_STAT, buf, sizeof(buf), stat_enough);
+	ssize_t n = read_sys(F_STAT, buf, sizeof(buf), procstat_stat_complete);
 
 	if (n < 0)
 		return (int)n;

@@ -33,6 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < n; i++)
 		if (cpus[i].cpu < 0)
 			abort();
+	(void)procstat_stat_complete(text); /* where a read may stop: in bounds on any text */
 	text[cut] = '\0';
 	second = text + cut + 1; /* at most text + size: a null */
 	if (procstat_parse_sys(text, second, &sys) == 0 && sys.mem_used > sys.mem_total)

@@ -58,6 +58,18 @@ static void test_parse_sys(void)
 	CHECK(procstat_parse_sys("x", "", &s) == -EINVAL, "garbage refused");
 }
 
+/* Where reading /proc/stat may stop: only with every cpu line whole. */
+static void test_stat_complete(void)
+{
+	CHECK(procstat_stat_complete("cpu  1 2 3 4\ncpu0 1 2 3 4\nintr 5"), "cpu lines, then intr begun: enough");
+	CHECK(!procstat_stat_complete("cpu  1 2 3 4\ncpu0 1 2"), "a cpu line cut: not enough");
+	CHECK(!procstat_stat_complete("cpu  1 2 3 4\ncpu0 1 2 3 4\n"), "nothing after the cpu lines yet: not enough");
+	CHECK(!procstat_stat_complete("cpu  1 2 3 4\ncp"), "a line begun that may be cpu1: not enough");
+	CHECK(procstat_stat_complete("cpu  1 2 3 4\ni"), "a line begun that cannot be a cpu line: enough");
+	CHECK(!procstat_stat_complete(""), "nothing read: not enough");
+	CHECK(!procstat_stat_complete("intr 1 2\n"), "no cpu line first: read on to the end");
+}
+
 static void test_live(void)
 {
 	struct procstat_cpu a[64], b[64];
@@ -99,6 +111,7 @@ int main(void)
 {
 	test_parse_cpus();
 	test_parse_sys();
+	test_stat_complete();
 	test_live();
 	return check_done();
 }
