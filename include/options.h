@@ -11,6 +11,10 @@
 
 /* folded and svg: the whole run's call paths; pprof: the whole run as a
  * profile; written when it ends. */
+/* -d's defaults: the live view's is perf top's and tiptop's. */
+#define OPTIONS_LIVE_DELAY 2.0
+#define OPTIONS_DUMP_DELAY 1.0
+
 enum dump_format { DUMP_TEXT, DUMP_CSV, DUMP_JSON, DUMP_FOLDED, DUMP_SVG, DUMP_PPROF };
 
 struct options {
@@ -31,7 +35,8 @@ struct options {
 	bool threads;            /* --threads: per-thread rows too */
 	bool batch;
 	double interval;
-	long iterations;         /* 0: until a signal */
+	bool interval_given;     /* -d: else the mode's default (OPTIONS_*_DELAY) */
+	long iterations;         /* 0: until a signal (and q in the live view) */
 	size_t rows;
 	const char *output;
 	enum dump_format format;

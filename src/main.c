@@ -200,6 +200,10 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return 1;
 	}
+	/* The live view refreshes as perf top and tiptop do; a frame costs
+	 * about what a second of samples does at 4 kHz (doc/DESIGN.md). */
+	if (!o.batch && !headless && !o.interval_given)
+		o.interval = OPTIONS_LIVE_DELAY;
 	if (o.batch && o.output == NULL && fcntl(STDOUT_FILENO, F_GETFD) == -1) {
 		fputs("perftop: cannot write the dump: stdout is closed: redirect it or give -o FILE\n", stderr);
 		options_free(&o);

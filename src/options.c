@@ -99,8 +99,8 @@ static void usage(FILE *f)
 	      "      --children          sort by time spent in a function and its callees\n"
 	      "                          (the default with call graphs); --no-children: self\n"
 	      "  -b, --batch             headless dump instead of the live view\n"
-	      "  -d, --delay SECS        refresh interval (default 1, fractions allowed)\n"
-	      "  -n, --iterations N      stop after N intervals (default: until a signal)\n"
+	      "  -d, --delay SECS        refresh interval (live view 2, dump 1; fractions allowed)\n"
+	      "  -n, --iterations N      stop after N intervals or frames (default: until a signal or q)\n"
 	      "  -E, --entries N         rows per table in the dump (default 20)\n"
 	      "  -o, --output FILE       write the dump to FILE\n"
 	      "      --format FMT        dump format: text, csv, json (JSON Lines); folded\n"
@@ -213,7 +213,7 @@ int options_parse(struct options *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->freq = DEFAULT_FREQ;
-	o->interval = 1.0;
+	o->interval = OPTIONS_DUMP_DELAY;
 	o->rows = 20;
 	o->format = DUMP_TEXT;
 	o->metrics_comms = 20;
@@ -280,6 +280,7 @@ int options_parse(struct options *o, int argc, char **argv)
 			if (errno || *end || !(d >= 0.01 && d <= 3600))
 				return bad("-d wants seconds from 0.01 to 3600, not '%s'", optarg);
 			o->interval = d;
+			o->interval_given = true;
 			break;
 		}
 		case 'n':

@@ -238,6 +238,11 @@ static void on_tick(void *arg)
 	if (!u->final_taken)
 		session_interval_end(u->s, u->decay ? UI_DECAY_PCT : 0, show, u);
 	screen_draw(u, UI_DRAW);
+	/* -n: as top's, the frames to draw before leaving. */
+	if (u->o->iterations && ++u->frames >= u->o->iterations) {
+		u->quit = true;
+		session_stop(u->s);
+	}
 }
 
 static bool on_signal(void *arg, int signo)

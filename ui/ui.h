@@ -220,6 +220,7 @@ struct ui {
 	time_t fixed_time;         /* render test: a frozen clock, and uptime 0 */
 	int exit_code;
 	bool quit;
+	long frames; /* ticks drawn, for -n */
 	bool stdin_gone;
 };
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """perftop's live view in tmux: header and table with the workload's symbol,
 K hides kernel rows and says so, help, pause, resize to 40x10 and back, q;
-monochrome with NO_COLOR."""
+monochrome with NO_COLOR; without -d the live view refreshes every 2 s
+(perf top's default), and -n N leaves after N frames, as top's does."""
 import os
 import re
 import sys
@@ -118,6 +119,22 @@ def main(t):
     tap.ok(s is not None and colour.search(raw) is None, "NO_COLOR: no colour on the screen")
     t.keys("F10")
     t.clean_exit("NO_COLOR run")
+
+    # No -d: perf top's 2 s; -n 2: two frames, then perftop leaves by
+    # itself (not before the second tick, 4 s after the start).
+    started = time.monotonic()
+    pid = t.start(perftop, "-n", "2")
+    s = t.wait_re(r"^Target: ", 10)
+    tap.ok(s is not None and re.search(r"Delay: 2s\b", s) is not None,
+           "without -d the live view refreshes every 2 s (the header says Delay: 2s)")
+    time.sleep(max(0.0, started + 2.5 - time.monotonic()))
+    try:
+        os.kill(pid, 0)
+        alive = True
+    except (OSError, TypeError):
+        alive = False
+    tap.ok(alive, "-n 2: still running 2.5 s after the start (its second frame is due at 4 s)")
+    t.clean_exit("-n 2 (left by itself)")
 
 
 tuitest.run("live view in tmux", main)
