@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Largest record the kernel can write (header.size is u16). */
 #define RING_RECORD_MAX 65536
@@ -95,7 +96,29 @@ int ring_read_begin(struct ring *r);
  * on this ring (one that wraps is copied into the ring's scratch). A record
  * with an impossible size ends the batch: counted in malformed, and the
  * reader resyncs at the batch's end rather than decode garbage. */
-int ring_next(struct ring *r, const struct perf_event_header **hdr);
+int ring_next_slow(struct ring *r, const struct perf_event_header **hdr);
+
+/* Inline: once a sample, and the out-of-line function spent a third of
+ * its instructions saving registers for the rare paths (a record or
+ * header across the end, a bad size), which ring_next_slow takes. */
+static inline int ring_next(struct ring *r, const struct perf_event_header **hdr)
+{
+	uint64_t avail = r->rd_end - r->rd_pos, off = r->rd_pos & r->mask;
+	const struct perf_event_header *h = (const void *)(r->data + off);
+	uint16_t size;
+
+	if (avail < sizeof(*h))
+		return 0; /* the batch's end (order's take tries an empty spill first) */
+	if (off + sizeof(*h) > r->mask + 1)
+		return ring_next_slow(r, hdr);
+	memcpy(&size, (const unsigned char *)h + offsetof(struct perf_event_header, size), sizeof(size));
+	if (size < sizeof(*h) || (size & 7) || size > avail || off + size > r->mask + 1)
+		return ring_next_slow(r, hdr);
+	*hdr = h;
+	r->rd_prev = r->rd_pos;
+	r->rd_pos += size;
+	return 1;
+}
 
 /* Puts back the record ring_next returned last: it comes first in the next
  * batch (a merge that met a record newer than its limit). Once only. */

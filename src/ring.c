@@ -159,7 +159,8 @@ int ring_read_begin(struct ring *r)
 	return r->rd_pos == r->rd_end ? -EAGAIN : 0;
 }
 
-int ring_next(struct ring *r, const struct perf_event_header **hdr)
+/* ring_next's every case, the rare ones included. */
+int ring_next_slow(struct ring *r, const struct perf_event_header **hdr)
 {
 	uint64_t size = r->mask + 1, avail = r->rd_end - r->rd_pos;
 	uint64_t off = r->rd_pos & r->mask;

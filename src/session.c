@@ -730,11 +730,12 @@ static void sample(struct session *s, int ev, const struct record *r)
 	if (r->sample.ips == NULL && r->sample.regs == NULL) {
 		struct agg_where w = { .pid = (pid_t)r->sid.pid, .tid = (pid_t)r->sid.tid, .ip = r->sample.ip,
 				       .kernel = cpumode_kernel(r->misc) };
-		struct sym_result sr = { 0 };
 
 		w.tag = symbols_tag(s->syms, w.pid);
 		if (agg_sample_memo(s->agg, (size_t)ev, (int)r->sid.cpu, &w, r->sample.period))
 			return;
+		struct sym_result sr = { 0 }; /* a miss only: most samples are hits */
+
 		w.tag = symbols_resolve_tagged(s->syms, w.pid, w.tid, w.ip, w.kernel, &sr);
 		agg_sample_at(s->agg, (size_t)ev, (int)r->sid.cpu, &w, &sr, r->sample.period);
 		return;
