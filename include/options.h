@@ -9,12 +9,12 @@
 
 #include "evspec.h"
 
-/* folded and svg: the whole run's call paths; pprof: the whole run as a
- * profile; written when it ends. */
 /* -d's defaults: the live view's is perf top's and tiptop's. */
 #define OPTIONS_LIVE_DELAY 2.0
 #define OPTIONS_DUMP_DELAY 1.0
 
+/* folded and svg: the whole run's call paths; pprof: the whole run as a
+ * profile; written when it ends. */
 enum dump_format { DUMP_TEXT, DUMP_CSV, DUMP_JSON, DUMP_FOLDED, DUMP_SVG, DUMP_PPROF };
 
 struct options {

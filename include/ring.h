@@ -91,16 +91,17 @@ uint64_t ring_written(const struct ring *r);
  * -EAGAIN when there are none. */
 int ring_read_begin(struct ring *r);
 
+/* ring_next's every case: what the inline one leaves to it. */
+int ring_next_slow(struct ring *r, const struct perf_event_header **hdr);
+
 /* The batch's next record: 1 and *hdr, or 0 at its end. The header and body
  * are contiguous and stay valid until the next ring_next or ring_read_done
  * on this ring (one that wraps is copied into the ring's scratch). A record
  * with an impossible size ends the batch: counted in malformed, and the
- * reader resyncs at the batch's end rather than decode garbage. */
-int ring_next_slow(struct ring *r, const struct perf_event_header **hdr);
-
-/* Inline: once a sample, and the out-of-line function spent a third of
- * its instructions saving registers for the rare paths (a record or
- * header across the end, a bad size), which ring_next_slow takes. */
+ * reader resyncs at the batch's end rather than decode garbage.
+ * Inline, called for every record: out of line it spent a third of its
+ * instructions saving registers for the rare cases (a record across the
+ * end, a bad size), which ring_next_slow takes. */
 static inline int ring_next(struct ring *r, const struct perf_event_header **hdr)
 {
 	uint64_t avail = r->rd_end - r->rd_pos, off = r->rd_pos & r->mask;

@@ -159,7 +159,6 @@ int ring_read_begin(struct ring *r)
 	return r->rd_pos == r->rd_end ? -EAGAIN : 0;
 }
 
-/* ring_next's every case, the rare ones included. */
 int ring_next_slow(struct ring *r, const struct perf_event_header **hdr)
 {
 	uint64_t size = r->mask + 1, avail = r->rd_end - r->rd_pos;
