@@ -28,6 +28,18 @@ SHARE_POINTS = 5     # shares of the same run by two samplers
 APART_POINTS = 4     # rows whose perf shares differ by more must keep their order
 MIN_SHARE = 3        # rows below this in both tools are noise
 SYSWIDE_APART_POINTS = 10  # system-wide: the two samplers disturb each other
+# A kernel-heavy loop of short syscalls, -p: the two tools' cpu-clock timers
+# start at the same wake-up and mostly fire in one interrupt, giving the
+# same samples (here: within 0.7 point in 10 runs, idle or beside CPU hogs
+# and a 20 kHz perftop). Each context switch saves and restarts the timers
+# a few nanoseconds apart, and under CI's load they can drift into separate
+# interrupts microseconds apart: the later one samples the loop at another
+# phase, or where the kernel turns interrupts back on after the earlier
+# one's handler. Each tool is right about its own samples; the samples
+# differ (CI: two rows 5.6 and 5.5 points apart with both tools attached
+# first, names and counts agreeing; 5.1 and 8 points before that gate).
+# split -p (long user-space loops) keeps SHARE_POINTS.
+SYSCALL_POINTS = 10
 
 
 def perf_can_record():
@@ -123,12 +135,11 @@ def find(key, rows, paths):
     return None
 
 
-def compare(label, perf, top, paths, want_top=None, strict=True, apart=APART_POINTS):
+def compare(label, perf, top, paths, want_top=None, strict=True, apart=APART_POINTS, points=SHARE_POINTS):
     """perf's rows of at least MIN_SHARE are in perftop's, in the same order
     where perf's shares are more than `apart` points apart, and in the same
-    DSOs. strict: perftop's
-    rows of MIN_SHARE are in perf's too, and the shares agree within
-    SHARE_POINTS."""
+    DSOs. strict: perftop's rows of MIN_SHARE are in perf's too, and the
+    shares agree within `points`."""
     ps, ts = shares(perf), shares(top)
     diag("%s: perf    %r" % (label, sorted(((round(v, 1), k[0]) for k, v in ps.items()), reverse=True)[:8]))
     diag("%s: perftop %r" % (label, sorted(((round(v, 1), k[0]) for k, v in ts.items()), reverse=True)[:8]))
@@ -156,8 +167,8 @@ def compare(label, perf, top, paths, want_top=None, strict=True, apart=APART_POI
         return
     extra = [k[0] for k in ts if ts[k] >= MIN_SHARE and find(k, ps, paths) is None]
     ok(not extra, "%s: perftop's symbols of %d%% or more are perf's too (extra: %r)" % (label, MIN_SHARE, extra))
-    far = [(k[0], round(ps[k], 1), round(ts[t], 1)) for k, t in pairs if abs(ps[k] - ts[t]) > SHARE_POINTS]
-    ok(pairs and not far, "%s: shares agree within %d points (%r)" % (label, SHARE_POINTS, far))
+    far = [(k[0], round(ps[k], 1), round(ts[t], 1)) for k, t in pairs if abs(ps[k] - ts[t]) > points]
+    ok(pairs and not far, "%s: shares agree within %d points (%r)" % (label, points, far))
 
 
 def perf_fds(pid):
@@ -259,7 +270,7 @@ def test_syscalls():
     top, paths = perftop_rows(recs)
     perf = perf_rows(data)
     same_seconds("syscalls -p", recs, perf)
-    compare("syscalls -p", perf, top, paths)
+    compare("syscalls -p", perf, top, paths, apart=SYSCALL_POINTS, points=SYSCALL_POINTS)
     kern = [k for k, v in sorted(shares(perf).items(), key=lambda kv: -kv[1]) if k[2] and v >= MIN_SHARE]
     ok(len(kern) >= 2, "syscalls -p: perf report sees kernel symbols to compare (%r)" % [k[0] for k in kern])
 
