@@ -318,6 +318,7 @@ void agg_free(struct agg *a)
 		free(a->memo[i].keys);
 	free(a->memo);
 	free(a->flat);
+	free(a->flat_pend);
 	dead_free(a);
 	free(a->dead_syms.v);
 	free(a->dead_tasks.v);
@@ -430,6 +431,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 		return t;
 	}
 	if (t && t->exited) { /* a tid reused by another process */
+		agg_settle(a); /* hits of the old owner's, before its counts fold */
 		if (++a->rows_gen == 0) /* not rows_moved: task_row is setting the last lookups */
 			a->rows_gen = 1;
 		task_fold(a, t);
@@ -539,9 +541,37 @@ static inline struct agg_flat *flat_slot(struct agg *a, const struct agg_where *
 	return &a->flat[h >> (64 - AGG_FLAT_BITS)];
 }
 
+/* A slot's pending hits added to its rows, as sample_rows would have. */
+static void flat_apply(struct agg *a, struct agg_flat *f)
+{
+	size_t ev = f->pend_ev;
+
+	count_n(&f->sym->iv, &f->sym->total, ev, f->pend_n, f->pend_period);
+	sym_active(a, f->sym);
+	count_n(&f->task->iv, &f->task->total, ev, f->pend_n, f->pend_period);
+	task_active(a, f->task);
+	count_n(&f->thread->iv, &f->thread->total, ev, f->pend_n, f->pend_period);
+	task_active(a, f->thread);
+	f->pend_n = 0;
+	f->pend_period = 0;
+}
+
+static void flat_settle(struct agg *a)
+{
+	for (size_t i = 0; i < a->flat_npend; i++) {
+		struct agg_flat *f = &a->flat[a->flat_pend[i]];
+
+		if (f->pend_n)
+			flat_apply(a, f);
+		f->listed = false;
+	}
+	a->flat_npend = 0;
+}
+
 bool agg_sample_memo(struct agg *a, size_t ev, int cpu, const struct agg_where *w, uint64_t period)
 {
 	struct agg_flat *f;
+	struct agg_cpu *c;
 
 	if (a->flat == NULL || w->tag == 0 || ev >= a->nevents)
 		return false;
@@ -554,9 +584,43 @@ bool agg_sample_memo(struct agg *a, size_t ev, int cpu, const struct agg_where *
 	a->last_task = f->task;
 	a->last_tid = w->tid;
 	a->last_thread = f->thread;
-	sample_rows(a, ev, cpu, f->sym, f->task, period);
 	a->flat_hits++;
+	if (a->keep_pairs) { /* the pairs want each sample's rows */
+		sample_rows(a, ev, cpu, f->sym, f->task, period);
+		return true;
+	}
+	/* sample_rows, the three rows' counts left for agg_settle. */
+	a->ev[ev].samples_iv++;
+	a->ev[ev].samples_total++;
+	a->ev[ev].period_iv += period;
+	a->ev[ev].period_total += period;
+	if ((c = cpu_row(a, cpu)) != NULL)
+		count(&c->iv, &c->total, ev, period);
+	if (!f->listed) {
+		f->listed = true;
+		a->flat_pend[a->flat_npend++] = (uint16_t)(f - a->flat);
+	} else if (f->pend_n && (f->pend_ev != ev || f->pend_n == UINT32_MAX)) {
+		flat_apply(a, f);
+	}
+	f->pend_ev = (uint8_t)ev;
+	f->pend_n++;
+	f->pend_period += period;
 	return true;
+}
+
+static bool flat_ready(struct agg *a)
+{
+	size_t n = (size_t)1 << AGG_FLAT_BITS;
+
+	if (a->flat)
+		return true;
+	a->flat_pend = calloc(n, sizeof(*a->flat_pend));
+	a->flat = a->flat_pend ? calloc(n, sizeof(*a->flat)) : NULL;
+	if (a->flat == NULL) {
+		free(a->flat_pend);
+		a->flat_pend = NULL;
+	}
+	return a->flat != NULL;
 }
 
 void agg_sample_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w, const struct sym_result *sr,
@@ -564,6 +628,7 @@ void agg_sample_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w,
 {
 	struct agg_sym *s;
 	struct agg_task *t;
+	struct agg_flat *f;
 
 	if (ev >= a->nevents)
 		return;
@@ -571,12 +636,13 @@ void agg_sample_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w,
 	t = task_row(a, w->pid, w->tid, sr);
 	sample_rows(a, ev, cpu, s, t, period);
 	/* Only rows found in full: a missing one may come at the next try. */
-	if (w->tag == 0 || a->flat_off || s == NULL || t == NULL || a->last_thread == NULL ||
-	    (a->flat == NULL && (a->flat = calloc((size_t)1 << AGG_FLAT_BITS, sizeof(*a->flat))) == NULL))
+	if (w->tag == 0 || a->flat_off || s == NULL || t == NULL || a->last_thread == NULL || !flat_ready(a))
 		return;
-	*flat_slot(a, w) = (struct agg_flat){ .ip = w->ip, .tag = w->tag, .pid = w->pid, .tid = w->tid,
-					      .gen = a->rows_gen, .kernel = w->kernel, .sym = s, .task = t,
-					      .thread = a->last_thread };
+	f = flat_slot(a, w);
+	if (f->pend_n)
+		flat_apply(a, f); /* to the rows it held: they are still there */
+	*f = (struct agg_flat){ .ip = w->ip, .tag = w->tag, .pid = w->pid, .tid = w->tid, .gen = a->rows_gen,
+				.kernel = w->kernel, .listed = f->listed, .sym = s, .task = t, .thread = a->last_thread };
 }
 
 void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
@@ -644,6 +710,8 @@ static void memo_apply(struct agg *a, struct agg_memo *m)
 
 void agg_settle(struct agg *a)
 {
+	if (a->flat_npend)
+		flat_settle(a);
 	if (!a->memo_pending)
 		return;
 	a->memo_pending = false;
@@ -812,6 +880,8 @@ void agg_task_new(struct agg *a, pid_t pid)
 
 	bool reset = false;
 
+	if ((t && t->exited) || (th && th->exited))
+		agg_settle(a); /* hits of the old owners', before their counts fold */
 	if (t && t->exited) {
 		task_fold(a, t);
 		task_reset(t, pid, a->nevents);

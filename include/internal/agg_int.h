@@ -77,6 +77,13 @@ struct agg_flat {
 	int32_t pid, tid;
 	uint32_t gen;                 /* rows_gen when filled */
 	bool kernel;
+	bool listed;                  /* in agg.flat_pend */
+	uint8_t pend_ev;
+	/* Hits not yet added to the rows (agg_settle): a hit adds to the
+	 * event's and the CPU's counts, and here; the symbol's, task's and
+	 * thread's rows get them all at once. */
+	uint32_t pend_n;
+	uint64_t pend_period;
 	struct agg_sym *sym;
 	struct agg_task *task, *thread;
 };
@@ -121,6 +128,8 @@ struct agg {
 	uint64_t comm_gens;       /* the last agg_task.comm_gen handed out */
 	size_t cg_max;            /* tests: the tree's bound (0: CG_MAX_NODES_DEFAULT) */
 	struct agg_flat *flat;    /* 1 << AGG_FLAT_BITS, NULL until the first fill */
+	uint16_t *flat_pend;      /* the slots listed: each holds hits or did */
+	size_t flat_npend;
 	uint32_t rows_gen;
 	bool flat_off;            /* tests: every flat sample the long way */
 	uint64_t flat_hits;       /* tests: flat samples the memo counted */

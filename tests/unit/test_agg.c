@@ -306,6 +306,72 @@ static void test_flat_memo(void)
 	agg_free(a);
 }
 
+/* A memo hit adds to its rows later (agg_settle): every read sees it, it
+ * counts in the interval it came in, under its own event, and a pid handed
+ * to a new owner keeps the old owner's hits in the old owner's sums. */
+static void test_flat_pending(void)
+{
+	int cpus[] = { 0 };
+	struct agg *a = agg_new(2, cpus, 1);
+	struct sym_result f = sym("f", 1, false, "alpha"), h = sym("h", 3, false, "beta");
+	struct agg_where wf = { .pid = 10, .tid = 11, .ip = 0x1000, .tag = 7 };
+	const struct agg_sym **s;
+	const struct agg_task **th, *t;
+	bool hits = true;
+	size_t n;
+
+	CHECK(a != NULL, "flat pending: agg_new");
+	if (a == NULL)
+		return;
+	agg_sample_at(a, 0, 0, &wf, &f, 1);
+	for (int i = 0; i < 5; i++)
+		hits &= agg_sample_memo(a, 0, 0, &wf, 3);
+	for (int i = 0; i < 2; i++)
+		hits &= agg_sample_memo(a, 1, 0, &wf, 4);
+	hits &= agg_sample_memo(a, 0, 0, &wf, 3);
+	CHECK(hits, "flat pending: the hits went through the memo");
+	CHECK(find_sym(a, 1) && find_sym(a, 1)->iv.samples[0] == 7 && find_sym(a, 1)->iv.period[0] == 19 &&
+	      find_sym(a, 1)->iv.samples[1] == 2 && find_sym(a, 1)->iv.period[1] == 8 &&
+	      find_sym(a, 1)->total.samples[0] == 7,
+	      "flat pending: the symbol's row has every hit, under its event, when read");
+	t = find_task(a, 10);
+	CHECK(t && t->iv.samples[0] == 7 && t->total.period[1] == 8, "flat pending: so has the task's");
+	CHECK(sums_exact(a), "flat pending: the rows add up to the event's samples");
+	n = agg_symbols_active(a, &s);
+	CHECK(n == 1 && s[0]->key == 1, "flat pending: the row is in the interval's active list (%zu)", n);
+	agg_sample_memo(a, 0, 0, &wf, 3);
+	agg_roll(a, 0);
+	CHECK(find_sym(a, 1)->iv.samples[0] == 0 && find_sym(a, 1)->total.samples[0] == 8,
+	      "flat pending: a hit counts in the interval it came in (%llu in the next, %llu in all)",
+	      (unsigned long long)find_sym(a, 1)->iv.samples[0], (unsigned long long)find_sym(a, 1)->total.samples[0]);
+	/* Hits, then the pid gets a new owner: they stay the old owner's. */
+	for (int i = 0; i < 4; i++)
+		agg_sample_memo(a, 0, 0, &wf, 3);
+	agg_task_exit(a, 10);
+	agg_task_new(a, 10);
+	CHECK(!agg_sample_memo(a, 0, 0, &wf, 1), "flat pending: a pid with a new owner is a miss");
+	agg_sample_at(a, 0, 0, &wf, &h, 1);
+	t = find_task(a, 10);
+	CHECK(t && strcmp(t->comm, "beta") == 0 && t->total.samples[0] == 1 && sums_exact(a),
+	      "flat pending: the old owner's hits not in the new owner's row (%llu), sums exact",
+	      t ? (unsigned long long)t->total.samples[0] : 0ULL);
+	/* The same for a thread id another process takes. */
+	for (int i = 0; i < 4; i++)
+		agg_sample_memo(a, 0, 0, &wf, 3);
+	agg_thread_exit(a, 11);
+	wf.pid = 20;
+	agg_sample_at(a, 0, 0, &wf, &h, 1);
+	n = agg_threads(a, AGG_TOTAL, &th);
+	t = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (th[i]->tid == 11)
+			t = th[i];
+	CHECK(t && t->pid == 20 && t->total.samples[0] == 1 && sums_exact(a),
+	      "flat pending: a thread id taken by another process keeps none of the old hits (%llu)",
+	      t ? (unsigned long long)t->total.samples[0] : 0ULL);
+	agg_free(a);
+}
+
 int main(void)
 {
 	int cpus[] = { 0, 3 };
@@ -531,5 +597,6 @@ int main(void)
 	}
 	pairs();
 	test_flat_memo();
+	test_flat_pending();
 	return check_done();
 }
