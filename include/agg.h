@@ -100,8 +100,9 @@ struct agg_where {
 	uint64_t tag;
 };
 /* The same IP counted before, under the same tag and with its rows still
- * there, is counted again as agg_sample_at did: true. False: nothing
- * counted; resolve it and call agg_sample_at. */
+ * there, is counted again as agg_sample_at did (its rows' part at the
+ * next agg_settle): true. False: nothing counted; resolve it and call
+ * agg_sample_at. */
 bool agg_sample_memo(struct agg *a, size_t ev, int cpu, const struct agg_where *w, uint64_t period);
 /* agg_sample, remembering its rows under w for agg_sample_memo. */
 void agg_sample_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w, const struct sym_result *sr,
@@ -115,8 +116,10 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 /* NULL until the first stack. Settled first (agg_settle). */
 const struct cg *agg_callgraph(struct agg *a);
 /* A stack the memo knows adds its children counts and call-path counts
- * later, once for all its hits: every reader here (and agg_roll) settles
- * them first; a reader of rows it kept from before calls this. */
+ * later, once for all its hits, as a flat memo hit adds its symbol's,
+ * task's and thread's counts (the event's and the CPU's at once): every
+ * reader here (and agg_roll) settles them first; a reader of rows it kept
+ * from before calls this. */
 void agg_settle(struct agg *a);
 
 /* Losses are kept per event and per CPU (cpu < 0: unknown). */
