@@ -507,8 +507,8 @@ static inline void count(struct agg_counts *iv, struct agg_counts *total, size_t
 	count_n(iv, total, ev, 1, period);
 }
 
-/* One sample's self, task and CPU counts, its rows looked up already. */
-static void sample_rows(struct agg *a, size_t ev, int cpu, struct agg_sym *s, struct agg_task *t, uint64_t period)
+/* One sample's event and CPU counts. */
+static inline void sample_counts(struct agg *a, size_t ev, int cpu, uint64_t period)
 {
 	struct agg_cpu *c;
 
@@ -516,22 +516,36 @@ static void sample_rows(struct agg *a, size_t ev, int cpu, struct agg_sym *s, st
 	a->ev[ev].samples_total++;
 	a->ev[ev].period_iv += period;
 	a->ev[ev].period_total += period;
+	if ((c = cpu_row(a, cpu)) != NULL)
+		count(&c->iv, &c->total, ev, period);
+}
+
+/* n samples of this period in all to the symbol's, task's and thread's
+ * rows (any may be NULL). */
+static inline void rows_count(struct agg *a, size_t ev, struct agg_sym *s, struct agg_task *t, struct agg_task *th,
+			      uint64_t n, uint64_t period)
+{
 	if (s) {
-		count(&s->iv, &s->total, ev, period);
+		count_n(&s->iv, &s->total, ev, n, period);
 		sym_active(a, s);
 	}
 	if (t) {
-		if (a->keep_pairs && ev == 0 && s)
-			aggp_add(a, t, s, period);
-		count(&t->iv, &t->total, ev, period);
+		count_n(&t->iv, &t->total, ev, n, period);
 		task_active(a, t);
-		if (a->last_thread) {
-			count(&a->last_thread->iv, &a->last_thread->total, ev, period);
-			task_active(a, a->last_thread);
-		}
 	}
-	if ((c = cpu_row(a, cpu)) != NULL)
-		count(&c->iv, &c->total, ev, period);
+	if (th) {
+		count_n(&th->iv, &th->total, ev, n, period);
+		task_active(a, th);
+	}
+}
+
+/* One sample's self, task and CPU counts, its rows looked up already. */
+static void sample_rows(struct agg *a, size_t ev, int cpu, struct agg_sym *s, struct agg_task *t, uint64_t period)
+{
+	sample_counts(a, ev, cpu, period);
+	if (t && a->keep_pairs && ev == 0 && s)
+		aggp_add(a, t, s, period);
+	rows_count(a, ev, s, t, t ? a->last_thread : NULL, 1, period);
 }
 
 static inline struct agg_flat *flat_slot(struct agg *a, const struct agg_where *w)
@@ -544,14 +558,7 @@ static inline struct agg_flat *flat_slot(struct agg *a, const struct agg_where *
 /* A slot's pending hits added to its rows, as sample_rows would have. */
 static void flat_apply(struct agg *a, struct agg_flat *f)
 {
-	size_t ev = f->pend_ev;
-
-	count_n(&f->sym->iv, &f->sym->total, ev, f->pend_n, f->pend_period);
-	sym_active(a, f->sym);
-	count_n(&f->task->iv, &f->task->total, ev, f->pend_n, f->pend_period);
-	task_active(a, f->task);
-	count_n(&f->thread->iv, &f->thread->total, ev, f->pend_n, f->pend_period);
-	task_active(a, f->thread);
+	rows_count(a, f->pend_ev, f->sym, f->task, f->thread, f->pend_n, f->pend_period);
 	f->pend_n = 0;
 	f->pend_period = 0;
 }
@@ -571,7 +578,6 @@ static void flat_settle(struct agg *a)
 bool agg_sample_memo(struct agg *a, size_t ev, int cpu, const struct agg_where *w, uint64_t period)
 {
 	struct agg_flat *f;
-	struct agg_cpu *c;
 
 	if (a->flat == NULL || w->tag == 0 || ev >= a->nevents)
 		return false;
@@ -590,12 +596,7 @@ bool agg_sample_memo(struct agg *a, size_t ev, int cpu, const struct agg_where *
 		return true;
 	}
 	/* sample_rows, the three rows' counts left for agg_settle. */
-	a->ev[ev].samples_iv++;
-	a->ev[ev].samples_total++;
-	a->ev[ev].period_iv += period;
-	a->ev[ev].period_total += period;
-	if ((c = cpu_row(a, cpu)) != NULL)
-		count(&c->iv, &c->total, ev, period);
+	sample_counts(a, ev, cpu, period);
 	if (!f->listed) {
 		f->listed = true;
 		a->flat_pend[a->flat_npend++] = (uint16_t)(f - a->flat);
