@@ -37,7 +37,8 @@ SYSWIDE_APART_POINTS = 10  # system-wide: the two samplers disturb each other
 # phase, or where the kernel turns interrupts back on after the earlier
 # one's handler. Each tool is right about its own samples; the samples
 # differ (CI: two rows 5.6 and 5.5 points apart with both tools attached
-# first, names and counts agreeing; 5.1 and 8 points before that gate).
+# first, names and counts agreeing; before that gate, 8 points once in CI
+# and 5.1 in a CI-style run here).
 # split -p (long user-space loops) keeps SHARE_POINTS.
 SYSCALL_POINTS = 10
 
