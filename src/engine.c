@@ -244,6 +244,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	 * call graphs the reader's watermark stays: it counts the bytes of
 	 * process churn too, which no guard set from the sample rate does. */
 	e->main_rings = e->direct_ns != 0 && e->wake_main;
+	e->flat_guard = e->direct_ns != 0 && !e->wake_main && o->cg.mode != CALLGRAPH_DWARF;
 
 	nfds = o->nevents * e->ncpus * e->ntids;
 	e->fds = malloc((nfds ? nfds : 1) * sizeof(*e->fds));

@@ -213,10 +213,10 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 		spill_rewind(e);
 	/* Same timer and values as the arming spill_setup checked: no error
 	 * is left for it. */
-	if (e->main_rings) {
-		(void)spill_guard(e);
+	if (e->main_rings || e->flat_guard)
+		(void)spill_guard(e, 0);
+	if (e->main_rings)
 		spill_arm(e);
-	}
 	/* Cut short, go on; caught up with an old limit, move it on now (a
 	 * full spill no longer wakes the reader, so nothing else would). */
 	e->backlog = e->cut || kind == DRAIN_MORE;

@@ -58,6 +58,12 @@ struct engine {
 	 * when a ring left unread could come within a reserve of full at the
 	 * full rate (spill_guard). */
 	bool main_rings;
+	/* Flat read in place: a watermark that wakes the reader while the
+	 * ring has room leaves it to the main loop's next pass (the copy and
+	 * its spill pages' faults were most of the reader's time); rd_guard,
+	 * set by each pass and by such a wakeup, covers a main loop that
+	 * stalls. */
+	bool flat_guard;
 	/* main_rings: only the ring that filled most since the last pass has
 	 * its fd armed in the loop's epoll (events 0 for the others). */
 	size_t armed;
@@ -146,10 +152,11 @@ void spill_unclaim(struct engine *e);
 /* After a drain pass: each spill that is nearly read moves its rest to its
  * start, so its next writes reuse the pages kept there (ring_rewind). */
 void spill_rewind(struct engine *e);
-/* After a drain pass (main_rings): the reader's guard timer set from what
- * each kernel ring holds now; -errno only if the timer is unusable, which
- * spill_setup's first arming already rules out. */
-int spill_guard(struct engine *e);
+/* After a drain pass (main_rings, flat_guard): the reader's guard timer set
+ * from what each kernel ring holds now, to fire within max_ns (0: no bound);
+ * -errno only if the timer is unusable, which spill_setup's first arming
+ * already rules out. */
+int spill_guard(struct engine *e, uint64_t max_ns);
 /* After a drain pass (main_rings): arms the ring that filled most since the
  * last one, disarms the one armed before. */
 void spill_arm(struct engine *e);
