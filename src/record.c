@@ -109,14 +109,32 @@ static int decode_callgraph(struct cursor *c, const struct record_layout *lay, s
 	return 0;
 }
 
+/* The fields every sample has, in the kernel's order (PERF_SAMPLE_IDENTIFIER,
+ * IP, TID, TIME, CPU, PERIOD). */
+struct sample_head {
+	uint64_t id, ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+	uint64_t period;
+};
+_Static_assert(sizeof(struct sample_head) == 48, "sample fields layout");
+
 static int decode_sample(struct cursor *c, const struct record_layout *lay, struct record *out)
 {
-	uint32_t res;
+	struct sample_head h;
 
-	if (take_u64(c, &out->sid.id) || take_u64(c, &out->sample.ip) ||
-	    take_u32x2(c, &out->sid.pid, &out->sid.tid) || take_u64(c, &out->sid.time) ||
-	    take_u32x2(c, &out->sid.cpu, &res) || take_u64(c, &out->sample.period))
+	/* One bounds check for the fixed fields (they were six): most samples
+	 * are just these. */
+	if (take(c, &h, sizeof(h)))
 		return -1;
+	out->sid.id = h.id;
+	out->sample.ip = h.ip;
+	out->sid.pid = h.pid;
+	out->sid.tid = h.tid;
+	out->sid.time = h.time;
+	out->sid.cpu = h.cpu;
+	out->sample.period = h.period;
 	return lay && lay->extra ? decode_callgraph(c, lay, out) : 0;
 }
 

@@ -718,28 +718,14 @@ static size_t user_frames(struct session *s, const struct record *r, struct sym_
 	return k;
 }
 
-static void sample(struct session *s, int ev, const struct record *r)
+/* A sample with a stack: out of line, so that a flat sample's call does not
+ * set up the frames' array (SESSION_STACK_MAX of them) on the stack. */
+static __attribute__((noinline)) void sample_stack(struct session *s, int ev, const struct record *r)
 {
 	struct sym_result frames[SESSION_STACK_MAX];
 	const struct sym_result *fr;
 	size_t n;
 
-	/* A call-graph layout gives every sample a stack, if only its own frame.
-	 * Without one, an IP counted before under the same tags goes through
-	 * agg's flat memo: no resolve, no row lookup. */
-	if (r->sample.ips == NULL && r->sample.regs == NULL) {
-		struct agg_where w = { .pid = (pid_t)r->sid.pid, .tid = (pid_t)r->sid.tid, .ip = r->sample.ip,
-				       .kernel = cpumode_kernel(r->misc) };
-
-		w.tag = symbols_tag(s->syms, w.pid);
-		if (agg_sample_memo(s->agg, (size_t)ev, (int)r->sid.cpu, &w, r->sample.period))
-			return;
-		struct sym_result sr = { 0 }; /* a miss only: most samples are hits */
-
-		w.tag = symbols_resolve_tagged(s->syms, w.pid, w.tid, w.ip, w.kernel, &sr);
-		agg_sample_at(s->agg, (size_t)ev, (int)r->sid.cpu, &w, &sr, r->sample.period);
-		return;
-	}
 	n = chain_frames(s, r, frames, SESSION_STACK_MAX, &fr);
 	if (s->unw && s->opts->cg.mode == CALLGRAPH_DWARF && r->sample.nregs && n < SESSION_STACK_MAX) {
 		if (fr != frames)
@@ -756,6 +742,33 @@ static void sample(struct session *s, int ev, const struct record *r)
 	}
 	agg_sample_stack(s->agg, (size_t)ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid,
 			 fr, n, r->sample.period);
+}
+
+/* A flat sample's miss: resolved, and its row found or made. */
+static __attribute__((noinline)) void sample_miss(struct session *s, int ev, const struct record *r,
+						  struct agg_where *w)
+{
+	struct sym_result sr = { 0 };
+
+	w->tag = symbols_resolve_tagged(s->syms, w->pid, w->tid, w->ip, w->kernel, &sr);
+	agg_sample_at(s->agg, (size_t)ev, (int)r->sid.cpu, w, &sr, r->sample.period);
+}
+
+static void sample(struct session *s, int ev, const struct record *r)
+{
+	/* A call-graph layout gives every sample a stack, if only its own frame.
+	 * Without one, an IP counted before under the same tags goes through
+	 * agg's flat memo: no resolve, no row lookup. */
+	if (r->sample.ips == NULL && r->sample.regs == NULL) {
+		struct agg_where w = { .pid = (pid_t)r->sid.pid, .tid = (pid_t)r->sid.tid, .ip = r->sample.ip,
+				       .kernel = cpumode_kernel(r->misc) };
+
+		w.tag = symbols_tag(s->syms, w.pid);
+		if (!agg_sample_memo(s->agg, (size_t)ev, (int)r->sid.cpu, &w, r->sample.period))
+			sample_miss(s, ev, r, &w);
+		return;
+	}
+	sample_stack(s, ev, r);
 }
 
 void session_record(void *arg, int ev, const struct record *r)
