@@ -91,10 +91,12 @@ static bool take(struct order *o, size_t c)
 	struct order_head *h = &o->head[c];
 	const struct perf_event_header *hdr;
 
-	/* The first ring's records are all older than the second's. */
-	h->from = o->src[c];
+	/* The first ring's records are all older than the second's; once it
+	 * is read out (the spill, mostly empty) it is not tried again. */
+	h->from = h->on_then ? o->then[c] : o->src[c];
 	h->held = ring_next(h->from, &hdr);
-	if (!h->held && o->then[c]) {
+	if (!h->held && !h->on_then && o->then[c]) {
+		h->on_then = true;
 		h->from = o->then[c];
 		h->held = ring_next(h->from, &hdr);
 	}
@@ -127,6 +129,7 @@ void order_begin(struct order *o, uint64_t limit)
 		int none = ring_read_begin(o->src[c]);
 
 		o->head[c].held = false;
+		o->head[c].on_then = false;
 		if (o->then[c] && ring_read_begin(o->then[c]) == 0)
 			none = 0;
 		if (none == 0 && take(o, c))
@@ -233,6 +236,7 @@ int order_release(struct order *o, size_t c)
 	}
 	ring_read_done(r);
 	o->then[c] = NULL;
+	h->on_then = false; /* the first ring alone from now on */
 	return 0;
 }
 

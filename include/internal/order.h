@@ -24,6 +24,7 @@ struct order_head {        /* a ring's next record, decoded once */
 	enum record_status st;
 	uint64_t key;          /* its time; 0: none (goes straight through) */
 	bool held;
+	bool on_then;          /* this pass: the first ring is read out, the second one's turn */
 	struct ring *from;     /* the ring it lies in */
 };
 
