@@ -196,7 +196,8 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	e->o = *o;
 	e->epfd = e->tfd = e->sfd = e->cgroup_fd = -1;
 	e->rd_epfd = e->rd_quit = e->rd_notify = e->rd_kick = e->rd_guard = -1;
-	e->last_id = UINT64_MAX;
+	for (size_t i = 0; i < ENGINE_IDC; i++)
+		e->idc[i] = (struct engine_idslot){ UINT64_MAX, -2 }; /* no id: not found */
 	e->clock_mono = true;
 	e->events = calloc(o->nevents, sizeof(*e->events));
 	e->enabled = calloc(o->nevents, sizeof(*e->enabled));

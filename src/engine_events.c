@@ -181,16 +181,16 @@ static int idmap_add(struct engine *e, int fd, int ev)
 
 int events_find(struct engine *e, uint64_t id)
 {
+	struct engine_idslot *c = &e->idc[id & (ENGINE_IDC - 1)];
 	size_t i;
 
-	if (id == e->last_id)
-		return e->last_ev;
+	if (c->id == id)
+		return c->ev;
 	for (i = (size_t)(id * 0x9e3779b97f4a7c15ULL) & e->ids_mask; e->ids[i].id;
 	     i = (i + 1) & e->ids_mask) {
 		if (e->ids[i].id == id) {
-			e->last_id = id;
-			e->last_ev = e->ids[i].ev;
-			return e->last_ev;
+			*c = e->ids[i];
+			return c->ev;
 		}
 	}
 	return -2;

@@ -101,8 +101,11 @@ struct engine {
 	size_t nwatch;
 	struct engine_idslot *ids;
 	size_t ids_mask, nids_used;
-	uint64_t last_id;
-	int last_ev;
+	/* Found ids by their low bits: the kernel numbers one event's fds
+	 * (one per CPU) in a row, and their samples alternate, which a
+	 * last-hit cache missed at every one. An id's event never changes. */
+#define ENGINE_IDC 16
+	struct engine_idslot idc[ENGINE_IDC];
 	int epfd, tfd, sfd;
 	int cgroup_fd;
 	sigset_t sigs;
