@@ -44,6 +44,7 @@ struct options {
 	bool no_color;
 	bool no_demangle;        /* --no-demangle: raw C++/Rust symbol names */
 	bool no_kallsyms_cache;  /* --no-kallsyms-cache: read kallsyms whole */
+	bool no_symbol_cache;    /* --no-symbol-cache: parse every ELF table */
 	bool stats;
 	struct callgraph_opts cg; /* -g, --call-graph, --max-stack */
 	bool children;            /* --children (the default with call graphs) */

@@ -65,6 +65,10 @@ int symbols_cache_dir(char *buf, size_t len);
  * ("/proc/modules" if NULL). Without it kallsyms is read whole. Before
  * symbols_load_kernel; 0 or -ENOMEM. */
 int symbols_set_kcache(struct symbols *s, const char *dir, const char *notes_path, const char *modules_path);
+/* Keeps the parsed symbol tables of programs and libraries in dir between
+ * runs (see internal/symcache.h): a repeat start reads them whole instead
+ * of parsing their ELF files. 0 or -ENOMEM. */
+int symbols_set_symbol_cache(struct symbols *s, const char *dir);
 void symbols_free(struct symbols *s);
 
 /* Reads kallsyms, from the cache when it is of this kernel as we see it
@@ -169,6 +173,7 @@ struct symbols_stats {
 	size_t evicted;        /* tables dropped for it (or idle), ever */
 	size_t evicted_idle;   /* of those, idle for SYMBOLS_TABLE_IDLE intervals */
 	bool kernel_cached;    /* the kernel's symbols came from the cache */
+	size_t tables_cached;  /* ELF tables read from the symbol cache, ever */
 	size_t kernel_reloads; /* whole reads of kallsyms for unknown addresses */
 	uint64_t chain_hits, chain_misses; /* symbols_resolve_chain: stacks from the cache, or not */
 };

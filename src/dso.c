@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "buildid.h"
+#include "cachedir.h"
 #include "debuginfo.h"
 #include "elfsym.h"
+#include "symcache.h"
 #include "util.h"
 
 static const char ANON[] = "//anon";
@@ -64,6 +66,7 @@ int dso_set_init(struct dso_set *ds, const char *proc_root, const char *debug_ro
 {
 	memset(ds, 0, sizeof(*ds));
 	RB_INIT(&ds->tree);
+	ds->cache_fd = -1;
 	ds->proc_root = strdup(proc_root);
 	ds->debug_root = strdup(debug_root);
 	if (ds->proc_root == NULL || ds->debug_root == NULL) {
@@ -84,6 +87,21 @@ int dso_set_debug_root(struct dso_set *ds, const char *debug_root)
 	return 0;
 }
 
+int dso_set_cache_dir(struct dso_set *ds, const char *dir)
+{
+	char *d = strdup(dir);
+
+	if (d == NULL)
+		return -ENOMEM;
+	free(ds->cache_dir);
+	ds->cache_dir = d;
+	if (ds->cache_fd >= 0)
+		close(ds->cache_fd);
+	ds->cache_fd = -1;
+	ds->cache_failed = false;
+	return 0;
+}
+
 void dso_set_free(struct dso_set *ds)
 {
 	struct dso *d, *dn;
@@ -96,7 +114,11 @@ void dso_set_free(struct dso_set *ds)
 	}
 	free(ds->proc_root);
 	free(ds->debug_root);
-	ds->proc_root = ds->debug_root = NULL;
+	free(ds->cache_dir);
+	if (ds->cache_fd >= 0)
+		close(ds->cache_fd);
+	ds->cache_fd = -1;
+	ds->proc_root = ds->debug_root = ds->cache_dir = NULL;
 }
 
 /* Files we can read symbols from start with '/'; the rest ([heap], //anon,
@@ -413,17 +435,97 @@ static struct elfsym *find_debug(void *arg, const struct elfsym *t)
 	return c->d->kind == DSO_FILE ? load_debug_file(c->ds, c->d, t) : NULL;
 }
 
-static void load_fd_checked(const struct dso_set *ds, struct dso *d, int fd, const char *label)
+/* The symbol cache's directory of entries; -1 without one. Made when a
+ * table is first to be written (create). */
+static int cache_fd(struct dso_set *ds, bool create)
+{
+	int dfd, fd = -1;
+
+	if (ds->cache_fd >= 0 || ds->cache_dir == NULL || ds->cache_failed)
+		return ds->cache_fd;
+	if ((dfd = cachedir_open(ds->cache_dir, create)) >= 0) {
+		fd = cachedir_sub(dfd, SYMCACHE_DIR, create);
+		close(dfd);
+	}
+	if (fd < 0 && create)
+		ds->cache_failed = true; /* a cache we cannot write costs only time */
+	ds->cache_fd = fd < 0 ? -1 : fd;
+	return ds->cache_fd;
+}
+
+/* What t rests on besides its file: whether each of its debug file's
+ * candidate paths is there and what file it is, when the file has no
+ * .symtab of its own (a debug package installed since is a miss). */
+static uint64_t table_deps(const struct dso_set *ds, const struct dso *d, const struct elfsym *t)
+{
+	char paths[DEBUGINFO_MAX_PATHS][PATH_MAX];
+	uint64_t h = 0;
+	size_t n;
+
+	if (!t->searched_debug)
+		return 0;
+	n = debuginfo_paths(d->ident.build_id, d->ident.build_id_len, t->debuglink, d->path, ds->debug_root, paths);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v[5] = { i + 1, 0, 0, 0, 0 };
+		int fd = open_as(ds, d->pid, paths[i], 0, NULL);
+		struct stat st;
+
+		if (fd >= 0 && fstat(fd, &st) == 0) {
+			v[1] = st.st_dev;
+			v[2] = st.st_ino;
+			v[3] = (uint64_t)st.st_size;
+			v[4] = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+		}
+		if (fd >= 0)
+			close(fd);
+		h = util_hash64(v, sizeof(v), h);
+	}
+	return h | 1;
+}
+
+/* The cache's key for d's file open at fd: known by build-id (a file
+ * without one is parsed each time), and a file, not a memfd (whose name,
+ * the label, is new each time). */
+static bool cache_key(const struct dso_set *ds, const struct dso *d, int fd, const char *label,
+		      struct symcache_key *k)
+{
+	struct stat st;
+
+	if (ds->cache_dir == NULL || ds->cache_failed || d->kind != DSO_FILE || d->ident.build_id_len == 0 ||
+	    fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	*k = (struct symcache_key){ d->ident.build_id, d->ident.build_id_len, (uint64_t)st.st_size, label };
+	return true;
+}
+
+static void load_fd_checked(struct dso_set *ds, struct dso *d, int fd, const char *label)
 {
 	struct finder_ctx c = { ds, d };
 	struct elfsym_debug_finder find = { find_debug, &c };
+	struct symcache_key k;
+	bool cacheable = cache_key(ds, d, fd, label, &k);
+	uint64_t deps;
+	int dfd;
 
+	if (cacheable && (dfd = cache_fd(ds, false)) >= 0 && symcache_load(&d->tab, &deps, dfd, &k) == 0) {
+		if (deps == table_deps(ds, d, d->tab)) {
+			close(fd);
+			ds->ncached++;
+			return;
+		}
+		elfsym_free(d->tab);
+		d->tab = NULL;
+	}
 	elfsym_load_fd_find(&d->tab, fd, label, &find);
 	close(fd);
 	if (d->tab && !build_id_ok(d, d->tab)) {
 		elfsym_free(d->tab);
 		d->tab = NULL;
 	}
+	if (cacheable && d->tab && d->tab->nsyms && (dfd = cache_fd(ds, true)) >= 0 &&
+	    symcache_store(d->tab, dfd, &k, table_deps(ds, d, d->tab)) == 0 &&
+	    ds->nstored++ % SYMCACHE_PRUNE_EVERY == 0)
+		symcache_prune(dfd, SYMCACHE_KEEP_FILES);
 }
 
 void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint64_t end)

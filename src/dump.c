@@ -193,10 +193,10 @@ static void dump_text(struct dctx *c)
 
 		session_stats(c->s, &st);
 		fprintf(c->f, "Stats: records %" PRIu64 "  bad %" PRIu64 "  late %" PRIu64 "  tracking lost %" PRIu64 "  backlog %" PRIu64
-			" KiB  processes %zu  dsos %zu  tables %zu (%zu KiB, %zu evicted)  symbols %zu  %zu KiB\n",
+			" KiB  processes %zu  dsos %zu  tables %zu (%zu KiB, %zu evicted, %zu cached)  symbols %zu  %zu KiB\n",
 			st.eng.records, st.eng.bad_records + st.eng.malformed, st.eng.reordered_late, st.tracking_lost,
 			st.eng.backlog / 1024, st.sym.processes, st.sym.dsos, st.sym.tables,
-			st.sym.table_bytes / 1024, st.sym.evicted, st.sym.symbols, st.sym.bytes / 1024);
+			st.sym.table_bytes / 1024, st.sym.evicted, st.sym.tables_cached, st.sym.symbols, st.sym.bytes / 1024);
 		fprintf(c->f, "Rows: symbols %zu  tasks %zu  threads %zu  active %zu/%zu  held %zu  expired %" PRIu64
 			"/%" PRIu64 "/%" PRIu64 "\n",
 			st.agg.syms, st.agg.tasks, st.agg.threads, st.agg.active_syms, st.agg.active_tasks, st.agg.held,

@@ -207,6 +207,7 @@ static void json_stats(struct json *j, const struct session *s, const struct dum
 	json_u64(j, "symbol_table_bytes", st.sym.table_bytes);
 	json_u64(j, "symbol_table_limit", st.sym.table_limit);
 	json_u64(j, "symbol_tables_evicted", st.sym.evicted);
+	json_u64(j, "symbol_tables_cached", st.sym.tables_cached);
 	json_u64(j, "symbol_tables_evicted_idle", st.sym.evicted_idle);
 	json_u64(j, "rows_symbols", st.agg.syms);
 	json_u64(j, "rows_tasks", st.agg.tasks);

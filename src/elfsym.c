@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -560,7 +561,9 @@ static int load(struct elfsym **out, Elf *e, uint64_t fsize, bool debug, const c
 	/* Its debug file's symbols would replace what .dynsym, MiniDebugInfo
 	 * and .eh_frame_hdr give: looked for before those are built (libc's
 	 * table was built twice, the first thrown away). */
-	if (scn == NULL && !debug && find && (dbg = find->fn(find->arg, b.t)) != NULL) {
+	if (scn == NULL && !debug && find)
+		b.t->searched_debug = true;
+	if (b.t->searched_debug && (dbg = find->fn(find->arg, b.t)) != NULL) {
 		elfsym_adopt_symbols(b.t, dbg);
 		elf_end(e);
 		*out = b.t;
@@ -670,8 +673,15 @@ const char *elfsym_demangled(struct elfsym *t, const struct elfsym_sym *sym)
 void elfsym_adopt_symbols(struct elfsym *t, struct elfsym *dbg)
 {
 	free_dnames(t);
-	free(t->syms);
-	free(t->names);
+	if (t->map) {
+		munmap(t->map, t->map_len);
+	} else {
+		free(t->syms);
+		free(t->names);
+	}
+	t->map = dbg->map;
+	t->map_len = dbg->map_len;
+	dbg->map = NULL;
 	t->syms = dbg->syms;
 	t->nsyms = dbg->nsyms;
 	t->names = dbg->names;
@@ -749,8 +759,12 @@ void elfsym_free(struct elfsym *t)
 	if (t == NULL)
 		return;
 	free_dnames(t);
-	free(t->syms);
-	free(t->names);
+	if (t->map) {
+		munmap(t->map, t->map_len);
+	} else {
+		free(t->syms);
+		free(t->names);
+	}
 	free(t->debuglink);
 	free(t);
 }

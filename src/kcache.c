@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "buildid.h"
+#include "cachedir.h"
 #include "util.h"
 
 #define KCACHE_MAGIC "PTKSYMC\n"
@@ -41,33 +42,6 @@ struct kcache_mod_rec {
 _Static_assert(sizeof(struct kcache_hdr) == 80, "cache header layout");
 _Static_assert(sizeof(struct kcache_mod_rec) == 24, "cache module layout");
 _Static_assert(sizeof(struct kallsyms_sym) == 16, "cache symbol layout");
-
-/* Not cryptographic: it tells a torn or damaged file from a whole one.
- * A foreign file is refused by its owner and mode before this. Four lanes,
- * so that a few megabytes cost a fraction of a millisecond. */
-static uint64_t hash_bytes(const void *p, size_t len, uint64_t seed)
-{
-	const uint64_t mul = 0xff51afd7ed558ccdull;
-	uint64_t h[4] = { seed, seed ^ 0x9e3779b97f4a7c15ull, ~seed, seed + len }, w[4];
-	const unsigned char *b = p;
-	uint64_t r;
-
-	for (; len >= sizeof(w); b += sizeof(w), len -= sizeof(w)) {
-		memcpy(w, b, sizeof(w));
-		for (int i = 0; i < 4; i++) {
-			h[i] = (h[i] ^ w[i]) * mul;
-			h[i] ^= h[i] >> 32;
-		}
-	}
-	memset(w, 0, sizeof(w));
-	memcpy(w, b, len);
-	r = len;
-	for (int i = 0; i < 4; i++) {
-		r = (r ^ h[i] ^ w[i]) * 0xc4ceb9fe1a85ec53ull;
-		r ^= r >> 29;
-	}
-	return r;
-}
 
 static int read_small(const char *path, void *buf, size_t len, size_t *got)
 {
@@ -107,7 +81,7 @@ int kcache_key_read(struct kcache_key *k, const char *notes_path, const char *ka
 	if (rc)
 		return rc;
 	k->head_len = (uint32_t)n;
-	k->head_hash = hash_bytes(head, n, 0);
+	k->head_hash = util_hash64(head, n, 0);
 	if (notes_path && read_small(notes_path, notes, sizeof(notes), &n) == 0 &&
 	    (len = buildid_find_notes(notes, n, k->build_id)) > 0)
 		k->build_id_len = (uint8_t)len;
@@ -270,7 +244,7 @@ static uint64_t checksum(const struct kcache_hdr *h, const void *body, size_t le
 	struct kcache_hdr z = *h;
 
 	z.checksum = 0;
-	return hash_bytes(body, len, hash_bytes(&z, sizeof(z), 0));
+	return util_hash64(body, len, util_hash64(&z, sizeof(z), 0));
 }
 
 int kcache_encode(const struct kallsyms *ks, const struct kcache_key *k, const struct kcache_modules *m,
@@ -473,77 +447,21 @@ out_bad:
 
 /* --- the file -------------------------------------------------------------- */
 
-int kcache_dir(char *buf, size_t len)
-{
-	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-
-	/* The spec says a relative XDG_CACHE_HOME is to be ignored. */
-	if (x && x[0] == '/')
-		return util_pathf(buf, len, "%s/perftop", x);
-	if (home && home[0] == '/')
-		return util_pathf(buf, len, "%s/.cache/perftop", home);
-	return -ENOENT;
-}
-
-/* A directory only we may change: else another user could put a table of
- * their choosing, or a link, where we read. One we create goes only into a
- * parent of ours ($HOME/.cache, made if missing): never root's files in
- * the home of the user sudo came from. */
-static int dir_open(const char *dir, bool create)
-{
-	char parent[4096];
-	struct stat st;
-	char *slash;
-	int fd;
-
-	if (create && stat(dir, &st) != 0) {
-		if (util_pathf(parent, sizeof(parent), "%s", dir) != 0 || (slash = strrchr(parent, '/')) == NULL ||
-		    slash == parent)
-			return -ENAMETOOLONG;
-		*slash = '\0';
-		if (mkdir(parent, 0700) != 0 && errno != EEXIST)
-			return -errno;
-		if (stat(parent, &st) != 0)
-			return -errno;
-		if (st.st_uid != geteuid())
-			return -EPERM;
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-			return -errno;
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
-}
-
 int kcache_load(struct kallsyms **out, const char *dir, const struct kcache_key *k,
 		const struct kcache_modules *m)
 {
 	struct stat st;
 	void *map;
-	int dfd, fd, rc;
+	int dfd, fd, rc = 0;
 
 	*out = NULL;
-	if ((dfd = dir_open(dir, false)) < 0)
+	if ((dfd = cachedir_open(dir, false)) < 0)
 		return dfd;
-	fd = openat(dfd, KCACHE_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	rc = fd < 0 ? -errno : 0;
+	fd = cachedir_open_file(dfd, KCACHE_FILE, KCACHE_MAX_BYTES, &st);
 	close(dfd);
-	if (rc)
-		return rc;
-	if (fstat(fd, &st) != 0) {
-		rc = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
-		rc = -EPERM;
-		goto out;
-	}
-	if (st.st_size < (off_t)sizeof(struct kcache_hdr) || (uint64_t)st.st_size > KCACHE_MAX_BYTES) {
+	if (fd < 0)
+		return fd == -EFBIG ? -EBADMSG : fd;
+	if (st.st_size < (off_t)sizeof(struct kcache_hdr)) {
 		rc = -EBADMSG;
 		goto out;
 	}
@@ -572,53 +490,23 @@ out:
 	return rc;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int kcache_store(const struct kallsyms *ks, const char *dir, const struct kcache_key *k,
 		 const struct kcache_modules *m)
 {
-	char tmp[64];
+	struct iovec iov;
 	void *buf;
 	size_t len;
-	int dfd, fd, rc;
+	int dfd, rc;
 
 	if ((rc = kcache_encode(ks, k, m, &buf, &len)) != 0)
 		return rc;
-	if ((dfd = dir_open(dir, true)) < 0) {
+	if ((dfd = cachedir_open(dir, true)) < 0) {
 		free(buf);
 		return dfd;
 	}
-	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", KCACHE_FILE, (int)getpid());
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == EEXIST && unlinkat(dfd, tmp, 0) == 0) /* a crashed run of this pid's */
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rc = -errno;
-		goto out;
-	}
-	rc = write_all(fd, buf, len);
-	if (close(fd) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && renameat(dfd, tmp, dfd, KCACHE_FILE) != 0)
-		rc = -errno;
-	if (rc)
-		unlinkat(dfd, tmp, 0);
-out:
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	rc = cachedir_replace(dfd, KCACHE_FILE, &iov, 1);
 	close(dfd);
 	free(buf);
 	return rc;

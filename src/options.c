@@ -36,6 +36,7 @@ enum {
 	OPT_PUSH,
 	OPT_PUSH_EVERY,
 	OPT_NO_KALLSYMS_CACHE,
+	OPT_NO_SYMBOL_CACHE,
 };
 
 static const struct option longopts[] = {
@@ -60,6 +61,7 @@ static const struct option longopts[] = {
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "no-kallsyms-cache", no_argument, NULL, OPT_NO_KALLSYMS_CACHE },
+	{ "no-symbol-cache", no_argument, NULL, OPT_NO_SYMBOL_CACHE },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
@@ -120,6 +122,8 @@ static void usage(FILE *f)
 	      "      --no-demangle       raw C++/Rust symbol names (_ZN3foo3barEv)\n"
 	      "      --no-kallsyms-cache read /proc/kallsyms whole, neither reading nor\n"
 	      "                          writing the cache in $XDG_CACHE_HOME/perftop\n"
+	      "      --no-symbol-cache   parse every program's and library's symbols, neither\n"
+	      "                          reading nor writing their cache there\n"
 	      "  -h, --help              this text\n"
 	      "      --version           the version\n", f);
 }
@@ -378,6 +382,9 @@ int options_parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_NO_KALLSYMS_CACHE:
 			o->no_kallsyms_cache = true;
+			break;
+		case OPT_NO_SYMBOL_CACHE:
+			o->no_symbol_cache = true;
 			break;
 		case OPT_STATS:
 			o->stats = true;

@@ -183,8 +183,9 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	memset(s, 0, sizeof(*s));
 	s->opts = o;
 	s->syms = symbols_new(&so);
-	if (s->syms == NULL || (!o->no_kallsyms_cache && symbols_cache_dir(kcache, sizeof(kcache)) == 0 &&
-				symbols_set_kcache(s->syms, kcache, NULL, NULL) != 0)) {
+	if (s->syms == NULL || (symbols_cache_dir(kcache, sizeof(kcache)) == 0 &&
+				((!o->no_kallsyms_cache && symbols_set_kcache(s->syms, kcache, NULL, NULL) != 0) ||
+				 (!o->no_symbol_cache && symbols_set_symbol_cache(s->syms, kcache) != 0)))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}

@@ -20,6 +20,7 @@
 #include "dso.h"
 #include "elfsym.h"
 #include "kallsyms.h"
+#include "cachedir.h"
 #include "kcache.h"
 #include "perfmap.h"
 #include "proctab.h"
@@ -152,7 +153,7 @@ out_free:
 
 int symbols_cache_dir(char *buf, size_t len)
 {
-	return kcache_dir(buf, len);
+	return cachedir_path(buf, len);
 }
 
 int symbols_set_kcache(struct symbols *s, const char *dir, const char *notes_path, const char *modules_path)
@@ -173,6 +174,11 @@ int symbols_set_kcache(struct symbols *s, const char *dir, const char *notes_pat
 	s->notes_path = n;
 	s->modules_path = m;
 	return 0;
+}
+
+int symbols_set_symbol_cache(struct symbols *s, const char *dir)
+{
+	return dso_set_cache_dir(&s->dsos, dir);
 }
 
 void symbols_free(struct symbols *s)
@@ -806,6 +812,7 @@ void symbols_stats(const struct symbols *s, struct symbols_stats *st)
 	st->tables = s->dsos.ntables + (s->ks != NULL) + (s->kextra != NULL);
 	st->symbols = s->dsos.nsyms + (s->ks ? s->ks->nsyms : 0) + (s->kextra ? s->kextra->nsyms : 0);
 	st->kernel_cached = s->kcached;
+	st->tables_cached = s->dsos.ncached;
 	st->kernel_reloads = s->kreloads;
 	st->table_bytes = s->dsos.table_bytes;
 	st->table_limit = s->table_limit;

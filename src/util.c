@@ -72,3 +72,27 @@ ssize_t util_pread_full(int fd, void *buf, size_t len, off_t off)
 {
 	return off < 0 ? -EINVAL : read_full(fd, buf, len, off);
 }
+
+uint64_t util_hash64(const void *p, size_t len, uint64_t seed)
+{
+	const uint64_t mul = 0xff51afd7ed558ccdull;
+	uint64_t h[4] = { seed, seed ^ 0x9e3779b97f4a7c15ull, ~seed, seed + len }, w[4];
+	const unsigned char *b = p;
+	uint64_t r;
+
+	for (; len >= sizeof(w); b += sizeof(w), len -= sizeof(w)) {
+		memcpy(w, b, sizeof(w));
+		for (int i = 0; i < 4; i++) {
+			h[i] = (h[i] ^ w[i]) * mul;
+			h[i] ^= h[i] >> 32;
+		}
+	}
+	memset(w, 0, sizeof(w));
+	memcpy(w, b, len);
+	r = len;
+	for (int i = 0; i < 4; i++) {
+		r = (r ^ h[i] ^ w[i]) * 0xc4ceb9fe1a85ec53ull;
+		r ^= r >> 29;
+	}
+	return r;
+}

@@ -57,11 +57,19 @@ struct dso_set {
 	size_t ndsos, ntables, nsyms, table_bytes, other_bytes;
 	size_t nevicted;    /* tables dropped for the memory bound or idleness, ever */
 	size_t nevicted_idle; /* of those, for idleness */
+	char *cache_dir;    /* of the symbol cache (symcache.h); NULL: none */
+	int cache_fd;       /* its entries' directory; -1 until opened */
+	bool cache_failed;  /* it cannot be opened: not tried again */
+	size_t ncached;     /* tables read from it, ever */
+	size_t nstored;     /* tables written to it */
 };
 
 int dso_set_init(struct dso_set *ds, const char *proc_root, const char *debug_root);
 void dso_set_free(struct dso_set *ds);
 int dso_set_debug_root(struct dso_set *ds, const char *debug_root);
+/* Tables are read from and written to the symbol cache under dir (the
+ * cache directory, cachedir.h). 0 or -ENOMEM. */
+int dso_set_cache_dir(struct dso_set *ds, const char *dir);
 
 /* The DSO of a mapping of the file of identity id (NULL: by path alone),
  * created if new; NULL when out of memory. */

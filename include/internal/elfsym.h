@@ -33,12 +33,16 @@ struct elfsym {
 	uint16_t type;  /* ET_EXEC or ET_DYN */
 	bool from_dynsym; /* no .symtab: only exported functions are known */
 	bool minidebug;   /* plus .gnu_debugdata's (MiniDebugInfo) symbols */
+	bool searched_debug; /* no .symtab: a separate debug file was looked for */
 	uint8_t build_id[ELFSYM_BUILD_ID_MAX];
 	size_t build_id_len;
 	char *debuglink;  /* .gnu_debuglink's file name (no '/'), or NULL */
 	size_t nsynth;    /* of syms, named LABEL+0xVADDR from .eh_frame_hdr */
 	char **dnames;    /* per symbol, demangled on first use; NULL until then */
 	size_t dnames_bytes;
+	void *map;        /* syms and names lie in this read-only mapping (a cache
+			   * entry, symcache.h), unmapped with the table; else malloc'd */
+	size_t map_len;
 };
 
 /* Tests: true sorts every table with qsort, the order the radix sort

@@ -70,9 +70,6 @@ int kcache_decode(struct kallsyms **out, const void *buf, size_t len, const stru
  * reaches the checks behind it. Does nothing to fewer bytes than a header. */
 void kcache_seal(void *buf, size_t len);
 
-/* The cache's directory: $XDG_CACHE_HOME/perftop, else $HOME/.cache/perftop.
- * 0 or -ENOENT (neither set, or not absolute) or -ENAMETOOLONG. */
-int kcache_dir(char *buf, size_t len);
 
 /* dir/KCACHE_FILE, if it is a regular file of ours, mode 0600, and decodes
  * under k. 0 or -errno. */

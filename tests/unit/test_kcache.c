@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "internal/cachedir.h"
 #include "internal/kcache.h"
 #include "internal/kallsyms_lazy.h"
 
@@ -300,13 +301,13 @@ static void test_dir(void)
 
 	setenv("XDG_CACHE_HOME", "/x/cache", 1);
 	setenv("HOME", "/home/u", 1);
-	CHECK(kcache_dir(buf, sizeof(buf)) == 0 && strcmp(buf, "/x/cache/perftop") == 0, "XDG_CACHE_HOME first");
+	CHECK(cachedir_path(buf, sizeof(buf)) == 0 && strcmp(buf, "/x/cache/perftop") == 0, "XDG_CACHE_HOME first");
 	setenv("XDG_CACHE_HOME", "relative", 1);
-	CHECK(kcache_dir(buf, sizeof(buf)) == 0 && strcmp(buf, "/home/u/.cache/perftop") == 0,
+	CHECK(cachedir_path(buf, sizeof(buf)) == 0 && strcmp(buf, "/home/u/.cache/perftop") == 0,
 	      "a relative XDG_CACHE_HOME is ignored: $HOME/.cache");
 	unsetenv("XDG_CACHE_HOME");
 	unsetenv("HOME");
-	CHECK(kcache_dir(buf, sizeof(buf)) == -ENOENT, "neither: no cache");
+	CHECK(cachedir_path(buf, sizeof(buf)) == -ENOENT, "neither: no cache");
 }
 
 /* A table of n core symbols 64 bytes apart from 0xffffffff81000000 (fn_I,

@@ -9,6 +9,7 @@
  * DEBUG_ROOT holds the PIE's debug file by build-id (STRIPPED has the same).
  * CXX is a C++ program ("-" when there was no C++ compiler); MINIDEBUG the
  * library stripped, its hidden functions kept in .gnu_debugdata. */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,7 @@
 
 #include "check.h"
 #include "internal/elfsym.h"
+#include "internal/symcache.h"
 #include "symbols.h"
 #include "symtest.h"
 
@@ -823,6 +825,227 @@ static void test_all_processes(void)
 	symbols_free(s);
 }
 
+/* An entry's bytes in a mapping of their own, as symcache_load gives them. */
+static int decode_copy(struct elfsym **out, uint64_t *deps, const void *buf, size_t len,
+		       const struct symcache_key *k)
+{
+	void *m = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int rc;
+
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	memcpy(m, buf, len);
+	if ((rc = symcache_decode(out, deps, m, len, k)) != 0)
+		munmap(m, len ? len : 1);
+	return rc;
+}
+
+static bool same_table(const struct elfsym *a, const struct elfsym *b)
+{
+	if (a->nsyms != b->nsyms || a->nsynth != b->nsynth || a->nloads != b->nloads || a->type != b->type ||
+	    a->from_dynsym != b->from_dynsym || a->searched_debug != b->searched_debug ||
+	    (a->debuglink == NULL) != (b->debuglink == NULL) ||
+	    (a->debuglink && strcmp(a->debuglink, b->debuglink) != 0) ||
+	    memcmp(a->loads, b->loads, a->nloads * sizeof(a->loads[0])) != 0)
+		return false;
+	for (size_t i = 0; i < a->nsyms; i++)
+		if (a->syms[i].addr != b->syms[i].addr || a->syms[i].size != b->syms[i].size ||
+		    strcmp(elfsym_name(a, &a->syms[i]), elfsym_name(b, &b->syms[i])) != 0)
+			return false;
+	return true;
+}
+
+/* An entry's file name: the build-id and the file's size in hex. */
+static void entry_of(const struct elfsym *t, uint64_t size, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < t->build_id_len && n < len; j++)
+		n += (size_t)snprintf(buf + n, len - n, "%02x", t->build_id[j]);
+	if (n < len)
+		snprintf(buf + n, len - n, "-%" PRIx64, size);
+}
+
+static size_t entries_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t n = 0;
+
+	while (d && (de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The symbol cache: an entry gives back the table it was made of, only
+ * under its own key, and nothing damaged; through symbols, a second
+ * reader takes the table from it, and a debug file gone since is a miss. */
+static void test_symcache(char **argv)
+{
+	struct elfsym *lib = NULL, *str = NULL, *t = NULL;
+	struct symcache_key k, k2;
+	struct stat st;
+	uint8_t bid[ELFSYM_BUILD_ID_MAX];
+	char dir[] = "/tmp/perftop-symcache-XXXXXX", path[PATH_MAX], empty[64];
+	unsigned char *buf = NULL;
+	uint64_t deps = 0;
+	size_t len = 0;
+	int dfd = -1;
+
+	if (elfsym_load(&lib, argv[A_LIB]) != 0 || lib->build_id_len == 0 || stat(argv[A_LIB], &st) != 0 ||
+	    (str = load_with(argv[A_STRIPPED], elfsym_load_fd_label, "prog")) == NULL || str->nsynth == 0 ||
+	    mkdtemp(dir) == NULL) {
+		CHECK(0, "cannot prepare the symbol cache tests");
+		goto out;
+	}
+	k = (struct symcache_key){ lib->build_id, lib->build_id_len, (uint64_t)st.st_size, "libfixture.so" };
+	CHECK(symcache_encode(lib, &k, 42, (void **)&buf, &len) == 0, "encoded");
+	CHECK(buf && decode_copy(&t, &deps, buf, len, &k) == 0 && same_table(lib, t) && deps == 42,
+	      "decoded: the same table, the caller's signature");
+	elfsym_free(t);
+	t = NULL;
+	k2 = k;
+	k2.label = "another";
+	CHECK(buf && decode_copy(&t, &deps, buf, len, &k2) == 0, "no .eh_frame_hdr starts: the label does not matter");
+	elfsym_free(t);
+	t = NULL;
+	k2.file_size++;
+	CHECK(buf && decode_copy(&t, &deps, buf, len, &k2) == -ESTALE, "another size (a stripped copy): stale");
+	memcpy(bid, lib->build_id, lib->build_id_len);
+	bid[0] ^= 1;
+	k2 = k;
+	k2.build_id = bid;
+	CHECK(buf && decode_copy(&t, &deps, buf, len, &k2) == -ESTALE, "another build-id: stale");
+	if (buf) {
+		buf[len - 2] ^= 0x20; /* a name's byte */
+		CHECK(decode_copy(&t, &deps, buf, len, &k) == -EBADMSG, "a damaged byte: refused");
+		symcache_seal(buf, len);
+		CHECK(decode_copy(&t, &deps, buf, len, &k) == 0, "sealed again: taken");
+		elfsym_free(t);
+		t = NULL;
+		CHECK(decode_copy(&t, &deps, buf, len - 1, &k) == -EBADMSG, "cut short: refused");
+		/* Two symbols swapped (the records follow the 96-byte header and
+		 * the segments, 40 bytes each), the checksum made right. */
+		if (lib->nsyms >= 2) {
+			unsigned char tmp[16], *r = buf + 96 + 40 * lib->nloads;
+
+			memcpy(tmp, r, 16);
+			memcpy(r, r + 16, 16);
+			memcpy(r + 16, tmp, 16);
+			symcache_seal(buf, len);
+			CHECK(decode_copy(&t, &deps, buf, len, &k) == -EBADMSG, "addresses out of order: refused");
+		}
+	}
+	free(buf);
+	buf = NULL;
+	/* A stripped file's starts are named by the label: part of the key. */
+	k2 = (struct symcache_key){ str->build_id, str->build_id_len, 1234, "prog" };
+	CHECK(symcache_encode(str, &k2, 0, (void **)&buf, &len) == 0, "a stripped table encoded");
+	CHECK(buf && decode_copy(&t, &deps, buf, len, &k2) == 0 && same_table(str, t), "under its label: the same");
+	elfsym_free(t);
+	t = NULL;
+	k2.label = "other";
+	CHECK(buf && decode_copy(&t, &deps, buf, len, &k2) == -ESTALE, "under another label: stale");
+	free(buf);
+	buf = NULL;
+
+	/* Files: ours and 0600 only; the oldest pruned. */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(dfd >= 0 && symcache_store(lib, dfd, &k, 7) == 0, "stored");
+	CHECK(dfd >= 0 && symcache_load(&t, &deps, dfd, &k) == 0 && same_table(lib, t) && deps == 7, "loaded");
+	elfsym_free(t);
+	t = NULL;
+	snprintf(path, sizeof(path), "%s/.%s", dir, "leftover.tmp");
+	close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+	for (int i = 0; dfd >= 0 && i < 5; i++) {
+		struct timespec ts[2] = { { 1000 + i, 0 }, { 1000 + i, 0 } };
+		char name[64];
+
+		k2 = k;
+		k2.file_size = 100 + (uint64_t)i;
+		CHECK(symcache_store(lib, dfd, &k2, 0) == 0, "entry %d stored", i);
+		entry_of(lib, k2.file_size, name, sizeof(name));
+		CHECK(utimensat(dfd, name, ts, 0) == 0, "entry %d aged", i);
+	}
+	CHECK(dfd >= 0 && symcache_prune(dfd, 2) == 4 && entries_in(dir) == 2, "pruned to the newest 2");
+	k2.file_size = 104;
+	CHECK(dfd >= 0 && symcache_load(&t, &deps, dfd, &k2) == 0, "the newest kept");
+	elfsym_free(t);
+	t = NULL;
+	CHECK(access(path, F_OK) == 0, "another run's temporary file left alone");
+	unlink(path);
+	if (dfd >= 0) {
+		char name[64];
+
+		entry_of(lib, k2.file_size, name, sizeof(name));
+		CHECK(fchmodat(dfd, name, 0644, 0) == 0 && symcache_load(&t, &deps, dfd, &k2) == -EPERM,
+		      "an entry others may read: refused");
+	}
+
+	/* Through symbols: the stripped PIE by build-id, named from its
+	 * debug file under the debug root. */
+	{
+		struct symbols_opts o = { "/proc", "/proc/kallsyms" };
+		const uint64_t base = 0x30000000, mlen = 0x100000;
+		struct elfsym *pie = NULL;
+		const struct elfsym_sym *pa;
+		char cdir[64];
+		uint64_t off;
+
+		snprintf(cdir, sizeof(cdir), "%s/c", dir);
+		snprintf(empty, sizeof(empty), "%s/empty", dir);
+		if (elfsym_load(&pie, argv[A_PIE]) != 0 || (pa = sym_named(pie, "fixture_alpha")) == NULL ||
+		    !vaddr_to_offset(pie, pa->addr, &off) || mkdir(empty, 0700) != 0) {
+			CHECK(0, "cannot prepare the cached symbols tests");
+			elfsym_free(pie);
+			goto out;
+		}
+		for (int round = 0; round < 4; round++) {
+			struct symbols *s = symbols_new(&o);
+			struct symbols_stats sst;
+			struct sym_result r;
+			/* 0: parsed, written; 1: from the cache; 2: the debug
+			 * file gone: parsed again; 3: back, parsed again. */
+			static const bool cached[] = { false, true, false, false };
+			static const bool named[] = { true, true, false, true };
+
+			if (s == NULL || symbols_set_symbol_cache(s, cdir) != 0 ||
+			    symbols_set_debug_root(s, round == 2 ? empty : argv[A_DEBUG_ROOT]) != 0) {
+				CHECK(0, "symbols");
+				symbols_free(s);
+				break;
+			}
+			map_bid(s, FAKE_PID + 40, base, mlen, 0, pie->build_id, pie->build_id_len, PROT_EXEC,
+				argv[A_STRIPPED]);
+			symbols_resolve(s, FAKE_PID + 40, base + off, false, &r);
+			symbols_stats(s, &sst);
+			CHECK(named[round] ? strcmp(r.sym, "fixture_alpha") == 0 : strncmp(r.sym, "fixture_stripped+0x", 19) == 0,
+			      "round %d: %s", round, r.sym);
+			CHECK(sst.tables_cached == (cached[round] ? 1u : 0u), "round %d: %s the cache", round,
+			      cached[round] ? "from" : "not from");
+			symbols_free(s);
+		}
+		snprintf(path, sizeof(path), "%s/syms", cdir);
+		CHECK(entries_in(path) == 1, "one entry for the file");
+		elfsym_free(pie);
+	}
+out:
+	if (dfd >= 0)
+		close(dfd);
+	free(buf);
+	elfsym_free(lib);
+	elfsym_free(str);
+	{
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (strncmp(dir, "/tmp/perftop-symcache-", 22) == 0 && system(cmd) != 0)
+			fprintf(stderr, "# could not remove %s\n", dir);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != A_N + 1) {
@@ -846,6 +1069,7 @@ int main(int argc, char **argv)
 	test_deleted(argv);
 	test_build_id(argv);
 	test_eviction(argv);
+	test_symcache(argv);
 	test_all_processes();
 	return check_done();
 }
