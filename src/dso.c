@@ -498,6 +498,20 @@ static bool cache_key(const struct dso_set *ds, const struct dso *d, int fd, con
 	return true;
 }
 
+/* Pruning reads the whole directory: at every 256th write of a run, and at
+ * its first only when the directory may hold more entries than are kept
+ * (its size grows with them: ~64 bytes each on ext4, 20 on tmpfs), so a
+ * short run that writes one entry does not pay for the scan. */
+static bool prune_due(struct dso_set *ds, int dfd)
+{
+	size_t n = ds->nstored++;
+	struct stat st;
+
+	if (n % SYMCACHE_PRUNE_EVERY)
+		return false;
+	return n || (fstat(dfd, &st) == 0 && (uint64_t)st.st_size >= (uint64_t)SYMCACHE_KEEP_FILES * 32);
+}
+
 static void load_fd_checked(struct dso_set *ds, struct dso *d, int fd, const char *label)
 {
 	struct finder_ctx c = { ds, d };
@@ -523,8 +537,7 @@ static void load_fd_checked(struct dso_set *ds, struct dso *d, int fd, const cha
 		d->tab = NULL;
 	}
 	if (cacheable && d->tab && d->tab->nsyms && (dfd = cache_fd(ds, true)) >= 0 &&
-	    symcache_store(d->tab, dfd, &k, table_deps(ds, d, d->tab)) == 0 &&
-	    ds->nstored++ % SYMCACHE_PRUNE_EVERY == 0)
+	    symcache_store(d->tab, dfd, &k, table_deps(ds, d, d->tab)) == 0 && prune_due(ds, dfd))
 		symcache_prune(dfd, SYMCACHE_KEEP_FILES);
 }
 

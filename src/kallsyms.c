@@ -397,7 +397,7 @@ const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t add
 		return NULL;
 	if (ks->index && ks->nindex == (n + KALLSYMS_INDEX_STRIDE - 1) / KALLSYMS_INDEX_STRIDE)
 		index_narrow(ks, addr, &base, &n);
-	/* A lazy table always has its index (kallsyms_make_lazy). */
+	/* A lazy table always has its index (kallsyms_lazy_open). */
 	if (ks->lazy && !kallsyms_lazy_load(ks, (size_t)(base - ks->syms) / KALLSYMS_INDEX_STRIDE))
 		return NULL;
 	/* Branch-free: the compiler turns the choice into a cmov. */

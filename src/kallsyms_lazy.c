@@ -1,4 +1,6 @@
-/* A kallsyms table read from its cache file as lookups reach it.
+/* A kallsyms table read from its cache file as lookups reach it, each
+ * stride of records and block of names checked against its hash as it is
+ * read: a start reads the file's index and hashes, not the whole file.
  *
  * Mapped whole, the cached table (2.3 MiB here) was resident whole: the
  * page cache holds the file in large folios, and one fault maps a whole
@@ -36,6 +38,8 @@ struct kallsyms_lazy {
 	int fd;
 	uint64_t syms_off, names_off;
 	size_t names_len; /* the file's arena, every name's offset below it */
+	uint64_t *stride_hash, *block_hash; /* what each stride and names block must hash to */
+	size_t nblocks;
 	size_t area_len;  /* of ks->syms, an anonymous mapping */
 	uint8_t *loaded, *bad; /* by stride */
 	size_t nloaded;
@@ -69,14 +73,15 @@ static size_t stride_count(const struct kallsyms *ks, size_t k)
 	return ks->nsyms - first < STRIDE ? ks->nsyms - first : STRIDE;
 }
 
-/* Stride k's records, read into recs: whole, and what the check at load
- * found (kcache_decode), and where the index says they start and end. */
+/* Stride k's records, read into recs: whole (their hash), what a parse
+ * guarantees, and where the index says they start and end. */
 static bool read_stride(const struct kallsyms *ks, size_t k, struct kallsyms_sym *recs)
 {
 	const struct kallsyms_lazy *l = ks->lazy;
 	size_t n = stride_count(ks, k), bytes = n * sizeof(*recs);
 
-	if (util_pread_full(l->fd, recs, bytes, (off_t)(l->syms_off + (uint64_t)k * STRIDE * sizeof(*recs))) != (ssize_t)bytes)
+	if (util_pread_full(l->fd, recs, bytes, (off_t)(l->syms_off + (uint64_t)k * STRIDE * sizeof(*recs))) != (ssize_t)bytes ||
+	    util_hash64(recs, bytes, 0) != l->stride_hash[k])
 		return false;
 	for (size_t j = 0; j < n; j++) {
 		const struct kallsyms_sym *s = &recs[j];
@@ -154,19 +159,34 @@ static const char *intern(struct kallsyms_lazy *l, const char *s, size_t len)
 }
 
 /* The name at off read into buf (KALLSYMS_NAME_MAX + 1 bytes): its length,
- * or 0 when the file cannot give it. */
+ * or 0 when the file cannot give it. The names blocks it spans are read
+ * whole and checked against their hashes. */
 static size_t read_name(const struct kallsyms_lazy *l, uint32_t off, char *buf)
 {
+	char blocks[2 * KALLSYMS_NAMES_BLOCK];
 	size_t want = l->names_len - off < KALLSYMS_NAME_MAX + 1 ? l->names_len - off : KALLSYMS_NAME_MAX + 1;
-	ssize_t n = util_pread_full(l->fd, buf, want, (off_t)(l->names_off + off));
+	size_t b0 = off / KALLSYMS_NAMES_BLOCK, b1 = (off + want - 1) / KALLSYMS_NAMES_BLOCK, n, at = 0;
 	const char *nul;
 
-	if (n <= 0)
+	_Static_assert(KALLSYMS_NAME_MAX + 1 <= KALLSYMS_NAMES_BLOCK, "a name spans two blocks at most");
+	if (off >= l->names_len || b1 >= l->nblocks)
 		return 0;
-	nul = memchr(buf, '\0', (size_t)n);
-	n = nul ? nul - buf : n > KALLSYMS_NAME_MAX ? KALLSYMS_NAME_MAX : n;
+	for (size_t b = b0; b <= b1; b++) {
+		size_t len = l->names_len - b * KALLSYMS_NAMES_BLOCK < KALLSYMS_NAMES_BLOCK ?
+				     l->names_len - b * KALLSYMS_NAMES_BLOCK : KALLSYMS_NAMES_BLOCK;
+
+		if (util_pread_full(l->fd, blocks + at, len, (off_t)(l->names_off + b * KALLSYMS_NAMES_BLOCK)) !=
+			    (ssize_t)len ||
+		    util_hash64(blocks + at, len, 0) != l->block_hash[b])
+			return 0;
+		at += len;
+	}
+	n = want;
+	memcpy(buf, blocks + (off - b0 * KALLSYMS_NAMES_BLOCK), n);
+	nul = memchr(buf, '\0', n);
+	n = nul ? (size_t)(nul - buf) : n > KALLSYMS_NAME_MAX ? KALLSYMS_NAME_MAX : n;
 	buf[n] = '\0';
-	return (size_t)n;
+	return n;
 }
 
 const char *kallsyms_lazy_name(const struct kallsyms *ks, const struct kallsyms_sym *sym)
@@ -193,38 +213,50 @@ const char *kallsyms_lazy_name(const struct kallsyms *ks, const struct kallsyms_
 	return s;
 }
 
-int kallsyms_make_lazy(struct kallsyms *ks, int fd)
+int kallsyms_lazy_open(struct kallsyms **out, int fd, const struct kallsyms_lazy_layout *lay)
 {
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), nindex = (lay->nsyms + STRIDE - 1) / STRIDE, bitmap;
+	struct kallsyms *ks;
 	struct kallsyms_lazy *l;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), bitmap;
-	char *mods = NULL;
-	size_t mods_len = 0, mods_cap = 0;
-	uint32_t *offs = NULL;
 	void *area;
 	int rc = -ENOMEM;
 
-	if (ks->lazy || !kallsyms_in_backing(ks, ks->syms) || !kallsyms_in_backing(ks, ks->names))
+	*out = NULL;
+	if (lay->nsyms == 0 || lay->names_len == 0 || lay->nmodules > UINT16_MAX + 1u)
 		return -EINVAL;
-	if (ks->nsyms && (ks->index == NULL || ks->nindex != (ks->nsyms + STRIDE - 1) / STRIDE) &&
-	    kallsyms_index(ks) != 0)
+	for (size_t k = 1; k < nindex; k++)
+		if (lay->index[k] <= lay->index[k - 1])
+			return -EBADMSG;
+	bitmap = nindex / 8 + 1;
+	if ((ks = calloc(1, sizeof(*ks))) == NULL)
 		return -ENOMEM;
-	bitmap = ks->nindex / 8 + 1;
-	if ((l = calloc(1, sizeof(*l))) == NULL)
+	if ((l = calloc(1, sizeof(*l))) == NULL) {
+		free(ks);
 		return -ENOMEM;
+	}
 	l->fd = -1;
-	l->area_len = ks->nsyms * sizeof(*ks->syms);
-	l->area_len = l->area_len ? (l->area_len + page - 1) / page * page : page;
-	if ((l->loaded = calloc(bitmap, 1)) == NULL || (l->bad = calloc(bitmap, 1)) == NULL ||
-	    (ks->nmodules && (offs = calloc(ks->nmodules, sizeof(*offs))) == NULL))
+	ks->lazy = l;
+	ks->nsyms = ks->syms_cap = ks->lines = lay->nsyms;
+	l->nblocks = (lay->names_len + KALLSYMS_NAMES_BLOCK - 1) / KALLSYMS_NAMES_BLOCK;
+	l->area_len = (lay->nsyms * sizeof(*ks->syms) + page - 1) / page * page;
+	if ((ks->index = malloc(nindex * sizeof(*ks->index))) == NULL ||
+	    (l->stride_hash = malloc(nindex * sizeof(*l->stride_hash))) == NULL ||
+	    (l->block_hash = malloc(l->nblocks * sizeof(*l->block_hash))) == NULL ||
+	    (l->loaded = calloc(bitmap, 1)) == NULL || (l->bad = calloc(bitmap, 1)) == NULL ||
+	    (lay->nmodules && (ks->modules = calloc(lay->nmodules, sizeof(*ks->modules))) == NULL))
 		goto fail;
+	memcpy(ks->index, lay->index, nindex * sizeof(*ks->index));
+	ks->nindex = nindex;
+	memcpy(l->stride_hash, lay->stride_hash, nindex * sizeof(*l->stride_hash));
+	memcpy(l->block_hash, lay->block_hash, l->nblocks * sizeof(*l->block_hash));
 	/* The module names stay in memory: a few, and kallsyms_module reads
 	 * them where it always does. */
-	for (size_t i = 1; i < ks->nmodules; i++) {
-		const char *m = ks->names + ks->modules[i];
-
-		if ((rc = util_pool_put(&mods, &mods_len, &mods_cap, 1024, m, strlen(m), &offs[i])) != 0)
+	ks->nmodules = ks->modules_cap = lay->nmodules;
+	for (size_t i = 1; i < lay->nmodules; i++)
+		if ((rc = util_pool_put(&ks->names, &ks->names_len, &ks->names_cap, 1024, lay->modules[i],
+					strlen(lay->modules[i]), &ks->modules[i])) != 0)
 			goto fail;
-	}
+	rc = -ENOMEM;
 	if ((l->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
 		rc = -errno;
 		goto fail;
@@ -234,30 +266,14 @@ int kallsyms_make_lazy(struct kallsyms *ks, int fd)
 		rc = -errno;
 		goto fail;
 	}
-	l->syms_off = (uint64_t)((const char *)ks->syms - (const char *)ks->backing);
-	l->names_off = (uint64_t)(ks->names - (const char *)ks->backing);
-	l->names_len = ks->names_len;
-	if (ks->nmodules)
-		memcpy(ks->modules, offs, ks->nmodules * sizeof(*offs));
-	free(offs);
 	ks->syms = area;
-	ks->syms_cap = ks->nsyms;
-	ks->names = mods;
-	ks->names_len = mods_len;
-	ks->names_cap = mods_cap;
-	ks->backing = NULL;
-	ks->backing_len = 0;
-	ks->backing_mapped = false;
-	ks->lazy = l;
+	l->syms_off = lay->syms_off;
+	l->names_off = lay->names_off;
+	l->names_len = lay->names_len;
+	*out = ks;
 	return 0;
 fail:
-	if (l->fd >= 0)
-		close(l->fd);
-	free(l->loaded);
-	free(l->bad);
-	free(l);
-	free(offs);
-	free(mods);
+	kallsyms_free(ks);
 	return rc;
 }
 
@@ -267,9 +283,13 @@ void kallsyms_lazy_free(struct kallsyms *ks)
 
 	if (l == NULL)
 		return;
-	munmap(ks->syms, l->area_len);
+	if (ks->syms)
+		munmap(ks->syms, l->area_len);
 	ks->syms = NULL;
-	close(l->fd);
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l->stride_hash);
+	free(l->block_hash);
 	while (l->chunks) {
 		struct chunk *c = l->chunks;
 
@@ -288,6 +308,7 @@ size_t kallsyms_lazy_bytes(const struct kallsyms *ks)
 	const struct kallsyms_lazy *l = ks->lazy;
 
 	return sizeof(*l) + 2 * (ks->nindex / 8 + 1) + l->nloaded * STRIDE * sizeof(*ks->syms) +
+	       (ks->nindex + l->nblocks) * sizeof(uint64_t) +
 	       l->cap * sizeof(*l->slots) + l->chunk_count * sizeof(struct chunk);
 }
 

@@ -47,7 +47,7 @@ struct kallsyms {
 	uint64_t *index;
 	size_t nindex;
 	/* Set: a table whose records and names stay in its file and are read
-	 * as lookups reach them (kallsyms_file.c); names then holds only the
+	 * as lookups reach them (kallsyms_lazy.c); names then holds only the
 	 * module names. */
 	struct kallsyms_lazy *lazy;
 };
@@ -91,14 +91,28 @@ int kallsyms_load_since(struct kallsyms **out, const char *path, const struct ka
 /* Whether a and b hold the same symbols (addresses, names, modules). */
 bool kallsyms_same(const struct kallsyms *a, const struct kallsyms *b);
 
-/* Turns ks, a checked table whose syms and names lie in ks->backing, a
- * mapping of the whole file fd, into one that reads them from fd as
- * lookups reach them: a stride of records, a name at a time. The mapping
- * is then no longer used (the caller unmaps it); only what lookups touched
- * stays resident, not the whole table (2.3 MiB here). fd is duplicated.
- * 0 or -errno, ks unchanged on error (-EINVAL: its syms or names lie
- * elsewhere). The file must not change in place. */
-int kallsyms_make_lazy(struct kallsyms *ks, int fd);
+#define KALLSYMS_NAMES_BLOCK 1024 /* the names' unit of checking in a cache file */
+
+/* Where a table lies in its cache file (kcache.c) and what its parts hash
+ * to (util_hash64, seed 0): each stride of KALLSYMS_INDEX_STRIDE records,
+ * each KALLSYMS_NAMES_BLOCK bytes of the names arena. */
+struct kallsyms_lazy_layout {
+	size_t nsyms;
+	uint64_t syms_off, names_off;
+	size_t names_len;
+	const uint64_t *index;       /* each stride's first address, ascending */
+	const uint64_t *stride_hash;
+	const uint64_t *block_hash;
+	const char *const *modules;  /* "[name]" of each module; [0] unused */
+	size_t nmodules;
+};
+
+/* A table read from fd as lookups reach it: a stride of records, a name at
+ * a time, each checked against its hash when read (a stride or name that
+ * fails stays unknown). Only what lookups touched is held, not the whole
+ * table (2.3 MiB here). fd is duplicated; the file must not change in
+ * place. 0, -EINVAL, -EBADMSG (an index out of order) or -ENOMEM. */
+int kallsyms_lazy_open(struct kallsyms **out, int fd, const struct kallsyms_lazy_layout *lay);
 
 /* Bytes held, for statistics. */
 size_t kallsyms_bytes(const struct kallsyms *ks);

@@ -1,4 +1,4 @@
-/* kallsyms_lazy: the parts of a lazy kallsyms table (kallsyms_make_lazy)
+/* kallsyms_lazy: the parts of a lazy kallsyms table (kallsyms_lazy_open)
  * that kallsyms.c calls: a stride of records read when a lookup reaches
  * it, and the table looked at for a reload without reading it into memory.
  * One thread at a time, as every kallsyms table. */

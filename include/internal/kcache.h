@@ -71,6 +71,20 @@ int kcache_decode(struct kallsyms **out, const void *buf, size_t len, const stru
 void kcache_seal(void *buf, size_t len);
 
 
+/* Where a cache's parts lie, from its header: 0, or -EBADMSG when its
+ * counts cannot be a cache's. For tests and the fuzzer, which damage the
+ * records in place. */
+struct kcache_layout {
+	size_t nindex, nblocks;      /* strides of records, blocks of names */
+	size_t index_off, shash_off, bhash_off, mods_off, modnames_off, syms_off, names_off, len;
+};
+int kcache_layout(const void *buf, size_t len, struct kcache_layout *l);
+/* The table of the cache file fd (len bytes) read as lookups reach it
+ * (kallsyms_lazy_open): only its header, index and hashes are read now.
+ * 0, -ESTALE, -EBADMSG, -ENOMEM, or -EAGAIN when modules moved since it
+ * was written (kcache_decode then takes the part still valid). */
+int kcache_open_lazy(struct kallsyms **out, int fd, size_t len, const struct kcache_key *k,
+		     const struct kcache_modules *m);
 /* dir/KCACHE_FILE, if it is a regular file of ours, mode 0600, and decodes
  * under k. 0 or -errno. */
 int kcache_load(struct kallsyms **out, const char *dir, const struct kcache_key *k,

@@ -22,7 +22,7 @@ struct elfsym;
 #define SYMCACHE_DIR "syms"      /* in the cache directory */
 #define SYMCACHE_MAX_BYTES ((size_t)64 << 20)   /* one entry */
 #define SYMCACHE_KEEP_FILES 1024 /* entries kept, the newest */
-#define SYMCACHE_PRUNE_EVERY 256  /* stores between two prunes (and at the first) */
+#define SYMCACHE_PRUNE_EVERY 256  /* a run's stores between two prunes */
 
 struct symcache_key {
 	const uint8_t *build_id;

@@ -411,15 +411,43 @@ static void test_lazy(const char *tmp)
 	kallsyms_free(extra);
 	kallsyms_free(extra2);
 
-	/* Damaged in place (runs only ever rename): that stride stays empty. */
-	fd = open(file, O_WRONLY | O_CLOEXEC);
-	CHECK(fd >= 0 && pwrite(fd, "\xff\xff\xff\xff\xff\xff\xff\xff", 8, 80 + 3 * (off_t)stride + 16) == 8,
-	      "the file damaged in place");
+	/* Modules moved since: the part still valid, checked whole, in the
+	 * heap and the mapping, not read lazily. */
+	{
+		static const char MOVED[] = "mymod 8192 0 - Live 0xffffffffc0101000\n"
+					    "othermod 4096 1 mymod, Live 0xffffffffc0002000 (OE)\n";
+		struct kcache_modules mv;
+		struct kallsyms *part = NULL;
+
+		CHECK(kcache_modules_parse(&mv, MOVED, sizeof(MOVED) - 1) == 0 && kcache_load(&part, dir, &k, &mv) == 0 &&
+		      part && !part->lazy && part->backing_mapped && part->nsyms < ks->nsyms &&
+		      kallsyms_find(part, 0xffffffffc0001000ull + 40) == NULL && same_at(ks, part, base + 5),
+		      "modules moved: the rest of the table, checked whole, without the moved module's symbols");
+		kallsyms_free(part);
+		kcache_modules_free(&mv);
+	}
+
+	/* Damaged in place (runs only ever rename): that stride stays empty,
+	 * and a name in a damaged block is unknown, not another name. */
+	fd = open(file, O_RDWR | O_CLOEXEC);
+	{
+		unsigned char hdr[256];
+		struct kcache_layout l = { 0 };
+		const struct kallsyms_sym *s = kallsyms_find(back, base + 1200 * 64);
+
+		CHECK(fd >= 0 && pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) &&
+		      kcache_layout(hdr, sizeof(hdr), &l) == 0 &&
+		      pwrite(fd, "\xff\xff\xff\xff\xff\xff\xff\xff", 8, (off_t)(l.syms_off + 3 * stride + 16)) == 8,
+		      "the file damaged in place");
+		CHECK(kallsyms_find(back, base + (3 * KALLSYMS_INDEX_STRIDE + 2) * 64) == NULL &&
+		      same_at(ks, back, base + (4 * KALLSYMS_INDEX_STRIDE + 2) * 64),
+		      "a damaged stride finds nothing, the others still answer");
+		CHECK(s && fd >= 0 && pwrite(fd, "X", 1, (off_t)(l.names_off + s->name + 1)) == 1 &&
+		      strcmp(kallsyms_name(back, s), "[unknown]") == 0,
+		      "a name in a damaged block: unknown (%s)", s ? kallsyms_name(back, s) : "-");
+	}
 	if (fd >= 0)
 		close(fd);
-	CHECK(kallsyms_find(back, base + (3 * KALLSYMS_INDEX_STRIDE + 2) * 64) == NULL &&
-	      same_at(ks, back, base + (4 * KALLSYMS_INDEX_STRIDE + 2) * 64),
-	      "a damaged stride finds nothing, the others still answer");
 	CHECK(!kallsyms_same(ks, back), "and the table is not the parsed one any more");
 	kallsyms_free(back);
 	kcache_modules_free(&m);
