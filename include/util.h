@@ -17,6 +17,8 @@ int util_pathf(char *buf, size_t len, const char *fmt, ...);
 ssize_t util_read_full(int fd, void *buf, size_t len);
 /* The same with pread(2) from offset off. */
 ssize_t util_pread_full(int fd, void *buf, size_t len, off_t off);
+/* write(2) until all len bytes are written, through EINTR: 0 or -errno. */
+int util_write_full(int fd, const void *buf, size_t len);
 
 /* Appends s[0..len) and a NUL to the string pool *pool (*used bytes of
  * *cap, grown from first_cap by doubling); *off gets its offset, kept to

@@ -84,27 +84,7 @@ int cachedir_open_file(int dfd, const char *name, size_t max, struct stat *st)
 	return rc;
 }
 
-static int write_all(int fd, const struct iovec *iov, int iovcnt)
-{
-	for (int i = 0; i < iovcnt; i++) {
-		const char *p = iov[i].iov_base;
-		size_t len = iov[i].iov_len;
-
-		while (len) {
-			ssize_t n = write(fd, p, len);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				return -errno;
-			p += n;
-			len -= (size_t)n;
-		}
-	}
-	return 0;
-}
-
-int cachedir_replace(int dfd, const char *name, const struct iovec *iov, int iovcnt)
+int cachedir_replace(int dfd, const char *name, const void *buf, size_t len)
 {
 	char tmp[256];
 	int fd, rc;
@@ -116,7 +96,7 @@ int cachedir_replace(int dfd, const char *name, const struct iovec *iov, int iov
 		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	rc = write_all(fd, iov, iovcnt);
+	rc = util_write_full(fd, buf, len);
 	if (close(fd) != 0 && rc == 0)
 		rc = -errno;
 	if (rc == 0 && renameat(dfd, tmp, dfd, name) != 0)

@@ -18,6 +18,7 @@
 #include "push.h"
 #include "session.h"
 #include "textfile.h"
+#include "util.h"
 
 #define EXPORT_WINDOWS 8
 /* A format is rendered each interval while asked for within this many
@@ -584,21 +585,6 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	return 0;
 }
 
-static int write_all(int fd, const uint8_t *b, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, b, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		b += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int write_whole(struct exporter *x, char *err, size_t errlen)
 {
 	struct pprof_meta m;
@@ -616,7 +602,7 @@ static int write_whole(struct exporter *x, char *err, size_t errlen)
 	if (fd < 0) {
 		rc = -errno;
 	} else {
-		rc = write_all(fd, buf, len);
+		rc = util_write_full(fd, buf, len);
 		if (close(fd) && rc == 0)
 			rc = -errno;
 	}

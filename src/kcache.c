@@ -664,7 +664,6 @@ out:
 int kcache_store(const struct kallsyms *ks, const char *dir, const struct kcache_key *k,
 		 const struct kcache_modules *m)
 {
-	struct iovec iov;
 	void *buf;
 	size_t len;
 	int dfd, rc;
@@ -675,9 +674,7 @@ int kcache_store(const struct kallsyms *ks, const char *dir, const struct kcache
 		free(buf);
 		return dfd;
 	}
-	iov.iov_base = buf;
-	iov.iov_len = len;
-	rc = cachedir_replace(dfd, KCACHE_FILE, &iov, 1);
+	rc = cachedir_replace(dfd, KCACHE_FILE, buf, len);
 	close(dfd);
 	free(buf);
 	return rc;

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cachedir.h"
@@ -252,16 +251,13 @@ int symcache_load(struct elfsym **out, uint64_t *deps, int dfd, const struct sym
 int symcache_store(const struct elfsym *t, int dfd, const struct symcache_key *k, uint64_t deps)
 {
 	char name[2 * ELFSYM_BUILD_ID_MAX + 24];
-	struct iovec iov;
 	void *buf;
 	size_t len;
 	int rc;
 
 	if ((rc = entry_name(k, name, sizeof(name))) != 0 || (rc = symcache_encode(t, k, deps, &buf, &len)) != 0)
 		return rc;
-	iov.iov_base = buf;
-	iov.iov_len = len;
-	rc = len > SYMCACHE_MAX_BYTES ? -E2BIG : cachedir_replace(dfd, name, &iov, 1);
+	rc = len > SYMCACHE_MAX_BYTES ? -E2BIG : cachedir_replace(dfd, name, buf, len);
 	free(buf);
 	return rc;
 }

@@ -73,6 +73,23 @@ ssize_t util_pread_full(int fd, void *buf, size_t len, off_t off)
 	return off < 0 ? -EINVAL : read_full(fd, buf, len, off);
 }
 
+int util_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 uint64_t util_hash64(const void *p, size_t len, uint64_t seed)
 {
 	const uint64_t mul = 0xff51afd7ed558ccdull;

@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 
 /* $XDG_CACHE_HOME/perftop, else $HOME/.cache/perftop. 0 or -ENOENT
  * (neither set, or not absolute) or -ENAMETOOLONG. */
@@ -29,6 +28,6 @@ int cachedir_open_file(int dfd, const char *name, size_t max, struct stat *st);
 
 /* Writes name in dfd through a temporary file and a rename: a reader sees
  * the old file or the new one, whole. 0 or -errno. */
-int cachedir_replace(int dfd, const char *name, const struct iovec *iov, int iovcnt);
+int cachedir_replace(int dfd, const char *name, const void *buf, size_t len);
 
 #endif
