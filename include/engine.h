@@ -84,6 +84,9 @@ int engine_start(struct engine *e);
 /* Runs until a handler asks to stop or engine_stop() is called. -errno. */
 int engine_run(struct engine *e, const struct engine_handlers *h);
 void engine_stop(struct engine *e);
+/* As engine_stop, for a caller that reads nothing after: what is still in
+ * the rings is left there, not decoded (a live view's quit). */
+void engine_quit(struct engine *e);
 
 /* Ends the run: the events go off and the records taken so far are
  * decoded, for one more interval at most; engine_run returns once the

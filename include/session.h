@@ -53,6 +53,9 @@ void session_record(void *arg, int ev, const struct record *rec);
  * session_record); session_stop ends it from a handler. */
 int session_run(struct session *s, struct engine_handlers *h);
 void session_stop(struct session *s);
+/* session_stop when nothing reads the figures after: the records not yet
+ * decoded stay undecoded (engine_quit). */
+void session_quit(struct session *s);
 /* Ends the run, decoding what was taken so far (engine_flush): before the
  * last interval is shown. */
 void session_flush(struct session *s);

@@ -273,7 +273,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 	int rc;
 
 	e->h = h;
-	e->stop = false;
+	e->stop = e->quit = false;
 	if (!e->started) {
 		if ((rc = engine_start(e)) != 0)
 			return rc;
@@ -348,7 +348,8 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 	events_pause(e);
 	e->started = false;
 	/* Nobody reads what comes after the stop: a quit is not held up. */
-	drain(e, DRAIN_SLICE_NS, DRAIN_ALL);
+	if (!e->quit)
+		drain(e, DRAIN_SLICE_NS, DRAIN_ALL);
 	return 0;
 }
 
@@ -369,6 +370,11 @@ void engine_flush(struct engine *e)
 void engine_stop(struct engine *e)
 {
 	e->stop = true;
+}
+
+void engine_quit(struct engine *e)
+{
+	e->stop = e->quit = true;
 }
 
 int engine_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg)

@@ -294,6 +294,7 @@ int session_run(struct session *s, struct engine_handlers *front)
 }
 
 void session_stop(struct session *s) { engine_stop(s->eng); }
+void session_quit(struct session *s) { engine_quit(s->eng); }
 void session_flush(struct session *s) { engine_flush(s->eng); }
 
 int session_watch_fd(struct session *s, int fd, void (*cb)(void *arg), void *arg)

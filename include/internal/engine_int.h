@@ -111,6 +111,7 @@ struct engine {
 	sigset_t sigs;
 	const struct engine_handlers *h;
 	bool stop;
+	bool quit;            /* engine_quit: the rest is not decoded */
 	bool started;         /* events on and timer armed (engine_start) */
 	char notice[ENGINE_NOTICE_MAX];
 	struct engine_stats st;

@@ -8,6 +8,7 @@
 #include "cpumap.h"
 #include "engine.h"
 #include "perfsys.h"
+#include "record.h"
 
 static struct evspec hw_spec(uint64_t config, int excl_kernel, int precise)
 {
@@ -201,11 +202,87 @@ static void test_stack_need(void)
 	engine_close(e);
 }
 
+struct quit_run {
+	struct engine *e;
+	bool quit;
+	int ticks;
+	uint64_t samples, at_end;
+};
+
+static void quit_record(void *arg, int ev, const struct record *r)
+{
+	struct quit_run *q = arg;
+
+	if (r->type == PERF_RECORD_SAMPLE)
+		q->samples++;
+}
+
+static double thread_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* At the second tick: 40 ms of our CPU (samples left in the rings), then
+ * the end of the run as asked. */
+static void quit_tick(void *arg)
+{
+	struct quit_run *q = arg;
+	double t0 = thread_ms();
+	volatile unsigned long spin = 0;
+
+	if (++q->ticks < 2)
+		return;
+	while (thread_ms() - t0 < 40)
+		spin++;
+	q->at_end = q->samples;
+	if (q->quit)
+		engine_quit(q->e);
+	else
+		engine_stop(q->e);
+}
+
+/* A stop decodes what the rings still hold before engine_run returns (a
+ * dump's last interval needs it); a quit leaves it: nothing reads it. */
+static uint64_t quit_after(bool quit, bool *ok)
+{
+	struct evspec ev;
+	pid_t me = getpid();
+	struct engine_opts o = { .events = &ev, .nevents = 1, .pids = &me, .npids = 1, .freq = 2000, .interval = 0.05 };
+	struct quit_run q = { .quit = quit };
+	struct engine_handlers h = { .record = quit_record, .record_arg = &q, .arg = &q, .tick = quit_tick };
+	char err[256];
+
+	*ok = false;
+	if (evspec_parse("cpu-clock", &ev, err, sizeof(err)) != 0 || engine_open(&q.e, &o, err, sizeof(err)) != 0)
+		return 0;
+	*ok = engine_run(q.e, &h) == 0 && q.ticks >= 2;
+	engine_close(q.e);
+	return q.samples - q.at_end;
+}
+
+static void test_quit(void)
+{
+	bool ok_stop, ok_quit;
+	uint64_t after_stop = quit_after(false, &ok_stop), after_quit = quit_after(true, &ok_quit);
+
+	if (!ok_stop || !ok_quit) {
+		CHECK_SKIP("cannot sample this process with cpu-clock here");
+		return;
+	}
+	CHECK(after_stop > 0, "a stop decodes the samples of the last 40 ms before returning (%llu)",
+	      (unsigned long long)after_stop);
+	CHECK(after_quit == 0, "a quit decodes nothing after it (%llu samples were)", (unsigned long long)after_quit);
+}
+
 int main(void)
 {
 	test_attr();
 	test_pages();
 	test_lists();
 	test_stack_need();
+	test_quit();
 	return check_done();
 }
