@@ -16,7 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/resource.h>
+
 #include "check.h"
+#include "heapwarm.h"
 #include "symbols.h"
 
 #define FAKE_PID 0x7ffff100
@@ -311,8 +314,72 @@ static void test_lazy(void)
 	stop(child);
 }
 
+/* The child's side (a fresh process, its heap untouched): warmed or not,
+ * the page faults of filling 512 KiB of small blocks; "populated N" first
+ * when warmed. */
+static int heap_child(bool warm)
+{
+	struct rusage r0, r1;
+	size_t got = warm ? heap_warm(heap_warm_size(0, 0)) : 0;
+
+	getrusage(RUSAGE_SELF, &r0);
+	for (int i = 0; i < 256; i++) {
+		char *p = malloc(2048);
+
+		if (p == NULL)
+			return 1;
+		memset(p, i, 2048);
+	}
+	getrusage(RUSAGE_SELF, &r1);
+	printf("%zu %ld\n", got, r1.ru_minflt - r0.ru_minflt);
+	return 0;
+}
+
+static bool heap_run(bool warm, size_t *got, long *faults)
+{
+	char cmd[PATH_MAX + 32], self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	FILE *f;
+	bool ok;
+
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "'%s' --heap-child %s", self, warm ? "warm" : "cold");
+	if ((f = popen(cmd, "r")) == NULL)
+		return false;
+	ok = fscanf(f, "%zu %ld", got, faults) == 2;
+	return pclose(f) == 0 && ok;
+}
+
+/* Heap pages a run fills anyway come populated in one call instead of a
+ * fault each (heapwarm.h). */
+static void test_heap_warm(void)
+{
+	size_t got_cold, got_warm;
+	long cold, warm;
+
+	if (!heap_run(false, &got_cold, &cold) || !heap_run(true, &got_warm, &warm)) {
+		CHECK(false, "the heap children ran");
+		return;
+	}
+	if (got_warm == 0) {
+		/* Sanitizers and valgrind bring their own malloc. */
+		CHECK_SKIP("heap_warm did nothing here: a malloc other than glibc's, or a kernel before 5.14 "
+			   "(no MADV_POPULATE_WRITE)");
+		return;
+	}
+	CHECK(got_warm >= heap_warm_size(0, 0), "the heap's next %zu bytes populated", got_warm);
+	CHECK(cold >= 100, "cold: 512 KiB of fresh heap is a fault a page (%ld)", cold);
+	CHECK(warm <= 8, "warmed: %ld faults for the same blocks", warm);
+	CHECK(heap_warm_size(50, 160) > heap_warm_size(0, 0) && heap_warm_size(100000, 100000) <= (size_t)8 << 20,
+	      "a live view's terminal adds its windows, within a bound");
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "--heap-child") == 0)
+		return heap_child(strcmp(argv[2], "warm") == 0);
 	if (argc < 2 || mkdtemp(tmp) == NULL) {
 		printf("usage: test_startup FIXTURES_DIR\n1..0\n");
 		return 1;
@@ -324,6 +391,7 @@ int main(int argc, char **argv)
 	test_cache(argv[1]);
 	test_reload(argv[1]);
 	test_lazy();
+	test_heap_warm();
 	{
 		char cmd[PATH_MAX];
 
