@@ -8,9 +8,10 @@
  * pages in one call costs 1 us a page. heap_warm makes the main heap's
  * next `bytes` populated at once and keeps them (no trim below that), and
  * sends allocations below 1 MiB to the heap (curses' three screen-sized
- * windows were 180 faults of their own). Call it first thing in main; a
- * kernel without MADV_POPULATE_WRITE (before 5.14) just gets the faults.
- * Returns the bytes populated. */
+ * windows were 180 faults of their own). Call it early in main, before
+ * curses and the session allocate; a kernel without MADV_POPULATE_WRITE
+ * (before 5.14), or a malloc other than glibc's, just gets the faults.
+ * Returns the bytes populated (0: nothing done). */
 size_t heap_warm(size_t bytes);
 
 /* What a run is worth warming: the heap a dump fills in its first
