@@ -135,6 +135,16 @@ static inline struct proctab_thread *proctab_task_thread(struct proctab *pt, str
 int proctab_fill(struct proctab *pt, struct proctab_proc *p);
 
 int proctab_synthesize(struct proctab *pt, pid_t pid);
+
+/* One line of /proc/PID/maps, "start-end perms offset maj:min inode path". */
+struct proctab_maps_line {
+	uint64_t start, end, off, ino;
+	unsigned maj, min;
+	const char *path; /* in the line, its newline cut off; may be "" */
+};
+/* True for an executable mapping (the only kind samples land in) whose
+ * fields all parse, end above start; line is cut at its newline. */
+bool proctab_parse_maps_line(char *line, struct proctab_maps_line *out);
 /* Every live process's /proc is read again, replacing its maps, at its
  * next sample (what records said may be out of date). */
 void proctab_stale(struct proctab *pt);

@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "heapwarm.h"
+#include "internal/proctab.h"
 #include "symbols.h"
 
 #define FAKE_PID 0x7ffff100
@@ -376,6 +377,28 @@ static void test_heap_warm(void)
 	      "a live view's terminal adds its windows, within a bound");
 }
 
+/* A process's maps are read at its first sample: the lines samples can
+ * land in are taken, the rest skipped before any scanf. */
+static void test_maps_line(void)
+{
+	char a[] = "55d0c3a00000-55d0c3a21000 r-xp 00002000 08:01 1234 /usr/bin/with space (deleted)\n";
+	char anon[] = "7f0000000000-7f0000002000 r-xp 00000000 00:00 0 \n";
+	char data[] = "7f0000000000-7f0000001000 rw-p 00000000 00:00 0                  [heap]\n";
+	char none[] = "7f0000000000-7f0000001000 ---p 00000000 00:00 0\n";
+	char back[] = "2000-1000 r-xp 0 0:0 0 /x\n", cut[] = "1000-2000 r-xp 0 0:0", shortp[] = "1000-2000 r";
+	struct proctab_maps_line m = { .path = "" }; /* set only by a line taken */
+
+	CHECK(proctab_parse_maps_line(a, &m) && m.start == 0x55d0c3a00000ull && m.end == 0x55d0c3a21000ull &&
+		      m.off == 0x2000 && m.maj == 8 && m.min == 1 && m.ino == 1234,
+	      "an executable mapping's fields");
+	CHECK_STR(m.path, "/usr/bin/with space (deleted)", "its path, blanks kept, newline cut");
+	CHECK(proctab_parse_maps_line(anon, &m) && m.path[0] == '\0', "anonymous executable memory: no path");
+	CHECK(!proctab_parse_maps_line(data, &m) && !proctab_parse_maps_line(none, &m), "data and guard pages skipped");
+	CHECK(!proctab_parse_maps_line(back, &m) && !proctab_parse_maps_line(cut, &m) &&
+		      !proctab_parse_maps_line(shortp, &m),
+	      "an end below its start, a cut line, a cut perms field: refused");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--heap-child") == 0)
@@ -392,6 +415,7 @@ int main(int argc, char **argv)
 	test_reload(argv[1]);
 	test_lazy();
 	test_heap_warm();
+	test_maps_line();
 	{
 		char cmd[PATH_MAX];
 
