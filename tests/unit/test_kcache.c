@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -454,6 +455,59 @@ static void test_lazy(const char *tmp)
 	kallsyms_free(ks);
 }
 
+/* A lazy table's start asks for the whole file at once: out of the page
+ * cache, each stride and name read later would be a read from disk that
+ * the run waits for. The file is put out of the page cache and loaded;
+ * its last page must come in with nothing reading it. */
+static void test_readahead(const char *tmp)
+{
+	const size_t n = 100000;
+	char path[PATH_MAX], notes[PATH_MAX], dir[PATH_MAX / 2], file[PATH_MAX];
+	struct kallsyms *ks = NULL, *back = NULL;
+	struct kcache_modules m;
+	struct kcache_key k;
+	struct stat st;
+	unsigned char vec = 0;
+	void *map = MAP_FAILED;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), last = 0;
+	int fd = -1;
+
+	snprintf(path, sizeof(path), "%s/ra.txt", tmp);
+	snprintf(notes, sizeof(notes), "%s/ranotes", tmp);
+	snprintf(dir, sizeof(dir), "%s/racache/perftop", tmp);
+	snprintf(file, sizeof(file), "%s/" KCACHE_FILE, dir);
+	if (write_table(path, n, NULL) != 0 || write_notes(notes, 0x3c) != 0 || kallsyms_load(&ks, path) != 0 ||
+	    kcache_key_read(&k, notes, path) != 0 || kcache_modules_parse(&m, MODULES, sizeof(MODULES) - 1) != 0 ||
+	    kcache_store(ks, dir, &k, &m) != 0 || (fd = open(file, O_RDONLY)) < 0 || fstat(fd, &st) != 0 ||
+	    fdatasync(fd) != 0) {
+		CHECK(0, "cannot prepare the read-ahead test");
+		goto out;
+	}
+	last = ((size_t)st.st_size - 1) / page * page;
+	map = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, (off_t)last);
+	if (map == MAP_FAILED || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0 || mincore(map, page, &vec) != 0) {
+		CHECK(0, "cannot look at the file's pages: %s", strerror(errno));
+		goto out;
+	}
+	if (vec & 1) {
+		CHECK_SKIP("the file system keeps the file in memory (tmpfs?): nothing to read ahead");
+		goto out;
+	}
+	CHECK(kcache_load(&back, dir, &k, &m) == 0 && back && back->lazy, "the cache loads lazily (%zu KiB)",
+	      (size_t)st.st_size / 1024);
+	/* The read is the kernel's, in the background: waited for, up to 10 s. */
+	for (int i = 0; i < 1000 && mincore(map, page, &vec) == 0 && !(vec & 1); i++)
+		usleep(10000);
+	CHECK(vec & 1, "its last page (%zu KiB in) came into the page cache unread", last / 1024);
+out:
+	if (map != MAP_FAILED)
+		munmap(map, page);
+	if (fd >= 0)
+		close(fd);
+	kallsyms_free(ks);
+	kallsyms_free(back);
+}
+
 int main(int argc, char **argv)
 {
 	char tmp[] = "/tmp/perftop-kcache-XXXXXX";
@@ -468,6 +522,7 @@ int main(int argc, char **argv)
 	test_bytes(argv[1], tmp);
 	test_file(argv[1], tmp);
 	test_lazy(tmp);
+	test_readahead(tmp);
 	test_dir();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
