@@ -641,8 +641,8 @@ int kcache_load(struct kallsyms **out, const char *dir, const struct kcache_key 
 	/* The file's pages asked for at once, read while the start goes on:
 	 * out of the page cache (an idle machine's reclaim takes them within
 	 * a minute), each stride or name read lazily was a read from disk the
-	 * start waited for, ~17 ms of CPU a start here. Advice: failing costs
-	 * time only. */
+	 * start waited for: 13-17 ms more CPU a start here. Advice: failing
+	 * costs time only. */
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
 	/* A start reads the header, index and hashes (a few KiB), not the
 	 * table: each stride and name is checked as it is read. */
