@@ -331,6 +331,26 @@ static int write_table(const char *path, size_t n, const char *alt)
 	return rc;
 }
 
+/* A table of n symbols written as kallsyms at TMP/TAG.txt, parsed, and
+ * stored in the cache directory TMP/TAGcache/perftop (its file in file):
+ * 0, or -1 with what was made so far in *ks for the caller to free. */
+static int stored_table(const char *tmp, const char *tag, size_t n, uint8_t fill, char path[PATH_MAX],
+			char dir[PATH_MAX / 2], char file[PATH_MAX], struct kallsyms **ks, struct kcache_key *k,
+			struct kcache_modules *m)
+{
+	char notes[PATH_MAX];
+
+	snprintf(path, PATH_MAX, "%s/%s.txt", tmp, tag);
+	snprintf(notes, sizeof(notes), "%s/%snotes", tmp, tag);
+	snprintf(dir, PATH_MAX / 2, "%s/%scache/perftop", tmp, tag);
+	snprintf(file, PATH_MAX, "%s/" KCACHE_FILE, dir);
+	if (write_table(path, n, NULL) != 0 || write_notes(notes, fill) != 0 || kallsyms_load(ks, path) != 0 ||
+	    kcache_key_read(k, notes, path) != 0 || kcache_modules_parse(m, MODULES, sizeof(MODULES) - 1) != 0 ||
+	    kcache_store(*ks, dir, k, m) != 0)
+		return -1;
+	return 0;
+}
+
 static bool same_at(const struct kallsyms *a, const struct kallsyms *b, uint64_t addr)
 {
 	const struct kallsyms_sym *x = kallsyms_find(a, addr), *y = kallsyms_find(b, addr);
@@ -350,7 +370,7 @@ static void test_lazy(const char *tmp)
 {
 	const size_t n = 5 * KALLSYMS_INDEX_STRIDE + 17, stride = KALLSYMS_INDEX_STRIDE * sizeof(struct kallsyms_sym);
 	const uint64_t base = 0xffffffff81000000ull;
-	char path[PATH_MAX], path2[PATH_MAX], notes[PATH_MAX], dir[PATH_MAX / 2], file[PATH_MAX];
+	char path[PATH_MAX], path2[PATH_MAX], dir[PATH_MAX / 2], file[PATH_MAX];
 	struct kallsyms *ks = NULL, *back = NULL, *extra = NULL, *extra2 = NULL;
 	struct kcache_modules m;
 	struct kcache_key k;
@@ -360,14 +380,9 @@ static void test_lazy(const char *tmp)
 	bool same = true;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/lazy.txt", tmp);
 	snprintf(path2, sizeof(path2), "%s/lazy2.txt", tmp);
-	snprintf(notes, sizeof(notes), "%s/notes", tmp);
-	snprintf(dir, sizeof(dir), "%s/lazycache/perftop", tmp);
-	snprintf(file, sizeof(file), "%s/" KCACHE_FILE, dir);
-	if (write_table(path, n, NULL) != 0 || write_notes(notes, 0x5a) != 0 || kallsyms_load(&ks, path) != 0 ||
-	    kcache_key_read(&k, notes, path) != 0 || kcache_modules_parse(&m, MODULES, sizeof(MODULES) - 1) != 0 ||
-	    kcache_store(ks, dir, &k, &m) != 0 || kcache_load(&back, dir, &k, &m) != 0) {
+	if (stored_table(tmp, "lazy", n, 0x5a, path, dir, file, &ks, &k, &m) != 0 ||
+	    kcache_load(&back, dir, &k, &m) != 0) {
 		CHECK(0, "cannot prepare the lazy table's tests");
 		kallsyms_free(ks);
 		kallsyms_free(back);
@@ -462,9 +477,9 @@ static void test_lazy(const char *tmp)
 static void test_readahead(const char *tmp)
 {
 	const size_t n = 100000;
-	char path[PATH_MAX], notes[PATH_MAX], dir[PATH_MAX / 2], file[PATH_MAX];
+	char path[PATH_MAX], dir[PATH_MAX / 2], file[PATH_MAX];
 	struct kallsyms *ks = NULL, *back = NULL;
-	struct kcache_modules m;
+	struct kcache_modules m = { 0 };
 	struct kcache_key k;
 	struct stat st;
 	unsigned char vec = 0;
@@ -472,14 +487,8 @@ static void test_readahead(const char *tmp)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), last = 0;
 	int fd = -1;
 
-	snprintf(path, sizeof(path), "%s/ra.txt", tmp);
-	snprintf(notes, sizeof(notes), "%s/ranotes", tmp);
-	snprintf(dir, sizeof(dir), "%s/racache/perftop", tmp);
-	snprintf(file, sizeof(file), "%s/" KCACHE_FILE, dir);
-	if (write_table(path, n, NULL) != 0 || write_notes(notes, 0x3c) != 0 || kallsyms_load(&ks, path) != 0 ||
-	    kcache_key_read(&k, notes, path) != 0 || kcache_modules_parse(&m, MODULES, sizeof(MODULES) - 1) != 0 ||
-	    kcache_store(ks, dir, &k, &m) != 0 || (fd = open(file, O_RDONLY)) < 0 || fstat(fd, &st) != 0 ||
-	    fdatasync(fd) != 0) {
+	if (stored_table(tmp, "ra", n, 0x3c, path, dir, file, &ks, &k, &m) != 0 || (fd = open(file, O_RDONLY)) < 0 ||
+	    fstat(fd, &st) != 0 || fdatasync(fd) != 0) {
 		CHECK(0, "cannot prepare the read-ahead test");
 		goto out;
 	}
@@ -506,6 +515,7 @@ out:
 		close(fd);
 	kallsyms_free(ks);
 	kallsyms_free(back);
+	kcache_modules_free(&m);
 }
 
 int main(int argc, char **argv)
