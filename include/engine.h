@@ -117,8 +117,12 @@ int engine_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, si
 
 /* Percent of the time since the previous call that the event was really on
  * the PMU (below 100 when multiplexed), from its fds' enabled/running times;
- * -1 when nothing was enabled meanwhile. */
+ * -1 when nothing was enabled meanwhile. A CPU-wide event that is never
+ * multiplexed is not read: 100 if it was on meanwhile. */
 int engine_running_pct(struct engine *e, size_t ev);
+/* Whether an event of this attr.type always runs while on: the software
+ * PMU and tracepoints have no counters to share. */
+bool engine_never_multiplexed(uint32_t type);
 
 /* What was actually opened (after any fallback). */
 const struct evspec *engine_event(const struct engine *e, size_t ev);

@@ -203,7 +203,10 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	e->enabled = calloc(o->nevents, sizeof(*e->enabled));
 	e->prev_enabled = calloc(o->nevents, sizeof(*e->prev_enabled));
 	e->prev_running = calloc(o->nevents, sizeof(*e->prev_running));
-	if (e->events == NULL || e->enabled == NULL || e->prev_enabled == NULL || e->prev_running == NULL)
+	e->on_now = calloc(o->nevents, sizeof(*e->on_now));
+	e->on_since = calloc(o->nevents, sizeof(*e->on_since));
+	if (e->events == NULL || e->enabled == NULL || e->prev_enabled == NULL || e->prev_running == NULL ||
+	    e->on_now == NULL || e->on_since == NULL)
 		goto nomem;
 	memcpy(e->events, o->events, o->nevents * sizeof(*e->events));
 	for (ev = 0; ev < o->nevents; ev++)
@@ -318,6 +321,8 @@ void engine_close(struct engine *e)
 	free(e->enabled);
 	free(e->prev_enabled);
 	free(e->prev_running);
+	free(e->on_now);
+	free(e->on_since);
 	free(e->events);
 	free(e);
 }

@@ -39,6 +39,9 @@ struct engine {
 	struct evspec *events;
 	bool *enabled;
 	uint64_t *prev_enabled, *prev_running; /* [ev], for engine_running_pct */
+	/* [ev], for engine_running_pct: on now (as events_set_state left it),
+	 * and on at some time since the last reading. */
+	bool *on_now, *on_since;
 	int *cpus;
 	size_t ncpus;
 	pid_t *tids;          /* one entry of -1 when system-wide */

@@ -1,6 +1,7 @@
 /* How the engine builds perf_event_attr (hardware paths included, which the
  * build machines cannot open), sizes rings, and parses CPU/PID lists. */
 #include <errno.h>
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -277,6 +278,92 @@ static void test_quit(void)
 	CHECK(after_quit == 0, "a quit decodes nothing after it (%llu samples were)", (unsigned long long)after_quit);
 }
 
+/* Read system calls made by this process so far (/proc/self/io); -1 if
+ * the kernel does not count them. */
+static long long reads_so_far(void)
+{
+	FILE *f = fopen("/proc/self/io", "r");
+	char line[128];
+	long long n = -1;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "syscr: %lld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+static struct engine *running_engine(bool task)
+{
+	static struct evspec ev;
+	pid_t me = getpid();
+	struct engine_opts o = { .events = &ev, .nevents = 1, .freq = 10, .interval = 1 };
+	struct engine *e = NULL;
+	char err[256];
+
+	if (task) {
+		o.pids = &me;
+		o.npids = 1;
+	}
+	if (evspec_parse("cpu-clock", &ev, err, sizeof(err)) != 0 || engine_open(&e, &o, err, sizeof(err)) != 0)
+		return NULL;
+	if (engine_start(e) != 0) {
+		engine_close(e);
+		return NULL;
+	}
+	return e;
+}
+
+/* A CPU-wide software event runs whenever it is on: its share of the
+ * interval is 100 % without reading its times, a read on each CPU that
+ * costs an IPI a tick; off through a whole interval it is unknown. A task's
+ * event is still read (its enabled time stops while the task sleeps). */
+static void test_running(void)
+{
+	struct engine *e = running_engine(false);
+	long long r0, r1;
+	int first, off_then, off_all, back;
+
+	CHECK(engine_never_multiplexed(PERF_TYPE_SOFTWARE) && engine_never_multiplexed(PERF_TYPE_TRACEPOINT) &&
+	      !engine_never_multiplexed(PERF_TYPE_HARDWARE) && !engine_never_multiplexed(PERF_TYPE_RAW) &&
+	      !engine_never_multiplexed(PERF_TYPE_BREAKPOINT),
+	      "software events and tracepoints are never multiplexed; hardware, raw and breakpoints may be");
+	if (e == NULL || reads_so_far() < 0) {
+		CHECK_SKIP("cannot sample system-wide here, or /proc/self/io does not count reads");
+		if (e)
+			engine_close(e);
+		return;
+	}
+	first = engine_running_pct(e, 0);
+	r0 = reads_so_far();
+	for (int i = 0; i < 100; i++)
+		(void)engine_running_pct(e, 0);
+	r1 = reads_so_far();
+	CHECK(first == 100, "a CPU-wide cpu-clock on since the start ran 100 %% (%d)", first);
+	CHECK(r1 - r0 < 10, "100 readings of its share made %lld read calls, not one per CPU each", r1 - r0);
+	engine_enable_event(e, 0, false);
+	off_then = engine_running_pct(e, 0);
+	off_all = engine_running_pct(e, 0);
+	engine_enable_event(e, 0, true);
+	back = engine_running_pct(e, 0);
+	CHECK(off_then == 100 && off_all == -1 && back == 100,
+	      "turned off: 100 for the interval it was on in (%d), unknown for one it was off all along (%d), "
+	      "100 once on again (%d)", off_then, off_all, back);
+	engine_close(e);
+
+	if ((e = running_engine(true)) == NULL) {
+		CHECK_SKIP("cannot sample this process with cpu-clock here");
+		return;
+	}
+	r0 = reads_so_far();
+	(void)engine_running_pct(e, 0);
+	r1 = reads_so_far();
+	CHECK(r1 - r0 >= 2, "a task's event is read on every CPU (%lld read calls)", r1 - r0);
+	engine_close(e);
+}
+
 int main(void)
 {
 	test_attr();
@@ -284,5 +371,6 @@ int main(void)
 	test_lists();
 	test_stack_need();
 	test_quit();
+	test_running();
 	return check_done();
 }
