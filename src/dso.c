@@ -484,14 +484,16 @@ static uint64_t table_deps(const struct dso_set *ds, const struct dso *d, const 
 }
 
 /* The cache's key for d's file open at fd: known by build-id (a file
- * without one is parsed each time), and a file, not a memfd (whose name,
- * the label, is new each time). */
+ * without one is parsed each time). A memfd's too: its name, the label,
+ * may be new each time, but only names made from .eh_frame_hdr starts
+ * carry it (cache_worth). */
 static bool cache_key(const struct dso_set *ds, const struct dso *d, int fd, const char *label,
 		      struct symcache_key *k)
 {
 	struct stat st;
 
-	if (ds->cache_dir == NULL || ds->cache_failed || d->kind != DSO_FILE || d->ident.build_id_len == 0 ||
+	if (ds->cache_dir == NULL || ds->cache_failed || (d->kind != DSO_FILE && d->kind != DSO_MEMFD) ||
+	    d->ident.build_id_len == 0 ||
 	    fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		return false;
 	*k = (struct symcache_key){ d->ident.build_id, d->ident.build_id_len, (uint64_t)st.st_size, label };
@@ -510,6 +512,16 @@ static bool prune_due(struct dso_set *ds, int dfd)
 	if (n % SYMCACHE_PRUNE_EVERY)
 		return false;
 	return n || (fstat(dfd, &st) == 0 && (uint64_t)st.st_size >= (uint64_t)SYMCACHE_KEEP_FILES * 32);
+}
+
+/* Whether d's new table is worth an entry: a memfd's only when no name in
+ * it is made from its label (a runtime's or a sandbox's memfd is named anew
+ * at each start, and an entry the next run cannot match would be written
+ * again at every run). A big program run from a memfd was parsed at every
+ * start: 2.5-4 ms here. */
+static bool cache_worth(const struct dso *d)
+{
+	return d->tab && d->tab->nsyms && (d->kind != DSO_MEMFD || d->tab->nsynth == 0);
 }
 
 static void load_fd_checked(struct dso_set *ds, struct dso *d, int fd, const char *label)
@@ -536,7 +548,7 @@ static void load_fd_checked(struct dso_set *ds, struct dso *d, int fd, const cha
 		elfsym_free(d->tab);
 		d->tab = NULL;
 	}
-	if (cacheable && d->tab && d->tab->nsyms && (dfd = cache_fd(ds, true)) >= 0 &&
+	if (cacheable && cache_worth(d) && (dfd = cache_fd(ds, true)) >= 0 &&
 	    symcache_store(d->tab, dfd, &k, table_deps(ds, d, d->tab)) == 0 && prune_due(ds, dfd))
 		symcache_prune(dfd, SYMCACHE_KEEP_FILES);
 }

@@ -505,6 +505,22 @@ static void test_records(char **argv)
 	elfsym_free(t);
 }
 
+/* file's bytes in a new memfd called name, mapped executable here;
+ * MAP_FAILED if that cannot be done. */
+static void *map_in_memfd(const char *file, const char *name, int *mfd, size_t *len)
+{
+	struct stat st;
+	char path[64];
+
+	if ((*mfd = memfd_create(name, MFD_CLOEXEC)) < 0)
+		return MAP_FAILED;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", *mfd);
+	if (copy_file(file, path, 0) != 0 || fstat(*mfd, &st) != 0)
+		return MAP_FAILED;
+	*len = (size_t)st.st_size;
+	return mmap(NULL, *len, PROT_READ | PROT_EXEC, MAP_PRIVATE, *mfd, 0);
+}
+
 /* A binary deleted while it runs: maps say "(deleted)" and the path is
  * gone; /proc/PID/map_files still reaches the file. So does a memfd. */
 static void test_deleted(char **argv)
@@ -552,21 +568,11 @@ static void test_deleted(char **argv)
 		goto out_dir;
 	}
 	if (elfsym_load(&t, argv[A_LIB]) != 0 || (a = sym_named(t, "fixture_lib_function")) == NULL ||
-	    !vaddr_to_offset(t, a->addr, &off) || (mfd = memfd_create("perftop-test", MFD_CLOEXEC)) < 0) {
+	    !vaddr_to_offset(t, a->addr, &off)) {
 		CHECK(0, "memfd setup");
 		goto out_dir;
 	}
-	{
-		struct stat st;
-		char path[64];
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
-		if (copy_file(argv[A_LIB], path, 0) == 0 && fstat(mfd, &st) == 0) {
-			len = (size_t)st.st_size;
-			code = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, mfd, 0);
-		}
-	}
-	if (code == MAP_FAILED) {
+	if ((code = map_in_memfd(argv[A_LIB], "perftop-test", &mfd, &len)) == MAP_FAILED) {
 		CHECK(0, "memfd mapping");
 		goto out_dir;
 	}
@@ -1046,6 +1052,78 @@ out:
 	}
 }
 
+/* Code run from a memfd is cached by build-id as a file's is: a second
+ * run takes its table from the cache. One whose names are made from the
+ * memfd's own name (a stripped image: .eh_frame_hdr starts) gets no entry:
+ * the next run's memfd may be named otherwise. */
+static void test_memfd_cache(char **argv)
+{
+	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
+	char cdir[] = "/tmp/perftop-memfdcache-XXXXXX", syms[PATH_MAX];
+	struct elfsym *t = NULL;
+	const struct elfsym_sym *a, *h;
+	void *code = MAP_FAILED;
+	size_t len = 0;
+	int mfd = -1;
+	uint64_t off, hoff;
+
+	if (geteuid() != 0) {
+		CHECK_SKIP("memfd-backed code: /proc/PID/map_files needs root");
+		return;
+	}
+	if (elfsym_load(&t, argv[A_LIB]) != 0 || (a = sym_named(t, "fixture_lib_function")) == NULL ||
+	    !vaddr_to_offset(t, a->addr, &off) || (h = sym_named(t, "fixture_lib_hidden")) == NULL ||
+	    !vaddr_to_offset(t, h->addr, &hoff) || mkdtemp(cdir) == NULL) {
+		CHECK(0, "memfd cache setup");
+		goto out;
+	}
+	snprintf(syms, sizeof(syms), "%s/syms", cdir);
+	/* round 0: the stripped image (alone: the same build-id is the same
+	 * code, whichever file names it); 1: the full one, parsed; 2: cached. */
+	for (int round = 0; round < 3; round++) {
+		struct symbols *s = symbols_new(&o);
+		struct symbols_stats st;
+		struct sym_result r;
+
+		if ((code = map_in_memfd(argv[round ? A_LIB : A_LIB_STRIPPED], "perftop-memfd", &mfd, &len)) ==
+			    MAP_FAILED ||
+		    s == NULL || symbols_set_symbol_cache(s, cdir) != 0 || symbols_synthesize(s, getpid()) != 0) {
+			CHECK(0, "round %d: symbols of a memfd", round);
+			symbols_free(s);
+			break;
+		}
+		/* Not in .dynsym: named from .eh_frame_hdr's starts when stripped. */
+		symbols_resolve(s, getpid(), (uint64_t)(uintptr_t)code + (round ? off : hoff), false, &r);
+		symbols_stats(s, &st);
+		if (round == 0)
+			CHECK(strstr(r.sym, "perftop-memfd+0x") != NULL && entries_in(syms) == 0,
+			      "a name made from the memfd's (%s): no entry (%zu)", r.sym, entries_in(syms));
+		else
+			CHECK(strcmp(r.sym, "fixture_lib_function") == 0 && st.tables_cached == (round == 2 ? 1u : 0u) &&
+				      entries_in(syms) == 1,
+			      "round %d: named (%s), %s, one entry (%zu)", round, r.sym,
+			      round == 2 ? "from the cache" : "parsed", entries_in(syms));
+		symbols_free(s);
+		munmap(code, len);
+		close(mfd);
+		code = MAP_FAILED;
+		mfd = -1;
+	}
+out:
+	if (code != MAP_FAILED)
+		munmap(code, len);
+	if (mfd >= 0)
+		close(mfd);
+	elfsym_free(t);
+	{
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cdir);
+		if (strncmp(cdir, "/tmp/perftop-memfdcache-", 24) == 0 && cdir[24] && system(cmd) != 0)
+			fprintf(stderr, "# could not remove %s\n", cdir);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != A_N + 1) {
@@ -1070,6 +1148,7 @@ int main(int argc, char **argv)
 	test_build_id(argv);
 	test_eviction(argv);
 	test_symcache(argv);
+	test_memfd_cache(argv);
 	test_all_processes();
 	return check_done();
 }
