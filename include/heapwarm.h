@@ -1,6 +1,7 @@
 #ifndef PERFTOP_HEAPWARM_H
 #define PERFTOP_HEAPWARM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* A fresh heap page costs a page fault at its first touch: 12 us on the
@@ -15,7 +16,8 @@
 size_t heap_warm(size_t bytes);
 
 /* What a run is worth warming: the heap a dump fills in its first
- * intervals, and for a live view on a rows x cols terminal its windows. */
-size_t heap_warm_size(int rows, int cols);
+ * intervals, for a live view on a rows x cols terminal its windows, and
+ * with call graphs what their first interval fills. */
+size_t heap_warm_size(int rows, int cols, bool callgraph);
 
 #endif

@@ -176,13 +176,13 @@ static int run_batch(struct session *s, const struct options *o, struct exporter
 }
 
 /* The pages the run will fill anyway, populated at once (heapwarm.h). */
-static void warm_heap(bool live)
+static void warm_heap(bool live, bool callgraph)
 {
 	struct winsize ws = { 0 };
 
 	if (live && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0)
 		ws.ws_row = ws.ws_col = 0;
-	(void)heap_warm(heap_warm_size(live ? ws.ws_row : 0, live ? ws.ws_col : 0));
+	(void)heap_warm(heap_warm_size(live ? ws.ws_row : 0, live ? ws.ws_col : 0, callgraph));
 }
 
 int main(int argc, char **argv)
@@ -216,7 +216,7 @@ int main(int argc, char **argv)
 	 * about what a second of samples does at 4 kHz (doc/DESIGN.md). */
 	if (!o.batch && !headless && !o.interval_given)
 		o.interval = OPTIONS_LIVE_DELAY;
-	warm_heap(!o.batch && !headless);
+	warm_heap(!o.batch && !headless, o.cg.mode != CALLGRAPH_NONE);
 	if (o.batch && o.output == NULL && fcntl(STDOUT_FILENO, F_GETFD) == -1) {
 		fputs("perftop: cannot write the dump: stdout is closed: redirect it or give -o FILE\n", stderr);
 		options_free(&o);

@@ -315,29 +315,33 @@ static void test_lazy(void)
 	stop(child);
 }
 
-/* The child's side (a fresh process, its heap untouched): warmed or not,
- * the page faults of filling 512 KiB of small blocks; "populated N" first
- * when warmed. */
-static int heap_child(bool warm)
+#define HEAP_BLOCKS 1280 /* of 2 KiB: what a -g run's first interval adds, 2.5 MiB */
+
+/* The child's side (a fresh process, its heap untouched): warmed as a
+ * flat run, as a call-graph run, or not, the page faults of filling
+ * nblocks small blocks; the bytes populated first. */
+static int heap_child(const char *how, int nblocks)
 {
 	struct rusage r0, r1;
-	size_t got = warm ? heap_warm(heap_warm_size(0, 0)) : 0;
-	char *blocks[256];
+	size_t got = strcmp(how, "cold") == 0 ? 0 : heap_warm(heap_warm_size(0, 0, strcmp(how, "callgraph") == 0));
+	char *blocks[HEAP_BLOCKS];
 
+	if (nblocks < 1 || nblocks > HEAP_BLOCKS)
+		return 1;
 	getrusage(RUSAGE_SELF, &r0);
-	for (int i = 0; i < 256; i++) {
+	for (int i = 0; i < nblocks; i++) {
 		if ((blocks[i] = malloc(2048)) == NULL)
 			return 1;
 		memset(blocks[i], i, 2048);
 	}
 	getrusage(RUSAGE_SELF, &r1);
 	printf("%zu %ld\n", got, r1.ru_minflt - r0.ru_minflt);
-	for (int i = 0; i < 256; i++) /* a leak check runs at exit in sanitizer builds */
+	for (int i = 0; i < nblocks; i++) /* a leak check runs at exit in sanitizer builds */
 		free(blocks[i]);
 	return 0;
 }
 
-static bool heap_run(bool warm, size_t *got, long *faults)
+static bool heap_run(const char *how, int nblocks, size_t *got, long *faults)
 {
 	char cmd[PATH_MAX + 32], self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -347,7 +351,7 @@ static bool heap_run(bool warm, size_t *got, long *faults)
 	if (n <= 0)
 		return false;
 	self[n] = '\0';
-	snprintf(cmd, sizeof(cmd), "'%s' --heap-child %s", self, warm ? "warm" : "cold");
+	snprintf(cmd, sizeof(cmd), "'%s' --heap-child %s %d", self, how, nblocks);
 	if ((f = popen(cmd, "r")) == NULL)
 		return false;
 	ok = fscanf(f, "%zu %ld", got, faults) == 2;
@@ -358,10 +362,11 @@ static bool heap_run(bool warm, size_t *got, long *faults)
  * fault each (heapwarm.h). */
 static void test_heap_warm(void)
 {
-	size_t got_cold, got_warm;
-	long cold, warm;
+	size_t got_cold, got_warm, got_flat, got_cg;
+	long cold, warm, flat_big, cg_big;
 
-	if (!heap_run(false, &got_cold, &cold) || !heap_run(true, &got_warm, &warm)) {
+	if (!heap_run("cold", 256, &got_cold, &cold) || !heap_run("flat", 256, &got_warm, &warm) ||
+	    !heap_run("flat", HEAP_BLOCKS, &got_flat, &flat_big) || !heap_run("callgraph", HEAP_BLOCKS, &got_cg, &cg_big)) {
 		CHECK(false, "the heap children ran");
 		return;
 	}
@@ -371,10 +376,14 @@ static void test_heap_warm(void)
 			   "(no MADV_POPULATE_WRITE)");
 		return;
 	}
-	CHECK(got_warm >= heap_warm_size(0, 0), "the heap's next %zu bytes populated", got_warm);
+	CHECK(got_warm >= heap_warm_size(0, 0, false), "the heap's next %zu bytes populated", got_warm);
 	CHECK(cold >= 100, "cold: 512 KiB of fresh heap is a fault a page (%ld)", cold);
 	CHECK(warm <= 8, "warmed: %ld faults for the same blocks", warm);
-	CHECK(heap_warm_size(50, 160) > heap_warm_size(0, 0) && heap_warm_size(100000, 100000) <= (size_t)8 << 20,
+	CHECK(flat_big >= 200 && cg_big <= 8,
+	      "2.5 MiB, a -g run's first interval: %ld faults warmed as a flat run, %ld as a call-graph run",
+	      flat_big, cg_big);
+	CHECK(heap_warm_size(50, 160, false) > heap_warm_size(0, 0, false) &&
+		      heap_warm_size(100000, 100000, true) <= (size_t)8 << 20,
 	      "a live view's terminal adds its windows, within a bound");
 }
 
@@ -402,8 +411,8 @@ static void test_maps_line(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "--heap-child") == 0)
-		return heap_child(strcmp(argv[2], "warm") == 0);
+	if (argc == 4 && strcmp(argv[1], "--heap-child") == 0)
+		return heap_child(argv[2], atoi(argv[3]));
 	if (argc < 2 || mkdtemp(tmp) == NULL) {
 		printf("usage: test_startup FIXTURES_DIR\n1..0\n");
 		return 1;
