@@ -885,6 +885,20 @@ static size_t entries_in(const char *dir)
 	return n;
 }
 
+/* A test's temporary tree, removed whole: only one mkdtemp made from the
+ * template prefix (nothing else is ever handed to rm -rf). */
+static void remove_tmp_dir(const char *dir, const char *prefix)
+{
+	char cmd[PATH_MAX + 16];
+	size_t n = strlen(prefix);
+
+	if (strncmp(dir, prefix, n) != 0 || dir[n] == '\0' || strchr(dir, '\'') != NULL)
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "# could not remove %s\n", dir);
+}
+
 /* The symbol cache: an entry gives back the table it was made of, only
  * under its own key, and nothing damaged; through symbols, a second
  * reader takes the table from it, and a debug file gone since is a miss. */
@@ -1043,13 +1057,7 @@ out:
 	free(buf);
 	elfsym_free(lib);
 	elfsym_free(str);
-	{
-		char cmd[PATH_MAX + 16];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (strncmp(dir, "/tmp/perftop-symcache-", 22) == 0 && system(cmd) != 0)
-			fprintf(stderr, "# could not remove %s\n", dir);
-	}
+	remove_tmp_dir(dir, "/tmp/perftop-symcache-");
 }
 
 /* Code run from a memfd is cached by build-id as a file's is: a second
@@ -1115,13 +1123,7 @@ out:
 	if (mfd >= 0)
 		close(mfd);
 	elfsym_free(t);
-	{
-		char cmd[PATH_MAX + 16];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", cdir);
-		if (strncmp(cdir, "/tmp/perftop-memfdcache-", 24) == 0 && cdir[24] && system(cmd) != 0)
-			fprintf(stderr, "# could not remove %s\n", cdir);
-	}
+	remove_tmp_dir(cdir, "/tmp/perftop-memfdcache-");
 }
 
 int main(int argc, char **argv)
