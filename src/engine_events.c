@@ -463,7 +463,8 @@ int engine_running_pct(struct engine *e, size_t ev)
 
 	if (ev >= e->o.nevents)
 		return -1;
-	if (engine_never_multiplexed(e->events[ev].attr.type) && e->tids[0] < 0 && e->cgroup_fd < 0) {
+	if (engine_never_multiplexed(e->events[ev].attr.type) && e->ntids == 1 && e->tids[0] < 0 &&
+	    e->cgroup_fd < 0) {
 		/* A software event or tracepoint of a CPU runs whenever it is on:
 		 * its times say nothing new, and reading them costs a call on
 		 * each CPU (an IPI to the event's CPU, 50-180 us a tick on these
