@@ -11,6 +11,14 @@
 #include "ui.h"
 
 static int attrs[R_ROLES];
+/* What a role's padding blanks are drawn with: a blank shows only its
+ * background and reverse or underline, so where those are the terminal's
+ * plain ones the blanks go out plain. ncurses then ends a row with one
+ * clear-to-end instead of writing each blank in a colour (a kernel row's
+ * name padded in magenta was ~100 bytes of every changed row). */
+static int pad_attrs[R_ROLES];
+
+#define VISIBLE_ON_BLANK (A_REVERSE | A_UNDERLINE | A_STANDOUT)
 
 struct role_style {
 	short fg, bg;
@@ -45,8 +53,10 @@ void paint_init(struct ui *u)
 	if (u->color && start_color() == ERR)
 		u->color = false;
 	if (!u->color) {
-		for (int r = 0; r < R_ROLES; r++)
+		for (int r = 0; r < R_ROLES; r++) {
 			attrs[r] = styles[r].mono;
+			pad_attrs[r] = attrs[r] & VISIBLE_ON_BLANK ? attrs[r] : 0;
+		}
 		return;
 	}
 	defaults = use_default_colors() == OK;
@@ -59,10 +69,13 @@ void paint_init(struct ui *u)
 		}
 		if (fg < 0 && bg < 0) {
 			attrs[r] = styles[r].attr;
+			pad_attrs[r] = attrs[r] & VISIBLE_ON_BLANK ? attrs[r] : 0;
 			continue;
 		}
 		init_pair((short)(r + 1), fg, bg);
 		attrs[r] = (int)COLOR_PAIR(r + 1) | styles[r].attr;
+		/* Without default colours a pair's background is drawn. */
+		pad_attrs[r] = bg < 0 && !(attrs[r] & VISIBLE_ON_BLANK) ? 0 : attrs[r];
 	}
 }
 
@@ -122,7 +135,7 @@ void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right)
 		cols++;
 	if (cols == w || s[cols] == '\0') {
 		cells(y, right ? x + w - cols : x, attrs[r], s, cols, false);
-		cells(y, right ? x : x + cols, attrs[r], NULL, w - cols, true);
+		cells(y, right ? x : x + cols, pad_attrs[r], NULL, w - cols, true);
 		return;
 	}
 	cols = 0;
@@ -151,13 +164,17 @@ void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right)
 		left -= k;
 	}
 	wb[n] = L'\0';
-	attrset(attrs[r]);
 	move(y, x);
-	if (right)
+	if (right) {
+		attrset(pad_attrs[r]);
 		pad(w - cols);
+	}
+	attrset(attrs[r]);
 	addnwstr(wb, (int)n);
-	if (!right)
+	if (!right) {
+		attrset(pad_attrs[r]);
 		pad(w - cols);
+	}
 	attrset(A_NORMAL);
 }
 

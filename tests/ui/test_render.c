@@ -351,6 +351,63 @@ static void contains(const char *text, const char *needle, const char *what)
 	ok(strstr(text, needle) != NULL, what);
 }
 
+/* A cell's attributes and colour pair. */
+static void cell_at(int y, int x, attr_t *attr, short *pair)
+{
+	cchar_t c;
+	wchar_t wc[CCHARW_MAX + 1];
+
+	*attr = 0;
+	*pair = 0;
+	if (mvin_wch(y, x, &c) != ERR)
+		getcchar(&c, wc, attr, pair, NULL);
+}
+
+/* Padding blanks carry what shows on a blank only (background, reverse,
+ * underline): a foreground colour on them made ncurses write each blank
+ * in that colour instead of one clear-to-end of line. */
+static void pad_colours(struct ui *u)
+{
+	struct options oc = *u->o, om = *u->o;
+	const struct options *keep = u->o;
+	attr_t at;
+	short pair;
+
+	oc.no_color = false;
+	u->o = &oc;
+	paint_init(u);
+	ok(u->color, "colour: the xterm entry has colours");
+	erase();
+	paint_text(0, 0, 30, R_KERNEL, "clear_page_erms", false);
+	paint_text(1, 0, 30, R_SELECTED, "hot_a", false);
+	paint_text(2, 0, 30, R_KERNEL, "k\xc3\xbc", false); /* the wide-character path */
+	paint_text(3, 0, 30, R_KERNEL, "right", true);
+	cell_at(0, 0, &at, &pair);
+	ok(pair != 0, "colour: a kernel name in its colour");
+	cell_at(0, 20, &at, &pair);
+	ok(pair == 0 && (at & A_ATTRIBUTES & ~A_COLOR) == 0, "colour: a kernel name's padding plain");
+	cell_at(2, 20, &at, &pair);
+	ok(pair == 0, "colour: padding plain on the wide-character path");
+	cell_at(2, 0, &at, &pair);
+	ok(pair != 0, "colour: the text in its colour on the wide-character path");
+	cell_at(3, 0, &at, &pair);
+	ok(pair == 0, "colour: padding before right-aligned text plain");
+	cell_at(3, 29, &at, &pair);
+	ok(pair != 0, "colour: right-aligned text in its colour");
+	cell_at(1, 20, &at, &pair);
+	ok(pair != 0, "colour: a selected row's padding keeps its background");
+	om.no_color = true;
+	u->o = &om;
+	paint_init(u);
+	erase();
+	paint_text(1, 0, 30, R_SELECTED, "hot_a", false);
+	cell_at(1, 20, &at, &pair);
+	ok(at & A_REVERSE, "mono: a selected row's padding keeps its reverse");
+	u->o = keep;
+	paint_init(u);
+	erase();
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { .interval = 1.0, .freq = 4000, .no_color = true };
@@ -478,6 +535,7 @@ int main(int argc, char **argv)
 	u.msg[0] = '\0';
 	frame(out, &u, "focus: the process exited", 24, 80);
 	callgraph_frames(out, &s);
+	pad_colours(&u);
 	endwin();
 	delscreen(scr);
 	fclose(dev);
