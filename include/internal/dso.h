@@ -61,6 +61,8 @@ struct dso_set {
 	int cache_fd;       /* its entries' directory; -1 until opened */
 	bool cache_failed;  /* it cannot be opened: not tried again */
 	size_t ncached;     /* tables read from it, ever */
+	int8_t boot;        /* boot_id read: 1, unreadable: -1, not yet: 0 */
+	char boot_id[40];   /* this boot's: a sealed memfd's cache key (dso.c) */
 	size_t nstored;     /* tables written to it */
 };
 

@@ -1126,6 +1126,101 @@ out:
 	remove_tmp_dir(cdir, "/tmp/perftop-memfdcache-");
 }
 
+/* file copied into a memfd with its build-id note made another note type
+ * (so that the file has none), sealed against writes and resizing or not,
+ * and mapped as code. */
+static void *memfd_without_build_id(const char *file, const struct elfsym *t, bool seal, int *mfd, size_t *len)
+{
+	unsigned char pat[4 + ELFSYM_BUILD_ID_MAX], *buf = NULL;
+	const unsigned char *at = NULL;
+	uint32_t other = 0x7ff0;
+	char path[64];
+	struct stat st;
+
+	if ((*mfd = memfd_create("perftop-sealed", MFD_CLOEXEC | MFD_ALLOW_SEALING)) < 0)
+		return MAP_FAILED;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", *mfd);
+	if (copy_file(file, path, 0) != 0 || fstat(*mfd, &st) != 0 || (buf = malloc((size_t)st.st_size)) == NULL ||
+	    pread(*mfd, buf, (size_t)st.st_size, 0) != st.st_size) {
+		free(buf);
+		return MAP_FAILED;
+	}
+	/* The note: namesz, descsz, type, "GNU\0", the build-id. */
+	memcpy(pat, "GNU", 4);
+	memcpy(pat + 4, t->build_id, t->build_id_len);
+	at = memmem(buf, (size_t)st.st_size, pat, 4 + t->build_id_len);
+	if (at == NULL || at - buf < 4 || pwrite(*mfd, &other, 4, at - 4 - buf) != 4 ||
+	    (seal && fcntl(*mfd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) != 0)) {
+		free(buf);
+		return MAP_FAILED;
+	}
+	free(buf);
+	*len = (size_t)st.st_size;
+	return mmap(NULL, *len, PROT_READ | PROT_EXEC, MAP_PRIVATE, *mfd, 0);
+}
+
+/* Code in a memfd without a build-id: sealed (its bytes can never change),
+ * it is cached under its inode and this boot, and the next symbols object
+ * (a next run, the same memfd still mapped) takes it from there; unsealed,
+ * it is parsed each time and leaves no entry. */
+static void test_sealed_memfd_cache(char **argv)
+{
+	struct symbols_opts o = { "/proc", "/proc/kallsyms" };
+	char cdir[] = "/tmp/perftop-sealedcache-XXXXXX", syms[PATH_MAX];
+	struct elfsym *t = NULL;
+	const struct elfsym_sym *a;
+	uint64_t off;
+
+	if (geteuid() != 0) {
+		CHECK_SKIP("memfd-backed code: /proc/PID/map_files needs root");
+		return;
+	}
+	if (elfsym_load(&t, argv[A_LIB]) != 0 || t->build_id_len == 0 ||
+	    (a = sym_named(t, "fixture_lib_function")) == NULL || !vaddr_to_offset(t, a->addr, &off) ||
+	    mkdtemp(cdir) == NULL) {
+		CHECK(0, "sealed memfd setup");
+		elfsym_free(t);
+		return;
+	}
+	snprintf(syms, sizeof(syms), "%s/syms", cdir);
+	for (int sealed = 1; sealed >= 0; sealed--) {
+		size_t len = 0;
+		int mfd = -1;
+		void *code = memfd_without_build_id(argv[A_LIB], t, sealed, &mfd, &len);
+
+		CHECK(code != MAP_FAILED, "%s memfd without a build-id mapped", sealed ? "a sealed" : "an unsealed");
+		for (int run = 0; run < 2 && code != MAP_FAILED; run++) {
+			struct symbols *s = symbols_new(&o);
+			struct symbols_stats st;
+			struct sym_result r;
+
+			if (s == NULL || symbols_set_symbol_cache(s, cdir) != 0 || symbols_synthesize(s, getpid()) != 0) {
+				CHECK(0, "symbols of a memfd");
+				symbols_free(s);
+				break;
+			}
+			symbols_resolve(s, getpid(), (uint64_t)(uintptr_t)code + off, false, &r);
+			symbols_stats(s, &st);
+			CHECK(r.sym && strcmp(r.sym, "fixture_lib_function") == 0, "%s, run %d: named (%s)",
+			      sealed ? "sealed" : "unsealed", run, r.sym ? r.sym : "-");
+			if (sealed)
+				CHECK(st.tables_cached == (run ? 1u : 0u) && entries_in(syms) == 1,
+				      "sealed, run %d: %s, one entry (%zu)", run, run ? "from the cache" : "parsed",
+				      entries_in(syms));
+			else
+				CHECK(st.tables_cached == 0 && entries_in(syms) == 1,
+				      "unsealed, run %d: parsed, no entry of its own (%zu)", run, entries_in(syms));
+			symbols_free(s);
+		}
+		if (code != MAP_FAILED)
+			munmap(code, len);
+		if (mfd >= 0)
+			close(mfd);
+	}
+	elfsym_free(t);
+	remove_tmp_dir(cdir, "/tmp/perftop-sealedcache-");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != A_N + 1) {
@@ -1151,6 +1246,7 @@ int main(int argc, char **argv)
 	test_eviction(argv);
 	test_symcache(argv);
 	test_memfd_cache(argv);
+	test_sealed_memfd_cache(argv);
 	test_all_processes();
 	return check_done();
 }
