@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -47,6 +49,8 @@ struct kallsyms_lazy {
 	size_t cap, used;
 	struct chunk *chunks;
 	size_t chunk_count;
+	bool no_nowait;     /* the file system cannot say what is cached */
+	uint64_t asked_ns;  /* the last whole-file read-ahead */
 };
 
 struct kallsyms_peek {
@@ -73,14 +77,43 @@ static size_t stride_count(const struct kallsyms *ks, size_t k)
 	return ks->nsyms - first < STRIDE ? ks->nsyms - first : STRIDE;
 }
 
+#define ASK_AGAIN_NS 1000000000ull
+
+/* The file's bytes at off. Out of the page cache (an idle machine's
+ * reclaim takes its cold pages within a minute), each new name or stride
+ * was a read from disk of its own, ~10 a tick beside perf top, each a
+ * VM exit to kick the disk: the first read that finds its pages gone asks
+ * for the whole file instead (at most once a second), one big read. */
+static ssize_t read_at(struct kallsyms_lazy *l, void *buf, size_t len, off_t off)
+{
+	struct iovec iov = { buf, len };
+	struct timespec ts;
+	ssize_t n;
+	uint64_t now;
+
+	if (!l->no_nowait) {
+		if ((n = preadv2(l->fd, &iov, 1, off, RWF_NOWAIT)) == (ssize_t)len)
+			return n;
+		if (n < 0 && errno != EAGAIN) {
+			l->no_nowait = true;
+		} else if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0 &&
+			   ((now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) - l->asked_ns >= ASK_AGAIN_NS ||
+			    l->asked_ns == 0)) {
+			l->asked_ns = now;
+			(void)posix_fadvise(l->fd, 0, 0, POSIX_FADV_WILLNEED); /* advice: failing costs time only */
+		}
+	}
+	return util_pread_full(l->fd, buf, len, off);
+}
+
 /* Stride k's records, read into recs: whole (their hash), what a parse
  * guarantees, and where the index says they start and end. */
 static bool read_stride(const struct kallsyms *ks, size_t k, struct kallsyms_sym *recs)
 {
-	const struct kallsyms_lazy *l = ks->lazy;
+	struct kallsyms_lazy *l = ks->lazy;
 	size_t n = stride_count(ks, k), bytes = n * sizeof(*recs);
 
-	if (util_pread_full(l->fd, recs, bytes, (off_t)(l->syms_off + (uint64_t)k * STRIDE * sizeof(*recs))) != (ssize_t)bytes ||
+	if (read_at(l, recs, bytes, (off_t)(l->syms_off + (uint64_t)k * STRIDE * sizeof(*recs))) != (ssize_t)bytes ||
 	    util_hash64(recs, bytes, 0) != l->stride_hash[k])
 		return false;
 	for (size_t j = 0; j < n; j++) {
@@ -161,7 +194,7 @@ static const char *intern(struct kallsyms_lazy *l, const char *s, size_t len)
 /* The name at off read into buf (KALLSYMS_NAME_MAX + 1 bytes): its length,
  * or 0 when the file cannot give it. The names blocks it spans are read
  * whole and checked against their hashes. */
-static size_t read_name(const struct kallsyms_lazy *l, uint32_t off, char *buf)
+static size_t read_name(struct kallsyms_lazy *l, uint32_t off, char *buf)
 {
 	char blocks[2 * KALLSYMS_NAMES_BLOCK];
 	size_t want = l->names_len - off < KALLSYMS_NAME_MAX + 1 ? l->names_len - off : KALLSYMS_NAME_MAX + 1;
@@ -175,7 +208,7 @@ static size_t read_name(const struct kallsyms_lazy *l, uint32_t off, char *buf)
 		size_t len = l->names_len - b * KALLSYMS_NAMES_BLOCK < KALLSYMS_NAMES_BLOCK ?
 				     l->names_len - b * KALLSYMS_NAMES_BLOCK : KALLSYMS_NAMES_BLOCK;
 
-		if (util_pread_full(l->fd, blocks + at, len, (off_t)(l->names_off + b * KALLSYMS_NAMES_BLOCK)) !=
+		if (read_at(l, blocks + at, len, (off_t)(l->names_off + b * KALLSYMS_NAMES_BLOCK)) !=
 			    (ssize_t)len ||
 		    util_hash64(blocks + at, len, 0) != l->block_hash[b])
 			return 0;
@@ -369,7 +402,7 @@ const struct kallsyms_sym *kallsyms_peek_at(struct kallsyms_peek *p, const struc
 
 const char *kallsyms_peek_name(struct kallsyms_peek *p, const struct kallsyms *ks, const struct kallsyms_sym *s)
 {
-	const struct kallsyms_lazy *l = ks->lazy;
+	struct kallsyms_lazy *l = ks->lazy;
 
 	if (l == NULL)
 		return kallsyms_name(ks, s);

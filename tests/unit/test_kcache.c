@@ -508,6 +508,23 @@ static void test_readahead(const char *tmp)
 	for (int i = 0; i < 1000 && mincore(map, page, &vec) == 0 && !(vec & 1); i++)
 		usleep(10000);
 	CHECK(vec & 1, "its last page (%zu KiB in) came into the page cache unread", last / 1024);
+
+	/* Later the reclaim takes the file's cold pages: the first name read
+	 * that finds its page gone asks for the whole file again, rather than
+	 * a read from disk for each name after it. */
+	if (posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) != 0 || mincore(map, page, &vec) != 0 || (vec & 1)) {
+		CHECK(0, "the file put out of the page cache again");
+		goto out;
+	}
+	{
+		const struct kallsyms_sym *s = kallsyms_find(back, ks->syms[10].addr);
+
+		CHECK(s && strcmp(kallsyms_name(back, s), kallsyms_name(ks, &ks->syms[10])) == 0,
+		      "a name read from the evicted file");
+	}
+	for (int i = 0; i < 1000 && mincore(map, page, &vec) == 0 && !(vec & 1); i++)
+		usleep(10000);
+	CHECK(vec & 1, "and the whole file asked for: its last page came in unread");
 out:
 	if (map != MAP_FAILED)
 		munmap(map, page);
