@@ -191,6 +191,12 @@ void paint_fill(int y, int x, int w, enum ui_role r)
 	paint_text(y, x, w, r, "", false);
 }
 
+void paint_gap(int y, int x, enum ui_role r)
+{
+	if (y >= 0 && y < LINES && x >= 0 && x < COLS)
+		cells(y, x, attrs[r], NULL, 1, true);
+}
+
 void paint_box(int y, int x, int h, int w, const char *title)
 {
 	if (h < 2 || w < 2)

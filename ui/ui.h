@@ -318,6 +318,9 @@ int paint_attr(enum ui_role r);
 void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right);
 void paint_foreign(int y, int x, int w, enum ui_role r, const char *s);
 void paint_fill(int y, int x, int w, enum ui_role r);
+/* A blank in the role's full attributes: a gap between two cells of one
+ * colour, which a plain blank would cut with two attribute changes. */
+void paint_gap(int y, int x, enum ui_role r);
 void paint_box(int y, int x, int h, int w, const char *title);
 /* The frame to the terminal (refresh), leaving out the rows drawn as they
  * were; all: compare none (after a resize, a resume, a clear). */

@@ -428,6 +428,11 @@ static void draw_tabs(struct ui *u, int y, int w)
 	}
 }
 
+static enum ui_role row_role(int v, const void *row, const struct column *c, bool sel, bool hit)
+{
+	return sel ? R_SELECTED : hit ? R_METER : views[v].role ? views[v].role(row, c) : R_NORMAL;
+}
+
 void views_draw(struct ui *u, int y, int h, int w)
 {
 	struct col_inst inst[MAX_INST];
@@ -515,8 +520,7 @@ void views_draw(struct ui *u, int y, int h, int w)
 		x = 0;
 		for (size_t i = 0; i < n; x += inst[i].width + 1, i++) {
 			const struct column *c = inst[i].c;
-			enum ui_role role = sel ? R_SELECTED : hit ? R_METER
-					    : views[v].role ? views[v].role(row, c) : R_NORMAL;
+			enum ui_role role = row_role(v, row, c, sel, hit);
 			char safe[1024];
 			const char *t = safe;
 
@@ -530,6 +534,9 @@ void views_draw(struct ui *u, int y, int h, int w)
 			else if ((c->fit || c->shrinks) && (int)strlen(safe) > inst[i].width && inst[i].width > 1)
 				strlcpy(safe + inst[i].width - 1, "~", 2); /* cut: marked */
 			paint_text(y + 2 + r, x, inst[i].width, role, t, !c->left);
+			/* "[k] name": the gap in the colour of both. */
+			if (!sel && role != R_NORMAL && i + 1 < n && row_role(v, row, inst[i + 1].c, sel, hit) == role)
+				paint_gap(y + 2 + r, x + inst[i].width, role);
 		}
 	}
 }

@@ -408,6 +408,44 @@ static void pad_colours(struct ui *u)
 	erase();
 }
 
+/* In colour, a kernel row's "[k] name" is one run of its colour: the gap
+ * between the two columns too (a plain one cost two attribute changes). */
+static void gap_colour(struct session *s)
+{
+	struct options oc = { .interval = 1.0, .freq = 4000 };
+	char line[256];
+	struct ui u;
+	int found = -1, x = -1;
+
+	ui_init(&u, s, &oc);
+	frame_take(&u, s->agg, 1.0);
+	fake_proc(&u);
+	paint_init(&u);
+	resizeterm(30, 100);
+	screen_draw(&u, UI_DRAW);
+	for (int y = 0; y < 30 && found < 0; y++) {
+		char *k;
+
+		if (mvinnstr(y, 0, line, (int)sizeof(line) - 1) != ERR && strstr(line, "pvm_safe_halt_hc") &&
+		    (k = strstr(line, "[k]")) != NULL) {
+			found = y;
+			x = (int)(k - line);
+		}
+	}
+	ok(found >= 0, "colour: the kernel row drawn");
+	if (found >= 0) {
+		attr_t at;
+		short pk, pgap, pname;
+
+		cell_at(found, x, &at, &pk);
+		cell_at(found, x + 3, &at, &pgap);
+		cell_at(found, x + 4, &at, &pname);
+		printf("# pairs: [k] %d, gap %d, name %d\n", pk, pgap, pname);
+		ok(pk != 0 && pgap == pk && pname == pk, "colour: \"[k] name\" one run of one colour");
+	}
+	ui_free(&u);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { .interval = 1.0, .freq = 4000, .no_color = true };
@@ -536,6 +574,9 @@ int main(int argc, char **argv)
 	frame(out, &u, "focus: the process exited", 24, 80);
 	callgraph_frames(out, &s);
 	pad_colours(&u);
+	s.agg = a;
+	gap_colour(&s);
+	s.agg = fa;
 	endwin();
 	delscreen(scr);
 	fclose(dev);
