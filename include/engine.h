@@ -155,8 +155,8 @@ void engine_hand_back(struct engine *e);
 /* Sizing and attr building, exposed for unit tests. */
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
 
-/* A default ring holds ENGINE_RING_SECS at the full rate (at most 1024
- * pages). Without call graphs it wakes the reader when
+/* A default ring holds ENGINE_RING_SECS at the full rate (at most
+ * ENGINE_RING_MAX_PAGES). Without call graphs it wakes the reader when
  * ENGINE_WAKE_SLACK_MS of room are left (at half the ring if it holds
  * less than twice that), past the interval tick's drain. With -g (not
  * dwarf) the main loop is called at every wakeup; read in place, at a
@@ -164,6 +164,7 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
  * these bounds): big samples would otherwise hold megabytes in the spill
  * between passes (RSS), read no sooner for it. */
 #define ENGINE_RING_SECS 8
+#define ENGINE_RING_MAX_PAGES 2048
 #define ENGINE_WAKE_SLACK_MS 500
 #define ENGINE_CG_WAKES 6
 #define ENGINE_CG_WAKE_MIN ((size_t)64 << 10)

@@ -72,9 +72,9 @@ static void test_pages(void)
 	CHECK(engine_default_pages(100, 1, 4096) == 16, "at least 16 pages");
 	CHECK(engine_default_pages(4000, 1, 4096) == 512, "4 kHz, one event: eight seconds are 1.79 MB -> 512 pages");
 	CHECK(engine_default_pages(1000, 1, 4096) == 128, "1 kHz: 448 KB -> 128 pages");
-	CHECK(engine_default_pages(20000, 1, 4096) == 1024, "20 kHz: 8.96 MB, capped at 1024 pages");
-	CHECK(engine_default_pages(50000, 1, 4096) == 1024, "50 kHz: capped at 1024 pages");
-	CHECK(engine_default_pages(10000000, 16, 4096) == 1024, "capped at 1024 pages");
+	CHECK(engine_default_pages(20000, 1, 4096) == 2048, "20 kHz: 8.96 MB, capped at 2048 pages");
+	CHECK(engine_default_pages(50000, 1, 4096) == 2048, "50 kHz: capped at 2048 pages");
+	CHECK(engine_default_pages(10000000, 16, 4096) == ENGINE_RING_MAX_PAGES, "capped at 2048 pages");
 	CHECK(engine_wake_bytes(512 << 10, false, 4000 * 56, false) == (512 << 10) - 112000,
 	      "no call graph, 4 kHz: woken with half a second of room (past a 1 s tick)");
 	CHECK(engine_wake_bytes(4 << 20, false, 50000 * 56, false) == (4 << 20) - 1400000,
