@@ -42,6 +42,7 @@ import json
 import os
 import shlex
 import re
+import signal
 import statistics
 import subprocess
 import time
@@ -295,6 +296,18 @@ os.rename(out + ".tmp", out)
 """
 
 
+def kill_tool(pid):
+    """A tool that did not quit on 'q' (perf top at 100 kHz here): killed,
+    not left running with its load under the next runs (a tmux
+    kill-session's SIGHUP did not end it)."""
+    if pid <= 0:
+        return
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
 def whole_in_tmux(cmd, secs, tag):
     """Runs cmd in a tmux pane for secs, quits it with 'q': (cpu s, max rss KiB)."""
     name = "bench-whole-%s-%d" % (tag, os.getpid())
@@ -312,10 +325,11 @@ def whole_in_tmux(cmd, secs, tag):
             subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
             os.unlink(out)
             raise RuntimeError("%s ended before it was told to quit" % cmd[0])
-    hwm = 0
+    hwm = pid = 0
     try:
         with open(out + ".pid") as f:
-            hwm = proc_hwm_kib(int(f.read()))
+            pid = int(f.read())
+        hwm = proc_hwm_kib(pid)
         os.unlink(out + ".pid")
     except (OSError, ValueError):
         pass
@@ -323,8 +337,14 @@ def whole_in_tmux(cmd, secs, tag):
     while not os.path.exists(out) and time.time() < deadline:
         subprocess.run(["tmux", "send-keys", "-t", name, "q"], capture_output=True)
         time.sleep(0.5)
+    killed = not os.path.exists(out)
+    if killed:
+        kill_tool(pid)
     subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
-    if not os.path.exists(out):
+    if killed or not os.path.exists(out):
+        time.sleep(0.5)  # the wrapper's rusage of the killed tool: not a figure
+        if os.path.exists(out):
+            os.unlink(out)
         raise RuntimeError("%s did not quit" % cmd[0])
     with open(out) as f:
         ut, st, _ = f.read().split()
@@ -350,22 +370,35 @@ def whole_together(cmds, secs):
     time.sleep(secs)
     # One that ended before 'q' (perf 6.1's top aborts at times) did not last.
     early = [os.path.exists(o) for o in outs]
-    hwms = []
+    hwms, pids = [], []
     for out in outs:
         try:
             with open(out + ".pid") as f:
-                hwms.append(proc_hwm_kib(int(f.read())))
+                pids.append(int(f.read()))
+            hwms.append(proc_hwm_kib(pids[-1]))
             os.unlink(out + ".pid")
         except (OSError, ValueError):
             hwms.append(0)
+            pids.append(0)
     deadline = time.time() + 60
     while not all(os.path.exists(o) for o in outs) and time.time() < deadline:
         for name in names:
             subprocess.run(["tmux", "send-keys", "-t", name, "q"], capture_output=True)
         time.sleep(0.5)
+    killed = [not os.path.exists(o) for o in outs]
+    for out, pid, k in zip(outs, pids, killed):
+        if k:
+            kill_tool(pid)
+    if any(killed):
+        time.sleep(0.5)  # the wrapper writes its rusage once the tool is reaped
     res = []
-    for name, out, hwm, gone in zip(names, outs, hwms, early):
+    for name, out, hwm, gone, k in zip(names, outs, hwms, early, killed):
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        if k or not os.path.exists(out):
+            if os.path.exists(out):
+                os.unlink(out)
+            res.append((None, None))  # did not quit: no figure
+            continue
         with open(out) as f:
             ut, st, _ = f.read().split()
         os.unlink(out)
@@ -410,7 +443,7 @@ def whole_runs(a, spec, live):
                          for x in ([a.perftop], [a.versus] if a.versus else ["perf", "top"])], secs)
                     samples = lost = None
                     if mine is None:
-                        raise RuntimeError("perftop ended before it was told to quit")
+                        raise RuntimeError("perftop ended before it was told to quit, or did not quit")
                 elif live:
                     mine, mrss = whole_in_tmux([a.perftop, "-e", "cpu-clock", "-F", str(rate), *DELAY_ARGS, *CG_ARGS],
                                                secs, "perftop")
