@@ -123,7 +123,8 @@ void symbols_resolve(struct symbols *s, pid_t pid, uint64_t ip, bool kernel,
 /* What a user or kernel address of pid resolves to may change only when
  * this tag does: pid's maps (an MMAP over them, an exec, a new owner, a
  * re-read of /proc: symbols_maps_gen), the kernel's tables, the demangling,
- * or an interval (symbols_reap). Never 0. For a memo in front of the
+ * or a symbols_reap that evicts tables or comes before one that may (not
+ * every interval). Never 0. For a memo in front of the
  * resolve (agg's flat memo): one load, no lookup. */
 uint64_t symbols_tag(const struct symbols *s, pid_t pid);
 /* symbols_resolve_thread, and the tag its result holds under: 0 when it
@@ -136,8 +137,7 @@ uint64_t symbols_resolve_tagged(struct symbols *s, pid_t pid, pid_t tid, uint64_
  * looked up (return addresses already less one), bit i of kmask (bit i%64
  * of word i/64) set when it is a kernel address. The leaf is resolved for
  * thread tid, the rest as symbols_resolve. A stack resolved before, while
- * the process's maps, the kernel's tables and the interval (symbols_reap)
- * are the same, comes from a cache: one lookup, not one per frame. Returns
+ * symbols_tag(pid) is the same, comes from a cache: one lookup, not one per frame. Returns
  * out (n filled) or the cache's copy, which is valid until the next
  * symbols_* call; the task's names (comm, thread_comm) are set on the
  * leaf's result only. */

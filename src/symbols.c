@@ -47,7 +47,7 @@ struct cache_entry {
  * addresses already less one, the leaf fix applied) and their modes: a
  * repeated stack costs one lookup instead of one resolve per frame. Valid
  * while the pid's maps (its generation), the kernel's tables (kgen) and
- * the interval (ver, see struct symbols) are those it was resolved under. */
+ * ver (see struct symbols) are those it was resolved under. */
 #define CHAIN_BITS 10
 #define CHAIN_MAX 128       /* longer stacks are resolved frame by frame */
 
@@ -102,10 +102,12 @@ struct symbols {
 	struct cache_entry *cache;
 	struct chain_entry *chains; /* 1 << CHAIN_BITS, NULL until the first stack */
 	/* What a remembered resolve holds under besides its pid's maps
-	 * (symbols_tag): bumped at every reap (tables may be evicted; each
-	 * entry resolves again once an interval, which keeps its table's
-	 * last_hit fresh), a kernel table change, a switch of names. */
+	 * (symbols_tag): bumped when tables are evicted and in the interval
+	 * before an eviction may look (each entry resolves again, which keeps
+	 * its table's last_hit fresh), at a kernel table change, a switch of
+	 * names. */
 	uint32_t ver;
+	bool hits_fresh;           /* ver moved at the last reap: last_hit says what was hit */
 	uint64_t uncached;          /* resolutions that could not be cached, ever */
 	uint64_t chain_hits, chain_misses;
 	void (*slow)(void *);      /* symbols_set_slow_hook */
@@ -374,20 +376,35 @@ void symbols_exit(struct symbols *s, pid_t pid, pid_t tid)
 	proctab_exit(&s->pt, pid, tid);
 }
 
+/* Whether the interval starting at epoch ends in an idle check. */
+static bool idle_check_at(unsigned epoch)
+{
+	return epoch >= SYMBOLS_TABLE_IDLE && epoch % (SYMBOLS_TABLE_IDLE / 4) == 0;
+}
+
 void symbols_reap(struct symbols *s)
 {
-	bool dropped = false;
+	bool dropped = false, over = s->dsos.table_bytes > s->table_limit;
 
 	proctab_reap(&s->pt);
-	s->ver++;
-	/* Tables hit this interval stay; cached names of dropped ones go. The
-	 * process table's epoch has moved on: the interval just ended is the
-	 * one before it. */
-	if (s->dsos.table_bytes > s->table_limit && dso_evict(&s->dsos, s->table_limit, s->pt.epoch - 1))
-		dropped = true;
-	if (s->pt.epoch >= SYMBOLS_TABLE_IDLE && s->pt.epoch % (SYMBOLS_TABLE_IDLE / 4) == 0 &&
-	    dso_evict_idle(&s->dsos, s->pt.epoch - SYMBOLS_TABLE_IDLE))
-		dropped = true;
+	/* A sample that a memo served (agg's, the chain cache) marks no table
+	 * hit: last_hit is right only after an interval in which every
+	 * remembered resolve was done again (ver moved at its start). Over the
+	 * bound that is every interval; else the one before an idle check.
+	 * Not every interval: that cost each distinct IP and stack a resolve
+	 * an interval, a fifth of a steady view's CPU. */
+	if (s->hits_fresh) {
+		/* Tables hit this interval stay; cached names of dropped ones go.
+		 * The process table's epoch has moved on: the interval just
+		 * ended is the one before it. */
+		if (over && dso_evict(&s->dsos, s->table_limit, s->pt.epoch - 1))
+			dropped = true;
+		if (idle_check_at(s->pt.epoch) && dso_evict_idle(&s->dsos, s->pt.epoch - SYMBOLS_TABLE_IDLE))
+			dropped = true;
+	}
+	s->hits_fresh = dropped || over || idle_check_at(s->pt.epoch + 1);
+	if (s->hits_fresh)
+		s->ver++;
 	if (dropped) {
 		memset(s->cache, 0, ((size_t)1 << CACHE_BITS) * sizeof(*s->cache));
 		malloc_trim(0); /* a table's pages back to the system, not kept for the heap */

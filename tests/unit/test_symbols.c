@@ -662,6 +662,26 @@ static void test_eviction(char **argv)
 	      SYMBOLS_TABLE_IDLE, st.tables, st.evicted_idle);
 	symbols_resolve(s, pid, base + off, false, &r2);
 	CHECK(strcmp(r2.sym, "fixture_alpha") == 0 && r2.key == r.key, "an idle-evicted table read again: same key");
+	/* Hit only through the chain cache, which marks no table: the interval
+	 * before each idle check resolves it again, and it stays. */
+	{
+		uint64_t addr = base + off, kmask = 0;
+		struct sym_result out[1];
+		const struct sym_result *f = NULL;
+		size_t evicted = (symbols_stats(s, &st), st.evicted_idle);
+		uint64_t hits = st.chain_hits;
+
+		for (int i = 0; i < 3 * SYMBOLS_TABLE_IDLE; i++) {
+			f = symbols_resolve_chain(s, pid, pid, &addr, &kmask, 1, out);
+			symbols_reap(s);
+		}
+		symbols_stats(s, &st);
+		CHECK(st.evicted_idle == evicted && st.tables == 1 && f && strcmp(f[0].sym, "fixture_alpha") == 0,
+		      "a table hit only through the chain cache is not idle (%zu idle-evicted, %zu tables)",
+		      st.evicted_idle - evicted, st.tables);
+		CHECK(st.chain_hits > hits + 2 * SYMBOLS_TABLE_IDLE, "those hits were the cache's (%" PRIu64 ")",
+		      st.chain_hits - hits);
+	}
 out:
 	elfsym_free(t);
 	elfsym_free(lt);
