@@ -38,6 +38,7 @@ struct agg_sym {
 	bool active;                       /* interval counts not all zero: rolled */
 	bool in_cg;                        /* the call graph points here: never expires */
 	bool queued;                       /* on the idle queue (agg.c) */
+	bool gone;                         /* expired: unlinked, freed by a later roll (agg.c) */
 	uint64_t idle_since;               /* the roll that found it idle (agg.c) */
 	uint64_t serial;                   /* unique per row ever made: a returning key is a new row */
 };

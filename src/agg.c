@@ -989,7 +989,7 @@ static void sym_expire(struct agg *a, struct agg_sym *s)
 	a->st.expired_syms++;
 	map_del(&a->syms, s->key, s);
 	dead_push(&a->dead_syms, s);
-	rows_moved(a);
+	s->gone = true; /* flat_forget */
 }
 
 static void task_expire(struct agg *a, struct agg_task *t)
@@ -1003,7 +1003,25 @@ static void task_expire(struct agg *a, struct agg_task *t)
 	else
 		map_del(&a->tasks, (uint64_t)t->pid + 1, t);
 	dead_push(&a->dead_tasks, t);
-	rows_moved(a);
+}
+
+/* After a roll's expiries: the last lookups, and the flat memo's slots that
+ * hold an expired row. Not rows_moved: a roll expires rows most intervals,
+ * and emptying the whole memo each time had every IP counted before
+ * resolved again. The rows are freed a roll later, so reading their flags
+ * here is safe. */
+static void flat_forget(struct agg *a)
+{
+	a->last_sym = NULL;
+	a->last_task = a->last_thread = NULL;
+	if (a->flat == NULL)
+		return;
+	for (size_t i = 0; i < (size_t)1 << AGG_FLAT_BITS; i++) {
+		struct agg_flat *f = &a->flat[i];
+
+		if (f->tag && ((f->sym && f->sym->gone) || (f->task && f->task->gone) || (f->thread && f->thread->gone)))
+			f->tag = 0;
+	}
 }
 
 /* Drops gone rows from a list. */
@@ -1165,9 +1183,12 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 		a->cpus[i].lost_iv = 0;
 		a->cpus[i].throttled_iv = 0;
 	}
-	if (expire_syms(a))
+	n = expire_syms(a);
+	if (n)
 		map_shrink(&a->syms, 1024);
 	gone += expire_tasks(a);
+	if (n || gone)
+		flat_forget(a);
 	if (gone) {
 		rowlist_purge(&a->act_tasks);
 		rowlist_purge(&a->aging);

@@ -278,11 +278,15 @@ static void test_flat_memo(void)
 	CHECK(!agg_sample_memo(a, 0, 0, &wf, 1), "flat memo: another symbols tag is a miss");
 	wf.tag = 7;
 	/* f goes idle and expires; g stays sampled. */
-	for (int r = 0; r < AGG_EXPIRE_IDLE + 2; r++) {
+	for (int r = 0; r < AGG_EXPIRE_IDLE + 2 && find_sym(a, 1); r++) {
 		agg_sample_at(a, 0, 0, &wg, &g, 1);
 		agg_roll(a, 0);
 	}
 	CHECK(find_sym(a, 1) == NULL, "flat memo: f's row expired");
+	/* g's entry was made before the roll that expired f: another row's
+	 * expiry leaves it (a roll expires rows most intervals). */
+	CHECK(agg_sample_memo(a, 0, 0, &wg, 1) && sums_exact(a),
+	      "flat memo: a row that stays is still counted through the memo after another expired");
 	hit = agg_sample_memo(a, 0, 0, &wf, 1);
 	CHECK(!hit, "flat memo: an expired row is not counted through the memo");
 	if (!hit)
