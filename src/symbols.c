@@ -27,6 +27,7 @@
 #include "util.h"
 
 #define CACHE_BITS 12
+#define IVCACHE_BITS 9      /* results that hold for one interval (code of no file) */
 #define ANON_BITS 10        /* buckets of anonymous-code labels */
 #define ANON_MAX 65536      /* labels kept; beyond, [unknown] in its mapping */
 #define ANON_PAGE 4096
@@ -56,7 +57,8 @@ struct chain_entry {
 	uint64_t tag;       /* kgen << 32 | the pid slot's generation */
 	uint32_t ver;
 	int32_t pid;
-	uint32_t n, cap;
+	uint16_t n, cap;
+	uint32_t until;     /* 0: while tag and ver hold; else only in that interval (epoch + 1) */
 	uint64_t kmask[CHAIN_MAX / 64];
 	uint64_t *addrs;    /* cap of them, then cap frames, in one block */
 	struct sym_result *frames;
@@ -76,7 +78,7 @@ struct lookup {
 	const char *sym, *dso;
 	uint64_t key;
 	struct dso *d;      /* the DSO whose table (or lack of one) named it */
-	bool nocache;       /* code of no file: a JIT map may name it later */
+	bool nocache;       /* code of no file: a JIT map may name it by the next interval */
 };
 
 struct symbols {
@@ -100,6 +102,8 @@ struct symbols {
 	struct proctab pt;
 	struct dso_set dsos;
 	struct cache_entry *cache;
+	struct cache_entry *ivcache; /* 1 << IVCACHE_BITS, NULL until needed; valid in ivcache_epoch */
+	unsigned ivcache_epoch;
 	struct chain_entry *chains; /* 1 << CHAIN_BITS, NULL until the first stack */
 	/* What a remembered resolve holds under besides its pid's maps
 	 * (symbols_tag): bumped when tables are evicted and in the interval
@@ -108,7 +112,7 @@ struct symbols {
 	 * names. */
 	uint32_t ver;
 	bool hits_fresh;           /* ver moved at the last reap: last_hit says what was hit */
-	uint64_t uncached;          /* resolutions that could not be cached, ever */
+	uint64_t iv_only;           /* results that hold for this interval only (fresh or cached) */
 	uint64_t chain_hits, chain_misses;
 	void (*slow)(void *);      /* symbols_set_slow_hook */
 	void *slow_arg;
@@ -202,6 +206,7 @@ void symbols_free(struct symbols *s)
 	kallsyms_free(s->ks);
 	kallsyms_free(s->kextra);
 	free(s->cache);
+	free(s->ivcache);
 	for (size_t i = 0; s->chains && i < ((size_t)1 << CHAIN_BITS); i++)
 		free(s->chains[i].addrs);
 	free(s->chains);
@@ -376,6 +381,13 @@ void symbols_exit(struct symbols *s, pid_t pid, pid_t tid)
 	proctab_exit(&s->pt, pid, tid);
 }
 
+static void cache_clear(struct symbols *s)
+{
+	memset(s->cache, 0, ((size_t)1 << CACHE_BITS) * sizeof(*s->cache));
+	if (s->ivcache)
+		memset(s->ivcache, 0, ((size_t)1 << IVCACHE_BITS) * sizeof(*s->ivcache));
+}
+
 /* Whether the interval starting at epoch ends in an idle check. */
 static bool idle_check_at(unsigned epoch)
 {
@@ -406,7 +418,7 @@ void symbols_reap(struct symbols *s)
 	if (s->hits_fresh)
 		s->ver++;
 	if (dropped) {
-		memset(s->cache, 0, ((size_t)1 << CACHE_BITS) * sizeof(*s->cache));
+		cache_clear(s);
 		malloc_trim(0); /* a table's pages back to the system, not kept for the heap */
 	}
 }
@@ -590,11 +602,26 @@ static struct lookup resolve_user(struct symbols *s, struct proctab_proc *p, uin
 	return l;
 }
 
-static inline size_t cache_slot(int32_t pid, uint64_t ip)
+static inline uint64_t slot_hash(int32_t pid, uint64_t ip)
 {
-	uint64_t h = ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)pid * 0xc2b2ae3d27d4eb4full;
+	return ip * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)pid * 0xc2b2ae3d27d4eb4full;
+}
 
-	return (size_t)(h >> (64 - CACHE_BITS));
+/* The interval table's slot for hash h, the table emptied first if it
+ * holds another interval's; NULL when out of memory (nothing kept). */
+static struct cache_entry *ivcache_slot(struct symbols *s, uint64_t h)
+{
+	size_t n = (size_t)1 << IVCACHE_BITS;
+
+	if (s->ivcache == NULL) {
+		if ((s->ivcache = calloc(n, sizeof(*s->ivcache))) == NULL)
+			return NULL;
+		s->ivcache_epoch = s->pt.epoch;
+	} else if (s->ivcache_epoch != s->pt.epoch) {
+		memset(s->ivcache, 0, n * sizeof(*s->ivcache));
+		s->ivcache_epoch = s->pt.epoch;
+	}
+	return &s->ivcache[h >> (64 - IVCACHE_BITS)];
 }
 
 /* The file's identity when it has a build-id, else its table's (read from
@@ -618,8 +645,19 @@ static inline void set_build_id(const struct symbols *s, const struct dso *d, st
 	}
 }
 
+static inline void cache_out(struct symbols *s, const struct cache_entry *e, struct sym_result *out)
+{
+	out->sym = e->sym;
+	out->dso = e->dso;
+	out->key = e->key;
+	if (e->d)
+		e->d->last_hit = s->pt.epoch;
+	set_build_id(s, e->d, out);
+}
+
 /* True when the result is one the cache holds (or now keeps): it stays
- * what this address resolves to while symbols_tag(pid) does. */
+ * what this address resolves to while symbols_tag(pid) does. False for
+ * code of no file (held for this interval only) and what cannot be kept. */
 static inline bool resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip, bool kernel,
 			   struct sym_result *out)
 {
@@ -628,31 +666,41 @@ static inline bool resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip,
 	struct proctab_thread *t = p && tid != pid ? proctab_task_thread(&s->pt, p, tid) : NULL;
 	int32_t cpid = kernel ? -1 : pid;
 	uint32_t tag = kernel ? PROCTAB_GEN_KERNEL | s->kgen : proctab_gen(&s->pt, pid);
-	struct cache_entry *e = &s->cache[cache_slot(cpid, ip)];
+	uint64_t h = slot_hash(cpid, ip);
+	struct cache_entry *e = &s->cache[h >> (64 - CACHE_BITS)], *v;
 	struct lookup l;
 
 	out->kernel = kernel;
 	out->comm = pid == 0 ? "swapper" : p && p->task.comm[0] ? p->task.comm : NULL;
 	out->thread_comm = t && t->task.comm[0] ? t->task.comm : out->comm;
 	if (e->ip == ip && e->pid == cpid && e->tag == tag) {
-		out->sym = e->sym;
-		out->dso = e->dso;
-		out->key = e->key;
-		if (e->d)
-			e->d->last_hit = s->pt.epoch;
-		set_build_id(s, e->d, out);
+		cache_out(s, e, out);
 		return true;
+	}
+	v = s->ivcache && s->ivcache_epoch == s->pt.epoch ? &s->ivcache[h >> (64 - IVCACHE_BITS)] : NULL;
+	if (v && v->ip == ip && v->pid == cpid && v->tag == tag) {
+		cache_out(s, v, out);
+		s->iv_only++;
+		return false;
 	}
 	l = kernel ? resolve_kernel(s, ip) : resolve_user(s, p, ip);
 	out->sym = l.sym;
 	out->dso = l.dso;
 	out->key = l.key;
 	set_build_id(s, l.d, out);
+	/* Resolving may have read /proc and moved the generation on. Code of
+	 * no file is kept for the rest of the interval only (a JIT map is
+	 * looked for once an interval): frame-pointer chains through code
+	 * built without them end in such addresses, and each was resolved
+	 * afresh at every sample, its whole chain with it. */
 	if (l.nocache) {
-		s->uncached++;
+		s->iv_only++;
+		if ((v = ivcache_slot(s, h)) != NULL)
+			*v = (struct cache_entry){ .ip = ip, .pid = cpid,
+						   .tag = kernel ? tag : proctab_gen(&s->pt, pid), .sym = l.sym,
+						   .dso = l.dso, .key = l.key, .d = l.d };
 		return false;
 	}
-	/* Resolving may have read /proc and moved the generation on. */
 	*e = (struct cache_entry){ .ip = ip, .pid = cpid, .tag = kernel ? tag : proctab_gen(&s->pt, pid),
 				   .sym = l.sym, .dso = l.dso, .key = l.key, .d = l.d };
 	return true;
@@ -693,8 +741,9 @@ static inline uint64_t chain_hash(pid_t pid, const uint64_t *addrs, const uint64
 }
 
 /* Keeps a chain just resolved; nothing when its slot cannot grow. */
-static void chain_keep(struct symbols *s, struct chain_entry *e, uint64_t h, uint64_t tag, pid_t pid,
-		       const uint64_t *addrs, const uint64_t *kmask, const struct sym_result *frames, size_t n)
+static void chain_keep(struct symbols *s, struct chain_entry *e, uint64_t h, uint64_t tag, uint32_t until,
+		       pid_t pid, const uint64_t *addrs, const uint64_t *kmask, const struct sym_result *frames,
+		       size_t n)
 {
 	if (e->cap < n) {
 		size_t cap = n < 16 ? 16 : n;
@@ -710,13 +759,14 @@ static void chain_keep(struct symbols *s, struct chain_entry *e, uint64_t h, uin
 		free(e->addrs);
 		e->addrs = blk;
 		e->frames = (struct sym_result *)(void *)(blk + cap);
-		e->cap = (uint32_t)cap;
+		e->cap = (uint16_t)cap;
 	}
 	e->hash = h;
 	e->tag = tag;
 	e->ver = s->ver;
+	e->until = until;
 	e->pid = pid;
-	e->n = (uint32_t)n;
+	e->n = (uint16_t)n;
 	memcpy(e->kmask, kmask, sizeof(e->kmask));
 	memcpy(e->addrs, addrs, n * sizeof(*addrs));
 	memcpy(e->frames, frames, n * sizeof(*frames));
@@ -740,7 +790,8 @@ const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid
 {
 	struct proctab_proc *p;
 	struct chain_entry *e;
-	uint64_t h, tag, unc = s->uncached;
+	uint64_t h, tag, ivo = s->iv_only;
+	uint32_t now1 = s->pt.epoch + 1;
 	uint64_t km[CHAIN_MAX / 64] = { 0 };
 
 	if (n == 0 || n > CHAIN_MAX ||
@@ -755,7 +806,8 @@ const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid
 	h = chain_hash(pid, addrs, km, n);
 	e = &s->chains[h >> (64 - CHAIN_BITS)];
 	if (e->hash == h && e->n == n && e->pid == pid && e->tag == tag && e->ver == s->ver &&
-	    memcmp(e->kmask, km, sizeof(km)) == 0 && memcmp(e->addrs, addrs, n * sizeof(*addrs)) == 0) {
+	    (e->until == 0 || e->until == now1) && memcmp(e->kmask, km, sizeof(km)) == 0 &&
+	    memcmp(e->addrs, addrs, n * sizeof(*addrs)) == 0) {
 		struct proctab_thread *t = p && tid != pid ? proctab_task_thread(&s->pt, p, tid) : NULL;
 
 		s->chain_hits++;
@@ -765,10 +817,10 @@ const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid
 	}
 	s->chain_misses++;
 	resolve_each(s, pid, tid, addrs, km, n, out);
-	/* Kept only if every frame could be cached and nothing moved meanwhile
-	 * (a first resolve may have read /proc or a file). */
-	if (s->uncached == unc && tag == ((uint64_t)s->kgen << 32 | proctab_gen(&s->pt, pid)))
-		chain_keep(s, e, h, tag, pid, addrs, km, out, n);
+	/* Kept if nothing moved meanwhile (a first resolve may have read /proc
+	 * or a file); for this interval only if a frame holds only that long. */
+	if (tag == ((uint64_t)s->kgen << 32 | proctab_gen(&s->pt, pid)))
+		chain_keep(s, e, h, tag, s->iv_only != ivo ? now1 : 0, pid, addrs, km, out, n);
 	return out;
 out_resolve:
 	resolve_each(s, pid, tid, addrs, kmask, n, out);
@@ -801,7 +853,7 @@ void symbols_set_demangle(struct symbols *s, bool on)
 		return;
 	s->raw_names = !on;
 	/* Cached results carry the other form's names. */
-	memset(s->cache, 0, ((size_t)1 << CACHE_BITS) * sizeof(*s->cache));
+	cache_clear(s);
 	s->ver++;
 }
 
@@ -837,7 +889,8 @@ void symbols_stats(const struct symbols *s, struct symbols_stats *st)
 	st->evicted_idle = s->dsos.nevicted_idle;
 	st->chain_hits = s->chain_hits;
 	st->chain_misses = s->chain_misses;
-	st->bytes = sizeof(*s) + ((size_t)1 << CACHE_BITS) * sizeof(*s->cache) + s->dsos.table_bytes +
+	st->bytes = sizeof(*s) + ((size_t)1 << CACHE_BITS) * sizeof(*s->cache) +
+		    (s->ivcache ? ((size_t)1 << IVCACHE_BITS) * sizeof(*s->ivcache) : 0) + s->dsos.table_bytes +
 		    s->dsos.other_bytes + s->pt.bytes + s->anon_bytes + s->jit_bytes + kallsyms_bytes(s->ks) +
 		    kallsyms_bytes(s->kextra) + s->chain_bytes +
 		    (s->chains ? ((size_t)1 << CHAIN_BITS) * sizeof(*s->chains) : 0);

@@ -398,6 +398,65 @@ out:
 	symbols_free(s);
 }
 
+/* A chain with a frame in no file (a frame-pointer walk through code built
+ * without them ends in such addresses): cached for the interval, so that
+ * each sample of it is not resolved frame by frame again; resolved again
+ * in the next (a JIT map may name it by then), and at once when a mapping
+ * comes over the address. */
+static void test_chain_nofile(char **argv)
+{
+	struct symbols *s = new_symbols();
+	const uint64_t base = 0x10000000, len = 0x100000, nofile = 0x30000000;
+	const pid_t pid = FAKE_PID + 31;
+	struct elfsym *t1 = NULL;
+	const struct elfsym_sym *hot;
+	struct sym_result out[2], one;
+	const struct sym_result *f;
+	struct symbols_stats st;
+	uint64_t addrs[2], off, kmask = 0, hits, misses;
+
+	if (s == NULL || elfsym_load(&t1, argv[A_BUILD1]) || (hot = sym_named(t1, "build1_hot")) == NULL ||
+	    !vaddr_to_offset(t1, hot->addr, &off)) {
+		CHECK(0, "cannot prepare the no-file chain tests");
+		goto out;
+	}
+	addrs[0] = base + off + 1;
+	addrs[1] = nofile + 0x10;
+	map_ino(s, pid, base, len, 0, 8, 1, 5101, 0, PROT_EXEC, argv[A_BUILD1]);
+	symbols_comm(s, pid, pid, "nofile", false);
+	f = symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	CHECK(strcmp(f[0].sym, "build1_hot") == 0 && strcmp(f[1].sym, "[unknown]") == 0,
+	      "a chain into no file resolved (%s, %s)", f[0].sym, f[1].sym);
+	f = symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	symbols_stats(s, &st);
+	CHECK(st.chain_hits == 1 && st.chain_misses == 1 && strcmp(f[1].sym, "[unknown]") == 0,
+	      "the same chain again in the interval: from the cache (%" PRIu64 " hits, %" PRIu64 " misses)",
+	      st.chain_hits, st.chain_misses);
+	CHECK(symbols_resolve_tagged(s, pid, pid, addrs[1], false, &one) == 0 && strcmp(one.sym, "[unknown]") == 0,
+	      "the address alone: nothing a memo may keep beyond the interval");
+
+	symbols_reap(s);
+	hits = st.chain_hits;
+	misses = st.chain_misses;
+	f = symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	symbols_stats(s, &st);
+	CHECK(st.chain_hits == hits && st.chain_misses == misses + 1, "the next interval: resolved again");
+	f = symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	symbols_stats(s, &st);
+	CHECK(st.chain_hits == hits + 1, "then cached for that interval");
+
+	/* A file mapped over the address in the same interval. */
+	map_ino(s, pid, nofile, len, 0, 8, 1, 5102, 0, PROT_EXEC, argv[A_BUILD2]);
+	f = symbols_resolve_chain(s, pid, pid, addrs, &kmask, 2, out);
+	CHECK(f[1].dso && strcmp(f[1].dso, argv[A_BUILD2]) == 0,
+	      "a mapping over the address: its file's at once (%s)", f[1].dso ? f[1].dso : "-");
+	symbols_resolve(s, pid, addrs[1], false, &one);
+	CHECK(one.dso && strcmp(one.dso, argv[A_BUILD2]) == 0, "the address alone too");
+out:
+	elfsym_free(t1);
+	symbols_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 1 + A_N) {
@@ -411,5 +470,6 @@ int main(int argc, char **argv)
 	test_late_fork(argv);
 	test_comm_fields(argv);
 	test_chain_cache(argv);
+	test_chain_nofile(argv);
 	return check_done();
 }
