@@ -144,6 +144,13 @@ uint64_t symbols_resolve_tagged(struct symbols *s, pid_t pid, pid_t tid, uint64_
 const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid_t tid, const uint64_t *addrs,
 					       const uint64_t *kmask, size_t n, struct sym_result *out);
 
+/* The chain cache sized for per_sec samples a second with stacks: 1 024
+ * slots up to SYMBOLS_CHAIN_RATE, doubled with each doubling of the rate
+ * beyond it, 4 096 at most (each slot keeps its stack's frames: ~1 KiB).
+ * A change empties the cache. */
+#define SYMBOLS_CHAIN_RATE 8000
+void symbols_set_chain_rate(struct symbols *s, uint64_t per_sec);
+
 /* The file mapping pid's address addr as (its DSO's id, the file offset):
  * the id is never reused, and a replaced file is another DSO, so the pair
  * names the same bytes for as long as anyone holds it. The vDSO counts as

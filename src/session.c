@@ -118,6 +118,14 @@ static void engine_opts_for(const struct session *s, const struct session_target
 	};
 }
 
+/* The chain cache sized for the most samples with stacks a second. */
+static void size_chains(struct session *s, const struct engine_opts *eo)
+{
+	if (eo->cg.mode != CALLGRAPH_NONE && s->eng)
+		symbols_set_chain_rate(s->syms, (eo->period ? 4000 : eo->freq) * engine_ncpus(s->eng) *
+							(eo->nevents ? eo->nevents : 1));
+}
+
 static bool find_map(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out)
 {
 	struct session *s = arg;
@@ -209,6 +217,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	rc = engine_open(&s->eng, &eo, err, errlen);
 	if (rc)
 		return rc;
+	size_chains(s, &eo);
 	/* Sampling starts now; the samples wait in the rings while kallsyms
 	 * loads (from the cache; else slow: the kernel formats every symbol)
 	 * beside the focus's /proc. */
@@ -511,6 +520,7 @@ int session_reopen(struct session *s, const struct session_target *t, char *err,
 	if (rc == 0) {
 		engine_close(s->eng); /* unblocks the loop's signals: guard_end blocks them again */
 		s->eng = ne;
+		size_chains(s, &eo);
 	}
 	guard_end(&g);
 	free(evs);

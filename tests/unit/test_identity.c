@@ -457,6 +457,49 @@ out:
 	symbols_free(s);
 }
 
+/* The chain cache sized by the rate of samples with stacks: more slots at
+ * a higher rate; a change empties it (the stack resolved again). */
+static void test_chain_rate(char **argv)
+{
+	struct symbols *s = new_symbols();
+	const uint64_t base = 0x10000000, len = 0x100000;
+	const pid_t pid = FAKE_PID + 32;
+	struct elfsym *t1 = NULL;
+	const struct elfsym_sym *hot;
+	struct sym_result out[1];
+	struct symbols_stats a, b, c;
+	uint64_t addr, off, kmask = 0;
+
+	if (s == NULL || elfsym_load(&t1, argv[A_BUILD1]) || (hot = sym_named(t1, "build1_hot")) == NULL ||
+	    !vaddr_to_offset(t1, hot->addr, &off)) {
+		CHECK(0, "cannot prepare the chain-rate tests");
+		goto out;
+	}
+	addr = base + off + 1;
+	map_ino(s, pid, base, len, 0, 8, 1, 5201, 0, PROT_EXEC, argv[A_BUILD1]);
+	symbols_set_chain_rate(s, 2 * 4000);
+	symbols_resolve_chain(s, pid, pid, &addr, &kmask, 1, out);
+	symbols_resolve_chain(s, pid, pid, &addr, &kmask, 1, out);
+	symbols_stats(s, &a);
+	symbols_set_chain_rate(s, 6000); /* within the same size: kept */
+	symbols_resolve_chain(s, pid, pid, &addr, &kmask, 1, out);
+	symbols_stats(s, &b);
+	CHECK(a.chain_hits == 1 && b.chain_hits == 2 && b.bytes == a.bytes, "the same size: the cache kept");
+	symbols_set_chain_rate(s, 2 * 20000);
+	symbols_resolve_chain(s, pid, pid, &addr, &kmask, 1, out);
+	symbols_stats(s, &c);
+	CHECK(c.chain_misses == b.chain_misses + 1, "a new size: the cache emptied, the stack resolved again");
+	CHECK(c.bytes >= b.bytes + 3 * 1024 * 32, "20 kHz on 2 CPUs: 4 096 slots (%zu more bytes)",
+	      c.bytes - b.bytes);
+	symbols_set_chain_rate(s, 1000000);
+	symbols_resolve_chain(s, pid, pid, &addr, &kmask, 1, out);
+	symbols_stats(s, &a);
+	CHECK(a.bytes == c.bytes, "no more than 4 096 slots");
+out:
+	elfsym_free(t1);
+	symbols_free(s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 1 + A_N) {
@@ -471,5 +514,6 @@ int main(int argc, char **argv)
 	test_comm_fields(argv);
 	test_chain_cache(argv);
 	test_chain_nofile(argv);
+	test_chain_rate(argv);
 	return check_done();
 }
