@@ -146,9 +146,14 @@ const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid
 
 /* The chain cache sized for per_sec samples a second with stacks: 1 024
  * slots up to SYMBOLS_CHAIN_RATE, doubled with each doubling of the rate
- * beyond it, 4 096 at most (each slot keeps its stack's frames: ~1 KiB).
+ * beyond it, 4 096 at most (each slot keeps its stack's frames: ~1 KiB,
+ * SYMBOLS_CHAIN_BYTES in all at most).
  * A change empties the cache. */
 #define SYMBOLS_CHAIN_RATE 8000
+/* The frames the chain cache keeps, at most (bytes): a stack that would
+ * grow them beyond is resolved each time instead. 1 024 slots of 128
+ * frames were 9 MiB; 4 096 would be 36. */
+#define SYMBOLS_CHAIN_BYTES ((size_t)8 << 20)
 void symbols_set_chain_rate(struct symbols *s, uint64_t per_sec);
 
 /* The file mapping pid's address addr as (its DSO's id, the file offset):

@@ -773,16 +773,17 @@ static void chain_keep(struct symbols *s, struct chain_entry *e, uint64_t h, uin
 		       size_t n)
 {
 	if (e->cap < n) {
-		size_t cap = n < 16 ? 16 : n;
-		uint64_t *blk = malloc(cap * (sizeof(*e->addrs) + sizeof(*e->frames)));
+		size_t cap = n < 16 ? 16 : n, per = sizeof(*e->addrs) + sizeof(*e->frames);
+		uint64_t *blk = s->chain_bytes + (cap - e->cap) * per <= SYMBOLS_CHAIN_BYTES ? malloc(cap * per) : NULL;
 
+		/* Over the bound (deep stacks in every slot), or out of memory:
+		 * not kept. */
 		if (blk == NULL) {
 			e->hash = 0;
 			e->n = 0;
 			return;
 		}
-		s->chain_bytes += cap * (sizeof(*e->addrs) + sizeof(*e->frames)) -
-				  e->cap * (sizeof(*e->addrs) + sizeof(*e->frames));
+		s->chain_bytes += (cap - e->cap) * per;
 		free(e->addrs);
 		e->addrs = blk;
 		e->frames = (struct sym_result *)(void *)(blk + cap);

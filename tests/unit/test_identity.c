@@ -495,6 +495,28 @@ static void test_chain_rate(char **argv)
 	symbols_resolve_chain(s, pid, pid, &addr, &kmask, 1, out);
 	symbols_stats(s, &a);
 	CHECK(a.bytes == c.bytes, "no more than 4 096 slots");
+
+	/* Deep stacks in every slot: their frames stay within the bound. */
+	{
+		static uint64_t deep[128], dk[2];
+		static struct sym_result dout[128];
+		const struct sym_result *f = NULL;
+		bool right = true;
+
+		for (size_t i = 0; i < 128; i++)
+			deep[i] = addr;
+		for (uint64_t k = 0; k < 4096; k++) {
+			deep[0] = addr + 128 + k;
+			f = symbols_resolve_chain(s, pid, pid, deep, dk, 128, dout);
+			right = right && f[127].sym && strcmp(f[127].sym, "build1_hot") == 0;
+		}
+		symbols_stats(s, &b);
+		CHECK(right, "deep stacks resolved right, kept or not");
+		CHECK(b.bytes - a.bytes <= SYMBOLS_CHAIN_BYTES, "4 096 stacks of 128 frames: %zu KiB kept (at most %zu)",
+		      (b.bytes - a.bytes) >> 10, SYMBOLS_CHAIN_BYTES >> 10);
+		CHECK(b.bytes - a.bytes >= SYMBOLS_CHAIN_BYTES / 2, "and the bound used (%zu KiB)",
+		      (b.bytes - a.bytes) >> 10);
+	}
 out:
 	elfsym_free(t1);
 	symbols_free(s);
