@@ -114,7 +114,6 @@ struct symbols {
 	 * names. */
 	uint32_t ver;
 	bool hits_fresh;           /* ver moved at the last reap: last_hit says what was hit */
-	uint64_t iv_only;           /* results that hold for this interval only (fresh or cached) */
 	uint64_t chain_hits, chain_misses;
 	void (*slow)(void *);      /* symbols_set_slow_hook */
 	void *slow_arg;
@@ -683,7 +682,6 @@ static inline bool resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip,
 	v = s->ivcache && s->ivcache_epoch == s->pt.epoch ? &s->ivcache[h >> (64 - IVCACHE_BITS)] : NULL;
 	if (v && v->ip == ip && v->pid == cpid && v->tag == tag) {
 		cache_out(s, v, out);
-		s->iv_only++;
 		return false;
 	}
 	l = kernel ? resolve_kernel(s, ip) : resolve_user(s, p, ip);
@@ -697,7 +695,6 @@ static inline bool resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip,
 	 * built without them end in such addresses, and each was resolved
 	 * afresh at every sample, its whole chain with it. */
 	if (l.nocache) {
-		s->iv_only++;
 		if ((v = ivcache_slot(s, h)) != NULL)
 			*v = (struct cache_entry){ .ip = ip, .pid = cpid,
 						   .tag = kernel ? tag : proctab_gen(&s->pt, pid), .sym = l.sym,
@@ -803,14 +800,18 @@ static void chain_keep(struct symbols *s, struct chain_entry *e, uint64_t h, uin
 		e->frames[i].comm = e->frames[i].thread_comm = NULL;
 }
 
-/* Each frame on its own; the leaf (frame 0) names the thread too. */
-static void resolve_each(struct symbols *s, pid_t pid, pid_t tid, const uint64_t *addrs, const uint64_t *kmask,
+/* Each frame on its own; the leaf (frame 0) names the thread too. True
+ * when every frame holds beyond this interval (resolve). */
+static bool resolve_each(struct symbols *s, pid_t pid, pid_t tid, const uint64_t *addrs, const uint64_t *kmask,
 			 size_t n, struct sym_result *out)
 {
+	bool lasting = true;
+
 	for (size_t i = 0; i < n; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
-		resolve(s, pid, i ? pid : tid, addrs[i], kmask[i / 64] >> (i % 64) & 1, &out[i]);
+		lasting &= resolve(s, pid, i ? pid : tid, addrs[i], kmask[i / 64] >> (i % 64) & 1, &out[i]);
 	}
+	return lasting;
 }
 
 const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid_t tid, const uint64_t *addrs,
@@ -818,8 +819,9 @@ const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid
 {
 	struct proctab_proc *p;
 	struct chain_entry *e;
-	uint64_t h, tag, ivo = s->iv_only;
+	uint64_t h, tag;
 	uint32_t now1 = s->pt.epoch + 1;
+	bool lasting;
 	uint64_t km[CHAIN_MAX / 64] = { 0 };
 
 	if (n == 0 || n > CHAIN_MAX ||
@@ -844,11 +846,11 @@ const struct sym_result *symbols_resolve_chain(struct symbols *s, pid_t pid, pid
 		return e->frames;
 	}
 	s->chain_misses++;
-	resolve_each(s, pid, tid, addrs, km, n, out);
+	lasting = resolve_each(s, pid, tid, addrs, km, n, out);
 	/* Kept if nothing moved meanwhile (a first resolve may have read /proc
 	 * or a file); for this interval only if a frame holds only that long. */
 	if (tag == ((uint64_t)s->kgen << 32 | proctab_gen(&s->pt, pid)))
-		chain_keep(s, e, h, tag, s->iv_only != ivo ? now1 : 0, pid, addrs, km, out, n);
+		chain_keep(s, e, h, tag, lasting ? 0 : now1, pid, addrs, km, out, n);
 	return out;
 out_resolve:
 	resolve_each(s, pid, tid, addrs, kmask, n, out);
