@@ -22,6 +22,9 @@ uint64_t perf_max_sample_rate(void);
  * kernel.perf_event_mlock_kb lets an unprivileged user lock (the header
  * page aside); 0 when unreadable. */
 size_t perfsys_mlock_pages(size_t page_size);
+/* The transparent huge page size when a mapping that asks for them
+ * (MADV_HUGEPAGE) may get them: "enabled" is "always" or "madvise"; else 0. */
+size_t perfsys_thp_size(void);
 /* Raises the soft RLIMIT_NOFILE towards the hard one so that `need` fds fit.
  * Best effort: refused, the opens run short and say how many. */
 void perfsys_fd_budget(size_t need);

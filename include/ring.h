@@ -17,9 +17,10 @@ struct ring {
 	unsigned char *data;
 	uint64_t mask;         /* data size - 1 */
 	size_t map_len;        /* meta page + data, for munmap */
-	uint64_t malformed;    /* records with an impossible size, skipped */
+	uint64_t malformed;    /* records with an impossible size, skipped (atomic: read by other threads) */
 	unsigned char *scratch; /* a record that wraps is copied here, whole */
-	size_t page;           /* ring_alloc's: pages read are given back (0: no) */
+	size_t page;           /* ring_alloc's: pages read are given back in these units (0: no) */
+	size_t huge;           /* ring_alloc's: the huge page size its data is aligned to (0: none) */
 	uint64_t given_back;   /* position up to which they were */
 	uint64_t keep;         /* but never the first keep bytes (ring_rewind's high-water mark) */
 	uint64_t keep_max;     /* set by the owner: rewound only while it used no more (0: never) */
@@ -39,8 +40,14 @@ void ring_unmap(struct ring *r);
 
 /* An anonymous ring of data_size bytes (a power of two) that this process
  * writes with ring_transfer, for the spill buffer; its memory follows what
- * it holds: pages are touched as it fills and given back once read. */
-int ring_alloc(struct ring *r, size_t data_size);
+ * it holds: pages are touched as it fills and given back once read.
+ * huge: the transparent huge page size (perfsys_thp_size), or 0. With one,
+ * the data is aligned to it, and a reader that leaves more than keep_max
+ * unread (a backlog: the writer goes on through pages given back) turns
+ * the ring to huge pages, given back whole from then on: each fresh 4 KiB
+ * page cost a fault (12-35 us in a VM), and a backlog's copies ran at
+ * 8-20 ns a byte, too slow to ever catch up; a huge page is one fault. */
+int ring_alloc(struct ring *r, size_t data_size, size_t huge);
 
 /* For a ring of ring_alloc whose reader has caught up but for a little:
  * what is left moves to the start of the buffer and both ends follow, so
@@ -53,17 +60,18 @@ int ring_alloc(struct ring *r, size_t data_size);
 bool ring_rewind(struct ring *r);
 
 /* Moves whole records from a ring the kernel writes into one we write, as
- * far as they fit, then publishes both ends. What does not fit stays where
- * it is: the kernel then counts what it drops, in LOST records. Writers of
- * `to` must be serialised by the caller; its reader may run meanwhile.
- * Returns the bytes moved. */
-uint64_t ring_transfer(struct ring *from, struct ring *to);
+ * far as they fit and up to max bytes, then publishes both ends. What does
+ * not fit stays where it is: the kernel then counts what it drops, in LOST
+ * records. Writers of `to` must be serialised by the caller; its reader may
+ * run meanwhile. Returns the bytes moved. */
+uint64_t ring_transfer(struct ring *from, struct ring *to, uint64_t max);
 
 /* ring_transfer, record by record, each as fit() has it: up to
  * RING_PARTS_MAX pieces written one after the other (a record shortened on
  * its way, e.g. a stack copy cut to its valid bytes). The pieces must add up
  * to a well-formed record (its header's size their sum). A record that does
- * not fit whole stays in `from`, as in ring_transfer. Returns the bytes
+ * not fit whole stays in `from`, as in ring_transfer; so does one that
+ * would take more than max bytes of `from` in all. Returns the bytes
  * written. */
 #define RING_PARTS_MAX 5
 struct ring_part {
@@ -71,7 +79,7 @@ struct ring_part {
 	size_t len;
 };
 typedef size_t (*ring_fit_fn)(void *arg, const struct perf_event_header *rec, struct ring_part *parts);
-uint64_t ring_transfer_fit(struct ring *from, struct ring *to, ring_fit_fn fit, void *arg);
+uint64_t ring_transfer_fit(struct ring *from, struct ring *to, ring_fit_fn fit, void *arg, uint64_t max);
 
 /* Bytes written but not yet consumed. */
 uint64_t ring_pending(const struct ring *r);

@@ -18,10 +18,13 @@
 #include <unistd.h>
 
 #include "internal/engine_int.h"
+#include "perfsys.h"
 
 #define SPILL_FACTOR 4               /* spill = 4 kernel rings (~8 s at full rate)... */
 #define SPILL_MIN (4u << 20)         /* ...at least 4 MiB... */
 #define SPILL_TOTAL_MAX (1ull << 30) /* ...and 1 GiB over all CPUs at most */
+#define SPILL_CHUNK ((uint64_t)256 << 10) /* the reader's move between looks at the main loop */
+_Static_assert(SPILL_CHUNK >= RING_RECORD_MAX, "a chunk holds the largest record");
 
 static int rd_add(struct engine *e, int fd, struct engine_src *src)
 {
@@ -105,38 +108,77 @@ static size_t cut_stack(void *arg, const struct perf_event_header *rec, struct r
 	return n;
 }
 
-/* Moves what the kernel wrote on CPU c into its spill (its lock held);
- * true when the main loop should come and read it: the spill is half full,
- * or holds half of what stays resident (past that a pass's worth no longer
- * rewinds into the kept pages, and every page written faults in anew: big
- * call-graph samples fill that much well within an interval). */
-static bool spill_cpu_locked(struct engine *e, size_t c)
+/* Moves up to max bytes of what the kernel wrote on CPU c into its spill
+ * (its lock held). Returns the bytes taken from the kernel ring. */
+static uint64_t spill_move(struct engine *e, size_t c, uint64_t max)
 {
-	struct ring *sp = &e->spill[c];
-	uint64_t pending;
+	struct ring *ring = &e->rings[c];
+	uint64_t tail = ring->meta->data_tail, wrote;
 
 	/* dwarf only: -g's copies are 512 bytes, not worth a look per record. */
 	if (e->stack_need) {
-		uint64_t tail = e->rings[c].meta->data_tail;
-		uint64_t wrote = ring_transfer_fit(&e->rings[c], sp, cut_stack, e);
-
-		__atomic_fetch_add(&e->rd_cut, e->rings[c].meta->data_tail - tail - wrote, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&e->rd_spilled, wrote, __ATOMIC_RELAXED);
+		wrote = ring_transfer_fit(ring, &e->spill[c], cut_stack, e, max);
+		__atomic_fetch_add(&e->rd_cut, ring->meta->data_tail - tail - wrote, __ATOMIC_RELAXED);
 	} else {
-		__atomic_fetch_add(&e->rd_spilled, ring_transfer(&e->rings[c], sp), __ATOMIC_RELAXED);
+		wrote = ring_transfer(ring, &e->spill[c], max);
 	}
-	pending = ring_pending(sp);
+	__atomic_fetch_add(&e->rd_spilled, wrote, __ATOMIC_RELAXED);
+	return ring->meta->data_tail - tail;
+}
+
+/* Whether the main loop should come and read CPU c's spill: it is half
+ * full, or holds half of what stays resident (past that a pass's worth no
+ * longer rewinds into the kept pages, and every page written faults in
+ * anew: big call-graph samples fill that much well within an interval). */
+static bool spill_wants_main(const struct engine *e, size_t c)
+{
+	const struct ring *sp = &e->spill[c];
+	uint64_t pending = ring_pending(sp);
+
 	return pending * 2 >= sp->mask + 1 || (sp->keep_max && pending * 2 >= sp->keep_max);
 }
 
+/* The main loop's move of CPU c's ring, whole (its lock held). */
+static bool spill_cpu_locked(struct engine *e, size_t c)
+{
+	spill_move(e, c, UINT64_MAX);
+	return spill_wants_main(e, c);
+}
+
+/* The reader's move of CPU c's ring, a chunk at a time, the lock let go
+ * between chunks. It stops where the pass reads this ring in place, or
+ * waits for a lock and can move the rest itself (not dwarf: its cut works
+ * in the reader's scratch, and the pass waits for the reader instead).
+ * Starved of CPU on a busy machine, a reader that held the lock through a
+ * whole ring's copy (16 MiB at -g 20 kHz, a fresh page every 4 KiB) kept
+ * the main loop waiting for seconds, while the spill filled and the kernel
+ * dropped samples. */
 static bool spill_cpu(struct engine *e, size_t c)
 {
-	bool full;
+	/* What was there when called, not what comes meanwhile: at a high
+	 * rate the kernel always has a record more, and the copy never ended. */
+	uint64_t left = ring_pending(&e->rings[c]), taken;
 
+	do {
+		pthread_mutex_lock(&e->spill_lock[c]);
+		taken = __atomic_load_n(&e->direct[c], __ATOMIC_ACQUIRE)
+				? 0
+				: spill_move(e, c, left < SPILL_CHUNK ? left : SPILL_CHUNK);
+		pthread_mutex_unlock(&e->spill_lock[c]);
+		left = taken < left ? left - taken : 0;
+	} while (taken && left && (e->stack_need || !__atomic_load_n(&e->main_waits, __ATOMIC_ACQUIRE)));
+	return spill_wants_main(e, c);
+}
+
+/* The main loop's lock of CPU c: a reader copying gives way at its next
+ * chunk. */
+static void main_lock(struct engine *e, size_t c)
+{
+	if (pthread_mutex_trylock(&e->spill_lock[c]) == 0)
+		return;
+	__atomic_fetch_add(&e->main_waits, 1, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&e->spill_lock[c]);
-	full = spill_cpu_locked(e, c);
-	pthread_mutex_unlock(&e->spill_lock[c]);
-	return full;
+	__atomic_fetch_sub(&e->main_waits, 1, __ATOMIC_RELEASE);
 }
 
 /* Whether the main loop may read CPU c's kernel ring itself: not dwarf
@@ -167,7 +209,7 @@ static uint64_t late_ns(const struct engine *e)
  * records into the spill. */
 static bool spill_woken(struct engine *e, size_t c)
 {
-	bool notify = false, guard = false;
+	bool notify = false, guard = false, copy = false;
 
 	if (__atomic_load_n(&e->direct[c], __ATOMIC_ACQUIRE))
 		return false;
@@ -179,10 +221,10 @@ static bool spill_woken(struct engine *e, size_t c)
 	else if (e->flat_guard && e->rd_guard >= 0 && roomy(e, c, (e->rings[c].mask + 1) / 2))
 		guard = true;
 	else
-		notify = spill_cpu_locked(e, c);
+		copy = true;
 	pthread_mutex_unlock(&e->spill_lock[c]);
 	/* Not armed (an unusable timer): the copy after all. */
-	if (guard && spill_guard(e, late_ns(e)) != 0)
+	if (copy || (guard && spill_guard(e, late_ns(e)) != 0))
 		notify = spill_cpu(e, c);
 	return notify;
 }
@@ -192,7 +234,7 @@ bool spill_claim(struct engine *e, bool transfer)
 	bool any = false;
 
 	for (size_t c = 0; c < e->ncpus; c++) {
-		pthread_mutex_lock(&e->spill_lock[c]);
+		main_lock(e, c);
 		/* Half the ring free for what comes while the pass holds the
 		 * reader off. What the spill holds (the records a pass held
 		 * back, what the reader moved) is older: read first. */
@@ -208,8 +250,12 @@ bool spill_claim(struct engine *e, bool transfer)
 		 * transfer is a copy under the spill's lock, which keeps the
 		 * reader out: the main loop makes it itself instead of waking
 		 * the reader and sleeping until it is done, two trips through
-		 * the scheduler every tick. */
-		if (e->stack_need == NULL && (transfer || ring_pending(&e->spill[c]) == 0))
+		 * the scheduler every tick. A pass that goes on with a
+		 * backlog moves a ring past three quarters too: the reader
+		 * gives way to a pass that waits for the lock, and leaves
+		 * the rest. */
+		if (e->stack_need == NULL && (transfer || ring_pending(&e->spill[c]) == 0 ||
+					      ring_pending(&e->rings[c]) > (e->rings[c].mask + 1) / 4 * 3))
 			spill_cpu_locked(e, c);
 		order_source(&e->order, c, &e->spill[c], NULL);
 		pthread_mutex_unlock(&e->spill_lock[c]);
@@ -454,7 +500,7 @@ void spill_sync(struct engine *e, uint64_t max_wait_ns)
 void spill_rewind(struct engine *e)
 {
 	for (size_t c = 0; c < e->ncpus; c++) {
-		pthread_mutex_lock(&e->spill_lock[c]);
+		main_lock(e, c);
 		ring_rewind(&e->spill[c]);
 		pthread_mutex_unlock(&e->spill_lock[c]);
 	}
@@ -462,7 +508,7 @@ void spill_rewind(struct engine *e)
 
 int spill_setup(struct engine *e, char *err, size_t errlen)
 {
-	size_t bytes = spill_bytes(e), c;
+	size_t bytes = spill_bytes(e), huge = perfsys_thp_size(), c;
 	int rc;
 
 	e->ring_src = calloc(e->ncpus, sizeof(*e->ring_src));
@@ -506,7 +552,7 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 		if ((rc = pthread_mutex_init(&e->spill_lock[c], NULL)) != 0)
 			return -rc;
 		e->nlocks++;
-		if ((rc = ring_alloc(&e->spill[c], bytes)) != 0) {
+		if ((rc = ring_alloc(&e->spill[c], bytes, huge)) != 0) {
 			snprintf(err, errlen, "cannot reserve a %zu MiB spill ring for CPU %d: %s",
 				 bytes >> 20, e->cpus[c], strerror(-rc));
 			return rc;

@@ -1,6 +1,7 @@
 #include "perfsys.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -55,6 +56,23 @@ size_t perfsys_mlock_pages(size_t page_size)
 	while (pages * 2 <= fit - 1)
 		pages *= 2;
 	return pages;
+}
+
+size_t perfsys_thp_size(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+	char line[128];
+	long long sz;
+	bool on;
+
+	if (f == NULL)
+		return 0;
+	on = fgets(line, sizeof(line), f) != NULL && strstr(line, "[never]") == NULL;
+	fclose(f);
+	if (!on || read_sysctl("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", &sz) != 0 || sz <= 0 ||
+	    (sz & (sz - 1)) != 0)
+		return 0;
+	return (size_t)sz;
 }
 
 void perfsys_fd_budget(size_t need)

@@ -50,14 +50,57 @@ int ring_mmap(struct ring *r, int fd, size_t data_pages)
 	return page <= 0 ? -EINVAL : map_ring(r, fd, MAP_SHARED, data_pages * (size_t)page);
 }
 
-int ring_alloc(struct ring *r, size_t data_size)
+/* The metadata page, then data aligned to `align` (a power of two above
+ * the page size): mapped with room to spare, the rest unmapped. */
+static int map_aligned(struct ring *r, size_t page, size_t data_size, size_t align)
+{
+	size_t len = page + data_size + align;
+	unsigned char *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	unsigned char *data, *end;
+	int err;
+
+	if (map == MAP_FAILED)
+		return -errno;
+	data = (unsigned char *)(((uintptr_t)map + page + align - 1) & ~(uintptr_t)(align - 1));
+	end = map + len;
+	if (data - page > map)
+		munmap(map, (size_t)(data - page - map));
+	if (data + data_size < end)
+		munmap(data + data_size, (size_t)(end - data - data_size));
+	err = ring_init(r, data - page, page, data_size);
+	if (err) {
+		munmap(data - page, page + data_size);
+		return err;
+	}
+	r->map_len = page + data_size;
+	return 0;
+}
+
+int ring_alloc(struct ring *r, size_t data_size, size_t huge)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	int err = map_ring(r, -1, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, data_size);
+	int err;
 
-	if (err == 0 && page > 0 && data_size >= (size_t)page)
+	if (page <= 0)
+		return -EINVAL;
+	if (huge <= (size_t)page || (huge & (huge - 1)) || data_size < huge)
+		huge = 0;
+	err = huge ? map_aligned(r, (size_t)page, data_size, huge)
+		   : map_ring(r, -1, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, data_size);
+	if (err == 0 && data_size >= (size_t)page) {
 		r->page = (size_t)page;
+		r->huge = huge;
+	}
 	return err;
+}
+
+/* A backlog: huge pages from now on, given back whole (ring_alloc). */
+static void go_huge(struct ring *r)
+{
+	/* Refused (no THP after all): 4 KiB pages, as before. */
+	if (madvise(r->data, r->mask + 1, MADV_HUGEPAGE) == 0)
+		r->page = r->huge;
+	r->huge = 0; /* asked once */
 }
 
 /* madvise(DONTNEED) of len bytes at offset off of the data, less the first
@@ -178,7 +221,7 @@ int ring_next_slow(struct ring *r, const struct perf_event_header **hdr)
 	if (h.size < sizeof(h) || (h.size & 7) || h.size > avail) {
 		/* A record the kernel cannot have written: resync at head
 		 * rather than decode garbage or spin. */
-		r->malformed++;
+		__atomic_fetch_add(&r->malformed, 1, __ATOMIC_RELAXED);
 		r->rd_prev = r->rd_pos = r->rd_end;
 		return 0;
 	}
@@ -218,6 +261,8 @@ size_t ring_copy_last(const struct ring *r, void *dst, size_t cap)
 
 void ring_consume(struct ring *r)
 {
+	if (r->huge && r->keep_max && ring_head(r) - r->rd_pos > r->keep_max)
+		go_huge(r);
 	if (r->page)
 		release_pages(r, r->rd_pos);
 	__atomic_store_n(&r->meta->data_tail, r->rd_pos, __ATOMIC_RELEASE);
@@ -240,13 +285,16 @@ static void copy_out(const struct ring *r, uint64_t pos, void *dst, size_t len)
 	}
 }
 
-uint64_t ring_transfer(struct ring *from, struct ring *to)
+uint64_t ring_transfer(struct ring *from, struct ring *to, uint64_t max)
 {
 	uint64_t head = ring_head(from), tail = from->meta->data_tail;
 	uint64_t to_head = to->meta->data_head;
 	/* Acquire: the reader of `to` is done with what it released. */
 	uint64_t space = to->mask + 1 - (to_head - __atomic_load_n(&to->meta->data_tail, __ATOMIC_ACQUIRE));
 	uint64_t len = head - tail, done = 0;
+
+	if (max < space)
+		space = max;
 
 	if (len > space) {
 		/* Whole records only: the reader of `to` trusts its head. */
@@ -257,7 +305,7 @@ uint64_t ring_transfer(struct ring *from, struct ring *to)
 			copy_out(from, pos, &h, sizeof(h));
 			if (h.size < sizeof(h) || (h.size & 7) || h.size > head - pos) {
 				if (pos == tail) { /* corrupt: resync, as ring_next does */
-					from->malformed++;
+					__atomic_fetch_add(&from->malformed, 1, __ATOMIC_RELAXED);
 					__atomic_store_n(&from->meta->data_tail, head, __ATOMIC_RELEASE);
 					return 0;
 				}
@@ -299,17 +347,23 @@ static void copy_in(struct ring *r, uint64_t pos, const void *src, size_t len)
 	}
 }
 
-uint64_t ring_transfer_fit(struct ring *from, struct ring *to, ring_fit_fn fit, void *arg)
+uint64_t ring_transfer_fit(struct ring *from, struct ring *to, ring_fit_fn fit, void *arg, uint64_t max)
 {
 	const struct perf_event_header *h;
-	uint64_t to_head = to->meta->data_head, done = 0;
+	uint64_t to_head = to->meta->data_head, done = 0, start;
 	uint64_t space = to->mask + 1 - (to_head - __atomic_load_n(&to->meta->data_tail, __ATOMIC_ACQUIRE));
 
 	if (ring_read_begin(from) != 0)
 		return 0;
+	start = from->rd_pos;
 	while (ring_next(from, &h)) {
 		struct ring_part parts[RING_PARTS_MAX];
 		size_t n, len = 0;
+
+		if (from->rd_pos - start > max) {
+			ring_unread(from);
+			break;
+		}
 
 		/* The next record's first lines while this one is looked at and
 		 * copied: the kernel wrote them on another CPU. */

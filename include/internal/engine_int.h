@@ -50,7 +50,10 @@ struct engine {
 	int *fds;             /* [ev][cpu][tid] */
 	struct ring *rings;   /* [cpu]: the kernel's, read under spill_lock[cpu] */
 	struct ring *spill;   /* [cpu]: written under spill_lock[cpu], read by the main loop */
-	pthread_mutex_t *spill_lock; /* [cpu]: whoever reads rings[cpu] (and .malformed) */
+	pthread_mutex_t *spill_lock; /* [cpu]: whoever reads rings[cpu] */
+	/* The main loop waits for a spill lock (atomic): the reader's copy,
+	 * made a chunk at a time, gives way between chunks. */
+	uint32_t main_waits;
 	bool *direct;         /* [cpu]: this pass reads rings[cpu] itself, its lock held (atomic) */
 	uint64_t *claim_tail; /* [cpu]: a direct ring's tail when the pass claimed it */
 	uint64_t rd_spilled;  /* bytes moved into the spills, by either thread (atomic) */

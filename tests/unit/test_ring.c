@@ -62,6 +62,20 @@ static void put(unsigned char *data, uint64_t *head, const void *src, size_t len
 	*head += len;
 }
 
+/* Four 56-byte samples into the kernel-like ring k (ids from *id on), its
+ * head published, then moved into u. */
+static void feed4(struct ring *k, struct ring *u, uint64_t *head, uint64_t *id)
+{
+	struct synth s;
+
+	for (int i = 0; i < 4; i++, (*id)++) {
+		synth_sample(&s, *id, 0x1000, 1, 1, *id, 0, 1, PERF_RECORD_MISC_USER);
+		put(k->data, head, s.buf, s.len);
+	}
+	__atomic_store_n(&k->meta->data_head, *head, __ATOMIC_RELEASE);
+	ring_transfer(k, u, UINT64_MAX);
+}
+
 /* The spill path: kernel ring -> our ring -> reader, across both wraps. */
 static void test_transfer(void)
 {
@@ -73,9 +87,9 @@ static void test_transfer(void)
 	int order = 1, partial = 0;
 
 	memset(map, 0, PAGE + DATA);
-	CHECK(ring_init(&k, map, PAGE, DATA) == 0 && ring_alloc(&u, 512) == 0,
+	CHECK(ring_init(&k, map, PAGE, DATA) == 0 && ring_alloc(&u, 512, 0) == 0,
 	      "a kernel-like ring and an anonymous spill ring");
-	CHECK(ring_transfer(&k, &u) == 0, "nothing to move from an empty ring");
+	CHECK(ring_transfer(&k, &u, UINT64_MAX) == 0, "nothing to move from an empty ring");
 	/* 4 records at a time (224 bytes) into a 512-byte spill read every
 	 * third round: the spill fills, and only whole records move. */
 	for (int round = 0; round < 30; round++) {
@@ -84,7 +98,7 @@ static void test_transfer(void)
 			put(k.data, &head, s.buf, s.len);
 		}
 		__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
-		moved = ring_transfer(&k, &u);
+		moved = ring_transfer(&k, &u, UINT64_MAX);
 		partial += head != meta->data_tail;
 		if (moved % 56 || ring_pending(&u) % 56 || ring_pending(&u) > 512)
 			order = 0;
@@ -96,7 +110,7 @@ static void test_transfer(void)
 	CHECK(partial > 0, "the spill filled up %d times, leaving records in the kernel ring", partial);
 	/* Drain both ends: everything written arrives exactly once. */
 	for (int i = 0; i < 8; i++) {
-		ring_transfer(&k, &u);
+		ring_transfer(&k, &u, UINT64_MAX);
 		order &= read_in_order(&u, &got);
 	}
 	CHECK(order && got == id - 1, "every record arrives once (%" PRIu64 " of %" PRIu64 ")", got, id - 1);
@@ -110,7 +124,7 @@ static void test_transfer(void)
 	}
 	__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
 	__atomic_store_n(&u.meta->data_tail, u.meta->data_head - 512 + 120, __ATOMIC_RELEASE);
-	CHECK(ring_transfer(&k, &u) == 112 && head - meta->data_tail == 2 * 56,
+	CHECK(ring_transfer(&k, &u, UINT64_MAX) == 112 && head - meta->data_tail == 2 * 56,
 	      "with 120 bytes free two records move, two stay in the kernel ring");
 	ring_unmap(&u);
 	ring_unmap(&k); /* map_len 0: frees the scratch buffer only */
@@ -147,7 +161,7 @@ static void test_transfer_fit(void)
 	int order = 1;
 
 	memset(map, 0, PAGE + DATA);
-	CHECK(ring_init(&k, map, PAGE, DATA) == 0 && ring_alloc(&u, 512) == 0, "rings for the fit");
+	CHECK(ring_init(&k, map, PAGE, DATA) == 0 && ring_alloc(&u, 512, 0) == 0, "rings for the fit");
 	for (int round = 0; round < 40; round++) {
 		for (int i = 0; i < 3 && head - meta->data_tail + 80 <= DATA; i++, id++) {
 			synth_sample(&s, id, 0x1000, 1, 1, id, 0, 1, PERF_RECORD_MISC_USER);
@@ -156,13 +170,13 @@ static void test_transfer_fit(void)
 			put(k.data, &head, synth_done(&s), s.len);
 		}
 		__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
-		if (ring_transfer_fit(&k, &u, cut_to_56, &fixed) % 56 || ring_pending(&u) % 56)
+		if (ring_transfer_fit(&k, &u, cut_to_56, &fixed, UINT64_MAX) % 56 || ring_pending(&u) % 56)
 			order = 0;
 		if (round % 3 == 2) {
 			order &= read_in_order(&u, &got);
 		}
 	}
-	ring_transfer_fit(&k, &u, cut_to_56, &fixed);
+	ring_transfer_fit(&k, &u, cut_to_56, &fixed, UINT64_MAX);
 	order &= read_in_order(&u, &got);
 	CHECK(order && got == id - 1, "every record arrives once, cut to 56 bytes, in order (%" PRIu64 " of %" PRIu64 ")",
 	      got, id - 1);
@@ -175,8 +189,58 @@ static void test_transfer_fit(void)
 	}
 	__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
 	__atomic_store_n(&u.meta->data_tail, u.meta->data_head - 512 + 100, __ATOMIC_RELEASE);
-	CHECK(ring_transfer_fit(&k, &u, cut_to_56, &fixed) == 56 && head - meta->data_tail == 80,
+	CHECK(ring_transfer_fit(&k, &u, cut_to_56, &fixed, UINT64_MAX) == 56 && head - meta->data_tail == 80,
 	      "a record that does not fit whole stays in the kernel ring");
+	ring_unmap(&u);
+	ring_unmap(&k);
+	free(map);
+}
+
+/* The bound a reader's chunk sets: whole records up to max bytes move, the
+ * rest stays in the kernel ring; a record longer than max never moves by
+ * halves. For both transfers. */
+static void test_transfer_max(void)
+{
+	unsigned char *map = aligned_alloc(PAGE, 2 * PAGE);
+	struct perf_event_mmap_page *meta = (void *)map;
+	struct perf_event_header fixed;
+	struct ring k, u;
+	struct synth s;
+	uint64_t head = 0, id = 1, got = 0;
+	bool order = true;
+
+	memset(map, 0, PAGE + DATA);
+	CHECK(ring_init(&k, map, PAGE, DATA) == 0 && ring_alloc(&u, 512, 0) == 0, "rings for the bound");
+	for (int i = 0; i < 4; i++, id++) {
+		synth_sample(&s, id, 0x1000, 1, 1, id, 0, 1, PERF_RECORD_MISC_USER);
+		put(k.data, &head, s.buf, s.len);
+	}
+	__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
+	CHECK(ring_transfer(&k, &u, 130) == 112 && head - meta->data_tail == 2 * 56,
+	      "130 bytes at most: two whole records of 56 move, two stay");
+	CHECK(ring_transfer(&k, &u, 55) == 0 && head - meta->data_tail == 2 * 56,
+	      "a bound below one record moves nothing");
+	CHECK(ring_transfer(&k, &u, 56) == 56 && ring_transfer(&k, &u, UINT64_MAX) == 56 && meta->data_tail == head,
+	      "then one, then the rest");
+	order &= read_in_order(&u, &got);
+
+	/* The fit: the bound counts what the kernel ring gave (80 bytes a
+	 * record), not what was written (56). */
+	for (int i = 0; i < 3; i++, id++) {
+		unsigned char pad[24] = { 0 };
+
+		synth_sample(&s, id, 0x1000, 1, 1, id, 0, 1, PERF_RECORD_MISC_USER);
+		memcpy(s.buf + s.len, pad, sizeof(pad));
+		s.len += sizeof(pad);
+		put(k.data, &head, synth_done(&s), s.len);
+	}
+	__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
+	CHECK(ring_transfer_fit(&k, &u, cut_to_56, &fixed, 160) == 2 * 56 && head - meta->data_tail == 80,
+	      "the fit: 160 bytes of the kernel ring's at most, two records of 80, written as 56");
+	CHECK(ring_transfer_fit(&k, &u, cut_to_56, &fixed, 79) == 0 && ring_transfer_fit(&k, &u, cut_to_56, &fixed, 80) == 56 &&
+	      meta->data_tail == head, "the fit: a bound below one record moves nothing, one of 80 moves it");
+	order &= read_in_order(&u, &got);
+	CHECK(order && got == id - 1, "all %" PRIu64 " records arrive once, in order", got);
 	ring_unmap(&u);
 	ring_unmap(&k);
 	free(map);
@@ -188,27 +252,20 @@ static void test_transfer_fit(void)
 static void test_release(void)
 {
 	unsigned char *map = aligned_alloc(PAGE, 2 * PAGE);
-	struct perf_event_mmap_page *meta = (void *)map;
 	unsigned char vec[16];
 	struct ring k, u;
-	struct synth s;
 	uint64_t head = 0, id = 1, got = 0;
 	size_t resident = 0;
 	int order = 1;
 
 	memset(map, 0, PAGE + DATA);
-	if (ring_init(&k, map, PAGE, DATA) != 0 || ring_alloc(&u, 16 * PAGE) != 0) {
+	if (ring_init(&k, map, PAGE, DATA) != 0 || ring_alloc(&u, 16 * PAGE, 0) != 0) {
 		CHECK(0, "cannot set up the release test");
 		free(map);
 		return;
 	}
 	while (id * 56 < 3 * 16 * PAGE) {
-		for (int i = 0; i < 4; i++, id++) {
-			synth_sample(&s, id, 0x1000, 1, 1, id, 0, 1, PERF_RECORD_MISC_USER);
-			put(k.data, &head, s.buf, s.len);
-		}
-		__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
-		ring_transfer(&k, &u);
+		feed4(&k, &u, &head, &id);
 		if (id % 64 == 1) { /* read now and then: the spill holds a few pages */
 			order &= read_in_order(&u, &got);
 		}
@@ -220,6 +277,80 @@ static void test_release(void)
 		for (size_t i = 0; i < 16; i++)
 			resident += vec[i] & 1;
 	CHECK(resident <= 1, "pages read are given back: %zu of 16 resident once all is read", resident);
+	ring_unmap(&u);
+	ring_unmap(&k);
+	free(map);
+}
+
+/* A spill offered huge pages (here "huge" is 4 pages, any power of two
+ * above a page does): its data is aligned to them; a reader that keeps
+ * up leaves it on 4 KiB pages; one that leaves more than keep_max unread
+ * turns it to huge pages, given back whole from then on; every record
+ * arrives once, in order, throughout. */
+static void test_huge(void)
+{
+	unsigned char *map = aligned_alloc(PAGE, 2 * PAGE);
+	unsigned char vec[32];
+	struct ring k, u;
+	uint64_t head = 0, id = 1, got = 0;
+	size_t resident = 0;
+	int order = 1;
+
+	memset(map, 0, PAGE + DATA);
+	if (ring_init(&k, map, PAGE, DATA) != 0 || ring_alloc(&u, 32 * PAGE, 4 * PAGE) != 0) {
+		CHECK(0, "cannot set up the huge page test");
+		free(map);
+		return;
+	}
+	u.keep_max = 8 * PAGE;
+	CHECK(((uintptr_t)u.data & (4 * PAGE - 1)) == 0 && u.huge == 4 * PAGE && u.page == PAGE,
+	      "the data aligned to the huge page size, on 4 KiB pages to begin with");
+	/* Kept up with: read after every transfer. */
+	while (id * 56 < 16 * PAGE) {
+		feed4(&k, &u, &head, &id);
+		order &= read_in_order(&u, &got);
+	}
+	CHECK(u.page == PAGE && u.huge == 4 * PAGE, "a reader that keeps up leaves the pages as they are");
+	/* A backlog: 12 pages written, half a page read. */
+	while (ring_pending(&u) < 12 * PAGE)
+		feed4(&k, &u, &head, &id);
+	{
+		struct seen seen = { .stop_after = (int)(PAGE / 2 / 56) };
+
+		collect(&u, &seen);
+		for (size_t i = 0; i < seen.n; i++)
+			order &= seen.ids[i] == got + i + 1;
+		got += seen.n;
+	}
+	if (u.huge == 0 && u.page == PAGE) {
+		CHECK_SKIP("madvise(MADV_HUGEPAGE) refused: no transparent huge pages in this kernel");
+	} else {
+		CHECK(u.page == 4 * PAGE && u.huge == 0, "more than keep_max left unread: huge pages from now on");
+	}
+	/* The backlog read, up to 200 records a batch (what read_in_order
+	 * holds), the huge pages given back behind it. */
+	while (ring_pending(&u)) {
+		struct seen seen = { .stop_after = 200 };
+
+		collect(&u, &seen);
+		for (size_t i = 0; i < seen.n; i++)
+			order &= seen.ids[i] == got + i + 1;
+		got += seen.n;
+	}
+	/* Two more laps, read now and then, then all of it. */
+	while (id * 56 < 16 * PAGE + 64 * PAGE) {
+		feed4(&k, &u, &head, &id);
+		if (id % 64 == 1) {
+			order &= read_in_order(&u, &got);
+		}
+	}
+	order &= read_in_order(&u, &got);
+	CHECK(order && got == id - 1, "every record arrives once, in order (%" PRIu64 ")", got);
+	if (mincore(u.data, 32 * PAGE, vec) == 0)
+		for (size_t i = 0; i < 32; i++)
+			resident += vec[i] & 1;
+	CHECK(u.page != 4 * PAGE || resident <= 4, "given back whole: %zu of 32 pages resident once all is read",
+	      resident);
 	ring_unmap(&u);
 	ring_unmap(&k);
 	free(map);
@@ -244,7 +375,7 @@ static void test_rewind(void)
 	int order = 1;
 
 	memset(map, 0, PAGE + DATA);
-	if (ring_init(&k, map, PAGE, DATA) != 0 || ring_alloc(&u, 16 * PAGE) != 0) {
+	if (ring_init(&k, map, PAGE, DATA) != 0 || ring_alloc(&u, 16 * PAGE, 0) != 0) {
 		CHECK(0, "cannot set up the rewind test");
 		free(map);
 		return;
@@ -256,7 +387,7 @@ static void test_rewind(void)
 			put(k.data, &head, s.buf, s.len);
 		}
 		__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
-		ring_transfer(&k, &u);
+		ring_transfer(&k, &u, UINT64_MAX);
 		if (id % 224 == 1) { /* about 3 pages a pass */
 			memset(&seen, 0, sizeof(seen));
 			seen.stop_after = (int)(ring_pending(&u) / 56) - 1;
@@ -283,7 +414,7 @@ static void test_rewind(void)
 		put(k.data, &head, s.buf, s.len);
 		if (i % 4 == 3) {
 			__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
-			ring_transfer(&k, &u);
+			ring_transfer(&k, &u, UINT64_MAX);
 		}
 	}
 	{
@@ -394,7 +525,9 @@ int main(void)
 	free(map);
 	test_transfer();
 	test_transfer_fit();
+	test_transfer_max();
 	test_rewind();
 	test_release();
+	test_huge();
 	return check_done();
 }
