@@ -138,13 +138,6 @@ static bool spill_wants_main(const struct engine *e, size_t c)
 	return pending * 2 >= sp->mask + 1 || (sp->keep_max && pending * 2 >= sp->keep_max);
 }
 
-/* The main loop's move of CPU c's ring, whole (its lock held). */
-static bool spill_cpu_locked(struct engine *e, size_t c)
-{
-	spill_move(e, c, UINT64_MAX);
-	return spill_wants_main(e, c);
-}
-
 /* The reader's move of CPU c's ring, a chunk at a time, the lock let go
  * between chunks. It stops where the pass reads this ring in place, or
  * waits for a lock and can move the rest itself (not dwarf: its cut works
@@ -156,7 +149,8 @@ static bool spill_cpu_locked(struct engine *e, size_t c)
 static bool spill_cpu(struct engine *e, size_t c)
 {
 	/* What was there when called, not what comes meanwhile: at a high
-	 * rate the kernel always has a record more, and the copy never ended. */
+	 * rate the kernel always has another record, and a copy that chased
+	 * them need never end. */
 	uint64_t left = ring_pending(&e->rings[c]), taken;
 
 	do {
@@ -256,7 +250,7 @@ bool spill_claim(struct engine *e, bool transfer)
 		 * the rest. */
 		if (e->stack_need == NULL && (transfer || ring_pending(&e->spill[c]) == 0 ||
 					      ring_pending(&e->rings[c]) > (e->rings[c].mask + 1) / 4 * 3))
-			spill_cpu_locked(e, c);
+			spill_move(e, c, UINT64_MAX);
 		order_source(&e->order, c, &e->spill[c], NULL);
 		pthread_mutex_unlock(&e->spill_lock[c]);
 	}
