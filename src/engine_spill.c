@@ -502,7 +502,11 @@ void spill_rewind(struct engine *e)
 
 int spill_setup(struct engine *e, char *err, size_t errlen)
 {
-	size_t bytes = spill_bytes(e), huge = perfsys_thp_size(), c;
+	/* Huge pages for call-graph spills only: their records are 10-20 times
+	 * a flat one's, so a cycling backlog is page faults; a flat backlog
+	 * keeps up on 4 KiB pages, and its RSS stays in 4 KiB steps. */
+	size_t bytes = spill_bytes(e), c;
+	size_t huge = e->o.cg.mode != CALLGRAPH_NONE ? perfsys_thp_size() : 0;
 	int rc;
 
 	e->ring_src = calloc(e->ncpus, sizeof(*e->ring_src));
