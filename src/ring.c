@@ -285,48 +285,57 @@ static void copy_out(const struct ring *r, uint64_t pos, void *dst, size_t len)
 	}
 }
 
+/* n bytes from `from` at pos to `to` at to_pos, either side wrapping. */
+static void move_bytes(const struct ring *from, uint64_t pos, struct ring *to, uint64_t to_pos, uint64_t n)
+{
+	for (uint64_t done = 0; done < n;) {
+		uint64_t f_off = (pos + done) & from->mask, t_off = (to_pos + done) & to->mask;
+		uint64_t k = n - done;
+
+		if (k > from->mask + 1 - f_off)
+			k = from->mask + 1 - f_off;
+		if (k > to->mask + 1 - t_off)
+			k = to->mask + 1 - t_off;
+		memcpy(to->data + t_off, from->data + f_off, k);
+		done += k;
+	}
+}
+
 uint64_t ring_transfer(struct ring *from, struct ring *to, uint64_t max)
 {
 	uint64_t head = ring_head(from), tail = from->meta->data_tail;
 	uint64_t to_head = to->meta->data_head;
 	/* Acquire: the reader of `to` is done with what it released. */
 	uint64_t space = to->mask + 1 - (to_head - __atomic_load_n(&to->meta->data_tail, __ATOMIC_ACQUIRE));
-	uint64_t len = head - tail, done = 0;
+	uint64_t len = head - tail;
 
 	if (max < space)
 		space = max;
-
 	if (len > space) {
-		/* Whole records only: the reader of `to` trusts its head. */
-		uint64_t pos = tail;
+		/* Whole records only: the reader of `to` trusts its head. The
+		 * bytes are copied first and their headers walked in the copy,
+		 * where they are in cache, not in the kernel's ring. */
+		uint64_t pos = 0;
 		struct perf_event_header h;
 
-		while (head - pos >= sizeof(h)) {
-			copy_out(from, pos, &h, sizeof(h));
-			if (h.size < sizeof(h) || (h.size & 7) || h.size > head - pos) {
-				if (pos == tail) { /* corrupt: resync, as ring_next does */
+		move_bytes(from, tail, to, to_head, space);
+		while (space - pos >= sizeof(h)) {
+			copy_out(to, to_head + pos, &h, sizeof(h));
+			if (h.size < sizeof(h) || (h.size & 7) || h.size > head - tail - pos) {
+				if (pos == 0) { /* corrupt: resync, as ring_next does */
 					__atomic_fetch_add(&from->malformed, 1, __ATOMIC_RELAXED);
 					__atomic_store_n(&from->meta->data_tail, head, __ATOMIC_RELEASE);
 					return 0;
 				}
 				break;
 			}
-			if (pos + h.size - tail > space)
+			if (pos + h.size > space)
 				break;
 			pos += h.size;
 		}
-		len = pos - tail;
-	}
-	while (done < len) {
-		uint64_t f_off = (tail + done) & from->mask, t_off = (to_head + done) & to->mask;
-		uint64_t n = len - done;
-
-		if (n > from->mask + 1 - f_off)
-			n = from->mask + 1 - f_off;
-		if (n > to->mask + 1 - t_off)
-			n = to->mask + 1 - t_off;
-		memcpy(to->data + t_off, from->data + f_off, n);
-		done += n;
+		len = pos;
+	} else {
+		move_bytes(from, tail, to, to_head, len);
 	}
 	if (len) {
 		__atomic_store_n(&to->meta->data_head, to_head + len, __ATOMIC_RELEASE);

@@ -241,6 +241,25 @@ static void test_transfer_max(void)
 	      meta->data_tail == head, "the fit: a bound below one record moves nothing, one of 80 moves it");
 	order &= read_in_order(&u, &got);
 	CHECK(order && got == id - 1, "all %" PRIu64 " records arrive once, in order", got);
+
+	/* Under a bound, a record the kernel cannot have written: after a
+	 * whole one, the move stops before it; first, nothing moves, it is
+	 * counted and the ring resyncs at head. */
+	synth_sample(&s, id, 0x1000, 1, 1, id, 0, 1, PERF_RECORD_MISC_USER);
+	put(k.data, &head, s.buf, s.len);
+	{
+		struct perf_event_header bad = { .type = PERF_RECORD_SAMPLE, .size = 60 };
+		unsigned char junk[64] = { 0 };
+
+		memcpy(junk, &bad, sizeof(bad));
+		put(k.data, &head, junk, sizeof(junk));
+		put(k.data, &head, s.buf, s.len); /* more than the bound behind it */
+	}
+	__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
+	CHECK(ring_transfer(&k, &u, 100) == 56 && head - meta->data_tail == 64 + 56 && k.malformed == 0,
+	      "a bad record after a whole one: the whole one moves");
+	CHECK(ring_transfer(&k, &u, 100) == 0 && meta->data_tail == head && k.malformed == 1,
+	      "then the bad one: nothing moves, counted, tail at head");
 	ring_unmap(&u);
 	ring_unmap(&k);
 	free(map);
