@@ -41,17 +41,56 @@ static size_t collect(struct ring *ring, struct seen *s)
 
 /* Reads what the spill holds; false unless the ids go on from *got, one by
  * one (records whole, in order, none twice). */
-static bool read_in_order(struct ring *ring, uint64_t *got)
+static bool read_up_to(struct ring *ring, int stop_after, uint64_t *got)
 {
-	struct seen seen;
+	struct seen seen = { .stop_after = stop_after };
 	bool order = true;
 
-	memset(&seen, 0, sizeof(seen));
 	collect(ring, &seen);
 	for (size_t i = 0; i < seen.n; i++)
 		order &= seen.ids[i] == *got + i + 1;
 	*got += seen.n;
 	return order;
+}
+
+static bool read_in_order(struct ring *ring, uint64_t *got)
+{
+	return read_up_to(ring, 0, got);
+}
+
+/* A kernel-like ring of DATA bytes in a zeroed *map, and a spill u of
+ * spill bytes (huge: ring_alloc's); false, reported, when either fails. */
+static bool rings_open(unsigned char **map, struct ring *k, struct ring *u, size_t spill, size_t huge,
+		       const char *test)
+{
+	*map = aligned_alloc(PAGE, 2 * PAGE);
+	if (*map == NULL || (memset(*map, 0, PAGE + DATA), ring_init(k, *map, PAGE, DATA)) != 0 ||
+	    ring_alloc(u, spill, huge) != 0) {
+		CHECK(0, "cannot set up the %s test", test);
+		free(*map);
+		return false;
+	}
+	return true;
+}
+
+static void rings_close(unsigned char *map, struct ring *k, struct ring *u)
+{
+	ring_unmap(u);
+	ring_unmap(k);
+	free(map);
+}
+
+/* Pages [from, to) of u's data resident (mincore); 0 when it cannot tell. */
+static size_t resident_pages(const struct ring *u, size_t from, size_t to)
+{
+	unsigned char vec[64];
+	size_t n = 0;
+
+	if (to > 64 || mincore(u->data, to * PAGE, vec) != 0)
+		return 0;
+	for (size_t i = from; i < to; i++)
+		n += vec[i] & 1;
+	return n;
 }
 
 /* Writes bytes into the data area at a running head, as the kernel does. */
@@ -270,19 +309,14 @@ static void test_transfer_max(void)
  * and every record still arrives intact, in order. */
 static void test_release(void)
 {
-	unsigned char *map = aligned_alloc(PAGE, 2 * PAGE);
-	unsigned char vec[16];
+	unsigned char *map;
 	struct ring k, u;
 	uint64_t head = 0, id = 1, got = 0;
-	size_t resident = 0;
+	size_t resident;
 	int order = 1;
 
-	memset(map, 0, PAGE + DATA);
-	if (ring_init(&k, map, PAGE, DATA) != 0 || ring_alloc(&u, 16 * PAGE, 0) != 0) {
-		CHECK(0, "cannot set up the release test");
-		free(map);
+	if (!rings_open(&map, &k, &u, 16 * PAGE, 0, "release"))
 		return;
-	}
 	while (id * 56 < 3 * 16 * PAGE) {
 		feed4(&k, &u, &head, &id);
 		if (id % 64 == 1) { /* read now and then: the spill holds a few pages */
@@ -292,13 +326,9 @@ static void test_release(void)
 	order &= read_in_order(&u, &got);
 	CHECK(order && got == id - 1, "through three cycles every record arrives once, in order (%" PRIu64 ")",
 	      got);
-	if (mincore(u.data, 16 * PAGE, vec) == 0)
-		for (size_t i = 0; i < 16; i++)
-			resident += vec[i] & 1;
+	resident = resident_pages(&u, 0, 16);
 	CHECK(resident <= 1, "pages read are given back: %zu of 16 resident once all is read", resident);
-	ring_unmap(&u);
-	ring_unmap(&k);
-	free(map);
+	rings_close(map, &k, &u);
 }
 
 /* A spill offered huge pages (here "huge" is 4 pages, any power of two
@@ -308,19 +338,14 @@ static void test_release(void)
  * arrives once, in order, throughout. */
 static void test_huge(void)
 {
-	unsigned char *map = aligned_alloc(PAGE, 2 * PAGE);
-	unsigned char vec[32];
+	unsigned char *map;
 	struct ring k, u;
 	uint64_t head = 0, id = 1, got = 0;
-	size_t resident = 0;
+	size_t resident;
 	int order = 1;
 
-	memset(map, 0, PAGE + DATA);
-	if (ring_init(&k, map, PAGE, DATA) != 0 || ring_alloc(&u, 32 * PAGE, 4 * PAGE) != 0) {
-		CHECK(0, "cannot set up the huge page test");
-		free(map);
+	if (!rings_open(&map, &k, &u, 32 * PAGE, 4 * PAGE, "huge page"))
 		return;
-	}
 	u.keep_max = 8 * PAGE;
 	CHECK(((uintptr_t)u.data & (4 * PAGE - 1)) == 0 && u.huge == 4 * PAGE && u.page == PAGE,
 	      "the data aligned to the huge page size, on 4 KiB pages to begin with");
@@ -333,14 +358,7 @@ static void test_huge(void)
 	/* A backlog: 12 pages written, half a page read. */
 	while (ring_pending(&u) < 12 * PAGE)
 		feed4(&k, &u, &head, &id);
-	{
-		struct seen seen = { .stop_after = (int)(PAGE / 2 / 56) };
-
-		collect(&u, &seen);
-		for (size_t i = 0; i < seen.n; i++)
-			order &= seen.ids[i] == got + i + 1;
-		got += seen.n;
-	}
+	order &= read_up_to(&u, (int)(PAGE / 2 / 56), &got);
 	if (u.huge == 0 && u.page == PAGE) {
 		CHECK_SKIP("madvise(MADV_HUGEPAGE) refused: no transparent huge pages in this kernel");
 	} else {
@@ -348,14 +366,8 @@ static void test_huge(void)
 	}
 	/* The backlog read, up to 200 records a batch (what read_in_order
 	 * holds), the huge pages given back behind it. */
-	while (ring_pending(&u)) {
-		struct seen seen = { .stop_after = 200 };
-
-		collect(&u, &seen);
-		for (size_t i = 0; i < seen.n; i++)
-			order &= seen.ids[i] == got + i + 1;
-		got += seen.n;
-	}
+	while (ring_pending(&u))
+		order &= read_up_to(&u, 200, &got);
 	/* Two more laps, read now and then, then all of it. */
 	while (id * 56 < 16 * PAGE + 64 * PAGE) {
 		feed4(&k, &u, &head, &id);
@@ -365,14 +377,10 @@ static void test_huge(void)
 	}
 	order &= read_in_order(&u, &got);
 	CHECK(order && got == id - 1, "every record arrives once, in order (%" PRIu64 ")", got);
-	if (mincore(u.data, 32 * PAGE, vec) == 0)
-		for (size_t i = 0; i < 32; i++)
-			resident += vec[i] & 1;
+	resident = resident_pages(&u, 0, 32);
 	CHECK(u.page != 4 * PAGE || resident <= 4, "given back whole: %zu of 32 pages resident once all is read",
 	      resident);
-	ring_unmap(&u);
-	ring_unmap(&k);
-	free(map);
+	rings_close(map, &k, &u);
 }
 
 /* A spill of 16 pages that keeps up to 4: read after each transfer but
@@ -383,22 +391,17 @@ static void test_huge(void)
  * move is left where it is. */
 static void test_rewind(void)
 {
-	unsigned char *map = aligned_alloc(PAGE, 2 * PAGE);
-	struct perf_event_mmap_page *meta = (void *)map;
-	unsigned char vec[16];
+	unsigned char *map;
+	struct perf_event_mmap_page *meta;
 	struct ring k, u;
-	struct seen seen;
 	struct synth s;
 	uint64_t head = 0, id = 1, got = 0, rewinds = 0;
-	size_t beyond = 0, kept = 0;
+	size_t beyond, kept;
 	int order = 1;
 
-	memset(map, 0, PAGE + DATA);
-	if (ring_init(&k, map, PAGE, DATA) != 0 || ring_alloc(&u, 16 * PAGE, 0) != 0) {
-		CHECK(0, "cannot set up the rewind test");
-		free(map);
+	if (!rings_open(&map, &k, &u, 16 * PAGE, 0, "rewind"))
 		return;
-	}
+	meta = (void *)map;
 	u.keep_max = 4 * PAGE;
 	while (id * 56 < 3 * 16 * PAGE) {
 		for (int i = 0; i < 4; i++, id++) {
@@ -408,21 +411,13 @@ static void test_rewind(void)
 		__atomic_store_n(&meta->data_head, head, __ATOMIC_RELEASE);
 		ring_transfer(&k, &u, UINT64_MAX);
 		if (id % 224 == 1) { /* about 3 pages a pass */
-			memset(&seen, 0, sizeof(seen));
-			seen.stop_after = (int)(ring_pending(&u) / 56) - 1;
-			collect(&u, &seen);
-			for (size_t i = 0; i < seen.n; i++)
-				order &= seen.ids[i] == got + i + 1;
-			got += seen.n;
+			order &= read_up_to(&u, (int)(ring_pending(&u) / 56) - 1, &got);
 			rewinds += ring_rewind(&u);
 		}
 	}
 	CHECK(rewinds > 10, "the rest of each pass moved to the start (%" PRIu64 " times)", rewinds);
-	if (mincore(u.data, 16 * PAGE, vec) == 0)
-		for (size_t i = 0; i < 16; i++) {
-			beyond += i >= 4 && (vec[i] & 1);
-			kept += i < 4 && (vec[i] & 1);
-		}
+	beyond = resident_pages(&u, 4, 16);
+	kept = resident_pages(&u, 0, 4);
 	CHECK(beyond == 0 && kept >= 3, "writes stay on the kept pages: %zu of 4 resident, %zu beyond", kept, beyond);
 	order &= read_in_order(&u, &got);
 	CHECK(order && got == id - 1, "rewound every pass: every record arrives once, in order (%" PRIu64 ")", got);
@@ -443,9 +438,7 @@ static void test_rewind(void)
 		CHECK(!ring_rewind(&u) && ring_pending(&u) == 40 * 56 && u.keep == kept_before,
 		      "a lap longer than keep_max is not rewound, and keeps no more");
 	}
-	ring_unmap(&u);
-	ring_unmap(&k);
-	free(map);
+	rings_close(map, &k, &u);
 }
 
 int main(void)
