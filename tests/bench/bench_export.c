@@ -14,15 +14,6 @@
 
 static char names[1 << 16][32];
 
-/* CPU time, not wall: the shared machine preempts us for tens of ms. */
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static const char *comm_of(pid_t pid)
 {
 	static char c[32];
@@ -58,7 +49,7 @@ int main(int argc, char **argv)
 		/* Odd intervals without the pairs (no window then): what keeping
 		 * them adds to the sample path. */
 		agg_pairs_keep(a, it % 2 == 0);
-		t0 = cpu_now();
+		t0 = thread_cpu();
 		for (int s = 0; s < 8000; s++) {
 			uint64_t r = bench_rng(&rng);
 			/* Skewed: a few symbols and tasks take most samples. */
@@ -69,10 +60,10 @@ int main(int argc, char **argv)
 
 			agg_sample(a, 0, (int)(r >> 40) & 1, pid, 1, &sr, 250000);
 		}
-		*(it % 2 == 0 ? &t_samp : &t_plain) += cpu_now() - t0;
-		t0 = cpu_now();
+		*(it % 2 == 0 ? &t_samp : &t_plain) += thread_cpu() - t0;
+		t0 = thread_cpu();
 		metrics_update(m, a);
-		t1 = cpu_now();
+		t1 = thread_cpu();
 		t_upd += t1 - t0;
 		for (int fmt = 0; fmt < 2; fmt++) {
 			char *page;
@@ -83,8 +74,8 @@ int main(int argc, char **argv)
 				free(page);
 			}
 		}
-		t_render += cpu_now() - t1;
-		t1 = cpu_now();
+		t_render += thread_cpu() - t1;
+		t1 = thread_cpu();
 		n = agg_pairs(a, &pairs);
 		for (size_t i = 0; i < n; i++) {
 			struct pprof_frame fr = { pairs[i].sym->sym, pairs[i].sym->dso, NULL, pairs[i].sym->key };
@@ -92,15 +83,15 @@ int main(int argc, char **argv)
 			if (pprof_add_known(win, fr.key, pairs[i].task->comm, pairs[i].samples, pairs[i].period))
 				pprof_add(win, &fr, 1, pairs[i].task->comm, pairs[i].samples, pairs[i].period);
 		}
-		t_win += cpu_now() - t1;
-		per[it] = cpu_now() - t0;
+		t_win += thread_cpu() - t1;
+		per[it] = thread_cpu() - t0;
 		t_iv += per[it];
 		if ((it + 1) % 15 == 0) {
 			struct pprof_meta pm = { .duration_nanos = 15000000000, .period = 250000 };
 			uint8_t *buf;
 			size_t len;
 
-			t0 = cpu_now();
+			t0 = thread_cpu();
 			if (pprof_build(win, &pm, &buf, &len) == 0) {
 				prof_bytes = len;
 				free(buf);
@@ -110,7 +101,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "bench_export: out of memory\n");
 				return 1;
 			}
-			t_prof += cpu_now() - t0;
+			t_prof += thread_cpu() - t0;
 			nprof++;
 		}
 		agg_roll(a, 0);

@@ -8,9 +8,9 @@
  *
  * usage: bench_irqtax [RATES [REPS]]   (default 20000,50000,100000 and 3)
  *
- * perftop's CPU a sample is its own work times this slowdown: on a VM where
- * a sampling interrupt costs ~9 us, 100 kHz leaves a CPU ~6 % of its time,
- * and every program, perf top too, runs ~17 times slower. */
+ * perftop's CPU a sample is its own work times this slowdown: on the VMs
+ * where a sampling interrupt cost 9-15 us (30 Nov 2026), 100 kHz left a CPU
+ * 4-8 % of its time, and every program, perf top too, ran 13-28 times slower. */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -23,14 +23,6 @@
 #include <unistd.h>
 
 #include "bench.h"
-
-static double thread_cpu(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 #define ITERS 20000000ul
 
