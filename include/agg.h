@@ -108,6 +108,11 @@ bool agg_sample_memo(struct agg *a, size_t ev, int cpu, const struct agg_where *
 /* agg_sample, remembering its rows under w for agg_sample_memo. */
 void agg_sample_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w, const struct sym_result *sr,
 		   uint64_t period);
+/* The same two for n samples whose periods add up to period (the
+ * session's tally): as n calls, one period each. */
+bool agg_samples_memo(struct agg *a, size_t ev, int cpu, const struct agg_where *w, uint32_t n, uint64_t period);
+void agg_samples_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w, const struct sym_result *sr,
+		    uint32_t n, uint64_t period);
 /* With call graphs: one sample's stack, frames[0] its own (leaf) symbol and
  * frames[n-1] the outermost. Self goes to the leaf as agg_sample does;
  * children once to each distinct symbol on the stack (recursion too); the

@@ -507,17 +507,17 @@ static inline void count(struct agg_counts *iv, struct agg_counts *total, size_t
 	count_n(iv, total, ev, 1, period);
 }
 
-/* One sample's event and CPU counts. */
-static inline void sample_counts(struct agg *a, size_t ev, int cpu, uint64_t period)
+/* n samples' event and CPU counts. */
+static inline void sample_counts(struct agg *a, size_t ev, int cpu, uint64_t n, uint64_t period)
 {
 	struct agg_cpu *c;
 
-	a->ev[ev].samples_iv++;
-	a->ev[ev].samples_total++;
+	a->ev[ev].samples_iv += n;
+	a->ev[ev].samples_total += n;
 	a->ev[ev].period_iv += period;
 	a->ev[ev].period_total += period;
 	if ((c = cpu_row(a, cpu)) != NULL)
-		count(&c->iv, &c->total, ev, period);
+		count_n(&c->iv, &c->total, ev, n, period);
 }
 
 /* n samples of this period in all to the symbol's, task's and thread's
@@ -539,13 +539,14 @@ static inline void rows_count(struct agg *a, size_t ev, struct agg_sym *s, struc
 	}
 }
 
-/* One sample's self, task and CPU counts, its rows looked up already. */
-static void sample_rows(struct agg *a, size_t ev, int cpu, struct agg_sym *s, struct agg_task *t, uint64_t period)
+/* n samples' self, task and CPU counts, their rows looked up already. */
+static void sample_rows(struct agg *a, size_t ev, int cpu, struct agg_sym *s, struct agg_task *t, uint64_t n,
+			uint64_t period)
 {
-	sample_counts(a, ev, cpu, period);
+	sample_counts(a, ev, cpu, n, period);
 	if (t && a->keep_pairs && ev == 0 && s)
-		aggp_add(a, t, s, period);
-	rows_count(a, ev, s, t, t ? a->last_thread : NULL, 1, period);
+		aggp_add(a, t, s, n, period);
+	rows_count(a, ev, s, t, t ? a->last_thread : NULL, n, period);
 }
 
 static inline struct agg_flat *flat_slot(struct agg *a, const struct agg_where *w)
@@ -577,6 +578,11 @@ static void flat_settle(struct agg *a)
 
 bool agg_sample_memo(struct agg *a, size_t ev, int cpu, const struct agg_where *w, uint64_t period)
 {
+	return agg_samples_memo(a, ev, cpu, w, 1, period);
+}
+
+bool agg_samples_memo(struct agg *a, size_t ev, int cpu, const struct agg_where *w, uint32_t n, uint64_t period)
+{
 	struct agg_flat *f;
 
 	if (a->flat == NULL || w->tag == 0 || ev >= a->nevents)
@@ -592,19 +598,19 @@ bool agg_sample_memo(struct agg *a, size_t ev, int cpu, const struct agg_where *
 	a->last_thread = f->thread;
 	a->flat_hits++;
 	if (a->keep_pairs) { /* the pairs want each sample's rows */
-		sample_rows(a, ev, cpu, f->sym, f->task, period);
+		sample_rows(a, ev, cpu, f->sym, f->task, n, period);
 		return true;
 	}
 	/* sample_rows, the three rows' counts left for agg_settle. */
-	sample_counts(a, ev, cpu, period);
+	sample_counts(a, ev, cpu, n, period);
 	if (!f->listed) {
 		f->listed = true;
 		a->flat_pend[a->flat_npend++] = (uint16_t)(f - a->flat);
-	} else if (f->pend_n && (f->pend_ev != ev || f->pend_n == UINT32_MAX)) {
+	} else if (f->pend_n && (f->pend_ev != ev || f->pend_n > UINT32_MAX - n)) {
 		flat_apply(a, f);
 	}
 	f->pend_ev = (uint8_t)ev;
-	f->pend_n++;
+	f->pend_n += n;
 	f->pend_period += period;
 	return true;
 }
@@ -627,6 +633,12 @@ static bool flat_ready(struct agg *a)
 void agg_sample_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w, const struct sym_result *sr,
 		   uint64_t period)
 {
+	agg_samples_at(a, ev, cpu, w, sr, 1, period);
+}
+
+void agg_samples_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w, const struct sym_result *sr,
+		    uint32_t n, uint64_t period)
+{
 	struct agg_sym *s;
 	struct agg_task *t;
 	struct agg_flat *f;
@@ -635,7 +647,7 @@ void agg_sample_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w,
 		return;
 	s = sym_row(a, sr);
 	t = task_row(a, w->pid, w->tid, sr);
-	sample_rows(a, ev, cpu, s, t, period);
+	sample_rows(a, ev, cpu, s, t, n, period);
 	/* Only rows found in full: a missing one may come at the next try. */
 	if (w->tag == 0 || a->flat_off || s == NULL || t == NULL || a->last_thread == NULL || !flat_ready(a))
 		return;
@@ -779,7 +791,7 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		m = memo_find(a, h, frames, n, t);
 	}
 	if (m) {
-		sample_rows(a, ev, cpu, m->rows[0], t, period);
+		sample_rows(a, ev, cpu, m->rows[0], t, 1, period);
 		if (m->pend_n && m->pend_ev != ev)
 			memo_apply(a, m);
 		m->pend_ev = ev;
@@ -789,7 +801,7 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		a->memo_hits++;
 		return;
 	}
-	sample_rows(a, ev, cpu, sym_row(a, &frames[0]), t, period);
+	sample_rows(a, ev, cpu, sym_row(a, &frames[0]), t, 1, period);
 	if (a->cg == NULL) {
 		a->cg = cg_new(a->nevents, a->cg_max ? a->cg_max : CG_MAX_NODES_DEFAULT);
 		if (a->cg == NULL)

@@ -59,7 +59,7 @@ int agg_pairs_keep(struct agg *a, bool on)
 	return 0;
 }
 
-void aggp_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, uint64_t period)
+void aggp_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, uint64_t n, uint64_t period)
 {
 	struct agg_pairs *p = a->pairs;
 	size_t j;
@@ -91,7 +91,7 @@ void aggp_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, 
 	p->ix[j] = (uint32_t)++p->n;
 	p->last = p->n - 1;
 found:
-	p->v[p->last].samples++;
+	p->v[p->last].samples += n;
 	p->v[p->last].period += period;
 }
 

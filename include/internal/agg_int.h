@@ -136,7 +136,8 @@ struct agg {
 };
 
 /* agg_pairs.c: the sample path's side (event 0 only), the roll's, the end. */
-void aggp_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, uint64_t period);
+/* n samples whose periods add up to period. */
+void aggp_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, uint64_t n, uint64_t period);
 void aggp_clear(struct agg *a);
 void aggp_free(struct agg *a);
 

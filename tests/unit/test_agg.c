@@ -310,6 +310,40 @@ static void test_flat_memo(void)
 	agg_free(a);
 }
 
+/* n samples at once (the engine's tally): as n calls of one, in every
+ * count (event, CPU, rows, pairs), through a miss and through the memo. */
+static void test_samples_n(void)
+{
+	int cpus[] = { 0, 1 };
+	struct agg *a = agg_new(1, cpus, 2);
+	struct sym_result f = sym("f", 1, false, "alpha");
+	struct agg_where wf = { .pid = 10, .tid = 11, .ip = 0x1000, .tag = 7 };
+	const struct agg_cpu **c;
+	const struct agg_pair *p;
+	const struct agg_task *t;
+
+	CHECK(a != NULL && agg_pairs_keep(a, true) == 0, "n samples: agg_new");
+	if (a == NULL)
+		return;
+	agg_samples_at(a, 0, 1, &wf, &f, 5, 50);
+	CHECK(agg_samples_memo(a, 0, 1, &wf, 3, 33), "n samples: the memo has them");
+	(void)agg_pairs_keep(a, false);
+	CHECK(agg_samples_memo(a, 0, 1, &wf, 4, 40), "n samples: the memo's pending way too");
+	t = find_task(a, 10);
+	CHECK(find_sym(a, 1) && find_sym(a, 1)->iv.samples[0] == 12 && find_sym(a, 1)->iv.period[0] == 123 && t &&
+	      t->iv.samples[0] == 12 && t->total.period[0] == 123 && sums_exact(a),
+	      "n samples: the symbol's and the task's rows count 12, period 123");
+	CHECK(agg_event(a, 0)->samples_iv == 12 && agg_event(a, 0)->period_total == 123,
+	      "n samples: so do the event's counts");
+	CHECK(agg_cpus(a, &c) == 2 && c[1]->iv.samples[0] == 12 && c[1]->total.period[0] == 123 &&
+	      c[0]->iv.samples[0] == 0, "n samples: and CPU 1's");
+	agg_roll(a, 0);
+	CHECK(agg_pairs_keep(a, true) == 0, "n samples: pairs kept again");
+	CHECK(agg_samples_memo(a, 0, 1, &wf, 6, 60) && agg_pairs(a, &p) == 1 && p[0].samples == 6 &&
+	      p[0].period == 60, "n samples: one pair, 6 samples");
+	agg_free(a);
+}
+
 /* A memo hit adds to its rows later (agg_settle): every read sees it, it
  * counts in the interval it came in, under its own event, and a pid handed
  * to a new owner keeps the old owner's hits in the old owner's sums. */
@@ -602,5 +636,6 @@ int main(void)
 	pairs();
 	test_flat_memo();
 	test_flat_pending();
+	test_samples_n();
 	return check_done();
 }
