@@ -31,12 +31,25 @@ struct engine_opts {
 	struct callgraph_opts cg;      /* call stacks in samples (-g, --call-graph) */
 };
 
+/* n flat samples (no call graph) alike in all but time and period, which
+ * are added. */
+struct engine_samples {
+	uint64_t ip, period;
+	uint32_t pid, tid, cpu, n;
+	uint16_t misc; /* the cpumode bits */
+};
+
 struct engine_handlers {
 	/* Every decoded record, in time order across CPUs (a FORK before the
 	 * child's COMM/MMAP2 on another CPU); ev is the sampling event's index,
 	 * or -1 for records of the tracking event (MMAP2/COMM/FORK/EXIT). */
 	void (*record)(void *record_arg, int ev, const struct record *rec);
 	void *record_arg;
+	/* If set, flat samples come here instead, counted together: each call
+	 * as n records to `record` would have been, in time order with the
+	 * other records but in no order among themselves (internal/tally.h).
+	 * Every drain pass ends with all of them handed on. */
+	void (*samples)(void *record_arg, int ev, const struct engine_samples *s);
 	void *arg; /* for the handlers below */
 	/* Sampling has just begun (the interval clock starts now). */
 	void (*start)(void *arg);
@@ -181,6 +194,14 @@ size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);
 #define ENGINE_CG_MAX_PAGES 4096
 #define ENGINE_CG_LOCKED_MAX ((uint64_t)64 << 20)
 size_t engine_cg_pages(size_t pages, uint64_t rate_bytes, size_t ncpus, size_t page_size);
+/* Whether flat rings (no call graphs) are read as -g's are: the main loop
+ * woken at a quarter ring reads them in place, the rings sized for it
+ * (engine_cg_pages). So when more than half a ring comes in an interval
+ * (100 kHz, 1 s): a tick's pass cannot read it in place then, and copying
+ * it all through the spill cost more than the rest of the main loop's work
+ * at that rate. Below, the ticks read the rings in place, woken by nothing
+ * else. */
+bool engine_flat_main(uint64_t rate_bytes, size_t ring, double interval);
 /* wakeup_watermark for a ring of ring bytes, rate_bytes a second at the full
  * rate. */
 size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes, bool in_place);

@@ -7,11 +7,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util.h"
 
 #define RECORD_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
 	PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+/* The fields every sample has, in the kernel's order (RECORD_SAMPLE_TYPE:
+ * IDENTIFIER, IP, TID, TIME, CPU, PERIOD); a flat sample is these alone. */
+struct record_flat {
+	uint64_t id, ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+	uint64_t period;
+};
 
 /* What a call-graph run adds after RECORD_SAMPLE_TYPE's fields, in the
  * kernel's order: CALLCHAIN, BRANCH_STACK (call-stack LBR), REGS_USER,
@@ -74,6 +85,18 @@ enum record_status {
 	RECORD_IGNORED = 1,   /* a type perftop does not use */
 	RECORD_BAD = -1,      /* shorter than its type needs, or an unterminated string */
 };
+
+/* hdr's fields when it is a flat sample (no call-graph layout, nothing
+ * after the fixed fields): true. Else false: record_decode_with it. The
+ * drain's shortcut for most samples; the same fields as decoding gives. */
+static inline bool record_flat(const struct perf_event_header *hdr, const struct record_layout *lay,
+			       struct record_flat *out)
+{
+	if (hdr->type != PERF_RECORD_SAMPLE || hdr->size != sizeof(*hdr) + sizeof(*out) || (lay && lay->extra))
+		return false;
+	memcpy(out, hdr + 1, sizeof(*out));
+	return true;
+}
 
 /* Pointers in *out point into hdr's memory. */
 enum record_status record_decode(const struct perf_event_header *hdr, struct record *out);

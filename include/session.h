@@ -48,6 +48,8 @@ void session_close(struct session *s);
 
 /* The engine's record handler: resolve and aggregate. */
 void session_record(void *arg, int ev, const struct record *rec);
+/* Its handler of flat samples counted together (engine_handlers.samples). */
+void session_samples(void *arg, int ev, const struct engine_samples *s);
 
 /* Runs the event loop with the front end's handlers (records go to
  * session_record); session_stop ends it from a handler. */

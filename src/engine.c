@@ -49,6 +49,11 @@ size_t engine_cg_pages(size_t pages, uint64_t rate_bytes, size_t ncpus, size_t p
 	return pages;
 }
 
+bool engine_flat_main(uint64_t rate_bytes, size_t ring, double interval)
+{
+	return (double)rate_bytes * interval > (double)(ring / 2);
+}
+
 size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes, bool in_place)
 {
 	size_t w = ENGINE_CG_WAKE_MIN;
@@ -231,6 +236,9 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	/* dwarf's copies are cut on the way to the spill, and its pace is set
 	 * by the unwinding: it keeps half the ring. */
 	e->wake_main = o->cg.mode != CALLGRAPH_NONE && o->cg.mode != CALLGRAPH_DWARF;
+	if (o->cg.mode == CALLGRAPH_NONE && !o->mmap_pages && rates_known(e))
+		e->wake_main = engine_flat_main(rate_bytes * (o->nevents ? o->nevents : 1), e->pages * (size_t)page,
+						o->interval);
 	if (!o->mmap_pages && e->wake_main && rates_known(e))
 		e->pages = engine_cg_pages(e->pages, rate_bytes * (o->nevents ? o->nevents : 1), e->ncpus,
 					   (size_t)page);
@@ -246,9 +254,10 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	e->ring_rate = rate_bytes * (o->nevents ? o->nevents : 1);
 	e->direct_ns = rates_known(e) ? engine_direct_ns(e->pages * (size_t)page, e->ring_rate) : 0;
 	e->wake = engine_wake_bytes(e->pages * (size_t)page, e->wake_main, e->ring_rate, e->direct_ns != 0);
-	/* -g read in place: the main loop comes at every watermark anyway, so
-	 * the rings wake it, and the reader only when it is late. Without
-	 * call graphs the reader's watermark stays: it counts the bytes of
+	/* -g read in place (and flat rings a tick cannot read in place,
+	 * engine_flat_main): the main loop comes at every watermark anyway,
+	 * so the rings wake it, and the reader only when it is late. Other
+	 * flat rings keep the reader's watermark: it counts the bytes of
 	 * process churn too, which no guard set from the sample rate does. */
 	e->main_rings = e->direct_ns != 0 && e->wake_main;
 	e->flat_guard = e->direct_ns != 0 && !e->wake_main && o->cg.mode != CALLGRAPH_DWARF;

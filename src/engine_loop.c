@@ -56,7 +56,8 @@ int loop_setup(struct engine *e, char *err, size_t errlen)
 	}
 	if ((rc = spill_setup(e, err, errlen)) != 0)
 		return rc;
-	if ((rc = order_init(&e->order, e->spill, e->ncpus)) != 0) {
+	if ((rc = order_init(&e->order, e->spill, e->ncpus)) != 0 || (e->tally = tally_new()) == NULL) {
+		rc = rc ? rc : -ENOMEM;
 		snprintf(err, errlen, "out of memory while opening events");
 		return rc;
 	}
@@ -94,6 +95,8 @@ static void close_fd(int fd)
 void loop_free(struct engine *e)
 {
 	order_free(&e->order);
+	tally_free(e->tally);
+	e->tally = NULL;
 	for (size_t i = 0; i < e->npidfds; i++)
 		close_fd(e->pidfds[i]);
 	close_fd(e->epfd);
@@ -127,6 +130,29 @@ static void on_record(struct engine *e, const struct record *rec, enum record_st
 	if (rec->type == PERF_RECORD_SAMPLE)
 		e->st.samples++;
 	e->h->record(e->h->record_arg, ev, rec);
+}
+
+static void samples_out(void *arg, const struct tally_slot *t)
+{
+	struct engine *e = arg;
+	struct engine_samples s = { .ip = t->ip, .period = t->period, .pid = t->pid, .tid = t->tid, .cpu = t->cpu,
+				    .n = t->n, .misc = t->misc };
+	int ev = events_find(e, t->id);
+
+	e->st.records += t->n;
+	if (ev == -2) {
+		e->st.bad_records += t->n;
+		return;
+	}
+	e->st.samples += t->n;
+	e->h->samples(e->h->record_arg, ev, &s);
+}
+
+/* The flat samples held: handed on before any later record. */
+static void samples_flush(struct engine *e)
+{
+	if (!tally_empty(e->tally))
+		tally_take(e->tally, samples_out, e);
 }
 
 static uint64_t mono_ns(void)
@@ -164,6 +190,9 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 	enum record_status st;
 	unsigned since_check = 0;
 	bool turn_over, first = true;
+	/* Flat samples straight to the tally (order_step), when the handler
+	 * takes them so and there are no call graphs. */
+	bool tally = e->h && e->h->samples && e->layout.extra == 0;
 
 	if (e->stack_need && kind != DRAIN_MORE)
 		spill_sync(e, kind == DRAIN_ALL ? 0 : SYNC_WAIT_NS);
@@ -183,16 +212,30 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 			e->round_limit = order_newest(&e->order);
 		}
 		first = turn_over = false;
+		e->order.tally = tally ? e->tally : NULL;
 		order_begin(&e->order, e->limit);
-		while (order_next(&e->order, &rec, &st)) {
-			on_record(e, rec, st);
+		for (;;) {
+			enum order_out out = tally ? order_step(&e->order, &rec, &st)
+					     : order_next(&e->order, &rec, &st) ? ORDER_RECORD : ORDER_END;
+
+			if (out == ORDER_END)
+				break;
+			if (out == ORDER_RECORD) {
+				samples_flush(e); /* the older ones first */
+				on_record(e, rec, st);
+				since_check++;
+			} else {
+				if (out == ORDER_FULL)
+					samples_flush(e);
+				since_check += (unsigned)e->order.tallied;
+			}
 			if (e->handed_back) {
 				/* Its rings went back to the reader: claimed anew. */
 				e->handed_back = false;
 				turn_over = true;
 				break;
 			}
-			if (++since_check == DRAIN_CHECK_EVERY) {
+			if (since_check >= DRAIN_CHECK_EVERY) {
 				uint64_t now = mono_ns();
 
 				since_check = 0;
@@ -209,6 +252,8 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 		order_done(&e->order);
 		spill_unclaim(e);
 	} while (turn_over);
+	if (tally)
+		samples_flush(e);
 	if (!e->cut)
 		spill_rewind(e);
 	/* Same timer and values as the arming spill_setup checked: no error

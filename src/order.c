@@ -11,7 +11,11 @@ int order_init(struct order *o, struct ring *rings, size_t n)
 	o->heap = calloc(n ? n : 1, sizeof(*o->heap));
 	o->src = calloc(n ? n : 1, sizeof(*o->src));
 	o->then = calloc(n ? n : 1, sizeof(*o->then));
-	if (o->head == NULL || o->heap == NULL || o->src == NULL || o->then == NULL) {
+	o->win = calloc((n ? n : 1) * ORDER_WINDOW, sizeof(*o->win));
+	o->nwin = calloc(n ? n : 1, sizeof(*o->nwin));
+	o->mark = calloc(n ? n : 1, sizeof(*o->mark));
+	if (o->head == NULL || o->heap == NULL || o->src == NULL || o->then == NULL || o->win == NULL ||
+	    o->nwin == NULL || o->mark == NULL) {
 		order_free(o);
 		return -ENOMEM;
 	}
@@ -29,7 +33,13 @@ void order_free(struct order *o)
 	free(o->src);
 	free(o->then);
 	free(o->copy);
+	free(o->win);
+	free(o->nwin);
+	free(o->mark);
 	o->copy = NULL;
+	o->win = NULL;
+	o->nwin = NULL;
+	o->mark = NULL;
 	o->head = NULL;
 	o->heap = NULL;
 	o->src = NULL;
@@ -84,6 +94,24 @@ static void heap_pop(struct order *o)
 		heap_down(o, 0);
 }
 
+/* Ring c's next record (h->from: the ring it lies in); false when the
+ * ring's batch is done. */
+static inline bool stream_next(struct order *o, size_t c, const struct perf_event_header **hdr)
+{
+	struct order_head *h = &o->head[c];
+
+	/* The first ring's records are all older than the second's; once it
+	 * is read out (the spill, mostly empty) it is not tried again. */
+	h->from = h->on_then ? o->then[c] : o->src[c];
+	if (ring_next(h->from, hdr))
+		return true;
+	if (h->on_then || o->then[c] == NULL)
+		return false;
+	h->on_then = true;
+	h->from = o->then[c];
+	return ring_next(h->from, hdr);
+}
+
 /* Takes ring c's next record into its head; false when the ring's batch is
  * done. Decoding here, once, gives the key and the caller's record. */
 static bool take(struct order *o, size_t c)
@@ -91,15 +119,7 @@ static bool take(struct order *o, size_t c)
 	struct order_head *h = &o->head[c];
 	const struct perf_event_header *hdr;
 
-	/* The first ring's records are all older than the second's; once it
-	 * is read out (the spill, mostly empty) it is not tried again. */
-	h->from = h->on_then ? o->then[c] : o->src[c];
-	h->held = ring_next(h->from, &hdr);
-	if (!h->held && !h->on_then && o->then[c]) {
-		h->on_then = true;
-		h->from = o->then[c];
-		h->held = ring_next(h->from, &hdr);
-	}
+	h->held = stream_next(o, c, &hdr);
 	if (!h->held)
 		return false;
 	h->st = record_decode_with(hdr, o->layout, &h->rec);
@@ -124,6 +144,8 @@ void order_begin(struct order *o, uint64_t limit)
 	o->limit = limit;
 	o->nheap = 0;
 	o->cur = o->n;
+	o->sparse = 0;
+	o->heaped = false;
 	for (size_t c = 0; c < o->n; c++) {
 		/* Both begun: an empty one is read to nothing. */
 		int none = ring_read_begin(o->src[c]);
@@ -132,7 +154,7 @@ void order_begin(struct order *o, uint64_t limit)
 		o->head[c].on_then = false;
 		if (o->then[c] && ring_read_begin(o->then[c]) == 0)
 			none = 0;
-		if (none == 0 && take(o, c))
+		if (none == 0 && o->tally == NULL && take(o, c))
 			heap_push(o, c);
 	}
 }
@@ -192,6 +214,131 @@ bool order_next(struct order *o, const struct record **rec, enum record_status *
 	heap_pop(o);
 	*rec = deliver(o, c, st);
 	return true;
+}
+
+static void pos_get(const struct order *o, size_t c, struct order_pos *p)
+{
+	p->src = o->src[c]->rd_pos;
+	p->then = o->then[c] ? o->then[c]->rd_pos : 0;
+	p->on_then = o->head[c].on_then;
+}
+
+/* Back to p: what lies after it is read again (still in the batch). */
+static void pos_set(struct order *o, size_t c, const struct order_pos *p)
+{
+	o->src[c]->rd_pos = o->src[c]->rd_prev = p->src;
+	if (o->then[c])
+		o->then[c]->rd_pos = o->then[c]->rd_prev = p->then;
+	o->head[c].on_then = p->on_then;
+}
+
+/* Reads ring c's window: its flat samples up to ORDER_WINDOW timed at or
+ * before *fence, and the record after them when it is not one and its
+ * time (here: no older than the samples before it) is too, which then
+ * becomes the fence (true). A full window's newest sample bounds the fence
+ * too: what lies after it is not known yet. */
+static bool window_read(struct order *o, size_t c, uint64_t *fence)
+{
+	struct order_head *h = &o->head[c];
+	struct order_flat *w = &o->win[c * ORDER_WINDOW];
+	const struct perf_event_header *hdr;
+	uint64_t hi = 0;
+	size_t k = 0;
+
+	h->held = false;
+	pos_get(o, c, &o->mark[c]);
+	while (k < ORDER_WINDOW && stream_next(o, c, &hdr)) {
+		/* The kernel wrote these lines on another CPU, long ago: asked
+		 * for a few records ahead, they come while these are read. */
+		__builtin_prefetch(h->from->data + ((h->from->rd_pos + 512) & h->from->mask));
+		if (record_flat(hdr, o->layout, &w[k].f)) {
+			if (w[k].f.time > *fence) {
+				ring_unread(h->from);
+				break;
+			}
+			w[k].misc = hdr->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+			hi = w[k].f.time > hi ? w[k].f.time : hi;
+			pos_get(o, c, &w[k++].after);
+			continue;
+		}
+		h->st = record_decode_with(hdr, o->layout, &h->rec);
+		h->key = h->st == RECORD_OK ? h->rec.sid.time : 0;
+		/* One older than the samples before it in its own ring (or with
+		 * no time) comes right after them, as the heap would have it. */
+		if ((h->key > hi ? h->key : hi) > *fence) {
+			ring_unread(h->from);
+			break;
+		}
+		*fence = h->key > hi ? h->key : hi;
+		h->held = true;
+		break;
+	}
+	o->nwin[c] = k;
+	if (k == ORDER_WINDOW && hi < *fence)
+		*fence = hi;
+	return h->held;
+}
+
+enum order_out order_step(struct order *o, const struct record **rec, enum record_status *st)
+{
+	uint64_t fence = o->limit, newest = o->last;
+	size_t hard = o->n, lead = o->lead;
+	bool full = false;
+
+	if (o->heaped)
+		return order_next(o, rec, st) ? ORDER_RECORD : ORDER_END;
+	o->cur = o->n;
+	o->tallied = 0;
+	/* The ring that set the last fence first: the others' windows then
+	 * stop at it instead of being read in full and cut. */
+	for (size_t i = 0; i < o->n; i++) {
+		size_t c = (o->lead + i) % o->n;
+		uint64_t was = fence;
+
+		if (window_read(o, c, &fence))
+			hard = lead = c;
+		else if (fence < was)
+			hard = o->n, lead = c; /* a window's end: no record holds it */
+	}
+	o->lead = lead;
+	for (size_t c = 0; c < o->n; c++) {
+		struct order_head *h = &o->head[c];
+		const struct order_flat *w = &o->win[c * ORDER_WINDOW];
+		size_t k = 0;
+
+		for (; !full && k < o->nwin[c] && w[k].f.time <= fence; k++) {
+			if (!tally_add(o->tally, w[k].f.id, w[k].f.cpu, w[k].f.pid, w[k].f.tid, w[k].f.ip, w[k].misc,
+				       w[k].f.period)) {
+				full = true;
+				break;
+			}
+			if (w[k].f.time < o->last)
+				o->late++;
+			else if (w[k].f.time > newest)
+				newest = w[k].f.time;
+		}
+		o->tallied += k;
+		if (k < o->nwin[c] || (h->held && (c != hard || full))) {
+			pos_set(o, c, k ? &w[k - 1].after : &o->mark[c]);
+			h->held = false;
+		}
+	}
+	o->last = newest;
+	if (hard < o->n && o->head[hard].held) {
+		*rec = deliver(o, hard, st);
+		/* Records dense among the samples (process churn, many CPUs):
+		 * each step reads every ring's window again for a few samples.
+		 * The heap takes the rest of the pass. */
+		o->sparse = o->tallied < o->n ? o->sparse + 1 : 0;
+		if (o->sparse >= ORDER_SPARSE) {
+			o->heaped = true;
+			for (size_t c = 0; c < o->n; c++)
+				if (c != hard && take(o, c))
+					heap_push(o, c);
+		}
+		return ORDER_RECORD;
+	}
+	return full ? ORDER_FULL : o->tallied ? ORDER_TALLIED : ORDER_END;
 }
 
 /* Takes heap entry i out. */

@@ -109,20 +109,11 @@ static int decode_callgraph(struct cursor *c, const struct record_layout *lay, s
 	return 0;
 }
 
-/* The fields every sample has, in the kernel's order (PERF_SAMPLE_IDENTIFIER,
- * IP, TID, TIME, CPU, PERIOD). */
-struct sample_head {
-	uint64_t id, ip;
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu, res;
-	uint64_t period;
-};
-_Static_assert(sizeof(struct sample_head) == 48, "sample fields layout");
+_Static_assert(sizeof(struct record_flat) == 48, "sample fields layout");
 
 static int decode_sample(struct cursor *c, const struct record_layout *lay, struct record *out)
 {
-	struct sample_head h;
+	struct record_flat h;
 
 	/* One bounds check for the fixed fields (they were six): most samples
 	 * are just these. */

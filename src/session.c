@@ -294,7 +294,7 @@ int session_run(struct session *s, struct engine_handlers *front)
 {
 	struct run_ctx c = { s, front };
 	struct engine_handlers h = {
-		.record = session_record, .record_arg = s,
+		.record = session_record, .record_arg = s, .samples = session_samples,
 		.arg = &c, .start = on_start, .tick = on_tick, .signal = on_signal,
 		.pid_exit = on_pid_exit,
 	};
@@ -756,28 +756,44 @@ static __attribute__((noinline)) void sample_stack(struct session *s, int ev, co
 			 fr, n, r->sample.period);
 }
 
-/* A flat sample's miss: resolved, and its row found or made. */
-static __attribute__((noinline)) void sample_miss(struct session *s, int ev, const struct record *r,
-						  struct agg_where *w)
+/* n flat samples' miss: resolved, and their row found or made. */
+static __attribute__((noinline)) void flat_miss(struct session *s, int ev, int cpu, struct agg_where *w,
+						uint32_t n, uint64_t period)
 {
 	struct sym_result sr = { 0 };
 
 	w->tag = symbols_resolve_tagged(s->syms, w->pid, w->tid, w->ip, w->kernel, &sr);
-	agg_sample_at(s->agg, (size_t)ev, (int)r->sid.cpu, w, &sr, r->sample.period);
+	agg_samples_at(s->agg, (size_t)ev, cpu, w, &sr, n, period);
+}
+
+/* n flat samples alike: an IP counted before under the same tags goes
+ * through agg's flat memo: no resolve, no row lookup. */
+static void flat(struct session *s, int ev, int cpu, pid_t pid, pid_t tid, uint64_t ip, uint16_t misc, uint32_t n,
+		 uint64_t period)
+{
+	struct agg_where w = { .pid = pid, .tid = tid, .ip = ip, .kernel = cpumode_kernel(misc) };
+
+	w.tag = symbols_tag(s->syms, pid);
+	if (!agg_samples_memo(s->agg, (size_t)ev, cpu, &w, n, period))
+		flat_miss(s, ev, cpu, &w, n, period);
+}
+
+void session_samples(void *arg, int ev, const struct engine_samples *f)
+{
+	struct session *s = arg;
+
+	/* Only values: the rings may go back while they resolve. */
+	s->in_sample = true;
+	flat(s, ev, (int)f->cpu, (pid_t)f->pid, (pid_t)f->tid, f->ip, f->misc, f->n, f->period);
+	s->in_sample = false;
 }
 
 static void sample(struct session *s, int ev, const struct record *r)
 {
-	/* A call-graph layout gives every sample a stack, if only its own frame.
-	 * Without one, an IP counted before under the same tags goes through
-	 * agg's flat memo: no resolve, no row lookup. */
+	/* A call-graph layout gives every sample a stack, if only its own frame. */
 	if (r->sample.ips == NULL && r->sample.regs == NULL) {
-		struct agg_where w = { .pid = (pid_t)r->sid.pid, .tid = (pid_t)r->sid.tid, .ip = r->sample.ip,
-				       .kernel = cpumode_kernel(r->misc) };
-
-		w.tag = symbols_tag(s->syms, w.pid);
-		if (!agg_sample_memo(s->agg, (size_t)ev, (int)r->sid.cpu, &w, r->sample.period))
-			sample_miss(s, ev, r, &w);
+		flat(s, ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r->sample.ip, r->misc, 1,
+		     r->sample.period);
 		return;
 	}
 	sample_stack(s, ev, r);

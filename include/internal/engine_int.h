@@ -57,7 +57,8 @@ struct engine {
 	bool *direct;         /* [cpu]: this pass reads rings[cpu] itself, its lock held (atomic) */
 	uint64_t *claim_tail; /* [cpu]: a direct ring's tail when the pass claimed it */
 	uint64_t rd_spilled;  /* bytes moved into the spills, by either thread (atomic) */
-	bool wake_main;       /* -g: the main loop comes at every wakeup (called by the reader, or main_rings) */
+	bool wake_main;       /* -g (and engine_flat_main): the main loop comes at every wakeup (called by the
+			       * reader, or main_rings) */
 	/* -g read in place: the kernel rings wake the main loop, not the
 	 * reader (its wakeups were a fifth of -g's CPU, only to wake the main
 	 * loop). The reader wakes on rd_guard only, which each pass sets to
@@ -95,6 +96,7 @@ struct engine {
 	bool backlog;         /* behind: another pass at once */
 	bool cut;             /* the last pass ran out of time: the next may skip the transfer */
 	struct order order;   /* the spills merged by time */
+	struct tally *tally;  /* flat samples on their way (h->samples), between records */
 	struct record_layout layout; /* what call-graph samples carry (order decodes with it) */
 	bool clock_mono;      /* record times are CLOCK_MONOTONIC (use_clockid taken) */
 	uint64_t round_limit; /* else perf's round rule: the previous pass's newest time */

@@ -18,6 +18,7 @@
 
 #include "record.h"
 #include "ring.h"
+#include "internal/tally.h"
 
 struct order_head {        /* a ring's next record, decoded once */
 	struct record rec;
@@ -26,6 +27,20 @@ struct order_head {        /* a ring's next record, decoded once */
 	bool held;
 	bool on_then;          /* this pass: the first ring is read out, the second one's turn */
 	struct ring *from;     /* the ring it lies in */
+};
+
+/* A ring's place: its spill's and kernel ring's read positions. */
+struct order_pos {
+	uint64_t src, then;
+	bool on_then;
+};
+
+#define ORDER_WINDOW 32     /* order_step: flat samples read ahead per ring */
+
+struct order_flat {         /* one of them */
+	struct record_flat f;
+	uint16_t misc;
+	struct order_pos after;
 };
 
 struct order_slot {        /* a heap entry: the key kept inline, no indirection */
@@ -46,6 +61,24 @@ struct order {
 	uint64_t late;          /* records delivered although older than last */
 	const struct record_layout *layout; /* call-graph samples; NULL: none */
 	unsigned char *copy;    /* order_release: the record in hand, copied out */
+	/* order_step's: */
+	struct tally *tally;    /* where flat samples go */
+	struct order_flat *win; /* [n][ORDER_WINDOW] */
+	size_t *nwin;           /* [n] */
+	struct order_pos *mark; /* [n]: where each window began */
+	size_t tallied;         /* flat samples the last step put in the tally */
+	size_t lead;            /* the ring whose window set the last fence: read first */
+	unsigned sparse;        /* steps in a row that gave a record and fewer samples than rings */
+	bool heaped;            /* ORDER_SPARSE of them: the heap's for the rest of the pass */
+};
+
+#define ORDER_SPARSE 4
+
+enum order_out {
+	ORDER_END,       /* nothing more at or before the limit */
+	ORDER_RECORD,    /* *rec: the next record that is not a flat sample */
+	ORDER_TALLIED,   /* only flat samples, o->tallied of them */
+	ORDER_FULL,      /* the tally has no room: empty it, then step on */
 };
 
 /* Reads rings[0..n) until order_source says otherwise. */
@@ -67,6 +100,19 @@ void order_begin(struct order *o, uint64_t limit);
  * until the next order_next or order_done. A record older than one already
  * delivered (written late) comes anyway, counted in o->late. */
 bool order_next(struct order *o, const struct record **rec, enum record_status *st);
+
+/* order_next for a pass whose flat samples go to o->tally (record_flat;
+ * set before order_begin): each call reads up to ORDER_WINDOW records of
+ * every ring ahead, and puts the flat samples among them into the tally as
+ * far as their times go before any other ring's next record that is not
+ * one, or the limit; that record comes out as order_next's would. So the
+ * tally holds, at each record out, exactly the flat samples older than it
+ * (less those taken since): the caller empties it first. Each ring's
+ * records still go in the order they lie. No heap, no record decoded
+ * whole, for the samples. Where other records come thick among them
+ * (ORDER_SPARSE steps in a row with fewer samples than rings), the rest of
+ * the pass is order_next's, every record out (samples too). */
+enum order_out order_step(struct order *o, const struct record **rec, enum record_status *st);
 
 /* Gives up c's second ring for the rest of the pass (the engine hands a
  * kernel ring back to its reader before slow work): the record in hand,

@@ -99,6 +99,56 @@ static double replay_ordered(struct ring *rs, const size_t *filled, struct ctx *
 	return t0;
 }
 
+/* The same merge as the engine's drain passes do it without call graphs
+ * (order_step): flat samples into the tally, handed on by kind. */
+static void take_samples(void *arg, const struct tally_slot *t)
+{
+	struct ctx *c = arg;
+	struct engine_samples s = { .ip = t->ip, .period = t->period, .pid = t->pid, .tid = t->tid, .cpu = t->cpu,
+				    .n = t->n, .misc = t->misc };
+
+	c->n += t->n;
+	if (c->full)
+		session_samples(&c->s, 0, &s);
+}
+
+static double replay_stepped(struct ring *rs, const size_t *filled, struct ctx *c, uint64_t passes)
+{
+	struct order o;
+	struct tally *tl = tally_new();
+	double t0;
+
+	if (tl == NULL || order_init(&o, rs, nrings) != 0) {
+		tally_free(tl);
+		return 0;
+	}
+	o.tally = tl;
+	t0 = cpu_now();
+	for (uint64_t p = 0; p < passes; p++) {
+		const struct record *rec;
+		enum record_status st;
+		enum order_out out;
+
+		for (size_t i = 0; i < nrings; i++) {
+			rs[i].meta->data_tail = 0;
+			__atomic_store_n(&rs[i].meta->data_head, filled[i], __ATOMIC_RELEASE);
+		}
+		order_begin(&o, UINT64_MAX);
+		while ((out = order_step(&o, &rec, &st)) != ORDER_END) {
+			if (out != ORDER_TALLIED)
+				tally_take(tl, take_samples, c);
+			if (out == ORDER_RECORD && st == RECORD_OK)
+				on_decoded(rec, c);
+		}
+		order_done(&o);
+		tally_take(tl, take_samples, c);
+	}
+	t0 = cpu_now() - t0;
+	order_free(&o);
+	tally_free(tl);
+	return t0;
+}
+
 /* Kernel text addresses from kallsyms, for a realistic kernel share. */
 static size_t kernel_ips(uint64_t *out, size_t max)
 {
@@ -405,7 +455,8 @@ int main(int argc, char **argv)
 	struct ring r, orings[NRINGS];
 	unsigned char *omap[NRINGS];
 	size_t ofilled[NRINGS] = { 0 };
-	double t_ord_dec, t_ord_full;
+	double t_ord_dec, t_ord_full, t_step_dec, t_step_full;
+	uint64_t n_step_dec, n_step_full, n_plain;
 	uint64_t n_dec, n_full;
 	struct ctx c = { 0 };
 	int cpus[2] = { 0, 1 };
@@ -513,6 +564,16 @@ int main(int argc, char **argv)
 	n_full = c.n;
 	c.n = 0;
 	t_full = replay(&r, &c, filled, passes);
+	n_plain = c.n;
+	c.n = 0;
+	c.full = false;
+	t_step_dec = replay_stepped(orings, ofilled, &c, passes);
+	n_step_dec = c.n;
+	c.n = 0;
+	c.full = true;
+	t_step_full = replay_stepped(orings, ofilled, &c, passes);
+	n_step_full = c.n;
+	c.n = n_plain;
 
 	printf("samples            %llu (%llu passes of %llu)\n", (unsigned long long)c.n,
 	       (unsigned long long)passes, (unsigned long long)per_pass);
@@ -522,6 +583,9 @@ int main(int argc, char **argv)
 	       (double)c.n / t_full / 1e6);
 	printf("ordered %zu rings%s: decode+merge %.1f ns/sample, decode+merge+resolve+agg %.1f ns/sample\n",
 	       nrings, round_robin ? " (in turn)" : " (at random)", t_ord_dec * 1e9 / (double)n_dec, t_ord_full * 1e9 / (double)n_full);
+	printf("windowed, tallied (the drain's way without call graphs): decode+merge %.1f ns/sample, "
+	       "decode+merge+resolve+agg %.1f ns/sample\n",
+	       t_step_dec * 1e9 / (double)n_step_dec, t_step_full * 1e9 / (double)n_step_full);
 	if (other > 0) {
 		kill(other, SIGKILL);
 		waitpid(other, NULL, 0);

@@ -90,6 +90,10 @@ static void test_pages(void)
 	CHECK(engine_wake_bytes(64 << 10, true, 20000 * 800, true) == 32 << 10, "in place too, never past half a small ring");
 	CHECK(engine_wake_bytes(4 << 20, true, 10 * 800, false) == ENGINE_CG_WAKE_MIN, "a slow rate: at least 64 KiB");
 	CHECK(engine_wake_bytes(64 << 10, true, 20000 * 800, false) == 32 << 10, "never past half a small ring (-m)");
+	CHECK(engine_flat_main(100000 * 56, 8 << 20, 1.0), "flat at 100 kHz: more than half an 8 MiB ring a second, read as -g");
+	CHECK(!engine_flat_main(50000 * 56, 8 << 20, 1.0), "flat at 50 kHz: the ticks read it in place");
+	CHECK(!engine_flat_main(100000 * 56, 8 << 20, 0.5), "flat at 100 kHz with -d 0.5: the ticks too");
+	CHECK(engine_flat_main(20000 * 56, 1 << 20, 1.0), "a small ring at 20 kHz: as -g");
 	CHECK(engine_cg_pages(1024, 4000 * 800, 2, 4096) == 4096,
 	      "-g at 4 kHz, 2 CPUs: 16 MiB rings (a quarter holds 1.3 s; an 8 MiB ring's 0.66 s)");
 	CHECK(engine_wake_bytes(16 << 20, true, 4000 * 800, true) == 4 << 20, "-g at 4 kHz read in place: woken at 4 MiB");
