@@ -18,6 +18,7 @@ struct ring {
 	uint64_t mask;         /* data size - 1 */
 	size_t map_len;        /* meta page + data, for munmap */
 	uint64_t malformed;    /* records with an impossible size, skipped (atomic: read by other threads) */
+	uint64_t bad_at;       /* where the last one counted lay: read again (a reader gone back), not counted again */
 	unsigned char *scratch; /* a record that wraps is copied here, whole */
 	size_t page;           /* ring_alloc's: pages read are given back in these units (0: no) */
 	size_t huge;           /* ring_alloc's: the huge page size its data is aligned to (0: none) */

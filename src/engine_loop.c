@@ -223,7 +223,7 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 			if (out == ORDER_RECORD) {
 				samples_flush(e); /* the older ones first */
 				on_record(e, rec, st);
-				since_check++;
+				since_check += 1 + (unsigned)e->order.tallied;
 			} else {
 				if (out == ORDER_FULL)
 					samples_flush(e);

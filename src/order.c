@@ -251,7 +251,7 @@ static bool window_read(struct order *o, size_t c, uint64_t *fence)
 		/* The kernel wrote these lines on another CPU, long ago: asked
 		 * for a few records ahead, they come while these are read. */
 		__builtin_prefetch(h->from->data + ((h->from->rd_pos + 512) & h->from->mask));
-		if (record_flat(hdr, o->layout, &w[k].f)) {
+		if (record_flat(hdr, o->layout, &w[k].f) && tally_fits(w[k].f.cpu)) {
 			if (w[k].f.time > *fence) {
 				ring_unread(h->from);
 				break;
@@ -324,13 +324,14 @@ enum order_out order_step(struct order *o, const struct record **rec, enum recor
 		}
 	}
 	o->last = newest;
+	if (o->tallied >= o->n)
+		o->sparse = 0; /* a run of records thick among samples ends */
 	if (hard < o->n && o->head[hard].held) {
 		*rec = deliver(o, hard, st);
 		/* Records dense among the samples (process churn, many CPUs):
 		 * each step reads every ring's window again for a few samples.
 		 * The heap takes the rest of the pass. */
-		o->sparse = o->tallied < o->n ? o->sparse + 1 : 0;
-		if (o->sparse >= ORDER_SPARSE) {
+		if (o->tallied < o->n && ++o->sparse >= ORDER_SPARSE) {
 			o->heaped = true;
 			for (size_t c = 0; c < o->n; c++)
 				if (c != hard && take(o, c))

@@ -11,6 +11,7 @@ int ring_init(struct ring *r, void *mapping, size_t page_size, size_t data_size)
 	if (data_size == 0 || (data_size & (data_size - 1)) != 0)
 		return -EINVAL;
 	memset(r, 0, sizeof(*r));
+	r->bad_at = UINT64_MAX;
 	r->scratch = malloc(RING_RECORD_MAX);
 	if (r->scratch == NULL)
 		return -ENOMEM;
@@ -221,7 +222,10 @@ int ring_next_slow(struct ring *r, const struct perf_event_header **hdr)
 	if (h.size < sizeof(h) || (h.size & 7) || h.size > avail) {
 		/* A record the kernel cannot have written: resync at head
 		 * rather than decode garbage or spin. */
-		__atomic_fetch_add(&r->malformed, 1, __ATOMIC_RELAXED);
+		if (r->rd_pos != r->bad_at) {
+			__atomic_fetch_add(&r->malformed, 1, __ATOMIC_RELAXED);
+			r->bad_at = r->rd_pos;
+		}
 		r->rd_prev = r->rd_pos = r->rd_end;
 		return 0;
 	}

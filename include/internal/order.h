@@ -68,7 +68,8 @@ struct order {
 	struct order_pos *mark; /* [n]: where each window began */
 	size_t tallied;         /* flat samples the last step put in the tally */
 	size_t lead;            /* the ring whose window set the last fence: read first */
-	unsigned sparse;        /* steps in a row that gave a record and fewer samples than rings */
+	unsigned sparse;        /* steps that gave a record and fewer samples than rings, none of as
+				 * many samples as rings between */
 	bool heaped;            /* ORDER_SPARSE of them: the heap's for the rest of the pass */
 };
 

@@ -38,7 +38,15 @@ struct tally {
 struct tally *tally_new(void);
 void tally_free(struct tally *t);
 
-/* One sample; false when it has no room (tally_take it all first). */
+/* Whether a sample on this CPU has a slot's room (a kernel's CPU numbers
+ * do); one that does not goes its own way. */
+static inline bool tally_fits(uint32_t cpu)
+{
+	return cpu <= UINT16_MAX;
+}
+
+/* One sample (tally_fits); false when it has no room (tally_take it all
+ * first): never with the tally empty. */
 static inline bool tally_add(struct tally *t, uint64_t id, uint32_t cpu, uint32_t pid, uint32_t tid, uint64_t ip,
 			     uint16_t misc, uint64_t period)
 {
@@ -46,8 +54,6 @@ static inline bool tally_add(struct tally *t, uint64_t id, uint32_t cpu, uint32_
 	uint64_t h = (ip ^ (uint64_t)tid << 32 ^ id << 7 ^ misc) * 0x9e3779b97f4a7c15ull;
 	size_t i = (size_t)(h >> (64 - TALLY_BITS));
 
-	if (cpu > UINT16_MAX)
-		return false;
 	for (unsigned p = 0; p < TALLY_PROBE; p++, i = (i + 1) & mask) {
 		struct tally_slot *s = &t->slot[i];
 

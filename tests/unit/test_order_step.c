@@ -6,6 +6,7 @@
  * ring (spill, then kernel ring), a late record, one without a time, the
  * limit, a full tally, a hand-back. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,15 +77,17 @@ static void take_one(void *arg, const struct tally_slot *s)
 	}
 }
 
-static void step_pass(struct order *o, struct tally *tl, uint64_t limit, struct trace *t)
+/* One pass; max_steps > 0 cuts it short there (the engine's budget). */
+static void step_pass_cut(struct order *o, struct tally *tl, uint64_t limit, struct trace *t, size_t max_steps)
 {
 	const struct record *rec;
 	enum record_status st;
 	enum order_out out;
+	size_t steps = 0;
 
 	o->tally = tl;
 	order_begin(o, limit);
-	while ((out = order_step(o, &rec, &st)) != ORDER_END) {
+	while ((!max_steps || steps++ < max_steps) && (out = order_step(o, &rec, &st)) != ORDER_END) {
 		if (out == ORDER_FULL)
 			t->fulls++;
 		if (out == ORDER_FULL || out == ORDER_RECORD)
@@ -101,6 +104,11 @@ static void step_pass(struct order *o, struct tally *tl, uint64_t limit, struct 
 	order_done(o);
 	tally_take(tl, take_one, t);
 	o->tally = NULL;
+}
+
+static void step_pass(struct order *o, struct tally *tl, uint64_t limit, struct trace *t)
+{
+	step_pass_cut(o, tl, limit, t, 0);
 }
 
 static void heap_pass(struct order *o, uint64_t limit, struct trace *t)
@@ -292,6 +300,41 @@ int main(void)
 		oa.tally = NULL;
 	}
 
+	/* A sample on a CPU no tally slot holds (no kernel numbers one so; a
+	 * corrupt record might): out as a record, in its place, no hang. */
+	{
+		struct synth s;
+
+		memset(&ta, 0, sizeof(ta));
+		sample(&a, 0, 201);
+		put(&a, 0, synth_sample(&s, 202, 0x1000, 1, 1, 202, 70000, 1, PERF_RECORD_MISC_USER));
+		sample(&a, 0, 203);
+		fork_rec(&a, 1, 204);
+		step_pass(&oa, tl, UINT64_MAX, &ta);
+		CHECK(ta.seen[201] == 1 && ta.seen[202] == 1 && ta.seen[203] == 1 && ta.heaped == 1 && ta.nrec == 1 &&
+		      ta.sample_at[203] == 0, "CPU 70000's sample out as a record, between 201 and 203");
+	}
+
+	/* A bad header (an impossible size) read again after the ring went back
+	 * before it: counted once. */
+	{
+		struct perf_event_header bad[2] = { { .type = PERF_RECORD_SAMPLE, .size = 16 } };
+		uint64_t m0 = a.r[0].malformed;
+
+		memset(&ta, 0, sizeof(ta));
+		sample(&a, 0, 210);
+		sample(&a, 0, 220);
+		put(&a, 0, bad);
+		/* 16 bytes written, its size 12: not a multiple of 8 */
+		a.r[0].data[(a.head[0] - 16 + offsetof(struct perf_event_header, size)) % DATA] = 12;
+		fork_rec(&a, 1, 215);
+		oa.lead = 0; /* CPU 0's window read first: up to the bad header, then cut at the FORK */
+		step_pass(&oa, tl, UINT64_MAX, &ta);
+		CHECK(ta.seen[210] == 1 && ta.seen[220] == 1 && ta.nrec == 1 && ta.sample_at[220] == 1,
+		      "210, the FORK, 220, then the bad header ends the ring's batch");
+		CHECK(a.r[0].malformed == m0 + 1, "the bad header counted once (%" PRIu64 ")", a.r[0].malformed - m0);
+	}
+
 	/* Random interleavings against the heap merge: long runs between the
 	 * FORKs (several windows), many between (every sample its own kind:
 	 * the tally fills), CPU 1 in two rings, passes at a limit. */
@@ -306,7 +349,14 @@ int main(void)
 		order_source(&oa, 1, &a.r[1], second ? &a.r[NCPU] : NULL);
 		order_source(&ob, 1, &b.r[1], second ? &b.r[NCPU] : NULL);
 		deal(&a, &b, n, every, second, round + 1);
-		step_pass(&oa, tl, limit, &ta);
+		if (round % 5 == 4) { /* passes cut short after 3 steps, each resumed by the next */
+			for (int guard = 0; guard < 10000 && (ring_pending(&a.r[0]) || ring_pending(&a.r[1]) ||
+							      ring_pending(&a.r[2]) || ring_pending(&a.r[NCPU]));
+			     guard++)
+				step_pass_cut(&oa, tl, limit, &ta, 3);
+		} else {
+			step_pass(&oa, tl, limit, &ta);
+		}
 		heap_pass(&ob, limit, &tb);
 		if (limit != UINT64_MAX) {
 			step_pass(&oa, tl, UINT64_MAX, &ta);
@@ -351,7 +401,8 @@ int main(void)
 		      "2001 and 2002 before it, 2005 after, 2004 left in the ring given up");
 		order_source(&oa, 1, &a.r[1], &a.r[NCPU]);
 		step_pass(&oa, tl, UINT64_MAX, &ta);
-		CHECK(ta.seen[2004] == 1 && ring_pending(&a.r[NCPU]) == 0, "2004 the next pass, once");
+		CHECK(ta.seen[2004] == 1 && ring_pending(&a.r[NCPU]) == 0 && ta.nrec == 1,
+		      "2004 the next pass, once; the FORK not again");
 	}
 
 	order_free(&oa);
