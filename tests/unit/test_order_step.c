@@ -405,6 +405,40 @@ int main(void)
 		      "2004 the next pass, once; the FORK not again");
 	}
 
+	/* The hand-back while a full tally is handed on (no record in hand):
+	 * CPU 1's second ring given up where the steps left it. */
+	{
+		const struct record *rec;
+		enum record_status st;
+		enum order_out out;
+
+		memset(&ta, 0, sizeof(ta));
+		order_source(&oa, 1, &a.r[1], &a.r[NCPU]);
+		for (uint64_t id = 100000; id < 110000; id++)
+			(void)tally_add(tl, id, 0, 1, 1, 0x1000, 0, 1);
+		sample(&a, NCPU, 3001);
+		sample(&a, 0, 3002);
+		sample(&a, NCPU, 3003);
+		fork_rec(&a, 0, 3004);
+		oa.tally = tl;
+		order_begin(&oa, UINT64_MAX);
+		out = order_step(&oa, &rec, &st);
+		CHECK(out == ORDER_FULL && order_release(&oa, 1) == 0, "released while a full tally is taken");
+		tally_take(tl, take_one, &ta);
+		while ((out = order_step(&oa, &rec, &st)) != ORDER_END)
+			if (out != ORDER_TALLIED) {
+				tally_take(tl, take_one, &ta);
+				if (out == ORDER_RECORD)
+					ta.rec[ta.nrec++] = rec->sid.time;
+			}
+		order_done(&oa);
+		tally_take(tl, take_one, &ta);
+		order_source(&oa, 1, &a.r[1], &a.r[NCPU]);
+		step_pass(&oa, tl, UINT64_MAX, &ta);
+		CHECK(ta.seen[3001] == 1 && ta.seen[3002] == 1 && ta.seen[3003] == 1 && ta.nrec == 1 &&
+		      ring_pending(&a.r[NCPU]) == 0, "each sample once, this pass or the next; the FORK once");
+	}
+
 	order_free(&oa);
 	order_free(&ob);
 	tally_free(tl);
