@@ -2,11 +2,15 @@
  * starting tail (so records wrap anywhere), through the pull iterator and
  * record_decode, and again with every call-graph layout (callchain, branch
  * stack, user registers, stack copy) the start bytes choose. Everything
- * decoded is touched so ASan sees every read. */
+ * decoded is touched so ASan sees every read. Flat, the same bytes in two
+ * rings go through both merges (order_next, and order_step's windows
+ * into a tally): each must hand on every record once, samples and others
+ * alike. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal/order.h"
 #include "record.h"
 #include "ring.h"
 
@@ -62,12 +66,47 @@ side_band:
 		*sum += strlen(r.comm.comm);
 }
 
+static void count_slot(void *arg, const struct tally_slot *s)
+{
+	*(uint64_t *)arg += s->n;
+}
+
+/* Records (samples counted apart) out of both rings, by either merge. */
+static void merged(struct ring *rs, const uint64_t *tails, bool step, uint64_t *samples, uint64_t *others)
+{
+	static struct tally *tl;
+	struct order o;
+	const struct record *rec;
+	enum record_status st;
+	enum order_out out;
+
+	*samples = *others = 0;
+	if ((tl == NULL && (tl = tally_new()) == NULL) || order_init(&o, rs, 2) != 0)
+		abort();
+	for (int i = 0; i < 2; i++)
+		rs[i].meta->data_tail = tails[i];
+	o.tally = step ? tl : NULL;
+	order_begin(&o, UINT64_MAX);
+	for (;;) {
+		out = step ? order_step(&o, &rec, &st) : order_next(&o, &rec, &st) ? ORDER_RECORD : ORDER_END;
+		if (out == ORDER_END)
+			break;
+		if (out != ORDER_TALLIED)
+			tally_take(tl, count_slot, samples);
+		if (out == ORDER_RECORD)
+			*(rec->type == PERF_RECORD_SAMPLE && st == RECORD_OK ? samples : others) += 1;
+	}
+	order_done(&o);
+	tally_take(tl, count_slot, samples);
+	order_free(&o);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static unsigned char *map;
-	struct ring r;
+	static unsigned char *map, *map2;
+	struct ring r, two[2];
 	struct record_layout lay;
 	uint16_t start;
 	size_t sum = 0, len;
@@ -102,5 +141,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ring_read_done(&r);
 	}
 	ring_unmap(&r);
+	if (lay.extra == 0 && (map2 != NULL || (map2 = aligned_alloc(PAGE, 2 * (PAGE + DATA))) != NULL)) {
+		uint64_t tails[2] = { start, (start + 8 * (size & 63)) & (DATA - 1) }, s1, o1, s2, o2;
+
+		memset(map2, 0, 2 * (PAGE + DATA));
+		for (int k = 0; k < 2; k++) {
+			if (ring_init(&two[k], map2 + k * (PAGE + DATA), PAGE, DATA))
+				return 0;
+			for (size_t i = 0; i < len; i++)
+				two[k].data[(tails[k] + i) & (DATA - 1)] = data[i];
+			two[k].meta->data_head = tails[k] + len;
+		}
+		merged(two, tails, false, &s1, &o1);
+		merged(two, tails, true, &s2, &o2);
+		if (s1 != s2 || o1 != o2)
+			abort();
+		for (int k = 0; k < 2; k++)
+			ring_unmap(&two[k]);
+	}
 	return sum == 42 ? 0 : 0;
 }
