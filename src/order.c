@@ -248,9 +248,6 @@ static bool window_read(struct order *o, size_t c, uint64_t *fence)
 	h->held = false;
 	pos_get(o, c, &o->mark[c]);
 	while (k < ORDER_WINDOW && stream_next(o, c, &hdr)) {
-		/* The kernel wrote these lines on another CPU, long ago: asked
-		 * for a few records ahead, they come while these are read. */
-		__builtin_prefetch(h->from->data + ((h->from->rd_pos + 512) & h->from->mask));
 		if (record_flat(hdr, o->layout, &w[k].f) && tally_fits(w[k].f.cpu)) {
 			if (w[k].f.time > *fence) {
 				ring_unread(h->from);
