@@ -114,6 +114,24 @@ static void flat_memo_after_mmap(const struct symbols_opts *so)
 	      "flat memo: the samples before the MMAP2 in the old file");
 	CHECK(out && strstr(out, "\"dso\":\"/nonexistent/second.so\",\"kernel\":false,\"samples\":4,"),
 	      "flat memo: the same IP after an MMAP2 over it is the new file's");
+	free(out);
+	/* The engine's tally hands on n alike at once (session_samples): a
+	 * memo hit and a miss, each counted n times, the period as given. */
+	{
+		struct engine_samples hit = { .ip = 0x401234, .period = 5000, .pid = 300, .tid = 300, .cpu = 1, .n = 5,
+					      .misc = PERF_RECORD_MISC_USER };
+		struct engine_samples miss = { .ip = 0x402000, .period = 600, .pid = 300, .tid = 300, .cpu = 0, .n = 6,
+					       .misc = PERF_RECORD_MISC_USER };
+
+		session_samples(&s, 0, &hit);
+		session_samples(&s, 0, &miss);
+	}
+	out = dump(&s, DUMP_JSON, false);
+	CHECK(out && strstr(out, "\"dso\":\"/nonexistent/second.so\",\"kernel\":false,\"samples\":15,"),
+	      "n samples at once: 4 + 5 + 6 in the new file's row");
+	CHECK(out && strstr(out, "\"samples\":18,\"period\":12600"),
+	      "n samples at once: the event's 3 + 4 + 5 + 6, period 12 600");
+	CHECK(!s.in_sample, "n samples at once: no sample in hand after");
 	if (getenv("SHOW"))
 		puts(out ? out : "");
 	free(out);
