@@ -111,10 +111,13 @@ if rows:
         ok(abs(mine - ref["task-clock"]) <= 0.02 * ref["task-clock"],
            "task-clock %.1f ms within 2%% of perf stat's %.1f ms" % (mine, ref["task-clock"]))
         # The workload's own getrusage covers all its threads. What this asks is that
-        # threads created after focus are counted: one of the four missed would be a
-        # fifth short. The 3 % it used to allow failed at load 3-4 on code that counts
-        # every thread (perf stat's 2 % above holds the exact figure).
-        ok(own_ms is not None and abs(mine - own_ms) <= max(30, 0.10 * own_ms),
+        # threads created after focus are counted: one of the four missed would leave
+        # a quarter out. Only a shortfall says so: task-clock also runs through the
+        # interrupts and steal time that rusage leaves out, and through the exit
+        # after the workload's getrusage (2722 ms against 2459 once, perf stat's
+        # figure to the ms, beside a 100 kHz sampler). perf stat's 2 % above holds
+        # the exact figure, over-counting included.
+        ok(own_ms is not None and mine >= 0.9 * own_ms - 30,
            "threads created after focus began are counted: %.0f ms against the workload's own %s ms"
            % (mine, own_ms))
     else:
