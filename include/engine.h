@@ -51,7 +51,8 @@ struct engine_handlers {
 	 * Every drain pass ends with all of them handed on. */
 	void (*samples)(void *record_arg, int ev, const struct engine_samples *s);
 	void *arg; /* for the handlers below */
-	/* Sampling has just begun (the interval clock starts now). */
+	/* Sampling has just begun (the interval clock too, unless
+	 * engine_start_clock started it before). */
 	void (*start)(void *arg);
 	/* Every interval, after all rings were drained. */
 	void (*tick)(void *arg);
@@ -93,6 +94,12 @@ void engine_close(struct engine *e);
  * runs: samples wait in the rings while the caller reads /proc and
  * kallsyms. Optional; engine_run does it otherwise (then calling start). */
 int engine_start(struct engine *e);
+/* Starts only the interval clock now; the events come on when engine_run
+ * starts (calling start), so the caller's start-up runs before the
+ * sampling interrupts do (at 100 kHz they take most of a CPU, and every
+ * program runs many times slower under them). The first interval, shorter
+ * by the start-up, is measured from then. */
+int engine_start_clock(struct engine *e);
 
 /* Runs until a handler asks to stop or engine_stop() is called. -errno. */
 int engine_run(struct engine *e, const struct engine_handlers *h);

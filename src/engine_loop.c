@@ -305,11 +305,22 @@ static int arm_timer(struct engine *e, double seconds)
 
 int engine_start(struct engine *e)
 {
+	bool armed = e->clock_started;
+
 	for (size_t ev = 0; ev < e->o.nevents; ev++)
 		if (e->enabled[ev])
 			events_set_state(e, ev, true);
 	e->started = true;
-	return arm_timer(e, e->o.interval);
+	e->clock_started = false;
+	return armed ? 0 : arm_timer(e, e->o.interval);
+}
+
+int engine_start_clock(struct engine *e)
+{
+	int rc = arm_timer(e, e->o.interval);
+
+	e->clock_started = rc == 0;
+	return rc;
 }
 
 int engine_run(struct engine *e, const struct engine_handlers *h)
@@ -440,7 +451,7 @@ int engine_set_interval(struct engine *e, double seconds)
 
 	if (!(seconds >= 0.001 && seconds <= 3600))
 		return -EINVAL;
-	if (e->started && (rc = arm_timer(e, seconds)) != 0)
+	if ((e->started || e->clock_started) && (rc = arm_timer(e, seconds)) != 0)
 		return rc;
 	e->o.interval = seconds; /* not started: engine_start arms it */
 	return 0;

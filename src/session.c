@@ -218,11 +218,13 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	if (rc)
 		return rc;
 	size_chains(s, &eo);
-	/* Sampling starts now; the samples wait in the rings while kallsyms
-	 * loads (from the cache; else slow: the kernel formats every symbol)
-	 * beside the focus's /proc. */
-	if ((rc = engine_start(s->eng)) != 0) {
-		snprintf(err, errlen, "cannot start the events: %s", strerror(-rc));
+	/* The interval clock starts now, the sampling with the loop: kallsyms
+	 * (from the cache; else slow: the kernel formats every symbol), the
+	 * focus's /proc and the front end's start run before our own sampling
+	 * interrupts land on them (a first start at 50 kHz: 1.31 s of CPU with
+	 * sampling on from here, 0.31 s from the loop; doc/BENCHMARKS.md). */
+	if ((rc = engine_start_clock(s->eng)) != 0) {
+		snprintf(err, errlen, "cannot start the interval timer: %s", strerror(-rc));
 		return rc;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &s->last_tick);

@@ -121,6 +121,7 @@ struct engine {
 	bool stop;
 	bool quit;            /* engine_quit: the rest is not decoded */
 	bool started;         /* events on and timer armed (engine_start) */
+	bool clock_started;   /* timer armed ahead of the events (engine_start_clock) */
 	char notice[ENGINE_NOTICE_MAX];
 	struct engine_stats st;
 	size_t pages;

@@ -282,6 +282,83 @@ static void test_quit(void)
 	CHECK(after_quit == 0, "a quit decodes nothing after it (%llu samples were)", (unsigned long long)after_quit);
 }
 
+struct clock_run {
+	struct engine *e;
+	struct timespec t0;
+	double first_tick_s;
+	uint64_t samples, at_start;
+	bool started;
+};
+
+static void clock_record(void *arg, int ev, const struct record *r)
+{
+	struct clock_run *c = arg;
+
+	(void)ev;
+	if (r->type == PERF_RECORD_SAMPLE)
+		c->samples++;
+}
+
+static void clock_start(void *arg)
+{
+	struct clock_run *c = arg;
+
+	c->started = true;
+	c->at_start = c->samples;
+}
+
+/* The first tick: 40 ms of our CPU, sampled now, then a stop. */
+static void clock_tick(void *arg)
+{
+	struct clock_run *c = arg;
+	struct timespec t;
+	double t0 = thread_ms();
+	volatile unsigned long spin = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	c->first_tick_s = (double)(t.tv_sec - c->t0.tv_sec) + (double)(t.tv_nsec - c->t0.tv_nsec) / 1e9;
+	while (thread_ms() - t0 < 40)
+		spin++;
+	engine_stop(c->e);
+}
+
+/* engine_start_clock: the interval clock runs from then, the events only
+ * from engine_run on, so a start-up's work is not sampled (nor taxed by
+ * our own sampling interrupts), and its time still counts in the first
+ * interval's clock. */
+static void test_start_clock(void)
+{
+	struct evspec ev;
+	pid_t me = getpid();
+	struct engine_opts o = { .events = &ev, .nevents = 1, .pids = &me, .npids = 1, .freq = 2000, .interval = 1 };
+	struct clock_run c = { 0 };
+	struct engine_handlers h = { .record = clock_record, .record_arg = &c, .arg = &c, .start = clock_start,
+				     .tick = clock_tick };
+	char err[256];
+	double t0;
+	volatile unsigned long spin = 0;
+	int rc;
+
+	if (evspec_parse("cpu-clock", &ev, err, sizeof(err)) != 0 || engine_open(&c.e, &o, err, sizeof(err)) != 0) {
+		CHECK_SKIP("cannot sample this process with cpu-clock here");
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &c.t0);
+	CHECK(engine_start_clock(c.e) == 0, "the interval clock starts alone");
+	t0 = thread_ms();
+	while (thread_ms() - t0 < 300) /* a start-up: 600 samples at 2 kHz, were the events on */
+		spin++;
+	rc = engine_run(c.e, &h);
+	CHECK(rc == 0 && c.started, "the run starts the events and says so (rc %d)", rc);
+	CHECK(c.at_start == 0, "no sample of the 300 ms before the run (%llu)", (unsigned long long)c.at_start);
+	CHECK(c.samples > 0, "samples once the run started (%llu)", (unsigned long long)c.samples);
+	/* The 1 s interval counts from the clock's start, 0.3 s of it before
+	 * the run; armed at engine_run, the first tick would come 1.3 s after. */
+	CHECK(c.first_tick_s > 0 && c.first_tick_s < 1.2,
+	      "the first tick counts from the clock's start: %.3f s after it, not 1.3", c.first_tick_s);
+	engine_close(c.e);
+}
+
 /* Read system calls made by this process so far (/proc/self/io); -1 if
  * the kernel does not count them. */
 static long long reads_so_far(void)
@@ -375,6 +452,7 @@ int main(void)
 	test_lists();
 	test_stack_need();
 	test_quit();
+	test_start_clock();
 	test_running();
 	return check_done();
 }
