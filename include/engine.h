@@ -90,9 +90,9 @@ struct engine_stats {
 int engine_open(struct engine **out, const struct engine_opts *opts, char *err, size_t errlen);
 void engine_close(struct engine *e);
 
-/* Turns the events on and starts the interval clock now, before the loop
- * runs: samples wait in the rings while the caller reads /proc and
- * kallsyms. Optional; engine_run does it otherwise (then calling start). */
+/* Turns the events on and starts the interval clock now (unless
+ * engine_start_clock already did), before the loop runs: samples wait in
+ * the rings. Optional; engine_run does it otherwise (then calling start). */
 int engine_start(struct engine *e);
 /* Starts only the interval clock now; the events come on when engine_run
  * starts (calling start), so the caller's start-up runs before the
