@@ -233,7 +233,8 @@ def check(name, rate, ncpus, rc, recs, err, rss, w):
     elif w.crawled():
         skip("%s: intervals on time" % name, "the machine ran this test's fixed loop %.0f times slower "
              "at %d Hz (more than %.0f: the interrupts take the CPUs), so any tick's work takes that "
-             "much longer: checked at %d Hz after it" % (w.slowdown(), rate, CRAWL, FALLBACK_RATE))
+             "much longer%s" % (w.slowdown(), rate, CRAWL,
+                                ": checked at %d Hz after it" % FALLBACK_RATE if rate > FALLBACK_RATE else ""))
     else:
         ok(all(late[i] <= bound for i in steady),
            "%s: intervals 3 to %d end within %.2f s of their ticks (a quarter interval of catching "
