@@ -227,7 +227,6 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 		snprintf(err, errlen, "cannot start the interval timer: %s", strerror(-rc));
 		return rc;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &s->last_tick);
 	kthread_ok = pthread_create(&kthread, NULL, load_kernel, s->syms) == 0;
 	if (!kthread_ok)
 		symbols_load_kernel(s->syms);
