@@ -51,6 +51,7 @@ struct kallsyms_lazy {
 	size_t chunk_count;
 	bool no_nowait;     /* the file system cannot say what is cached */
 	uint64_t asked_ns;  /* the last whole-file read-ahead */
+	unsigned long missed, asked; /* reads that would wait; read-aheads asked */
 };
 
 struct kallsyms_peek {
@@ -96,10 +97,11 @@ static ssize_t read_at(struct kallsyms_lazy *l, void *buf, size_t len, off_t off
 			return n;
 		if (n < 0 && errno != EAGAIN) {
 			l->no_nowait = true;
-		} else if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0 &&
+		} else if (l->missed++, clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0 &&
 			   ((now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) - l->asked_ns >= ASK_AGAIN_NS ||
 			    l->asked_ns == 0)) {
 			l->asked_ns = now;
+			l->asked++;
 			(void)posix_fadvise(l->fd, 0, 0, POSIX_FADV_WILLNEED); /* advice: failing costs time only */
 		}
 	}
@@ -334,6 +336,12 @@ void kallsyms_lazy_free(struct kallsyms *ks)
 	free(l->bad);
 	free(l);
 	ks->lazy = NULL;
+}
+
+void kallsyms_lazy_reads(const struct kallsyms *ks, unsigned long *missed, unsigned long *asked)
+{
+	*missed = ks->lazy ? ks->lazy->missed : 0;
+	*asked = ks->lazy ? ks->lazy->asked : 0;
 }
 
 size_t kallsyms_lazy_bytes(const struct kallsyms *ks)

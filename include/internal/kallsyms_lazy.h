@@ -22,6 +22,12 @@ size_t kallsyms_stride_of(const struct kallsyms *ks, uint64_t addr);
 /* Whether p lies in the cache bytes ks->backing (not ks's to free). */
 bool kallsyms_in_backing(const struct kallsyms *ks, const void *p);
 
+/* Its reads so far that found their bytes out of the page cache (they
+ * would wait for the disk), and the whole-file read-aheads they asked for.
+ * A read the disk served at once (RWF_NOWAIT raced the kernel's own
+ * read-ahead and won) is neither. */
+void kallsyms_lazy_reads(const struct kallsyms *ks, unsigned long *missed, unsigned long *asked);
+
 void kallsyms_lazy_free(struct kallsyms *ks);
 size_t kallsyms_lazy_bytes(const struct kallsyms *ks);
 
