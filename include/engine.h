@@ -47,7 +47,7 @@ struct engine_handlers {
 	void *record_arg;
 	/* If set, flat samples come here instead, counted together: each call
 	 * as n records to `record` would have been, in time order with the
-	 * other records but in no order among themselves (internal/tally.h).
+	 * other records but in no order among themselves (src/engine/tally.h).
 	 * Every drain pass ends with all of them handed on. */
 	void (*samples)(void *record_arg, int ev, const struct engine_samples *s);
 	void *arg; /* for the handlers below */

@@ -60,13 +60,13 @@ struct symbols *symbols_new(const struct symbols_opts *opts);
  * $HOME/.cache/perftop. 0 or -ENOENT when there is none. */
 int symbols_cache_dir(char *buf, size_t len);
 /* Keeps the parsed kernel symbols in dir between runs (see
- * internal/kcache.h), keyed by the build-id in notes_path
+ * src/symbols/kcache.h), keyed by the build-id in notes_path
  * ("/sys/kernel/notes" if NULL) and checked against modules_path
  * ("/proc/modules" if NULL). Without it kallsyms is read whole. Before
  * symbols_load_kernel; 0 or -ENOMEM. */
 int symbols_set_kcache(struct symbols *s, const char *dir, const char *notes_path, const char *modules_path);
 /* Keeps the parsed symbol tables of programs and libraries in dir between
- * runs (see internal/symcache.h): a repeat start reads them whole instead
+ * runs (see src/symbols/symcache.h): a repeat start reads them whole instead
  * of parsing their ELF files. 0 or -ENOMEM. */
 int symbols_set_symbol_cache(struct symbols *s, const char *dir);
 void symbols_free(struct symbols *s);

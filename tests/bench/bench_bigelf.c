@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "internal/elfsym.h"
+#include "elfsym.h"
 #include "symbols.h"
 
 #define MAX_RUNS 64

@@ -27,7 +27,7 @@
 #include "ring.h"
 #include "session.h"
 #include "symbols.h"
-#include "internal/order.h"
+#include "order.h"
 
 /* CPU time, not wall time: on a shared machine a descheduled pass would
  * otherwise count another's work. */

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "internal/elfsym.h"
-#include "internal/kallsyms.h"
+#include "elfsym.h"
+#include "kallsyms.h"
 #include "symbols.h"
 
 #define NSYMS 1000000

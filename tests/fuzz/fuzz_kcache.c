@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal/kcache.h"
+#include "kcache.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

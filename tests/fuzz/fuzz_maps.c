@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal/proctab.h"
+#include "proctab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal/order.h"
+#include "order.h"
 #include "record.h"
 #include "ring.h"
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "internal/elfsym.h"
-#include "internal/symcache.h"
+#include "elfsym.h"
+#include "symcache.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal/elfsym.h"
+#include "elfsym.h"
 #include "symbols.h"
 
 static inline const struct elfsym_sym *sym_named(const struct elfsym *t, const char *name)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "agg.h"
-#include "internal/agg_int.h"
+#include "agg_int.h"
 #include "callgraph.h"
 #include "check.h"
 #include "flame.h"

@@ -7,7 +7,7 @@
 
 #include "cfarule.h"
 #include "check.h"
-#include "internal/elfsym.h"
+#include "elfsym.h"
 
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>

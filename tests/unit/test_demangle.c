@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "internal/demangle.h"
+#include "demangle.h"
 
 static void expect(const char *mangled, const char *want, const char *what)
 {

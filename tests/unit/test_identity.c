@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "internal/elfsym.h"
+#include "elfsym.h"
 #include "symbols.h"
 #include "symtest.h"
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "internal/kallsyms.h"
+#include "kallsyms.h"
 
 static const char *name_at(const struct kallsyms *ks, uint64_t addr)
 {

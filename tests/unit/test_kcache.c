@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "internal/cachedir.h"
-#include "internal/kcache.h"
-#include "internal/kallsyms_lazy.h"
+#include "cachedir.h"
+#include "kcache.h"
+#include "kallsyms_lazy.h"
 
 static const char MODULES[] = "mymod 8192 0 - Live 0xffffffffc0001000\n"
 			      "othermod 4096 1 mymod, Live 0xffffffffc0002000 (OE)\n";

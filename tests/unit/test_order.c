@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "internal/order.h"
+#include "order.h"
 #include "synth.h"
 
 #define PAGE 4096

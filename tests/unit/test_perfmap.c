@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 
 #include "check.h"
-#include "internal/perfmap.h"
+#include "perfmap.h"
 #include "symbols.h"
 
 static char dir[] = "/tmp/perftop-perfmap-XXXXXX";

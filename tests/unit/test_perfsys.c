@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "internal/engine_int.h"
+#include "engine_int.h"
 #include "perfsys.h"
 
 #define HAS(buf, s) (strstr((buf), (s)) != NULL)

@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "dump.h"
-#include "internal/agg_int.h"
+#include "agg_int.h"
 #include "session.h"
 #include "synth.h"
 

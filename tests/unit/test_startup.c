@@ -20,7 +20,7 @@
 
 #include "check.h"
 #include "heapwarm.h"
-#include "internal/proctab.h"
+#include "proctab.h"
 #include "symbols.h"
 
 #define FAKE_PID 0x7ffff100

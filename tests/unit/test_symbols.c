@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "internal/elfsym.h"
-#include "internal/symcache.h"
+#include "elfsym.h"
+#include "symcache.h"
 #include "symbols.h"
 #include "symtest.h"
 

@@ -18,7 +18,7 @@
 
 #include "record.h"
 #include "ring.h"
-#include "internal/tally.h"
+#include "tally.h"
 
 struct order_head {        /* a ring's next record, decoded once */
 	struct record rec;

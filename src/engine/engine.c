@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cpumap.h"
-#include "internal/engine_int.h"
+#include "engine_int.h"
 #include "perfsys.h"
 
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size)

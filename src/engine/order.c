@@ -1,4 +1,4 @@
-#include "internal/order.h"
+#include "order.h"
 
 #include <errno.h>
 #include <stdlib.h>

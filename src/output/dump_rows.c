@@ -1,5 +1,5 @@
 /* dump_rows: agg rows into the dump's rows, and the tables that describe them. */
-#include "internal/dump_rows.h"
+#include "dump_rows.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

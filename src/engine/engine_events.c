@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal/engine_int.h"
+#include "engine_int.h"
 #include "perfsys.h"
 #include "unwind.h"
 

@@ -1,5 +1,5 @@
 /* dump_json: the JSON Lines writer over the dump's tables. */
-#include "internal/dump_rows.h"
+#include "dump_rows.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* agg: the rows and the sample path that feeds them, exits and new
  * owners, the roll. */
-#include "internal/agg_int.h"
+#include "agg_int.h"
 
 #include <errno.h>
 #include <malloc.h>

@@ -1,7 +1,7 @@
 /* agg_view: what the dump, the screen and the exporter read of the agg:
  * rows in order (the top few without sorting the rest), shares, and the
  * focus counters as the session handed them. */
-#include "internal/agg_int.h"
+#include "agg_int.h"
 
 #include <errno.h>
 #include <stdlib.h>

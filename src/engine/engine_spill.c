@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal/engine_int.h"
+#include "engine_int.h"
 #include "perfsys.h"
 
 #define SPILL_FACTOR 4               /* spill = 4 kernel rings (~8 s at full rate)... */

@@ -10,7 +10,7 @@
 #include <signal.h>
 
 #include "engine.h"
-#include "internal/order.h"
+#include "order.h"
 #include "ring.h"
 
 #define ENGINE_MAX_WATCH 4

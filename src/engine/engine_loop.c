@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal/engine_int.h"
+#include "engine_int.h"
 
 #define DRAIN_SLICE_NS 20000000ull /* a drain pass between epoll waits: 20 ms */
 #define DRAIN_CHECK_EVERY 256      /* records between clock reads */

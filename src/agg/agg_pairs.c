@@ -1,7 +1,7 @@
 /* agg's (process, symbol) pairs of the current interval (agg_pairs in
  * agg.h): a table of its own, emptied by the roll, so that an exporter gets
  * what each pair grew by without sorting or diffing every row ever seen. */
-#include "internal/agg_int.h"
+#include "agg_int.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "internal/tally.h"
+#include "tally.h"
 
 #include <stdlib.h>
 

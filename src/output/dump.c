@@ -1,4 +1,4 @@
-/* dump: the text and CSV writers over the dump's tables (internal/dump_rows.h),
+/* dump: the text and CSV writers over the dump's tables (dump_rows.h),
  * and the entry points. */
 #include "dump.h"
 
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal/dump_rows.h"
+#include "dump_rows.h"
 #include "sanitize.h"
 
 /* --- CSV -------------------------------------------------------------------- */
