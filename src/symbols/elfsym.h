@@ -45,10 +45,6 @@ struct elfsym {
 	size_t map_len;
 };
 
-/* Tests: true sorts every table with qsort, the order the radix sort
- * must match. */
-extern bool elfsym_sort_by_qsort;
-
 /* Load a new table. 0, or -errno: -ENOEXEC for what is not a usable ELF
  * executable or shared object (truncated, lying headers, relocatable...).
  * A file without symbols (stripped) succeeds with nsyms == 0. */

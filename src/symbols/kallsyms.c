@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "addrsearch.h"
 #include "kallsyms_lazy.h"
 #include "util.h"
 
@@ -406,16 +407,7 @@ const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t add
 	/* A lazy table always has its index (kallsyms_lazy_open). */
 	if (ks->lazy && !kallsyms_lazy_load(ks, (size_t)(base - ks->syms) / KALLSYMS_INDEX_STRIDE))
 		return NULL;
-	/* Branch-free: the compiler turns the choice into a cmov. */
-	while (n > 1) {
-		size_t half = n / 2;
-
-		/* Both possible next probes: the misses of a big table overlap. */
-		__builtin_prefetch(&base[half / 2]);
-		__builtin_prefetch(&base[half + half / 2]);
-		base = base[half].addr <= addr ? base + half : base;
-		n -= half;
-	}
+	base = addrsearch_floor(base, n, sizeof(*base), addr);
 	i = (size_t)(base - ks->syms);
 	span = KALLSYMS_TAIL_SPAN;
 	if (i + 1 < ks->nsyms) {
