@@ -18,6 +18,9 @@
 
 /* Rank of the function starts taken from .eh_frame_hdr: below every symbol. */
 #define RANK_SYNTH UINT32_MAX
+/* Untyped labels in code (ld.so's _start, hand-written assembly) rank from
+ * here, below every function's alias (sym_rank is at most ~70). */
+#define RANK_LABEL 128u
 
 /* A symbol while loading: its binding decides between aliases. */
 struct elfsym_build_sym {
@@ -140,6 +143,30 @@ static uint32_t sym_rank(const GElf_Sym *sym, const char *name)
 	return r;
 }
 
+/* ARM's and AArch64's mapping symbols ($a, $d, $t, $x, "$x.42") mark
+ * what kind of bytes follow, not where a function starts. */
+static bool mapping_symbol(const char *name)
+{
+	return name[0] == '$' && name[1] && strchr("adtx", name[1]) && (name[2] == '\0' || name[2] == '.');
+}
+
+/* The rank of a symbol that names code, else UINT32_MAX - 1 (not kept):
+ * a function, or as perf has it a label without a type (STT_NOTYPE) in a
+ * section of code, which the assembler writes for a label no .type
+ * directive names (ld.so's _start and _dl_start_user). */
+#define NOT_CODE (UINT32_MAX - 1)
+
+static uint32_t code_rank(Elf *e, const GElf_Sym *sym, const char *name)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return sym_rank(sym, name);
+	if (type == STT_NOTYPE && !mapping_symbol(name) && elfsec_is_code(e, sym->st_shndx))
+		return RANK_LABEL + sym_rank(sym, name);
+	return NOT_CODE;
+}
+
 int elfsym_build_symbols(struct elfsym_build *b, Elf *e, Elf_Scn *scn, size_t strndx)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -159,20 +186,22 @@ int elfsym_build_symbols(struct elfsym_build *b, Elf *e, Elf_Scn *scn, size_t st
 		GElf_Sym sym;
 		const char *name;
 		size_t len;
+		uint32_t rank;
 		int type;
 
 		if (gelf_getsym(data, (int)i, &sym) == NULL)
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) || sym.st_shndx == SHN_UNDEF ||
+		    sym.st_value == 0)
 			continue;
 		name = elf_strptr(e, strndx, sym.st_name);
 		if (name == NULL || *name == '\0')
 			continue;
 		len = strnlen(name, NAME_MAX_LEN);
-		if (len == NAME_MAX_LEN)
+		if (len == NAME_MAX_LEN || (rank = code_rank(e, &sym, name)) == NOT_CODE)
 			continue;
-		if ((rc = raw_push(b, sym.st_value, sym.st_size, sym_rank(&sym, name), name, len)) != 0)
+		if ((rc = raw_push(b, sym.st_value, sym.st_size, rank, name, len)) != 0)
 			return rc;
 	}
 	return 0;
@@ -206,7 +235,7 @@ static bool sort_radix(struct elfsym_build *b)
 {
 	enum { DIGIT = 8, BUCKETS = 1 << DIGIT };
 	uint64_t lo = UINT64_MAX, hi = 0, *key, *tmp;
-	unsigned ib = bits_for(b->nraw - 1), rb = 7, total;
+	unsigned ib = bits_for(b->nraw - 1), rb = 8, total;
 	size_t n = b->nraw;
 
 	if (n < 256)
@@ -220,8 +249,9 @@ static bool sort_radix(struct elfsym_build *b)
 		return false;
 	tmp = key + n;
 	for (size_t i = 0; i < n; i++) {
-		/* Ranks run 0..~70 (sym_rank); a synthetic one sorts last. */
-		uint64_t r = b->raw[i].rank == RANK_SYNTH ? 127 : b->raw[i].rank > 126 ? 126 : b->raw[i].rank;
+		/* Ranks run 0..~70 (sym_rank), labels' RANK_LABEL + that; a
+		 * synthetic one sorts last. */
+		uint64_t r = b->raw[i].rank == RANK_SYNTH ? 255 : b->raw[i].rank > 254 ? 254 : b->raw[i].rank;
 
 		key[i] = (b->raw[i].addr - lo) << (rb + ib) | r << ib | i;
 	}
@@ -297,11 +327,12 @@ int elfsym_build_finish(struct elfsym_build *b)
 		for (j = i + 1; j < b->nraw && b->raw[j].addr == b->raw[i].addr; j++)
 			if (size == 0)
 				size = b->raw[j].size;
-		/* A cold part or a nested start inside a known function is that
-		 * function's. */
-		if (b->raw[i].rank == RANK_SYNTH && b->raw[i].addr < real_end)
+		/* A cold part, a nested start or a label inside a known function
+		 * is that function's: a label names only code no function
+		 * covers. */
+		if (b->raw[i].rank >= RANK_LABEL && b->raw[i].addr < real_end)
 			continue;
-		if (b->raw[i].rank != RANK_SYNTH && size && b->raw[i].addr + size > real_end)
+		if (b->raw[i].rank < RANK_LABEL && size && b->raw[i].addr + size > real_end)
 			real_end = b->raw[i].addr + size;
 		b->raw[n] = b->raw[i];
 		b->raw[n++].size = size;
