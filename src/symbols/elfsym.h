@@ -1,5 +1,5 @@
-/* elfsym: the function symbols of one ELF file (libelf) and its loadable
- * segments, so that a runtime address turns into a symbol whatever the load
+/* elfsym: the function symbols of one ELF file (libelf; labels without a
+ * type in code count, as perf counts them) and its loadable segments, so that a runtime address turns into a symbol whatever the load
  * bias: PIE, shared object or fixed-address executable. */
 #ifndef PERFTOP_ELFSYM_H
 #define PERFTOP_ELFSYM_H
