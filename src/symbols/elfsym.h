@@ -1,6 +1,7 @@
 /* elfsym: the function symbols of one ELF file (libelf; labels without a
- * type in code count, as perf counts them) and its loadable segments, so that a runtime address turns into a symbol whatever the load
- * bias: PIE, shared object or fixed-address executable. */
+ * type in code count, as perf counts them) and its loadable segments, so
+ * that a runtime address turns into a symbol whatever the load bias: PIE,
+ * shared object or fixed-address executable. */
 #ifndef PERFTOP_ELFSYM_H
 #define PERFTOP_ELFSYM_H
 
