@@ -1,6 +1,7 @@
-/* elfsym: the function symbols of one ELF file (libelf) and its loadable
- * segments, so that a runtime address turns into a symbol whatever the load
- * bias: PIE, shared object or fixed-address executable. */
+/* elfsym: the function symbols of one ELF file (libelf; labels without a
+ * type in code count, as perf counts them) and its loadable segments, so
+ * that a runtime address turns into a symbol whatever the load bias: PIE,
+ * shared object or fixed-address executable. */
 #ifndef PERFTOP_ELFSYM_H
 #define PERFTOP_ELFSYM_H
 
@@ -44,10 +45,6 @@ struct elfsym {
 			   * entry, symcache.h), unmapped with the table; else malloc'd */
 	size_t map_len;
 };
-
-/* Tests: true sorts every table with qsort, the order the radix sort
- * must match. */
-extern bool elfsym_sort_by_qsort;
 
 /* Load a new table. 0, or -errno: -ENOEXEC for what is not a usable ELF
  * executable or shared object (truncated, lying headers, relocatable...).

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "addrsearch.h"
 #include "kallsyms_lazy.h"
 #include "util.h"
 
@@ -232,6 +233,26 @@ static bool modules_equal(const char *ma, const char *mb)
 	return ma && mb ? strcmp(ma, mb) == 0 : ma == mb;
 }
 
+/* The symbol of base at exactly addr and its index, or NULL: a lazy base is
+ * looked at through p, so that it stays unread. */
+static const struct kallsyms_sym *base_at(struct kallsyms_peek *p, const struct kallsyms *base, uint64_t addr,
+					  size_t *idx)
+{
+	const struct kallsyms_sym *b;
+
+	if (base->lazy)
+		return kallsyms_peek_at(p, base, addr, idx);
+	if ((b = kallsyms_find(base, addr)) == NULL || b->addr != addr)
+		return NULL;
+	*idx = (size_t)(b - base->syms);
+	return b;
+}
+
+static const char *base_name(struct kallsyms_peek *p, const struct kallsyms *base, const struct kallsyms_sym *b)
+{
+	return base->lazy ? kallsyms_peek_name(p, base, b) : kallsyms_name(base, b);
+}
+
 /* The symbol add_line just appended, dropped when base has it as it is:
  * its base entry is marked seen. Names are appended, so the last is given
  * back too. Base is looked at through p: a lazy one stays unread. */
@@ -239,11 +260,11 @@ static void drop_known(struct kallsyms *ks, const struct kallsyms *base, struct 
 {
 	const struct kallsyms_sym *s = &ks->syms[ks->nsyms - 1];
 	size_t i;
-	const struct kallsyms_sym *b = kallsyms_peek_at(p, base, s->addr, &i);
+	const struct kallsyms_sym *b = base_at(p, base, s->addr, &i);
 	const char *name;
 
 	if (b == NULL || !modules_equal(kallsyms_module(ks, s), kallsyms_module(base, b)) ||
-	    (name = kallsyms_peek_name(p, base, b)) == NULL || strcmp(kallsyms_name(ks, s), name) != 0)
+	    (name = base_name(p, base, b)) == NULL || strcmp(kallsyms_name(ks, s), name) != 0)
 		return;
 	seen[i / 8] |= (uint8_t)(1u << (i % 8));
 	ks->names_len = s->name;
@@ -260,7 +281,7 @@ static void drop_aliases(struct kallsyms *ks, const struct kallsyms *base, struc
 	for (size_t i = 0; i < ks->nsyms; i++) {
 		size_t k;
 
-		if (kallsyms_peek_at(p, base, ks->syms[i].addr, &k) && (seen[k / 8] & (1u << (k % 8))))
+		if (base_at(p, base, ks->syms[i].addr, &k) && (seen[k / 8] & (1u << (k % 8))))
 			continue;
 		ks->syms[j++] = ks->syms[i];
 	}
@@ -327,7 +348,7 @@ int kallsyms_load(struct kallsyms **out, const char *path)
 	return kallsyms_load_since(out, path, NULL);
 }
 
-bool kallsyms_in_backing(const struct kallsyms *ks, const void *p)
+static bool in_backing(const struct kallsyms *ks, const void *p)
 {
 	const char *c = p, *b = ks->backing;
 
@@ -339,9 +360,9 @@ void kallsyms_free(struct kallsyms *ks)
 	if (ks == NULL)
 		return;
 	kallsyms_lazy_free(ks);
-	if (!kallsyms_in_backing(ks, ks->syms))
+	if (!in_backing(ks, ks->syms))
 		free(ks->syms);
-	if (!kallsyms_in_backing(ks, ks->names))
+	if (!in_backing(ks, ks->names))
 		free(ks->names);
 	free(ks->modules);
 	free(ks->index);
@@ -365,20 +386,6 @@ int kallsyms_index(struct kallsyms *ks)
 	return 0;
 }
 
-/* Within the stride the index points to: the last index entry <= addr. */
-size_t kallsyms_stride_of(const struct kallsyms *ks, uint64_t addr)
-{
-	size_t lo = 0, cnt = ks->nindex;
-
-	while (cnt > 1) {
-		size_t half = cnt / 2;
-
-		lo = ks->index[lo + half] <= addr ? lo + half : lo;
-		cnt -= half;
-	}
-	return lo;
-}
-
 static void index_narrow(const struct kallsyms *ks, uint64_t addr, const struct kallsyms_sym **base, size_t *n)
 {
 	size_t k = kallsyms_stride_of(ks, addr) * KALLSYMS_INDEX_STRIDE;
@@ -400,16 +407,7 @@ const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t add
 	/* A lazy table always has its index (kallsyms_lazy_open). */
 	if (ks->lazy && !kallsyms_lazy_load(ks, (size_t)(base - ks->syms) / KALLSYMS_INDEX_STRIDE))
 		return NULL;
-	/* Branch-free: the compiler turns the choice into a cmov. */
-	while (n > 1) {
-		size_t half = n / 2;
-
-		/* Both possible next probes: the misses of a big table overlap. */
-		__builtin_prefetch(&base[half / 2]);
-		__builtin_prefetch(&base[half + half / 2]);
-		base = base[half].addr <= addr ? base + half : base;
-		n -= half;
-	}
+	base = addrsearch_floor(base, n, sizeof(*base), addr);
 	i = (size_t)(base - ks->syms);
 	span = KALLSYMS_TAIL_SPAN;
 	if (i + 1 < ks->nsyms) {

@@ -65,6 +65,22 @@ void kallsyms_free(struct kallsyms *ks);
  * still work, only touching more of the table. */
 int kallsyms_index(struct kallsyms *ks);
 
+/* The stride whose first address is the last at or below addr (ks indexed,
+ * addr at or above its first address). Inline: kallsyms_find's hot path
+ * and the lazy table's reads share it. */
+static inline size_t kallsyms_stride_of(const struct kallsyms *ks, uint64_t addr)
+{
+	size_t lo = 0, cnt = ks->nindex;
+
+	while (cnt > 1) {
+		size_t half = cnt / 2;
+
+		lo = ks->index[lo + half] <= addr ? lo + half : lo;
+		cnt -= half;
+	}
+	return lo;
+}
+
 /* The symbol containing addr, or NULL. */
 const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t addr);
 

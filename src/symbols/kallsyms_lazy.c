@@ -308,7 +308,11 @@ int kallsyms_lazy_open(struct kallsyms **out, int fd, const struct kallsyms_lazy
 	*out = ks;
 	return 0;
 fail:
-	kallsyms_free(ks);
+	kallsyms_lazy_free(ks);
+	free(ks->names);
+	free(ks->modules);
+	free(ks->index);
+	free(ks);
 	return rc;
 }
 
@@ -369,14 +373,6 @@ const struct kallsyms_sym *kallsyms_peek_at(struct kallsyms_peek *p, const struc
 	const struct kallsyms_sym *recs;
 	size_t lo, n;
 
-	if (!ks->lazy) {
-		const struct kallsyms_sym *b = kallsyms_find(ks, addr);
-
-		if (b == NULL || b->addr != addr)
-			return NULL;
-		*idx = (size_t)(b - ks->syms);
-		return b;
-	}
 	if (ks->nsyms == 0 || addr < ks->index[0])
 		return NULL;
 	lo = kallsyms_stride_of(ks, addr);
@@ -412,8 +408,6 @@ const char *kallsyms_peek_name(struct kallsyms_peek *p, const struct kallsyms *k
 {
 	struct kallsyms_lazy *l = ks->lazy;
 
-	if (l == NULL)
-		return kallsyms_name(ks, s);
 	if (l->cap) {
 		const struct name_slot *slot = slot_of(l, s->name);
 

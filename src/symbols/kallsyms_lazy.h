@@ -1,7 +1,8 @@
 /* kallsyms_lazy: the parts of a lazy kallsyms table (kallsyms_lazy_open)
  * that kallsyms.c calls: a stride of records read when a lookup reaches
  * it, and the table looked at for a reload without reading it into memory.
- * One thread at a time, as every kallsyms table. */
+ * Calls go one way, kallsyms.c to here: this file uses only the table's
+ * layout (kallsyms.h). One thread at a time, as every kallsyms table. */
 #ifndef PERFTOP_KALLSYMS_LAZY_H
 #define PERFTOP_KALLSYMS_LAZY_H
 
@@ -14,13 +15,6 @@
 /* Whether stride k of ks->syms holds its records: read now if not yet. A
  * stride the file cannot give whole and consistent stays empty (false). */
 bool kallsyms_lazy_load(const struct kallsyms *ks, size_t k);
-
-/* The stride whose first address is the last at or below addr (ks indexed,
- * addr at or above its first address). */
-size_t kallsyms_stride_of(const struct kallsyms *ks, uint64_t addr);
-
-/* Whether p lies in the cache bytes ks->backing (not ks's to free). */
-bool kallsyms_in_backing(const struct kallsyms *ks, const void *p);
 
 /* Its reads so far that found their bytes out of the page cache (they
  * would wait for the disk), and the whole-file read-aheads they asked for.
@@ -37,8 +31,8 @@ size_t kallsyms_lazy_bytes(const struct kallsyms *ks);
 struct kallsyms_peek;
 struct kallsyms_peek *kallsyms_peek_new(void);
 void kallsyms_peek_free(struct kallsyms_peek *p);
-/* The symbol of ks at exactly addr, and its index, or NULL. Valid until
- * the next call. */
+/* The symbol of lazy table ks at exactly addr, and its index, or NULL.
+ * Valid until the next call. */
 const struct kallsyms_sym *kallsyms_peek_at(struct kallsyms_peek *p, const struct kallsyms *ks, uint64_t addr,
 					    size_t *idx);
 /* Its name, or NULL when the file cannot give it. Valid until the next call. */

@@ -16,7 +16,7 @@
 #include "util.h"
 
 #define SYMCACHE_MAGIC "PTUSYMC\n"
-#define SYMCACHE_VERSION 1
+#define SYMCACHE_VERSION 2 /* 2: labels in code are symbols (elfsym_build.c) */
 #define NSYMS_MAX (1u << 26)
 #define NAMES_MAX (1u << 30)
 #define LABEL_MAX 4096

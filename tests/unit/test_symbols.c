@@ -24,6 +24,7 @@
 
 #include "check.h"
 #include "elfsym.h"
+#include "elfsym_build.h"
 #include "symcache.h"
 #include "symbols.h"
 #include "symtest.h"
@@ -178,17 +179,17 @@ static void test_sort_same(char **argv)
 
 		if (fd < 0)
 			continue;
-		elfsym_sort_by_qsort = false;
+		elfsym_build_qsort = false;
 		if (path == debug)
 			elfsym_load_debug_fd(&a, fd);
 		else
 			elfsym_load_fd_label(&a, fd, "x");
-		elfsym_sort_by_qsort = true;
+		elfsym_build_qsort = true;
 		if (path == debug)
 			elfsym_load_debug_fd(&b, fd);
 		else
 			elfsym_load_fd_label(&b, fd, "x");
-		elfsym_sort_by_qsort = false;
+		elfsym_build_qsort = false;
 		close(fd);
 		/* libc's debug file, where libc6-dbg is installed */
 		if (a && strstr(path, "/libc.so.6") && a->build_id_len > 1) {
