@@ -1,7 +1,8 @@
 /* export: perftop's figures for other programs — /metrics and
  * /debug/pprof/profile over HTTP (--listen), node_exporter's textfile
  * (--textfile), a whole-run pprof file (-b --format pprof). Reads only the
- * agg API and the session's engine figures; never the engine or rings. */
+ * agg API and the session's figures (session_stats); never the engine or
+ * rings. */
 #ifndef PERFTOP_EXPORT_H
 #define PERFTOP_EXPORT_H
 

@@ -175,6 +175,12 @@ static int run_batch(struct session *s, const struct options *o, struct exporter
 	return b.rc;
 }
 
+/* The live view's hook at each interval's end: the exporter's. */
+static void tui_export(void *arg, struct agg *a, const struct session *s)
+{
+	export_interval(arg, a, s);
+}
+
 /* The pages the run will fill anyway, populated at once (heapwarm.h). */
 static void warm_heap(bool live, bool callgraph)
 {
@@ -240,7 +246,13 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return 1;
 	}
-	rc = o.batch || headless ? run_batch(&s, &o, x) : tui_run(&s, &o, x);
+	if (o.batch || headless) {
+		rc = run_batch(&s, &o, x);
+	} else {
+		struct tui_hook hook = { .interval = tui_export, .arg = x };
+
+		rc = tui_run(&s, &o, x ? &hook : NULL);
+	}
 #ifndef __SANITIZE_ADDRESS__
 	/* A live view that quit: the terminal is restored and nothing is
 	 * written after. The kernel takes the events, rings and memory back

@@ -184,7 +184,8 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 	if (want[0] || want[1]) {
 		own_usage(x, &f);
 		session_stats(s, &st);
-		f.est = st.eng;
+		f.backlog_bytes = st.eng.backlog;
+		f.records = st.eng.records;
 		f.tracking_lost = st.tracking_lost;
 		textfile_figures(x->tf, &f);
 		if (x->push) {
@@ -522,6 +523,19 @@ int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len
 	return export_profile_take(x, id, out, len);
 }
 
+/* The server reaches the exporter through this table alone. */
+static const struct httpd_ops http_ops = {
+	.page_ready = export_page_ready,
+	.page_now = export_page_now,
+	.page_put = export_page_put,
+	.profile_open = export_profile_open,
+	.profile_ready = export_profile_ready,
+	.profile_take = export_profile_take,
+	.wait_limit = export_wait_limit,
+	.count_request = export_count_request,
+	.count_cpu = export_count_cpu,
+};
+
 int export_open(struct exporter **out, struct session *s, const struct options *o, char *err, size_t errlen)
 {
 	struct exporter *x;
@@ -577,7 +591,7 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	}
 	/* A page before the first interval ends: Prometheus may scrape at once. */
 	publish(x, s->agg, s, 0);
-	if (o->listen && (rc = httpd_start(&x->http, o->listen, x, err, errlen)) != 0) {
+	if (o->listen && (rc = httpd_start(&x->http, o->listen, &http_ops, x, err, errlen)) != 0) {
 		export_close(x);
 		return rc;
 	}

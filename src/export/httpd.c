@@ -18,7 +18,6 @@
 
 #include <microhttpd.h>
 
-#include "export.h"
 #include "httpq.h"
 #include "promtext.h"
 
@@ -111,6 +110,7 @@ struct waiter {
 
 struct httpd {
 	struct MHD_Daemon *d;
+	const struct httpd_ops *ops;
 	struct exporter *x;
 	int fd;
 	int ep, wake;                     /* the server thread's epoll; eventfd that wakes it (a resume, the stop) */
@@ -125,6 +125,16 @@ static double mono_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* This thread's CPU seconds so far. */
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -160,7 +170,7 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const cha
 
 static bool ready(struct httpd *h, const struct waiter *w)
 {
-	return w->kind == HTTPQ_PROFILE ? export_profile_ready(h->x, w->win) : export_page_ready(h->x, w->fmt);
+	return w->kind == HTTPQ_PROFILE ? h->ops->profile_ready(h->x, w->win) : h->ops->page_ready(h->x, w->fmt);
 }
 
 /* Suspends c until httpd_wake finds w ready, or secs of intervals (0: the
@@ -168,7 +178,7 @@ static bool ready(struct httpd *h, const struct waiter *w)
  * main loop can never resume it before it is suspended. */
 static enum MHD_Result wait_for(struct httpd *h, struct MHD_Connection *c, struct waiter *w, unsigned secs)
 {
-	w->limit = mono_now() + export_wait_limit(h->x, secs);
+	w->limit = mono_now() + h->ops->wait_limit(h->x, secs);
 	pthread_mutex_lock(&h->mu);
 	MHD_suspend_connection(c);
 	w->suspended = true;
@@ -247,17 +257,17 @@ static enum MHD_Result serve_metrics(struct httpd *h, struct MHD_Connection *c, 
 	size_t len;
 
 	/* Not rendered at the last interval (nobody asked lately): the next one will be. */
-	if (*state == NULL && !export_page_ready(h->x, fmt)) {
+	if (*state == NULL && !h->ops->page_ready(h->x, fmt)) {
 		if ((w = waiter_new(c, HTTPQ_METRICS, state)) == NULL)
 			return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "perftop: out of memory\n");
 		w->fmt = fmt;
 		return wait_for(h, c, w, 0);
 	}
-	export_page_now(h->x, fmt, &pg, &page, &len);
+	h->ops->page_now(h->x, fmt, &pg, &page, &len);
 	/* The published page itself, no copy: the response lets go of it when sent. */
-	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)page, export_page_put, pg);
+	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)page, h->ops->page_put, pg);
 	if (r == NULL) {
-		export_page_put(pg);
+		h->ops->page_put(pg);
 		return MHD_NO;
 	}
 	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -281,7 +291,7 @@ static enum MHD_Result serve_profile(struct httpd *h, struct MHD_Connection *c, 
 	int rc;
 
 	if (w) { /* resumed: the window is over */
-		rc = export_profile_take(h->x, w->win, &body, &len);
+		rc = h->ops->profile_take(h->x, w->win, &body, &len);
 		w->win = -1;
 		if (rc)
 			return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "perftop: cannot build the profile\n");
@@ -289,14 +299,14 @@ static enum MHD_Result serve_profile(struct httpd *h, struct MHD_Connection *c, 
 	}
 	arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
 	if (httpq_parse_seconds(arg, &secs, err, sizeof(err))) {
-		export_count_request(h->x, true);
+		h->ops->count_request(h->x, true);
 		return text(c, MHD_HTTP_BAD_REQUEST, err);
 	}
 	if ((w = waiter_new(c, HTTPQ_PROFILE, state)) == NULL)
 		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "perftop: out of memory\n");
-	rc = export_profile_open(h->x, secs);
+	rc = h->ops->profile_open(h->x, secs);
 	if (rc == -EBUSY) {
-		export_count_request(h->x, true);
+		h->ops->count_request(h->x, true);
 		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
 			    "too many profiles are being taken at once: retry later\n");
 	}
@@ -319,7 +329,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum
 {
 	struct httpd *h = cls;
 	struct waiter *w = *state == &headers_seen ? NULL : *state;
-	double now = export_thread_cpu();
+	double now = thread_cpu();
 
 	if (w) {
 		/* Only at the server's stop can a request end while suspended. */
@@ -328,11 +338,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum
 			LIST_REMOVE(w, link);
 		pthread_mutex_unlock(&h->mu);
 		if (w->win >= 0)
-			export_profile_take(h->x, w->win, NULL, NULL);
+			h->ops->profile_take(h->x, w->win, NULL, NULL);
 		free(w);
 		*state = NULL;
 	}
-	export_count_cpu(h->x, now - conn_counted);
+	h->ops->count_cpu(h->x, now - conn_counted);
 	conn_counted = now;
 }
 
@@ -354,7 +364,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return ((struct waiter *)*state)->kind == HTTPQ_PROFILE ? serve_profile(h, c, state)
 									: serve_metrics(h, c, state);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
-		export_count_request(h->x, true);
+		h->ops->count_request(h->x, true);
 		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n");
 	}
 	/* libmicrohttpd closes the connection after a reply queued at the
@@ -369,7 +379,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	*state = NULL;
-	export_count_request(h->x, false);
+	h->ops->count_request(h->x, false);
 	switch (httpq_route(url)) {
 	case HTTPQ_METRICS:
 		return serve_metrics(h, c, state);
@@ -486,7 +496,8 @@ static int poll_open(struct httpd *h)
 	return 0;
 }
 
-int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *err, size_t errlen)
+int httpd_start(struct httpd **out, const char *spec, const struct httpd_ops *ops, struct exporter *x,
+		char *err, size_t errlen)
 {
 	struct httpd *h = calloc(1, sizeof(*h));
 	sigset_t all, old;
@@ -501,6 +512,7 @@ int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *
 		free(h);
 		return rc;
 	}
+	h->ops = ops;
 	h->x = x;
 	h->ep = h->wake = -1;
 	LIST_INIT(&h->waiting);

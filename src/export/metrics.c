@@ -525,9 +525,9 @@ static void own_families(struct promtext *p, const struct metrics_figures *f)
 	}
 	promtext_family(p, "perftop_engine_backlog_bytes", PROMTEXT_GAUGE,
 			"Bytes taken from the kernel rings, not yet decoded.");
-	promtext_sample_u64(p, "perftop_engine_backlog_bytes", NULL, 0, f->est.backlog);
+	promtext_sample_u64(p, "perftop_engine_backlog_bytes", NULL, 0, f->backlog_bytes);
 	promtext_family(p, "perftop_engine_records_total", PROMTEXT_COUNTER, "Records decoded.");
-	promtext_sample_u64(p, "perftop_engine_records_total", NULL, 0, f->est.records);
+	promtext_sample_u64(p, "perftop_engine_records_total", NULL, 0, f->records);
 }
 
 int metrics_render(struct metrics *m, struct agg *a, const struct metrics_figures *f,
