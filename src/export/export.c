@@ -586,12 +586,12 @@ static double stack_nanos(const struct exporter *x, struct agg *a)
 	return x->o->period == 0 && x->o->freq ? 1e9 / (double)x->o->freq : 0;
 }
 
-static int write_whole(struct exporter *x, char *err, size_t errlen)
+static int write_whole(struct exporter *x, int fd, char *err, size_t errlen)
 {
 	struct pprof_meta m;
 	uint8_t *buf;
 	size_t len;
-	int fd, rc;
+	int rc;
 
 	window_meta(x, mono_now() - x->whole_start, &m);
 	rc = x->whole_stacks ? profadd_stacks(x->whole, x->s->agg, 0, stack_nanos(x, x->s->agg)) : 0;
@@ -601,14 +601,9 @@ static int write_whole(struct exporter *x, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot build the profile: %s", strerror(-rc));
 		return rc;
 	}
-	fd = open(x->o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-	} else {
-		rc = util_write_full(fd, buf, len);
-		if (close(fd) && rc == 0)
-			rc = -errno;
-	}
+	/* Opened before the run, emptied only now: a run that fails leaves
+	 * what the file held. */
+	rc = ftruncate(fd, 0) ? -errno : util_write_full(fd, buf, len);
 	free(buf);
 	if (rc)
 		snprintf(err, errlen, "cannot write %s: %s", x->o->output, strerror(-rc));
@@ -636,7 +631,7 @@ static void push_finish(struct exporter *x)
 			(unsigned long long)ps.failed, (unsigned long long)ps.dropped, left, x->o->push);
 }
 
-int export_finish(struct exporter *x, char *err, size_t errlen)
+int export_finish(struct exporter *x, int pprof_fd, char *err, size_t errlen)
 {
 	if (x == NULL)
 		return 0;
@@ -646,7 +641,11 @@ int export_finish(struct exporter *x, char *err, size_t errlen)
 	pthread_mutex_unlock(&x->mu);
 	httpd_wake(x->http); /* waiting requests take what they have */
 	push_finish(x);
-	return x->whole ? write_whole(x, err, errlen) : 0;
+	if (x->whole && pprof_fd < 0) {
+		snprintf(err, errlen, "the pprof file was not opened");
+		return -EBADF;
+	}
+	return x->whole ? write_whole(x, pprof_fd, err, errlen) : 0;
 }
 
 void export_close(struct exporter *x)

@@ -127,4 +127,27 @@ json_dsos = {s["dso"] for line in outs["json"].splitlines() if line.strip()
              for s in json.loads(line).get("symbols", []) if s.get("symbol") == "hot_a"}
 ok(json_dsos == {long_bin}, "JSON: the DSO's whole path (%r)" % json_dsos)
 shutil.rmtree(dso_dir, ignore_errors=True)
+
+# Issue 46 item 9: every output path is opened or checked before sampling
+# starts: an unwritable one ends the run at once (not after -n 30 intervals)
+# with one line naming it, exit 1.
+bad_dir = "/nonexistent-perftop-dir"
+for what, args, path in (
+        ("pprof -o", ["--format", "pprof", "-o", bad_dir + "/x.pb.gz"], bad_dir + "/x.pb.gz"),
+        ("text -o", ["-o", bad_dir + "/x.txt"], bad_dir + "/x.txt"),
+        ("json -o", ["--format", "json", "-o", bad_dir + "/x.json"], bad_dir + "/x.json"),
+        ("svg -o", ["--format", "svg", "-o", bad_dir + "/x.svg"], bad_dir + "/x.svg"),
+        ("folded -o", ["--format", "folded", "-o", bad_dir + "/x.folded"], bad_dir + "/x.folded"),
+        ("--textfile", ["--textfile", bad_dir], bad_dir)):
+    t0 = time.time()
+    try:
+        r = subprocess.run([PERFTOP, "-b", "-d", "1", "-n", "30", *args], capture_output=True, text=True,
+                           timeout=90)
+        rc, err = r.returncode, r.stderr.strip()
+    except subprocess.TimeoutExpired:
+        rc, err = None, "(still running after 90 s)"
+    took = time.time() - t0
+    diag("%s -> %r in %.1f s: %s" % (what, rc, took, err))
+    ok(rc == 1 and len(err.splitlines()) == 1 and path in err and took < 10,
+       "unwritable %s: exit 1 at once (%.1f s of a 30 s run) with one line naming %s" % (what, took, path))
 done()
