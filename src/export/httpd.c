@@ -18,6 +18,7 @@
 
 #include <microhttpd.h>
 
+#include "httpgate.h"
 #include "httpq.h"
 #include "promtext.h"
 
@@ -40,6 +41,7 @@ static struct {
 	__typeof__(MHD_run) *run;
 	__typeof__(MHD_get_timeout) *get_timeout;
 	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_add_connection) *add_connection;
 } mhd;
 
 #define MHD_start_daemon mhd.start_daemon
@@ -55,6 +57,7 @@ static struct {
 #define MHD_run mhd.run
 #define MHD_get_timeout mhd.get_timeout
 #define MHD_get_daemon_info mhd.get_daemon_info
+#define MHD_add_connection mhd.add_connection
 
 /* Once, from the main thread (httpd_start); kept loaded for the run. */
 static int mhd_load(const char *spec, char *err, size_t errlen)
@@ -73,6 +76,7 @@ static int mhd_load(const char *spec, char *err, size_t errlen)
 		{ (void **)&mhd.run, "MHD_run" },
 		{ (void **)&mhd.get_timeout, "MHD_get_timeout" },
 		{ (void **)&mhd.get_daemon_info, "MHD_get_daemon_info" },
+		{ (void **)&mhd.add_connection, "MHD_add_connection" },
 	};
 	void *lib;
 
@@ -112,7 +116,7 @@ struct httpd {
 	struct MHD_Daemon *d;
 	const struct httpd_ops *ops;
 	struct exporter *x;
-	int fd;
+	struct httpgate *gate;             /* accepts, and refuses junk, before libmicrohttpd */
 	int ep, wake;                     /* the server thread's epoll; eventfd that wakes it (a resume, the stop) */
 	pthread_t thread;
 	pthread_mutex_t mu;               /* taken before the exporter's */
@@ -407,7 +411,7 @@ static int listen_on(const char *spec, char *err, size_t errlen)
 
 	if (httpq_parse_listen(spec, &ss, &len, err, errlen))
 		return -EINVAL;
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(err, errlen, "--listen %s: cannot open a socket: %s", spec, strerror(errno));
 		return -errno;
@@ -432,9 +436,9 @@ static unsigned connections(struct httpd *h)
 	return di ? di->num_connections : 0;
 }
 
-/* The server's thread: libmicrohttpd's epoll set and our eventfd in one
- * epoll, waited on no longer than libmicrohttpd's own timeouts and the
- * nearest waiter's limit. */
+/* The server's thread: libmicrohttpd's epoll set, the gate's and our
+ * eventfd in one epoll, waited on no longer than libmicrohttpd's own
+ * timeouts, the gate's and the nearest waiter's limit. */
 static void *serve(void *arg)
 {
 	struct httpd *h = arg;
@@ -443,20 +447,12 @@ static void *serve(void *arg)
 	uint64_t v;
 
 	for (;;) {
-		double now, nearest;
+		double now = mono_now(), nearest, gate;
 		int ms = -1, n;
 
-		unsigned before;
-
-		/* libmicrohttpd puts the listening socket into its epoll set at
-		 * the start of a run: first at its first run, and again after
-		 * the limit of connections was reached once one closes. So run
-		 * first, and again while connections closed (its own loop does
-		 * the same: a run before each wait). */
-		do {
-			before = connections(h);
-			MHD_run(h->d);
-		} while (connections(h) < before);
+		/* Connections the gate hands over are served by the run after it. */
+		gate = httpgate_run(h->gate, now, connections(h));
+		MHD_run(h->d);
 		now = mono_now();
 		pthread_mutex_lock(&h->mu);
 		if (h->stopping) {
@@ -465,8 +461,10 @@ static void *serve(void *arg)
 		}
 		nearest = expire(h, now);
 		pthread_mutex_unlock(&h->mu);
+		if (gate > 0 && (nearest == 0 || gate < nearest))
+			nearest = gate;
 		if (nearest > 0)
-			ms = nearest - now < INT_MAX / 1000 ? (int)((nearest - now) * 1e3) + 1 : INT_MAX;
+			ms = nearest <= now ? 0 : nearest - now < INT_MAX / 1000 ? (int)((nearest - now) * 1e3) + 1 : INT_MAX;
 		if (MHD_get_timeout(h->d, &mt) == MHD_YES && (ms < 0 || mt < (MHD_UNSIGNED_LONG_LONG)ms))
 			ms = (int)(mt < INT_MAX ? mt : INT_MAX);
 		n = epoll_wait(h->ep, ev, sizeof(ev) / sizeof(ev[0]), ms);
@@ -493,15 +491,36 @@ static int poll_open(struct httpd *h)
 	ev.data.fd = h->wake;
 	if (epoll_ctl(h->ep, EPOLL_CTL_ADD, h->wake, &ev))
 		return -errno;
+	ev.data.fd = httpgate_fd(h->gate);
+	if (epoll_ctl(h->ep, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		return -errno;
 	return 0;
 }
+
+/* The gate's: a request line came whole, libmicrohttpd takes it from there
+ * (and closes fd even when it cannot). */
+static void gate_pass(void *arg, int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct httpd *h = arg;
+
+	MHD_add_connection(h->d, fd, sa, len);
+}
+
+static void gate_rejected(void *arg)
+{
+	struct httpd *h = arg;
+
+	h->ops->count_request(h->x, true);
+}
+
+static const struct httpgate_ops gate_ops = { .pass = gate_pass, .rejected = gate_rejected };
 
 int httpd_start(struct httpd **out, const char *spec, const struct httpd_ops *ops, struct exporter *x,
 		char *err, size_t errlen)
 {
 	struct httpd *h = calloc(1, sizeof(*h));
 	sigset_t all, old;
-	int rc;
+	int rc, fd;
 
 	*out = NULL;
 	if (h == NULL) {
@@ -516,9 +535,15 @@ int httpd_start(struct httpd **out, const char *spec, const struct httpd_ops *op
 	h->x = x;
 	h->ep = h->wake = -1;
 	LIST_INIT(&h->waiting);
-	h->fd = listen_on(spec, err, errlen);
-	if (h->fd < 0) {
-		rc = h->fd;
+	fd = listen_on(spec, err, errlen);
+	if (fd < 0) {
+		free(h);
+		return fd;
+	}
+	h->gate = httpgate_new(fd, HTTPD_TIMEOUT_SECS, HTTPD_REQUEST_BYTES, HTTPD_MAX_CONNECTIONS, &gate_ops, h, &rc);
+	if (h->gate == NULL) {
+		snprintf(err, errlen, "--listen %s: cannot start the HTTP server: %s", spec, strerror(-rc));
+		close(fd);
 		free(h);
 		return rc;
 	}
@@ -526,9 +551,8 @@ int httpd_start(struct httpd **out, const char *spec, const struct httpd_ops *op
 	/* One thread of ours polls every connection (epoll): no thread to
 	 * start and wake per request, and waiting requests are suspended, not
 	 * parked in threads of their own. */
-	h->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME,
+	h->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET,
 				0, NULL, NULL, on_request, h,
-				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTPD_MAX_CONNECTIONS,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTPD_TIMEOUT_SECS,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTPD_REQUEST_BYTES,
@@ -537,7 +561,7 @@ int httpd_start(struct httpd **out, const char *spec, const struct httpd_ops *op
 				MHD_OPTION_END);
 	if (h->d == NULL) {
 		snprintf(err, errlen, "--listen %s: cannot start the HTTP server (libmicrohttpd)", spec);
-		close(h->fd);
+		httpgate_free(h->gate);
 		pthread_mutex_destroy(&h->mu);
 		free(h);
 		return -EIO;
@@ -558,7 +582,8 @@ int httpd_start(struct httpd **out, const char *spec, const struct httpd_ops *op
 	*out = h;
 	return 0;
 out_daemon:
-	MHD_stop_daemon(h->d); /* closes the listening socket too */
+	MHD_stop_daemon(h->d);
+	httpgate_free(h->gate); /* closes the listening socket too */
 	if (h->ep >= 0)
 		close(h->ep);
 	if (h->wake >= 0)
@@ -580,7 +605,8 @@ void httpd_stop(struct httpd *h)
 	if (write(h->wake, &one, sizeof(one)) != sizeof(one))
 		pthread_cancel(h->thread); /* cannot happen: an eventfd this far from full */
 	pthread_join(h->thread, NULL);
-	MHD_stop_daemon(h->d); /* closes the listening socket too, ends suspended requests */
+	MHD_stop_daemon(h->d); /* ends suspended requests */
+	httpgate_free(h->gate); /* closes the listening socket too */
 	close(h->ep);
 	close(h->wake);
 	pthread_mutex_destroy(&h->mu);

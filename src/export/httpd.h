@@ -5,7 +5,9 @@
  * perf_evlist_mmap_ops); never touches the sampler. Requests that wait for
  * intervals (a profile's window, a page not yet rendered) are suspended and
  * resumed by httpd_wake, or by the server's thread past their limit
- * (wait_limit) when the main loop stalls. */
+ * (wait_limit) when the main loop stalls. A connection reaches
+ * libmicrohttpd only once its request line is whole and well-formed
+ * (httpgate): junk is answered 400 and closed. */
 #ifndef PERFTOP_HTTPD_H
 #define PERFTOP_HTTPD_H
 

@@ -515,6 +515,28 @@ def threads_of(pid):
     return len(os.listdir("/proc/%d/task" % pid))
 
 
+def test_junk_request():
+    """A junk request (a NUL first, which libmicrohttpd took for an empty line
+    and waited on until its 15 s idle timeout) is answered 400 and closed at
+    once; with no line end too. Loopback only (issue 46 item 17)."""
+    top, port = start_exporter("-d", "0.5")
+    before = metric(get(port, "/metrics")[2].decode(), "perftop_http_rejected_total") or 0
+    for data in (b"\x00\xff garbage\r\n\r\n", b"\x00\xff garbage", b"garbage\r\n\r\n"):
+        t0 = time.time()
+        got = raw(port, data, timeout=8)
+        took = time.time() - t0
+        ok(got.startswith(b"HTTP/1.1 400 ") and took < 8,
+           "junk %r: 400 and closed in %.1f s, not held to the idle timeout (%r)" % (data, took, got[:40]))
+    end, st, after = time.time() + 10, None, 0
+    while time.time() < end and not (st == 200 and after >= before + 3):  # the page of a later interval
+        st, _, body = get(port, "/metrics")
+        after = metric(body.decode(errors="replace"), "perftop_http_rejected_total") or 0
+        time.sleep(0.2)
+    ok(st == 200 and after >= before + 3, "the server serves on; the junk counted as rejected (%r -> %r)"
+       % (before, after))
+    stop(top)
+
+
 def test_one_server_thread():
     """Waiting requests are suspended on the one server thread: held
     connections and concurrent profiles add no threads, the profiles' windows
@@ -891,6 +913,7 @@ try:
     test_port_in_use()
     test_formats()
     test_bad_requests()
+    test_junk_request()
     test_one_server_thread()
     test_keep_alive()
     test_stalled_loop()
