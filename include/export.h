@@ -1,7 +1,8 @@
 /* export: perftop's figures for other programs — /metrics and
  * /debug/pprof/profile over HTTP (--listen), node_exporter's textfile
  * (--textfile), a whole-run pprof file (-b --format pprof). Reads only the
- * agg API and the session's engine figures; never the engine or rings. */
+ * agg API and the session's figures (session_stats); never the engine or
+ * rings. */
 #ifndef PERFTOP_EXPORT_H
 #define PERFTOP_EXPORT_H
 
@@ -19,9 +20,11 @@ struct agg;
 /* *out is NULL when the options ask for no export. 0, or -errno with err
  * the user's one line (a port in use, a directory not writable). */
 int export_open(struct exporter **out, struct session *s, const struct options *o, char *err, size_t errlen);
-/* Ends the run: the pprof file is written, waiting profile requests get
- * what they have. 0, or -errno with err set. Then export_close. */
-int export_finish(struct exporter *x, char *err, size_t errlen);
+/* Ends the run: the pprof file (-b --format pprof's -o, opened for
+ * writing before the run, pprof_fd; -1 without) is written whole, waiting
+ * profile requests get what they have. 0, or -errno with err set. Then
+ * export_close. */
+int export_finish(struct exporter *x, int pprof_fd, char *err, size_t errlen);
 void export_close(struct exporter *x);
 
 /* At each interval's end, before session_roll. x may be NULL. */

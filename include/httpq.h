@@ -22,4 +22,10 @@ enum httpq_route httpq_route(const char *url);
  * err the body of a 400 reply. */
 int httpq_parse_seconds(const char *arg, unsigned *secs, char *err, size_t errlen);
 
+/* The first bytes a connection sent (len of them): 1 when they hold a
+ * whole, well-formed request line ("METHOD TARGET HTTP/d.d", CRLF or LF,
+ * after any empty lines), 0 while they may still become one, -1 when they
+ * cannot (junk: the server answers 400 and closes). */
+int httpq_request_line(const char *buf, size_t len);
+
 #endif

@@ -28,7 +28,7 @@ struct pprof_meta {
 struct pprof *pprof_new(void);
 void pprof_free(struct pprof *p);
 
-/* One stack, leaf first (one frame for now: no call graphs yet), of the
+/* One stack, leaf first (one frame, or whole stacks with call graphs), of the
  * tasks named comm (a "comm" label; NULL or "": none), with its sample count
  * and CPU nanoseconds. Same stacks of the same comm add up. 0 or -ENOMEM. */
 int pprof_add(struct pprof *p, const struct pprof_frame *stack, size_t depth, const char *comm,

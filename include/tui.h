@@ -3,11 +3,17 @@
 #ifndef PERFTOP_TUI_H
 #define PERFTOP_TUI_H
 
-#include "export.h"
 #include "session.h"
 
+/* What runs at each interval's end after the frame is taken (main.c hands
+ * in the exporter's): the ui knows it only as this callback. */
+struct tui_hook {
+	void (*interval)(void *arg, struct agg *a, const struct session *s);
+	void *arg;
+};
+
 /* Runs until the user quits or a stop signal; the terminal is restored on
- * every exit path. Returns the process exit code. */
-int tui_run(struct session *s, const struct options *o, struct exporter *x);
+ * every exit path. hook may be NULL. Returns the process exit code. */
+int tui_run(struct session *s, const struct options *o, const struct tui_hook *hook);
 
 #endif

@@ -136,23 +136,16 @@ static void batch_pid_exit(void *arg, pid_t pid)
 	}
 }
 
-static int run_batch(struct session *s, const struct options *o, struct exporter *x)
+static int run_batch(struct session *s, const struct options *o, struct exporter *x, FILE *file)
 {
 	bool dumping = o->batch && o->format != DUMP_PPROF;
-	struct batch b = { .s = s, .o = o, .out = dumping ? stdout : NULL, .x = x };
+	struct batch b = { .s = s, .o = o, .out = dumping ? (file ? file : stdout) : NULL, .x = x };
 	char err[1024];
 	struct engine_handlers h = {
 		.arg = &b, .tick = batch_tick, .signal = batch_signal, .pid_exit = batch_pid_exit,
 	};
 	int rc;
 
-	if (dumping && o->output) {
-		b.out = fopen(o->output, "we");
-		if (b.out == NULL) {
-			fprintf(stderr, "perftop: cannot open %s: %s\n", o->output, strerror(errno));
-			return 1;
-		}
-	}
 	if (b.out && dump_begin(b.out, o->format, s, o->threads)) {
 		fprintf(stderr, "perftop: cannot write the dump: %s\n", strerror(errno));
 		return 1;
@@ -164,15 +157,53 @@ static int run_batch(struct session *s, const struct options *o, struct exporter
 	}
 	if (b.rc == 0 && b.out)
 		b.rc = batch_paths(&b);
-	if (export_finish(x, err, sizeof(err))) {
+	if (export_finish(x, file && !dumping ? fileno(file) : -1, err, sizeof(err))) {
 		fprintf(stderr, "perftop: %s\n", err);
 		b.rc = 1;
 	}
-	if (b.out && b.out != stdout && fclose(b.out) == EOF && b.rc == 0) {
-		fprintf(stderr, "perftop: cannot write %s: %s\n", o->output, strerror(errno));
-		b.rc = 1;
-	}
 	return b.rc;
+}
+
+/* The file -o names, opened before the session: a path that cannot be
+ * written is said at once, not after a whole run. The pprof file is
+ * written whole at the end (export_finish): not emptied before. NULL with
+ * *rc 0 when there is none, 1 when it cannot be opened. */
+static FILE *open_output(const struct options *o, int *rc)
+{
+	FILE *f = NULL;
+	int fd;
+
+	*rc = 0;
+	if (!o->batch || o->output == NULL)
+		return NULL;
+	if (o->format == DUMP_PPROF) {
+		fd = open(o->output, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0 && (f = fdopen(fd, "w")) == NULL)
+			close(fd);
+	} else {
+		f = fopen(o->output, "we");
+	}
+	if (f == NULL) {
+		fprintf(stderr, "perftop: cannot open %s: %s\n", o->output, strerror(errno));
+		*rc = 1;
+	}
+	return f;
+}
+
+/* Closes what open_output opened; a write error the close finds fails the run. */
+static int close_output(FILE *f, const struct options *o, int rc)
+{
+	if (f && fclose(f) == EOF && rc == 0) {
+		fprintf(stderr, "perftop: cannot write %s: %s\n", o->output, strerror(errno));
+		return 1;
+	}
+	return rc;
+}
+
+/* The live view's hook at each interval's end: the exporter's. */
+static void tui_export(void *arg, struct agg *a, const struct session *s)
+{
+	export_interval(arg, a, s);
 }
 
 /* The pages the run will fill anyway, populated at once (heapwarm.h). */
@@ -190,6 +221,7 @@ int main(int argc, char **argv)
 	struct options o;
 	struct session s;
 	struct exporter *x = NULL;
+	FILE *out;
 	bool headless;
 	char err[1024];
 	int rc, fd;
@@ -228,19 +260,32 @@ int main(int argc, char **argv)
 	if (fd > STDERR_FILENO)
 		close(fd);
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe shows up as EPIPE from the write */
+	out = open_output(&o, &rc);
+	if (rc) {
+		options_free(&o);
+		return rc;
+	}
 	if (session_open(&s, &o, err, sizeof(err))) {
 		fprintf(stderr, "perftop: %s\n", err);
 		session_close(&s);
+		close_output(out, &o, 1);
 		options_free(&o);
 		return 1;
 	}
 	if (export_open(&x, &s, &o, err, sizeof(err))) {
 		fprintf(stderr, "perftop: %s\n", err);
 		session_close(&s);
+		close_output(out, &o, 1);
 		options_free(&o);
 		return 1;
 	}
-	rc = o.batch || headless ? run_batch(&s, &o, x) : tui_run(&s, &o, x);
+	if (o.batch || headless) {
+		rc = close_output(out, &o, run_batch(&s, &o, x, out));
+	} else {
+		struct tui_hook hook = { .interval = tui_export, .arg = x };
+
+		rc = tui_run(&s, &o, x ? &hook : NULL);
+	}
 #ifndef __SANITIZE_ADDRESS__
 	/* A live view that quit: the terminal is restored and nothing is
 	 * written after. The kernel takes the events, rings and memory back

@@ -20,7 +20,7 @@
 
 static SCREEN *screen;
 static bool curses_on;
-static struct exporter *exporter; /* --listen, --textfile: fed at each tick */
+static const struct tui_hook *hook; /* --listen, --textfile: fed at each tick */
 
 /* atexit, crash handlers, and the normal way out all come here. */
 static void term_restore(void)
@@ -226,7 +226,8 @@ static void show(void *arg, double lap)
 	frame_take(u, u->s->agg, lap);
 	if (u->ended && !u->paused)
 		u->final_taken = true;
-	export_interval(exporter, u->s->agg, u->s);
+	if (hook)
+		hook->interval(hook->arg, u->s->agg, u->s);
 }
 
 /* The last frame is the last anyone sees: unless an exporter writes the
@@ -234,7 +235,7 @@ static void show(void *arg, double lap)
  * (decoding it cost a quit a few milliseconds beside a busy perf top). */
 static void leave(struct ui *u)
 {
-	if (exporter)
+	if (hook)
 		session_stop(u->s);
 	else
 		session_quit(u->s);
@@ -448,7 +449,7 @@ static int reopen(struct ui *u, char *fatal, size_t fatal_len)
 	return 0;
 }
 
-int tui_run(struct session *s, const struct options *o, struct exporter *x)
+int tui_run(struct session *s, const struct options *o, const struct tui_hook *x)
 {
 	struct engine_handlers h = {
 		.arg = NULL, .tick = on_tick, .signal = on_signal, .pid_exit = on_pid_exit,
@@ -459,7 +460,7 @@ int tui_run(struct session *s, const struct options *o, struct exporter *x)
 	int rc;
 
 	ui_init(&u, s, o);
-	exporter = x;
+	hook = x;
 	h.arg = &u;
 	if (term_start(&u) != 0) {
 		fprintf(stderr, "perftop: cannot drive this terminal (TERM=%s): use -b for a headless dump\n",

@@ -15,6 +15,7 @@
 #include "httpd.h"
 #include "metrics.h"
 #include "pprof.h"
+#include "profadd.h"
 #include "push.h"
 #include "session.h"
 #include "textfile.h"
@@ -55,6 +56,8 @@ struct exporter {
 	struct export_window win[EXPORT_WINDOWS];
 	struct pprof *spare;              /* a taken window's, names kept for the next; under mu */
 	struct pprof *whole;              /* -b --format pprof: the whole run */
+	bool whole_stacks;                /* -g: whole stacks, from the call-path tree at the end */
+	struct session *s;
 	double whole_start;
 	struct httpd *http;
 	bool stopping;
@@ -184,7 +187,8 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 	if (want[0] || want[1]) {
 		own_usage(x, &f);
 		session_stats(s, &st);
-		f.est = st.eng;
+		f.backlog_bytes = st.eng.backlog;
+		f.records = st.eng.records;
 		f.tracking_lost = st.tracking_lost;
 		textfile_figures(x->tf, &f);
 		if (x->push) {
@@ -224,39 +228,11 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 
 static bool windows_open(struct exporter *x)
 {
-	bool any = x->whole != NULL || x->push_win != NULL;
+	bool any = (x->whole != NULL && !x->whole_stacks) || x->push_win != NULL;
 
 	for (size_t i = 0; i < EXPORT_WINDOWS && !any; i++)
 		any = x->win[i].busy && !x->win[i].done;
 	return any;
-}
-
-/* As Go prints build-ids: lower-case hex. */
-static const char *hex_id(const struct agg_sym *r, char buf[2 * AGG_BUILD_ID_MAX + 1])
-{
-	static const char digits[] = "0123456789abcdef";
-
-	if (r->build_id_len == 0)
-		return NULL;
-	for (size_t i = 0; i < r->build_id_len; i++) {
-		buf[2 * i] = digits[r->build_id[i] >> 4];
-		buf[2 * i + 1] = digits[r->build_id[i] & 15];
-	}
-	buf[2 * r->build_id_len] = '\0';
-	return buf;
-}
-
-/* Most pairs were in the profile the interval before: found by key, the
- * names (and the build-id's hex) are only made for new ones. */
-static void add_pair(struct pprof *p, const struct agg_sym *r, const char *comm, uint64_t ds, uint64_t ns,
-		     char bid[2 * AGG_BUILD_ID_MAX + 1])
-{
-	struct pprof_frame fr;
-
-	if (pprof_add_known(p, r->key, comm, ds, ns) == 0)
-		return;
-	fr = (struct pprof_frame){ .sym = r->sym, .dso = r->dso, .build_id = hex_id(r, bid), .key = r->key };
-	pprof_add(p, &fr, 1, comm, ds, ns);
 }
 
 /* What each (process, symbol) pair took this interval goes into every
@@ -267,7 +243,6 @@ static void add_symbols(struct exporter *x, struct agg *a)
 {
 	const struct agg_pair *pairs;
 	double now = mono_now();
-	char bid[2 * AGG_BUILD_ID_MAX + 1];
 	size_t n = agg_pairs(a, &pairs);
 	bool open;
 
@@ -280,11 +255,11 @@ static void add_symbols(struct exporter *x, struct agg *a)
 
 		for (size_t w = 0; w < EXPORT_WINDOWS; w++)
 			if (x->win[w].busy && x->win[w].started && !x->win[w].done)
-				add_pair(x->win[w].prof, r, comm, ds, ns, bid);
+				profadd_pair(x->win[w].prof, r, comm, ds, ns);
 		if (x->whole)
-			add_pair(x->whole, r, comm, ds, ns, bid);
+			profadd_pair(x->whole, r, comm, ds, ns);
 		if (x->push_win)
-			add_pair(x->push_win, r, comm, ds, ns, bid);
+			profadd_pair(x->push_win, r, comm, ds, ns);
 	}
 	if (agg_pairs_keep(a, open) == 0) {
 		for (size_t w = 0; w < EXPORT_WINDOWS; w++) {
@@ -522,6 +497,19 @@ int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len
 	return export_profile_take(x, id, out, len);
 }
 
+/* The server reaches the exporter through this table alone. */
+static const struct httpd_ops http_ops = {
+	.page_ready = export_page_ready,
+	.page_now = export_page_now,
+	.page_put = export_page_put,
+	.profile_open = export_profile_open,
+	.profile_ready = export_profile_ready,
+	.profile_take = export_profile_take,
+	.wait_limit = export_wait_limit,
+	.count_request = export_count_request,
+	.count_cpu = export_count_cpu,
+};
+
 int export_open(struct exporter **out, struct session *s, const struct options *o, char *err, size_t errlen)
 {
 	struct exporter *x;
@@ -545,6 +533,8 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	x->clock_event = is_clock(agg_event(s->agg, 0)->name);
 	x->last_end = mono_now();
 	x->whole_start = x->last_end;
+	x->s = s;
+	x->whole_stacks = o->cg.mode != CALLGRAPH_NONE;
 	if (o->batch && o->format == DUMP_PPROF && (x->whole = pprof_new()) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		export_close(x);
@@ -570,14 +560,14 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 		}
 	}
 	/* The whole run and the pushed windows start with the first interval. */
-	if ((x->whole || x->push_win) && agg_pairs_keep(s->agg, true)) {
+	if (windows_open(x) && agg_pairs_keep(s->agg, true)) {
 		snprintf(err, errlen, "out of memory");
 		export_close(x);
 		return -ENOMEM;
 	}
 	/* A page before the first interval ends: Prometheus may scrape at once. */
 	publish(x, s->agg, s, 0);
-	if (o->listen && (rc = httpd_start(&x->http, o->listen, x, err, errlen)) != 0) {
+	if (o->listen && (rc = httpd_start(&x->http, o->listen, &http_ops, x, err, errlen)) != 0) {
 		export_close(x);
 		return rc;
 	}
@@ -585,27 +575,35 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	return 0;
 }
 
-static int write_whole(struct exporter *x, char *err, size_t errlen)
+/* With call graphs, a stack's CPU nanoseconds are its share of the run's:
+ * the tree counts samples, not their periods. */
+static double stack_nanos(const struct exporter *x, struct agg *a)
+{
+	const struct agg_event *e = agg_event(a, 0);
+
+	if (x->clock_event)
+		return e->samples_total ? (double)e->period_total / (double)e->samples_total : 0;
+	return x->o->period == 0 && x->o->freq ? 1e9 / (double)x->o->freq : 0;
+}
+
+static int write_whole(struct exporter *x, int fd, char *err, size_t errlen)
 {
 	struct pprof_meta m;
 	uint8_t *buf;
 	size_t len;
-	int fd, rc;
+	int rc;
 
 	window_meta(x, mono_now() - x->whole_start, &m);
-	rc = pprof_build(x->whole, &m, &buf, &len);
+	rc = x->whole_stacks ? profadd_stacks(x->whole, x->s->agg, 0, stack_nanos(x, x->s->agg)) : 0;
+	if (rc == 0)
+		rc = pprof_build(x->whole, &m, &buf, &len);
 	if (rc) {
 		snprintf(err, errlen, "cannot build the profile: %s", strerror(-rc));
 		return rc;
 	}
-	fd = open(x->o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-	} else {
-		rc = util_write_full(fd, buf, len);
-		if (close(fd) && rc == 0)
-			rc = -errno;
-	}
+	/* Opened before the run, emptied only now: a run that fails leaves
+	 * what the file held. */
+	rc = ftruncate(fd, 0) ? -errno : util_write_full(fd, buf, len);
 	free(buf);
 	if (rc)
 		snprintf(err, errlen, "cannot write %s: %s", x->o->output, strerror(-rc));
@@ -633,7 +631,7 @@ static void push_finish(struct exporter *x)
 			(unsigned long long)ps.failed, (unsigned long long)ps.dropped, left, x->o->push);
 }
 
-int export_finish(struct exporter *x, char *err, size_t errlen)
+int export_finish(struct exporter *x, int pprof_fd, char *err, size_t errlen)
 {
 	if (x == NULL)
 		return 0;
@@ -643,7 +641,11 @@ int export_finish(struct exporter *x, char *err, size_t errlen)
 	pthread_mutex_unlock(&x->mu);
 	httpd_wake(x->http); /* waiting requests take what they have */
 	push_finish(x);
-	return x->whole ? write_whole(x, err, errlen) : 0;
+	if (x->whole && pprof_fd < 0) {
+		snprintf(err, errlen, "the pprof file was not opened");
+		return -EBADF;
+	}
+	return x->whole ? write_whole(x, pprof_fd, err, errlen) : 0;
 }
 
 void export_close(struct exporter *x)

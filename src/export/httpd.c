@@ -18,7 +18,7 @@
 
 #include <microhttpd.h>
 
-#include "export.h"
+#include "httpgate.h"
 #include "httpq.h"
 #include "promtext.h"
 
@@ -41,6 +41,7 @@ static struct {
 	__typeof__(MHD_run) *run;
 	__typeof__(MHD_get_timeout) *get_timeout;
 	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_add_connection) *add_connection;
 } mhd;
 
 #define MHD_start_daemon mhd.start_daemon
@@ -56,6 +57,7 @@ static struct {
 #define MHD_run mhd.run
 #define MHD_get_timeout mhd.get_timeout
 #define MHD_get_daemon_info mhd.get_daemon_info
+#define MHD_add_connection mhd.add_connection
 
 /* Once, from the main thread (httpd_start); kept loaded for the run. */
 static int mhd_load(const char *spec, char *err, size_t errlen)
@@ -74,6 +76,7 @@ static int mhd_load(const char *spec, char *err, size_t errlen)
 		{ (void **)&mhd.run, "MHD_run" },
 		{ (void **)&mhd.get_timeout, "MHD_get_timeout" },
 		{ (void **)&mhd.get_daemon_info, "MHD_get_daemon_info" },
+		{ (void **)&mhd.add_connection, "MHD_add_connection" },
 	};
 	void *lib;
 
@@ -111,8 +114,9 @@ struct waiter {
 
 struct httpd {
 	struct MHD_Daemon *d;
+	const struct httpd_ops *ops;
 	struct exporter *x;
-	int fd;
+	struct httpgate *gate;             /* accepts, and refuses junk, before libmicrohttpd */
 	int ep, wake;                     /* the server thread's epoll; eventfd that wakes it (a resume, the stop) */
 	pthread_t thread;
 	pthread_mutex_t mu;               /* taken before the exporter's */
@@ -125,6 +129,16 @@ static double mono_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* This thread's CPU seconds so far. */
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -160,7 +174,7 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const cha
 
 static bool ready(struct httpd *h, const struct waiter *w)
 {
-	return w->kind == HTTPQ_PROFILE ? export_profile_ready(h->x, w->win) : export_page_ready(h->x, w->fmt);
+	return w->kind == HTTPQ_PROFILE ? h->ops->profile_ready(h->x, w->win) : h->ops->page_ready(h->x, w->fmt);
 }
 
 /* Suspends c until httpd_wake finds w ready, or secs of intervals (0: the
@@ -168,7 +182,7 @@ static bool ready(struct httpd *h, const struct waiter *w)
  * main loop can never resume it before it is suspended. */
 static enum MHD_Result wait_for(struct httpd *h, struct MHD_Connection *c, struct waiter *w, unsigned secs)
 {
-	w->limit = mono_now() + export_wait_limit(h->x, secs);
+	w->limit = mono_now() + h->ops->wait_limit(h->x, secs);
 	pthread_mutex_lock(&h->mu);
 	MHD_suspend_connection(c);
 	w->suspended = true;
@@ -247,17 +261,17 @@ static enum MHD_Result serve_metrics(struct httpd *h, struct MHD_Connection *c, 
 	size_t len;
 
 	/* Not rendered at the last interval (nobody asked lately): the next one will be. */
-	if (*state == NULL && !export_page_ready(h->x, fmt)) {
+	if (*state == NULL && !h->ops->page_ready(h->x, fmt)) {
 		if ((w = waiter_new(c, HTTPQ_METRICS, state)) == NULL)
 			return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "perftop: out of memory\n");
 		w->fmt = fmt;
 		return wait_for(h, c, w, 0);
 	}
-	export_page_now(h->x, fmt, &pg, &page, &len);
+	h->ops->page_now(h->x, fmt, &pg, &page, &len);
 	/* The published page itself, no copy: the response lets go of it when sent. */
-	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)page, export_page_put, pg);
+	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)page, h->ops->page_put, pg);
 	if (r == NULL) {
-		export_page_put(pg);
+		h->ops->page_put(pg);
 		return MHD_NO;
 	}
 	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -281,7 +295,7 @@ static enum MHD_Result serve_profile(struct httpd *h, struct MHD_Connection *c, 
 	int rc;
 
 	if (w) { /* resumed: the window is over */
-		rc = export_profile_take(h->x, w->win, &body, &len);
+		rc = h->ops->profile_take(h->x, w->win, &body, &len);
 		w->win = -1;
 		if (rc)
 			return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "perftop: cannot build the profile\n");
@@ -289,14 +303,14 @@ static enum MHD_Result serve_profile(struct httpd *h, struct MHD_Connection *c, 
 	}
 	arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
 	if (httpq_parse_seconds(arg, &secs, err, sizeof(err))) {
-		export_count_request(h->x, true);
+		h->ops->count_request(h->x, true);
 		return text(c, MHD_HTTP_BAD_REQUEST, err);
 	}
 	if ((w = waiter_new(c, HTTPQ_PROFILE, state)) == NULL)
 		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "perftop: out of memory\n");
-	rc = export_profile_open(h->x, secs);
+	rc = h->ops->profile_open(h->x, secs);
 	if (rc == -EBUSY) {
-		export_count_request(h->x, true);
+		h->ops->count_request(h->x, true);
 		return text(c, MHD_HTTP_SERVICE_UNAVAILABLE,
 			    "too many profiles are being taken at once: retry later\n");
 	}
@@ -319,7 +333,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum
 {
 	struct httpd *h = cls;
 	struct waiter *w = *state == &headers_seen ? NULL : *state;
-	double now = export_thread_cpu();
+	double now = thread_cpu();
 
 	if (w) {
 		/* Only at the server's stop can a request end while suspended. */
@@ -328,11 +342,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum
 			LIST_REMOVE(w, link);
 		pthread_mutex_unlock(&h->mu);
 		if (w->win >= 0)
-			export_profile_take(h->x, w->win, NULL, NULL);
+			h->ops->profile_take(h->x, w->win, NULL, NULL);
 		free(w);
 		*state = NULL;
 	}
-	export_count_cpu(h->x, now - conn_counted);
+	h->ops->count_cpu(h->x, now - conn_counted);
 	conn_counted = now;
 }
 
@@ -354,7 +368,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return ((struct waiter *)*state)->kind == HTTPQ_PROFILE ? serve_profile(h, c, state)
 									: serve_metrics(h, c, state);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
-		export_count_request(h->x, true);
+		h->ops->count_request(h->x, true);
 		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served\n");
 	}
 	/* libmicrohttpd closes the connection after a reply queued at the
@@ -369,7 +383,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	*state = NULL;
-	export_count_request(h->x, false);
+	h->ops->count_request(h->x, false);
 	switch (httpq_route(url)) {
 	case HTTPQ_METRICS:
 		return serve_metrics(h, c, state);
@@ -397,7 +411,7 @@ static int listen_on(const char *spec, char *err, size_t errlen)
 
 	if (httpq_parse_listen(spec, &ss, &len, err, errlen))
 		return -EINVAL;
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(err, errlen, "--listen %s: cannot open a socket: %s", spec, strerror(errno));
 		return -errno;
@@ -422,9 +436,9 @@ static unsigned connections(struct httpd *h)
 	return di ? di->num_connections : 0;
 }
 
-/* The server's thread: libmicrohttpd's epoll set and our eventfd in one
- * epoll, waited on no longer than libmicrohttpd's own timeouts and the
- * nearest waiter's limit. */
+/* The server's thread: libmicrohttpd's epoll set, the gate's and our
+ * eventfd in one epoll, waited on no longer than libmicrohttpd's own
+ * timeouts, the gate's and the nearest waiter's limit. */
 static void *serve(void *arg)
 {
 	struct httpd *h = arg;
@@ -433,20 +447,12 @@ static void *serve(void *arg)
 	uint64_t v;
 
 	for (;;) {
-		double now, nearest;
+		double now = mono_now(), nearest, gate;
 		int ms = -1, n;
 
-		unsigned before;
-
-		/* libmicrohttpd puts the listening socket into its epoll set at
-		 * the start of a run: first at its first run, and again after
-		 * the limit of connections was reached once one closes. So run
-		 * first, and again while connections closed (its own loop does
-		 * the same: a run before each wait). */
-		do {
-			before = connections(h);
-			MHD_run(h->d);
-		} while (connections(h) < before);
+		/* Connections the gate hands over are served by the run after it. */
+		gate = httpgate_run(h->gate, now, connections(h));
+		MHD_run(h->d);
 		now = mono_now();
 		pthread_mutex_lock(&h->mu);
 		if (h->stopping) {
@@ -455,8 +461,10 @@ static void *serve(void *arg)
 		}
 		nearest = expire(h, now);
 		pthread_mutex_unlock(&h->mu);
+		if (gate > 0 && (nearest == 0 || gate < nearest))
+			nearest = gate;
 		if (nearest > 0)
-			ms = nearest - now < INT_MAX / 1000 ? (int)((nearest - now) * 1e3) + 1 : INT_MAX;
+			ms = nearest <= now ? 0 : nearest - now < INT_MAX / 1000 ? (int)((nearest - now) * 1e3) + 1 : INT_MAX;
 		if (MHD_get_timeout(h->d, &mt) == MHD_YES && (ms < 0 || mt < (MHD_UNSIGNED_LONG_LONG)ms))
 			ms = (int)(mt < INT_MAX ? mt : INT_MAX);
 		n = epoll_wait(h->ep, ev, sizeof(ev) / sizeof(ev[0]), ms);
@@ -483,14 +491,36 @@ static int poll_open(struct httpd *h)
 	ev.data.fd = h->wake;
 	if (epoll_ctl(h->ep, EPOLL_CTL_ADD, h->wake, &ev))
 		return -errno;
+	ev.data.fd = httpgate_fd(h->gate);
+	if (epoll_ctl(h->ep, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		return -errno;
 	return 0;
 }
 
-int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *err, size_t errlen)
+/* The gate's: a request line came whole, libmicrohttpd takes it from there
+ * (and closes fd even when it cannot). */
+static void gate_pass(void *arg, int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct httpd *h = arg;
+
+	MHD_add_connection(h->d, fd, sa, len);
+}
+
+static void gate_rejected(void *arg)
+{
+	struct httpd *h = arg;
+
+	h->ops->count_request(h->x, true);
+}
+
+static const struct httpgate_ops gate_ops = { .pass = gate_pass, .rejected = gate_rejected };
+
+int httpd_start(struct httpd **out, const char *spec, const struct httpd_ops *ops, struct exporter *x,
+		char *err, size_t errlen)
 {
 	struct httpd *h = calloc(1, sizeof(*h));
 	sigset_t all, old;
-	int rc;
+	int rc, fd;
 
 	*out = NULL;
 	if (h == NULL) {
@@ -501,12 +531,19 @@ int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *
 		free(h);
 		return rc;
 	}
+	h->ops = ops;
 	h->x = x;
 	h->ep = h->wake = -1;
 	LIST_INIT(&h->waiting);
-	h->fd = listen_on(spec, err, errlen);
-	if (h->fd < 0) {
-		rc = h->fd;
+	fd = listen_on(spec, err, errlen);
+	if (fd < 0) {
+		free(h);
+		return fd;
+	}
+	h->gate = httpgate_new(fd, HTTPD_TIMEOUT_SECS, HTTPD_REQUEST_BYTES, HTTPD_MAX_CONNECTIONS, &gate_ops, h, &rc);
+	if (h->gate == NULL) {
+		snprintf(err, errlen, "--listen %s: cannot start the HTTP server: %s", spec, strerror(-rc));
+		close(fd);
 		free(h);
 		return rc;
 	}
@@ -514,9 +551,8 @@ int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *
 	/* One thread of ours polls every connection (epoll): no thread to
 	 * start and wake per request, and waiting requests are suspended, not
 	 * parked in threads of their own. */
-	h->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME,
+	h->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_NO_LISTEN_SOCKET,
 				0, NULL, NULL, on_request, h,
-				MHD_OPTION_LISTEN_SOCKET, (MHD_socket)h->fd,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTPD_MAX_CONNECTIONS,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTPD_TIMEOUT_SECS,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTPD_REQUEST_BYTES,
@@ -525,7 +561,7 @@ int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *
 				MHD_OPTION_END);
 	if (h->d == NULL) {
 		snprintf(err, errlen, "--listen %s: cannot start the HTTP server (libmicrohttpd)", spec);
-		close(h->fd);
+		httpgate_free(h->gate);
 		pthread_mutex_destroy(&h->mu);
 		free(h);
 		return -EIO;
@@ -546,7 +582,8 @@ int httpd_start(struct httpd **out, const char *spec, struct exporter *x, char *
 	*out = h;
 	return 0;
 out_daemon:
-	MHD_stop_daemon(h->d); /* closes the listening socket too */
+	MHD_stop_daemon(h->d);
+	httpgate_free(h->gate); /* closes the listening socket too */
 	if (h->ep >= 0)
 		close(h->ep);
 	if (h->wake >= 0)
@@ -568,7 +605,8 @@ void httpd_stop(struct httpd *h)
 	if (write(h->wake, &one, sizeof(one)) != sizeof(one))
 		pthread_cancel(h->thread); /* cannot happen: an eventfd this far from full */
 	pthread_join(h->thread, NULL);
-	MHD_stop_daemon(h->d); /* closes the listening socket too, ends suspended requests */
+	MHD_stop_daemon(h->d); /* ends suspended requests */
+	httpgate_free(h->gate); /* closes the listening socket too */
 	close(h->ep);
 	close(h->wake);
 	pthread_mutex_destroy(&h->mu);

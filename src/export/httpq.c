@@ -109,3 +109,43 @@ int httpq_parse_seconds(const char *arg, unsigned *secs, char *err, size_t errle
 		 HTTPQ_SECONDS_MAX, shown);
 	return -1;
 }
+
+/* RFC 9110's token characters, a method's. */
+static bool tchar(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	       (c && strchr("!#$%&'*+-.^_`|~", c) != NULL);
+}
+
+int httpq_request_line(const char *buf, size_t len)
+{
+	static const char version[] = "HTTP/#.#";
+	const unsigned char *b = (const unsigned char *)buf;
+	size_t i = 0, n;
+
+	while (i < len && (b[i] == '\r' || b[i] == '\n'))
+		i++; /* empty lines before a request are allowed (RFC 9112 2.2) */
+	for (n = 0; i < len && tchar(b[i]); i++)
+		n++;
+	if (i == len)
+		return 0;
+	if (n == 0 || b[i++] != ' ')
+		return -1;
+	for (n = 0; i < len && b[i] > ' ' && b[i] < 0x7f; i++)
+		n++;
+	if (i == len)
+		return 0;
+	if (n == 0 || b[i++] != ' ')
+		return -1;
+	for (n = 0; n < sizeof(version) - 1; n++, i++) {
+		if (i == len)
+			return 0;
+		if (version[n] == '#' ? b[i] < '0' || b[i] > '9' : b[i] != (unsigned char)version[n])
+			return -1;
+	}
+	if (i < len && b[i] == '\r')
+		i++;
+	if (i == len)
+		return 0;
+	return b[i] == '\n' ? 1 : -1;
+}

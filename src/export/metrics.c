@@ -104,12 +104,18 @@ static struct comm_acc *comm_find(struct metrics *m, const char *comm)
 	if (m->n < m->cap) {
 		victim = &m->comms[m->n++];
 	} else {
-		/* Full: the coldest comm that is neither top nor busy now goes;
-		 * if it comes back it starts again from 0 (a counter reset). */
+		/* Full: the coldest comm that was never named and took nothing
+		 * this update goes. A named one stays, its series with it: a
+		 * series that vanished or restarted lower would read as a reset,
+		 * and the comm series would no longer add up to the samples.
+		 * None to spare: the comm counts under "other". */
 		for (size_t i = 0; i < m->n; i++) {
 			struct comm_acc *c = &m->comms[i];
+			bool busy = false;
 
-			if (c->top || c->iv[0])
+			for (size_t e = 0; e < AGG_MAX_EVENTS && !busy; e++)
+				busy = c->iv[e] != 0;
+			if (c->top || c->named || busy)
 				continue;
 			if (victim == NULL || c->score < victim->score)
 				victim = c;
@@ -394,8 +400,9 @@ static void comm_families(struct promtext *p, struct metrics *m, struct agg *a)
 
 	promtext_family(p, "perftop_comm_samples_total", PROMTEXT_COUNTER,
 			"Samples of the tasks named comm (the top N; the rest under comm other).");
+	/* Every comm once named: one out of the top keeps its series, stopped. */
 	for (size_t i = 0; i < m->n; i++) {
-		if (!m->comms[i].top)
+		if (!m->comms[i].named)
 			continue;
 		for (size_t e = 0; e < ne; e++) {
 			struct promtext_label l[] = { { "event", agg_event(a, e)->name },
@@ -525,9 +532,9 @@ static void own_families(struct promtext *p, const struct metrics_figures *f)
 	}
 	promtext_family(p, "perftop_engine_backlog_bytes", PROMTEXT_GAUGE,
 			"Bytes taken from the kernel rings, not yet decoded.");
-	promtext_sample_u64(p, "perftop_engine_backlog_bytes", NULL, 0, f->est.backlog);
+	promtext_sample_u64(p, "perftop_engine_backlog_bytes", NULL, 0, f->backlog_bytes);
 	promtext_family(p, "perftop_engine_records_total", PROMTEXT_COUNTER, "Records decoded.");
-	promtext_sample_u64(p, "perftop_engine_records_total", NULL, 0, f->est.records);
+	promtext_sample_u64(p, "perftop_engine_records_total", NULL, 0, f->records);
 }
 
 int metrics_render(struct metrics *m, struct agg *a, const struct metrics_figures *f,

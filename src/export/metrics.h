@@ -11,7 +11,6 @@
 
 #include "agg.h"
 #include "counters.h"
-#include "engine.h"
 #include "promtext.h"
 
 #define METRICS_OTHER "other"
@@ -21,7 +20,8 @@ struct metrics_figures {
 	uint64_t intervals;
 	double cpu_seconds;          /* perftop's own, user + system */
 	uint64_t rss_bytes;
-	struct engine_stats est;
+	uint64_t backlog_bytes;       /* taken from the rings, not yet decoded */
+	uint64_t records;             /* records decoded */
 	uint64_t tracking_lost;
 	uint64_t push_sent, push_failed, push_dropped; /* --push windows */
 	uint64_t http_requests, http_rejected;

@@ -2,6 +2,7 @@
 #include "dump_rows.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,30 +196,79 @@ static void text_event(struct dctx *c, const struct drow *r)
 	fputc('\n', c->f);
 }
 
+/* Columns of UTF-8 text (sanitised: valid UTF-8 only), one a code point. */
+static size_t text_cols(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return n;
+}
+
+/* s made safe and set in a column of width (0: as long as it is): never
+ * cut silently — what does not fit ends in an ellipsis; padded to width
+ * unless last. A name sanitize would have cut is whole here (malloc'd). */
+static void text_cell(FILE *f, const char *s, size_t width, bool last)
+{
+	size_t cap = 4 * strlen(s) + 1, len, cols; /* a byte's escape is 4 at most */
+	char small[256], *buf = cap <= sizeof(small) ? small : malloc(cap);
+
+	if (buf == NULL) {
+		fputs("?", f); /* out of memory: a mark, not a cut name */
+		return;
+	}
+	len = sanitize(buf, cap, s);
+	cols = text_cols(buf, len);
+	if (width && cols > width) {
+		size_t i = 0;
+
+		for (size_t k = 0; k + 1 < width; k++) /* width - 1 code points, then the mark */
+			for (i++; i < len && ((unsigned char)buf[i] & 0xc0) == 0x80; i++)
+				;
+		fprintf(f, "%.*s\xe2\x80\xa6", (int)i, buf); /* U+2026, the ellipsis */
+		cols = width;
+	} else {
+		fputs(buf, f);
+	}
+	if (buf != small)
+		free(buf);
+	for (; !last && cols < width; cols++)
+		fputc(' ', f);
+}
+
+/* As perf shows a DSO: its file's name (libc.so.6); CSV and JSON keep the path. */
+static const char *dso_name(const char *dso)
+{
+	const char *slash = strrchr(dso, '/');
+
+	return slash && slash[1] ? slash + 1 : dso;
+}
+
 static void text_symbol(struct dctx *c, const struct drow *r)
 {
-	char sym[NAME_MAX_OUT], dso[NAME_MAX_OUT];
-
-	sanitize(sym, sizeof(sym), r->name);
-	sanitize(dso, sizeof(dso), r->dso);
 	if (c->cg)
 		fprintf(c->f, "  %7.2f%%", agg_share(c->a, &r->sym->ch_iv, AGG_INTERVAL));
-	fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  %-28.28s %s %s\n", r->share, r->samples, dso,
-		r->kernel ? "[k]" : "[.]", sym);
+	fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  ", r->share, r->samples);
+	text_cell(c->f, dso_name(r->dso ? r->dso : ""), 28, false);
+	fprintf(c->f, " %s ", r->kernel ? "[k]" : "[.]");
+	text_cell(c->f, r->name, 0, true);
+	fputc('\n', c->f);
 }
 
 static void text_task(struct dctx *c, const struct drow *r)
 {
-	char comm[NAME_MAX_OUT];
-
-	sanitize(comm, sizeof(comm), r->name);
 	if (r->tid >= 0)
-		fprintf(c->f, "  %7ld  %7ld  %-18.18s %6.2f%%  %8" PRIu64 "%s", r->pid, r->tid, comm,
-			r->share, r->samples, r->task && r->task->exited ? "  exited" : "");
+		fprintf(c->f, "  %7ld  %7ld  ", r->pid, r->tid);
 	else
-		fprintf(c->f, "  %7ld  %-18.18s %6.2f%%  %8" PRIu64 "  %7u%s", r->pid, comm, r->share,
-			r->samples, r->task ? r->task->threads : 0,
+		fprintf(c->f, "  %7ld  ", r->pid);
+	text_cell(c->f, r->name, 18, false);
+	if (r->tid >= 0)
+		fprintf(c->f, " %6.2f%%  %8" PRIu64 "%s", r->share, r->samples,
 			r->task && r->task->exited ? "  exited" : "");
+	else
+		fprintf(c->f, " %6.2f%%  %8" PRIu64 "  %7u%s", r->share, r->samples,
+			r->task ? r->task->threads : 0, r->task && r->task->exited ? "  exited" : "");
 	dump_text_ratios(c->f, r->ratios);
 	fputc('\n', c->f);
 }

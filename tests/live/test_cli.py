@@ -97,4 +97,57 @@ ok(all(len(x.split(",")) == ncol for x in rows if '"' not in x), "CSV rows have 
 r = run("-b", "-d", "0.3", "-n", "1")
 ok(r.returncode == 0 and r.stdout.startswith("perftop - ") and "Overhead" in r.stdout and "COMM" in r.stdout,
    "text dump has a header and both tables")
+
+# Issue 46 item 14: the text dump names a DSO by its file, as perf does, and
+# cuts nothing without a mark (a name longer than its column ends in an
+# ellipsis); CSV and JSON keep the whole path.
+import csv as csv_mod  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+
+dso_dir = tempfile.mkdtemp(prefix="perftop-cli-a-directory-longer-than-the-column-")
+long_bin = os.path.join(dso_dir, "workload_named_longer_than_its_column")
+shutil.copy(WORKLOAD, long_bin)
+wl, pid = start_workload(long_bin, "split", "1,1,1", "8")
+outs = {}
+for fmt in ("text", "csv", "json"):
+    outs[fmt] = subprocess.run([PERFTOP, "-b", "--format", fmt, "-d", "1", "-n", "2", "-p", str(pid)],
+                               capture_output=True, encoding="utf-8", errors="replace", timeout=60).stdout
+finish_workload(wl)
+sym_rows = [ln for ln in outs["text"].splitlines() if " [.] " in ln or " [k] " in ln]
+cells = {ln.split()[2] for ln in sym_rows if ln.rstrip().endswith(" hot_a")}
+want_long = os.path.basename(long_bin)[:27] + "\u2026"
+diag("text dump's DSO cells of hot_a: %r" % cells)
+ok(cells == {want_long}, "text dump: a DSO's file name longer than the column ends in an ellipsis (%r)" % cells)
+ok(sym_rows and not any("/" in ln.split()[2] for ln in sym_rows),
+   "text dump: every DSO by its file's name, none as a path (%r)" % sorted({ln.split()[2] for ln in sym_rows}))
+csv_dsos = {row[5] for row in csv_mod.reader(outs["csv"].splitlines()) if len(row) > 5 and row[4] == "hot_a"}
+ok(csv_dsos == {long_bin}, "CSV: the DSO's whole path (%r)" % csv_dsos)
+json_dsos = {s["dso"] for line in outs["json"].splitlines() if line.strip()
+             for s in json.loads(line).get("symbols", []) if s.get("symbol") == "hot_a"}
+ok(json_dsos == {long_bin}, "JSON: the DSO's whole path (%r)" % json_dsos)
+shutil.rmtree(dso_dir, ignore_errors=True)
+
+# Issue 46 item 9: every output path is opened or checked before sampling
+# starts: an unwritable one ends the run at once (not after -n 30 intervals)
+# with one line naming it, exit 1.
+bad_dir = "/nonexistent-perftop-dir"
+for what, args, path in (
+        ("pprof -o", ["--format", "pprof", "-o", bad_dir + "/x.pb.gz"], bad_dir + "/x.pb.gz"),
+        ("text -o", ["-o", bad_dir + "/x.txt"], bad_dir + "/x.txt"),
+        ("json -o", ["--format", "json", "-o", bad_dir + "/x.json"], bad_dir + "/x.json"),
+        ("svg -o", ["--format", "svg", "-o", bad_dir + "/x.svg"], bad_dir + "/x.svg"),
+        ("folded -o", ["--format", "folded", "-o", bad_dir + "/x.folded"], bad_dir + "/x.folded"),
+        ("--textfile", ["--textfile", bad_dir], bad_dir)):
+    t0 = time.time()
+    try:
+        r = subprocess.run([PERFTOP, "-b", "-d", "1", "-n", "30", *args], capture_output=True, text=True,
+                           timeout=90)
+        rc, err = r.returncode, r.stderr.strip()
+    except subprocess.TimeoutExpired:
+        rc, err = None, "(still running after 90 s)"
+    took = time.time() - t0
+    diag("%s -> %r in %.1f s: %s" % (what, rc, took, err))
+    ok(rc == 1 and len(err.splitlines()) == 1 and path in err and took < 10,
+       "unwritable %s: exit 1 at once (%.1f s of a 30 s run) with one line naming %s" % (what, took, path))
 done()

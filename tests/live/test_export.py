@@ -413,6 +413,51 @@ def test_pprof_file():
        "--format pprof without -o: one line, exit 2 (%s)" % r.stderr.strip())
 
 
+def pprof_traces(src, env):
+    """go tool pprof -traces: [(comm, [frames, leaf first])]."""
+    r = subprocess.run(["go", "tool", "pprof", "-traces", src], capture_output=True, text=True, timeout=240, env=env)
+    traces, comm, frames = [], None, None
+    for line in r.stdout.splitlines():
+        if line.startswith("-----------+"):
+            if frames:
+                traces.append((comm, frames))
+            comm, frames = None, []
+        elif frames is not None and line.strip().startswith("comm:"):
+            comm = line.split(":", 1)[1].strip()
+        elif frames is not None and line.strip():
+            parts = line.split()
+            # The first frame of a trace comes after its value (e.g. 1.68s).
+            frames.append(parts[-1])
+    if frames:
+        traces.append((comm, frames))
+    return r.returncode, traces, r.stderr
+
+
+def test_pprof_stacks():
+    """-b -g --format pprof writes whole stacks, leaf first (issue 46 item 5):
+    cgwork's hot under caller_a and caller_b, both under main."""
+    cgwork = os.path.join(os.path.dirname(WORKLOAD), "cgwork_fp")
+    if not shutil.which("go") or not os.path.exists(cgwork):
+        skip("-g pprof file has whole stacks", "no go, or no cgwork_fp beside the workload")
+        return
+    out = os.path.join(tmpdir(), "stacks.pb.gz")
+    wl = subprocess.Popen([cgwork, "3"], stdout=subprocess.PIPE, text=True)
+    procs.append(wl)
+    r = subprocess.run([PERFTOP, "-b", "-g", "--format", "pprof", "-o", out, "-d", "1", "-p", str(wl.pid)],
+                       capture_output=True, text=True, timeout=120)
+    finish_workload(wl)
+    ok(r.returncode == 0 and os.path.exists(out), "-b -g --format pprof -p PID: written (%s)" % r.stderr.strip())
+    if not os.path.exists(out):
+        return
+    rc, traces, err = pprof_traces(out, go_env())
+    ok(rc == 0, "go tool pprof -traces reads the file (%s)" % err.strip()[-300:])
+    under = {f[1] for _, f in traces if len(f) >= 3 and f[0] == "hot" and f[2] == "main"}
+    diag("hot's callers: %r; %d traces" % (under, len(traces)))
+    ok({"caller_a", "caller_b"} <= under, "hot under caller_a and under caller_b, each under main (%r)" % under)
+    ok(any(f[0] == "lone" and len(f) > 1 and f[1] == "main" for _, f in traces), "lone under main")
+    ok(all(c == "cgwork_fp" for c, f in traces if "hot" in f), "the stacks carry the comm label")
+
+
 def raw(port, data, timeout=20):
     """Sends raw bytes; returns what came back before the server closed."""
     s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
@@ -468,6 +513,28 @@ def window_of(body):
 
 def threads_of(pid):
     return len(os.listdir("/proc/%d/task" % pid))
+
+
+def test_junk_request():
+    """A junk request (a NUL first, which libmicrohttpd took for an empty line
+    and waited on until its 15 s idle timeout) is answered 400 and closed at
+    once; with no line end too. Loopback only (issue 46 item 17)."""
+    top, port = start_exporter("-d", "0.5")
+    before = metric(get(port, "/metrics")[2].decode(), "perftop_http_rejected_total") or 0
+    for data in (b"\x00\xff garbage\r\n\r\n", b"\x00\xff garbage", b"garbage\r\n\r\n"):
+        t0 = time.time()
+        got = raw(port, data, timeout=8)
+        took = time.time() - t0
+        ok(got.startswith(b"HTTP/1.1 400 ") and took < 8,
+           "junk %r: 400 and closed in %.1f s, not held to the idle timeout (%r)" % (data, took, got[:40]))
+    end, st, after = time.time() + 10, None, 0
+    while time.time() < end and not (st == 200 and after >= before + 3):  # the page of a later interval
+        st, _, body = get(port, "/metrics")
+        after = metric(body.decode(errors="replace"), "perftop_http_rejected_total") or 0
+        time.sleep(0.2)
+    ok(st == 200 and after >= before + 3, "the server serves on; the junk counted as rejected (%r -> %r)"
+       % (before, after))
+    stop(top)
 
 
 def test_one_server_thread():
@@ -846,11 +913,13 @@ try:
     test_port_in_use()
     test_formats()
     test_bad_requests()
+    test_junk_request()
     test_one_server_thread()
     test_keep_alive()
     test_stalled_loop()
     test_textfile()
     test_pprof_file()
+    test_pprof_stacks()
     test_profile()
     test_prometheus()
     test_push()

@@ -53,5 +53,20 @@ int main(void)
 	      httpq_parse_seconds("99999999999999999999", &secs, err, sizeof(err)), "out of range and junk refused");
 	CHECK(httpq_parse_seconds("\x1b[2J", &secs, err, sizeof(err)) && strchr(err, '\x1b') == NULL,
 	      "a hostile value is not echoed raw: %s", err + 0);
+
+	/* Request lines: whole, not yet, never (issue 46 item 17: junk gets 400). */
+#define RL(lit) httpq_request_line(lit, sizeof(lit) - 1)
+	CHECK(RL("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n") == 1 &&
+	      RL("GET / HTTP/1.0\n") == 1 && RL("\r\nHEAD / HTTP/1.1\r\n") == 1,
+	      "well-formed request lines, LF alone and a leading empty line allowed");
+	CHECK(RL("") == 0 && RL("GE") == 0 &&
+	      RL("GET /metr") == 0 && RL("GET / HTTP/1") == 0 &&
+	      RL("GET / HTTP/1.1\r") == 0, "a request line still coming");
+	CHECK(RL("\x00\xff garbage\r\n\r\n") == -1 && RL("\x00") == -1 &&
+	      RL("garbage\r\n\r\n") == -1 && RL("GET\r\n") == -1 &&
+	      RL("GET / FTP/1.1\r\n") == -1 && RL("GET  / HTTP/1.1\r\n") == -1 &&
+	      RL("GET /\x01 HTTP/1.1\r\n") == -1 &&
+	      RL("GET / HTTP/1.1 x\r\n") == -1 && RL("G\xc3\xa9T / HTTP/1.1") == -1,
+	      "junk refused as soon as it cannot be a request line");
 	return check_done();
 }
