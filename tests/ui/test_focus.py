@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Enter on a task focuses on it (as -p): only that task in the table;
-Esc goes back to system-wide."""
+Esc goes back to system-wide. The Tasks view's CPU% is each row's own:
+a thread row shows its thread's time, not its process's."""
 import re
 import sys
+import time
 
 import tuitest
 from tuitest import tap
@@ -15,6 +17,68 @@ def task_pids(screen):
         if tok and tok[0].isdigit():
             pids.append(int(tok[0]))
     return pids
+
+
+def cpu_of(screen, comm):
+    """The CPU% of the row named comm, or None ('-' or not shown)."""
+    titles = tuitest.column_titles(screen).split()
+    if "CPU%" not in titles:
+        return None
+    k = titles.index("CPU%")
+    for r in tuitest.table_rows(screen):
+        tok = r.split()
+        if tok and tok[-1] == comm and len(tok) == len(titles):
+            try:
+                return float(tok[k])
+            except ValueError:
+                return None
+    return None
+
+
+def thread_cpu(t, perftop, workload):
+    """H: two threads of one process, one spinning all the time and one a
+    quarter of it, show CPU% in the proportion of their own CPU times (as
+    the workload measured them), not both their process's figure."""
+    wl, wpid = t.workload(workload, "duty", "12")
+    t.start(perftop, "-d", "1", "-p", str(wpid))
+    t.wait_re(r"^Target: PID", 15)
+    t.keys("Tab")
+    t.keys("H")
+    full = quarter = 0.0
+    seen = alike = 0
+    end = time.monotonic() + 8
+    last = None
+    while time.monotonic() < end and seen < 6:
+        s = t.screen()
+        f, q = cpu_of(s, "busy_full"), cpu_of(s, "busy_quarter")
+        if f is not None and q is not None and (f, q) != last:
+            last = (f, q)
+            full += f
+            quarter += q
+            seen += 1
+            alike += f == q
+        time.sleep(0.3)
+    t.keys("q")
+    t.clean_exit("q")
+    measured = tap.finish_workload(wl)
+    tap.diag("thread rows' CPU%% summed: busy_full %.1f, busy_quarter %.1f over %d frames; the workload's "
+             "own CPU times: %r" % (full, quarter, seen, measured))
+    tap.ok(seen >= 3, "H: both thread rows show a CPU%% (%d frames)" % seen)
+    mf, mq = measured.get("busy_full", 0), measured.get("busy_quarter", 0)
+    if seen < 3 or mq <= 0 or quarter <= 0:
+        tap.ok(False, "the workload's and the rows' figures to compare (%r)" % measured)
+        return
+    want, got = mf / mq, full / quarter
+    tap.ok(alike < seen, "the two thread rows are not one figure (alike in %d of %d frames)" % (alike, seen))
+    # Generous: the rows are of one-second intervals on a loaded machine,
+    # the workload's of the whole run; equal figures (their process's)
+    # read 1, and busy_full ran more than half again busy_quarter's time.
+    if want >= 1.5:
+        tap.ok(want ** 0.5 <= got <= want ** 2,
+               "the rows' ratio %.2f is the threads' own %.2f (within a square)" % (got, want))
+    else:
+        tap.skip("the rows' ratio is the threads' own",
+                 "the machine gave both threads alike (%.2f): nothing to tell apart" % want)
 
 
 def main(t):
@@ -56,6 +120,7 @@ def main(t):
     tap.ok(s is not None, "other tasks are back in the table")
     t.keys("q")
     t.clean_exit("q")
+    thread_cpu(t, perftop, workload)
 
 
 tuitest.run("live view in tmux", main)
