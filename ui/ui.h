@@ -266,6 +266,8 @@ const char *tree_name(const struct ui *u, const struct ui_tree *t, uint32_t node
 void tree_free(struct ui_tree *t);
 /* F5's full-screen view. */
 void paths_draw(struct ui *u, int h, int w);
+/* tree_keys.c: F5 opens its tree along the hottest path, self included. */
+void tree_keys_hottest(struct ui_tree *t);
 
 /* taskcpu.c: %CPU of the task rows drawn (read once a tick). */
 void taskcpu_update(struct ui *u, const struct agg_task *t);
