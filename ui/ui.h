@@ -273,6 +273,11 @@ void tree_keys_hottest(struct ui_tree *t);
 void taskcpu_update(struct ui *u, const struct agg_task *t);
 double taskcpu_pct(const struct ui *u, const struct agg_task *t);
 
+/* taskuid.c: u's match, exited tasks by the uid they had; noted at each
+ * new frame. */
+void taskuid_note(const struct ui *u);
+bool taskuid_match(const struct ui *u, const struct agg_task *t);
+
 /* soon.c: before the interval comes round. soon_start: sampling (re)
  * started, the first tick comes early; soon_early: whether the tick now
  * is that one (it is not one of -n's frames); soon_again: after it, another

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Enter on a task focuses on it (as -p): only that task in the table;
 Esc goes back to system-wide. The Tasks view's CPU% is each row's own:
-a thread row shows its thread's time, not its process's."""
+a thread row shows its thread's time, not its process's; a row come on
+screen shows it well before the next interval. u keeps exited tasks of
+the user (by the uid they had)."""
 import re
 import sys
 import time
@@ -81,6 +83,65 @@ def thread_cpu(t, perftop, workload):
                  "the machine gave both threads alike (%.2f): nothing to tell apart" % want)
 
 
+def row_of(screen, pid):
+    for r in tuitest.table_rows(screen):
+        tok = r.split()
+        if tok and tok[0] == str(pid):
+            return r
+    return None
+
+
+def cpu_soon(t, perftop, workload):
+    """-d 30: the first table comes early, and a row on it shows its CPU%
+    long before the interval's end (a second reading soon after the first),
+    not '-' for 30 s."""
+    wl, wpid = t.workload(workload, "split", "6,3,1", "60")
+    t.start(perftop, "-d", "30", "-p", str(wpid))
+    t.wait_re(r"^Target: PID", 15)
+    t.keys("Tab")
+    s = t.wait(lambda sc: row_of(sc, wpid) is not None, 12)
+    tap.ok(s is not None, "-d 30: the workload's row is on screen before the interval's end")
+    titles = tuitest.column_titles(s or "").split()
+    k = titles.index("CPU%") if "CPU%" in titles else None
+
+    def has_pct(sc):
+        r = row_of(sc, wpid)
+        return r is not None and k is not None and re.match(r"^\d+\.\d$", r.split()[k]) is not None
+    s = t.wait(has_pct, 12)
+    tap.ok(s is not None, "-d 30: its CPU%% shows before the interval's end (%r)" % row_of(s or t.screen(), wpid))
+    t.keys("q")
+    t.clean_exit("q")
+    wl.kill()
+
+
+def user_exited(t, perftop, workload):
+    """u root: a root task that exited still shows (cumulative view), as
+    the root's it was; another user's filter still hides it."""
+    # -d 3: an exited task's row stays three intervals (AGG_EXIT_GRACE).
+    t.start(perftop, "-d", "3")
+    t.wait_re(r"^Target: ", 15)
+    wl, wpid = t.workload(workload, "split", "6,3,1", "4")
+    t.keys("Tab")
+    t.keys("c")
+    s = t.wait(lambda sc: row_of(sc, wpid) is not None, 10)
+    tap.ok(s is not None, "the workload's row, alive")
+    wl.wait()
+    s = t.wait(lambda sc: (row_of(sc, wpid) or "").endswith("(exited)"), 8)
+    tap.ok(s is not None, "its row says it exited (%r)" % row_of(s or t.screen(), wpid))
+    t.keys("u")
+    t.raw("root")
+    t.keys("Enter")
+    s = t.wait(lambda sc: "user: root" in sc and row_of(sc, wpid) is not None, 4)
+    tap.ok(s is not None, "u root: the exited root task still shows")
+    t.keys("u")
+    t.raw("54321")
+    t.keys("Enter")
+    s = t.wait(lambda sc: "user: 54321" in sc and row_of(sc, wpid) is None, 4)
+    tap.ok(s is not None, "u 54321: it does not")
+    t.keys("q")
+    t.clean_exit("q")
+
+
 def main(t):
     perftop, workload = sys.argv[1], sys.argv[2]
     _, wpid = t.workload(workload, "split", "6,3,1", "60")
@@ -121,6 +182,8 @@ def main(t):
     t.keys("q")
     t.clean_exit("q")
     thread_cpu(t, perftop, workload)
+    cpu_soon(t, perftop, workload)
+    user_exited(t, perftop, workload)
 
 
 tuitest.run("live view in tmux", main)
