@@ -2,8 +2,9 @@
 """Enter on a task focuses on it (as -p): only that task in the table;
 Esc goes back to system-wide. The Tasks view's CPU% is each row's own:
 a thread row shows its thread's time, not its process's; a row come on
-screen shows it well before the next interval. u keeps exited tasks of
-the user (by the uid they had)."""
+screen shows it well before the next interval. The first table comes
+early, not after a whole interval. u keeps exited tasks of the user (by
+the uid they had)."""
 import re
 import sys
 import time
@@ -114,6 +115,22 @@ def cpu_soon(t, perftop, workload):
     wl.kill()
 
 
+def first_table(t, perftop, workload):
+    """-d 10: the first table comes as soon as there are samples, not after
+    a whole interval (the header alone for 10 s); the interval then runs."""
+    wl, wpid = t.workload(workload, "split", "6,3,1", "60")
+    t.start(perftop, "-d", "10", "-p", str(wpid))
+    s = t.wait_re(r"^Target: ", 15)
+    header = time.monotonic()
+    s = t.wait(lambda sc: re.search(r"\[\.\] hot_a", sc) is not None, 15)
+    took = time.monotonic() - header
+    tap.ok(s is not None and took < 5, "-d 10: the first rows %.1f s after the header, "
+           "well before the interval's end" % took)
+    t.keys("q")
+    t.clean_exit("q")
+    wl.kill()
+
+
 def user_exited(t, perftop, workload):
     """u root: a root task that exited still shows (cumulative view), as
     the root's it was; another user's filter still hides it."""
@@ -123,6 +140,10 @@ def user_exited(t, perftop, workload):
     wl, wpid = t.workload(workload, "split", "6,3,1", "4")
     t.keys("Tab")
     t.keys("c")
+    # Only workloads: a busy machine's other tasks would push it off screen.
+    t.keys("/")
+    t.raw("workload")
+    t.keys("Enter")
     s = t.wait(lambda sc: row_of(sc, wpid) is not None, 10)
     tap.ok(s is not None, "the workload's row, alive")
     wl.wait()
@@ -183,6 +204,7 @@ def main(t):
     t.clean_exit("q")
     thread_cpu(t, perftop, workload)
     cpu_soon(t, perftop, workload)
+    first_table(t, perftop, workload)
     user_exited(t, perftop, workload)
 
 
