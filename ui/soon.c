@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* soon: what the live view shows before its interval comes round. The
  * first table comes early (htop draws its first figures at once, not after
- * a whole delay): the engine's first tick is brought forward, again while
- * there is nothing to show. And a row come on screen without a %CPU is
- * read again soon (taskcpu.c): a one-shot timerfd the main loop watches
- * asks for that redraw. */
+ * a whole delay): the first tick is brought forward (session_tick_in),
+ * again while there is nothing to show. And a row come on screen without
+ * a %CPU is read again soon (taskcpu.c): a one-shot timerfd the main loop
+ * watches asks for that redraw. */
 #include <errno.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "session.h"
 #include "ui.h"
 
 /* The first tick's delay: some samples at any rate, and soon enough that
@@ -63,10 +63,10 @@ void soon_start(const struct ui *u)
 {
 	early = false;
 	/* Short intervals come soon enough by themselves. */
-	if (u->interval < 4 * SOON_FIRST || u->s->eng == NULL)
+	if (u->interval < 4 * SOON_FIRST)
 		return;
 	first_until = now_s() + u->interval / 2;
-	early = engine_tick_in(u->s->eng, SOON_FIRST) == 0;
+	early = session_tick_in(u->s, SOON_FIRST) == 0;
 }
 
 bool soon_early(void)
@@ -80,5 +80,5 @@ bool soon_early(void)
 void soon_again(const struct ui *u)
 {
 	if (u->fr.nsyms == 0 && u->fr.ntasks == 0 && now_s() + SOON_FIRST < first_until)
-		early = engine_tick_in(u->s->eng, SOON_FIRST) == 0;
+		early = session_tick_in(u->s, SOON_FIRST) == 0;
 }
