@@ -1,6 +1,6 @@
 /* procstat: what the kernel says of the whole system in /proc — per-CPU
  * busy time (/proc/stat), load and task counts (/proc/loadavg), memory
- * (/proc/meminfo), a task's CPU time (/proc/PID/stat). No perf, no curses. */
+ * (/proc/meminfo), a task's CPU time (/proc/PID[/task/TID]/stat). No perf, no curses. */
 #ifndef PERFTOP_PROCSTAT_H
 #define PERFTOP_PROCSTAT_H
 
@@ -36,8 +36,22 @@ int procstat_parse_sys(const char *loadavg, const char *meminfo, struct procstat
 /* Whether the start of /proc/stat read so far holds every cpu line whole
  * (a line after them begun): reading stops there. */
 bool procstat_stat_complete(const char *stat);
-/* utime + stime of a task in clock ticks; -errno when it is gone. */
-int procstat_task_ticks(pid_t pid, uint64_t *ticks);
+/* A task's CPU time and start, in clock ticks (start: since boot). */
+struct procstat_task {
+	uint64_t ticks;            /* utime + stime */
+	uint64_t start;
+};
+
+/* The stat file of a process (tid 0) or of one of its threads: a thread's
+ * own times are in /proc/PID/task/TID/stat, the main thread's too;
+ * /proc/TID/stat holds its whole process's. 0 or -ENAMETOOLONG. */
+int procstat_task_path(char *buf, size_t len, pid_t pid, pid_t tid);
+/* The figures of a stat file's text; 0 or -EINVAL. */
+int procstat_parse_task(const char *stat, struct procstat_task *out);
+/* Read from the file procstat_task_path names; -errno when it is gone. */
+int procstat_task(pid_t pid, pid_t tid, struct procstat_task *out);
+/* Seconds since boot as the starts count them (CLOCK_BOOTTIME). */
+double procstat_uptime(void);
 /* Clock ticks per second (sysconf(_SC_CLK_TCK)). */
 long procstat_hz(void);
 

@@ -64,6 +64,8 @@ void session_flush(struct session *s);
 /* The front end's extra fd (the terminal), watched by the current engine. */
 int session_watch_fd(struct session *s, int fd, void (*cb)(void *arg), void *arg);
 int session_set_interval(struct session *s, double seconds);
+/* The next tick in secs, then every interval from it (engine_tick_in). */
+int session_tick_in(struct session *s, double secs);
 
 /* Ends an interval, the one sequence both front ends run: the counters and
  * the multiplexing read into the agg, show(arg, lap) with lap the interval

@@ -244,17 +244,27 @@ static void leave(struct ui *u)
 static void on_tick(void *arg)
 {
 	struct ui *u = arg;
+	bool early = soon_early(); /* the first table's, before the interval */
 
 	/* After the focused processes exited the frame holds their last
 	 * interval: it stays on screen (only the clock moves). */
 	if (!u->final_taken)
 		session_interval_end(u->s, u->decay ? UI_DECAY_PCT : 0, show, u);
 	screen_draw(u, UI_DRAW);
-	/* -n: as top's, the frames to draw before leaving. */
-	if (u->o->iterations && ++u->frames >= u->o->iterations) {
+	if (early)
+		soon_again(u);
+	/* -n: as top's, the frames to draw before leaving (whole intervals). */
+	if (!early && u->o->iterations && ++u->frames >= u->o->iterations) {
 		u->quit = true;
 		leave(u);
 	}
+}
+
+/* soon.c: a row's second %CPU reading is due. */
+static void on_soon(void *arg)
+{
+	if (soon_fire())
+		screen_draw(arg, UI_DRAW);
 }
 
 static bool on_signal(void *arg, int signo)
@@ -474,6 +484,8 @@ int tui_run(struct session *s, const struct options *o, const struct tui_hook *x
 			rc = session_watch_fd(s, STDIN_FILENO, on_stdin, &u);
 			if (rc == 0)
 				rc = session_watch_fd(s, jc_pipe[0], on_jobctl_pipe, &u);
+			if (rc == 0 && soon_fd() >= 0 && (rc = session_watch_fd(s, soon_fd(), on_soon, &u)) == 0)
+				soon_start(&u);
 			if (rc) {
 				snprintf(fatal, sizeof(fatal), "cannot watch the terminal: %s", strerror(-rc));
 				break;

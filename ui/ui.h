@@ -132,6 +132,7 @@ struct ui_tree {
 #define UI_TASKCPU 256
 struct ui_taskcpu {
 	pid_t id;                  /* TID of a thread row, else PID */
+	bool thread;               /* a thread row's own times, not its process's */
 	uint64_t ticks, seq;
 	double when, pct;          /* pct < 0: not known yet */
 };
@@ -265,10 +266,31 @@ const char *tree_name(const struct ui *u, const struct ui_tree *t, uint32_t node
 void tree_free(struct ui_tree *t);
 /* F5's full-screen view. */
 void paths_draw(struct ui *u, int h, int w);
+/* tree_keys.c: F5 opens its tree along the hottest path, self included. */
+void tree_keys_hottest(struct ui_tree *t);
 
 /* taskcpu.c: %CPU of the task rows drawn (read once a tick). */
 void taskcpu_update(struct ui *u, const struct agg_task *t);
 double taskcpu_pct(const struct ui *u, const struct agg_task *t);
+
+/* taskuid.c: u's match, exited tasks by the uid they had; noted at each
+ * new frame. */
+void taskuid_note(const struct ui *u);
+bool taskuid_match(const struct ui *u, const struct agg_task *t);
+
+/* soon.c: before the interval comes round. soon_start: sampling (re)
+ * started, the first tick comes early; soon_early: whether the tick now
+ * is that one (it is not one of -n's frames); soon_again: after it, another
+ * early while the frame has nothing to show, up to half an interval.
+ * soon_draw: a redraw in secs (a row's second %CPU reading), by the
+ * timerfd soon_fd (-1: none) the main loop watches; soon_fire: it fired,
+ * the redraw is due. */
+void soon_start(const struct ui *u);
+bool soon_early(void);
+void soon_again(const struct ui *u);
+int soon_fd(void);
+void soon_draw(double secs);
+bool soon_fire(void);
 
 /* views.c */
 void views_build(struct ui *u);

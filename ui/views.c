@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "columns.h"
 #include "sanitize.h"
@@ -177,17 +176,6 @@ static bool grow_rows(struct ui *u, size_t n)
 	return true;
 }
 
-/* u: a task is its user's when /proc/PID is (one stat, and only while a
- * user is asked for). Gone tasks are nobody's. */
-static bool user_match(const struct ui *u, const struct agg_task *t)
-{
-	char path[32];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d", (int)t->pid);
-	return t->pid > 0 && stat(path, &st) == 0 && st.st_uid == u->user_uid;
-}
-
 static void add_rows(struct ui *u, const void *base, size_t n, size_t size)
 {
 	const struct view_def *v = &views[u->view];
@@ -202,7 +190,7 @@ static void add_rows(struct ui *u, const void *base, size_t n, size_t size)
 			continue;
 		if (u->filter[u->view][0] && !v->match(row, u->filter[u->view]))
 			continue;
-		if (u->view == VIEW_TASKS && u->user[0] && !user_match(u, row))
+		if (u->view == VIEW_TASKS && u->user[0] && !taskuid_match(u, row))
 			continue;
 		u->rows[u->nrows++] = row;
 	}
@@ -216,6 +204,7 @@ void views_build(struct ui *u)
 	struct sort_ctx cx = { .u = u };
 
 	u->nrows = 0;
+	taskuid_note(u);
 	switch (u->view) {
 	case VIEW_SYMBOLS:
 		if (grow_rows(u, u->fr.nsyms))

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "procstat.h"
@@ -205,14 +206,36 @@ void procstat_close(void)
 	}
 }
 
-int procstat_task_ticks(pid_t pid, uint64_t *ticks)
+int procstat_task_path(char *buf, size_t len, pid_t pid, pid_t tid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long ut, st;
-	ssize_t n;
-	int fd;
+	int n = tid > 0 ? snprintf(buf, len, "/proc/%d/task/%d/stat", (int)pid, (int)tid)
+			: snprintf(buf, len, "/proc/%d/stat", (int)pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int procstat_parse_task(const char *stat, struct procstat_task *out)
+{
+	unsigned long long ut, st, start;
+	/* comm may hold spaces and ')': fields follow the last ')' */
+	const char *p = strrchr(stat, ')');
+
+	if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu"
+			     " %*d %*d %*d %*d %*d %*d %llu", &ut, &st, &start) != 3)
+		return -EINVAL;
+	out->ticks = ut + st;
+	out->start = start;
+	return 0;
+}
+
+int procstat_task(pid_t pid, pid_t tid, struct procstat_task *out)
+{
+	char path[64], buf[1024];
+	ssize_t n;
+	int fd, rc;
+
+	if ((rc = procstat_task_path(path, sizeof(path), pid, tid)) != 0)
+		return rc;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -221,12 +244,16 @@ int procstat_task_ticks(pid_t pid, uint64_t *ticks)
 	if (n < 0)
 		return -EIO;
 	buf[n] = '\0';
-	/* comm may hold spaces and ')': fields follow the last ')' */
-	p = strrchr(buf, ')');
-	if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-		return -EINVAL;
-	*ticks = ut + st;
-	return 0;
+	return procstat_parse_task(buf, out);
+}
+
+double procstat_uptime(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 long procstat_hz(void)

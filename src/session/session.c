@@ -317,6 +317,11 @@ int session_set_interval(struct session *s, double seconds)
 	return engine_set_interval(s->eng, seconds);
 }
 
+int session_tick_in(struct session *s, double secs)
+{
+	return engine_tick_in(s->eng, secs);
+}
+
 static double lap(struct session *s)
 {
 	struct timespec now;

@@ -15,6 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct procstat_cpu cpus[4];
 	struct procstat_sys sys;
+	struct procstat_task task;
 	char *text, *second;
 	size_t cut;
 	int n;
@@ -34,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (cpus[i].cpu < 0)
 			abort();
 	(void)procstat_stat_complete(text); /* where a read may stop: in bounds on any text */
+	(void)procstat_parse_task(text, &task); /* a task's stat: comm may hold anything */
 	text[cut] = '\0';
 	second = text + cut + 1; /* at most text + size: a null */
 	if (procstat_parse_sys(text, second, &sys) == 0 && sys.mem_used > sys.mem_total)

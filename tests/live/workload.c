@@ -4,6 +4,9 @@
  *   workload syscalls SECS      mostly kernel time (write to /dev/null)
  *   workload threads N SECS     N threads started after "ready", each spinning,
  *                               faulting pages in and yielding
+ *   workload duty SECS          two threads, busy_full spinning all the time and
+ *                               busy_quarter a quarter of it; prints each one's
+ *                               own CPU time (ms) as JSON at the end
  *   workload cpu N             (prefix) pin to CPU N first
  *   workload gate              (prefix) wait for a line on stdin after "ready"
  * It prints "ready PID" on stdout once started. */
@@ -126,6 +129,44 @@ static int threads(int n, double secs)
 	return 0;
 }
 
+struct duty_arg {
+	const char *name;
+	double secs, share; /* of each 20 ms spent spinning */
+	double cpu_ms;      /* its own CPU time, at its end */
+};
+
+static void *duty_body(void *p)
+{
+	struct duty_arg *a = p;
+	double t_end = now() + a->secs;
+
+	pthread_setname_np(pthread_self(), a->name);
+	while (now() < t_end) {
+		double t0 = now();
+
+		while (now() < t0 + 0.020 * a->share)
+			hot_b(2000);
+		if (a->share < 1)
+			usleep((useconds_t)(20000 * (1 - a->share)));
+	}
+	a->cpu_ms = cpu_now() * 1e3;
+	return NULL;
+}
+
+static int duty(double secs)
+{
+	struct duty_arg a[2] = { { "busy_full", secs, 1.0, 0 }, { "busy_quarter", secs, 0.25, 0 } };
+	pthread_t t[2];
+
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, duty_body, &a[i]))
+			return 1;
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("{\"busy_full\": %.3f, \"busy_quarter\": %.3f}\n", a[0].cpu_ms, a[1].cpu_ms);
+	return 0;
+}
+
 static int syscalls(double secs)
 {
 	static char buf[65536];
@@ -177,6 +218,8 @@ int main(int argc, char **argv)
 		return split(argc, argv);
 	if (strcmp(argv[1], "threads") == 0 && argc > 3)
 		return threads(atoi(argv[2]), atof(argv[3]));
+	if (strcmp(argv[1], "duty") == 0 && argc > 2)
+		return duty(atof(argv[2]));
 	if (strcmp(argv[1], "syscalls") == 0 && argc > 2)
 		return syscalls(atof(argv[2]));
 	return 2;

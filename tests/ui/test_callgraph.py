@@ -138,6 +138,11 @@ def main(t):
                re.search(r"\d%  main\b", sc) and re.search(r"\d%  hot\b", sc), 10) or ""
     tap.ok(s != "", "F5: the call-path tree: the comm, main, down to hot")
     tap.ok("EscBack" in s.splitlines()[-1] if s else False, "F5: its own function bar")
+    # hot spends its time in itself: what it calls (an interrupt's kernel
+    # frames, say) is a sliver, and the path ends at it, closed.
+    hot = re.search(r"^\s+([-+ ]) +\d+\.\d\d% +\d+\.\d\d%  hot\b", s, re.M)
+    tap.ok(hot is not None and hot.group(1) != "-",
+           "F5: the hottest path ends at hot, its self the most (marker %r)" % (hot.group(1) if hot else None))
     t.keys("Escape")
     s = t.wait(lambda sc: "Call paths" not in sc and re.search(r"^\s*Children\s+Self", sc, re.M), 10)
     tap.ok(s is not None, "Esc: back to the table")

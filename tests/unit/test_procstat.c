@@ -2,7 +2,12 @@
  * between reads (the live view reads them at every tick). */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "procstat.h"
@@ -107,8 +112,83 @@ static void test_live(void)
 	procstat_close();
 }
 
+/* A thread's own times are under its process's task/ folder (the main
+ * thread's too); /proc/TID/stat is the whole process's. */
+static void test_task_path(void)
+{
+	char p[64], small[16];
+	struct procstat_task t;
+	static const char stat[] = "42 (a b) c) R 1 42 42 0 -1 4194304 100 0 0 0 "
+				   "250 50 0 0 20 0 2 0 12345 1000 10";
+
+	CHECK(procstat_task_path(p, sizeof(p), 42, 0) == 0 && strcmp(p, "/proc/42/stat") == 0,
+	      "a process: /proc/PID/stat (%s)", p);
+	CHECK(procstat_task_path(p, sizeof(p), 42, 43) == 0 && strcmp(p, "/proc/42/task/43/stat") == 0,
+	      "a thread: /proc/PID/task/TID/stat (%s)", p);
+	CHECK(procstat_task_path(p, sizeof(p), 42, 42) == 0 && strcmp(p, "/proc/42/task/42/stat") == 0,
+	      "the main thread: its own, not its process's (%s)", p);
+	CHECK(procstat_task_path(small, sizeof(small), 42, 43) == -ENAMETOOLONG, "too small a buffer: refused");
+	CHECK(procstat_parse_task(stat, &t) == 0 && t.ticks == 300 && t.start == 12345,
+	      "utime+stime and start after the comm's last ')' (%llu, %llu)", (unsigned long long)t.ticks,
+	      (unsigned long long)t.start);
+	CHECK(procstat_parse_task("42 (x R 1", &t) == -EINVAL, "no ')': refused");
+}
+
+/* This process's two threads, one spinning: the spinner's own figure
+ * grows, the idle one's stays, the process's holds both. */
+static volatile bool spin_stop;
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	while (!spin_stop)
+		;
+	return NULL;
+}
+
+static void test_task_live(void)
+{
+	struct procstat_task main0, spin0, main1, spin1, proc1;
+	pid_t pid = getpid();
+	pthread_t th;
+	pid_t spin_tid = 0;
+	struct timespec wait = { 0, 100 * 1000 * 1000 };
+	DIR *d;
+	struct dirent *de;
+
+	if (pthread_create(&th, NULL, spinner, NULL) != 0) {
+		CHECK(false, "a thread to spin");
+		return;
+	}
+	d = opendir("/proc/self/task");
+	while (d && (de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.' && atoi(de->d_name) != pid)
+			spin_tid = atoi(de->d_name);
+	if (d)
+		closedir(d);
+	CHECK(spin_tid > 0 && procstat_task(pid, pid, &main0) == 0 && procstat_task(pid, spin_tid, &spin0) == 0,
+	      "both threads read");
+	/* A loaded machine may run the spinner little: up to 5 s for 5 ticks. */
+	for (int i = 0; i < 50; i++) {
+		nanosleep(&wait, NULL);
+		if (procstat_task(pid, spin_tid, &spin1) != 0 || spin1.ticks >= spin0.ticks + 5)
+			break;
+	}
+	CHECK(procstat_task(pid, pid, &main1) == 0 && procstat_task(pid, spin_tid, &spin1) == 0 &&
+	      procstat_task(pid, 0, &proc1) == 0, "read again");
+	spin_stop = true;
+	pthread_join(th, NULL);
+	CHECK(spin1.ticks - spin0.ticks > main1.ticks - main0.ticks,
+	      "the spinner's own time grew (%llu ticks), the sleeper's did not (%llu)",
+	      (unsigned long long)(spin1.ticks - spin0.ticks), (unsigned long long)(main1.ticks - main0.ticks));
+	CHECK(proc1.ticks >= spin1.ticks, "the process holds its threads' time");
+	CHECK(procstat_task(pid, 999999999, &proc1) < 0, "a thread that is not there: an error");
+}
+
 int main(void)
 {
+	test_task_path();
+	test_task_live();
 	test_parse_cpus();
 	test_parse_sys();
 	test_stat_complete();
