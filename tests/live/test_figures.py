@@ -287,6 +287,8 @@ def test_threads():
         truth = 100.0 * own["cpu_s"][0] / sum(own["cpu_s"])
         ok(abs(share - truth) <= 5, "--threads: full's part of the two threads' samples %.1f%% within 5 points "
            "of its part of their CPU time %.1f%%" % (share, truth))
+    nthr = max((t.get("threads", 0) for r in recs for t in r["tasks"] if t["pid"] == pid), default=0)
+    ok(nthr == 3, "--threads: the task row counts the process's 3 threads (main, full, quarter): %d" % nthr)
     # A row's share is of the interval's samples: the rows' shares add up.
     ss = [sum(t["share"] for t in r["threads"]) for r in recs if r["events"][0]["samples"]]
     ok(all(abs(s - 100) <= 1 for s in ss), "--threads: thread shares add up to 100 (%r)" % ss[:4])
@@ -349,6 +351,10 @@ def test_fork_stats():
         return
     most = max(r["raw"]["stats"]["processes"] for r in recs)
     ok(most >= n + 1, "--stats processes %d >= the %d processes the workload ran at once" % (most, n + 1))
+    st = recs[-1]["raw"]["stats"]
+    ok(st["samples"] == recs[-1]["events"][0]["samples_total"] and st["records"] >= st["samples"],
+       "--stats samples %d = the event's samples_total %d, records %d >= it"
+       % (st["samples"], recs[-1]["events"][0]["samples_total"], st["records"]))
     seen = {t["pid"] for r in recs for t in r["tasks"]}
     ok(set(own["pids"]) <= seen, "every forked child has a task row (%r missing)" % (set(own["pids"]) - seen))
     within(total(recs, "tasks", lambda t: t["pid"] in own["pids"]), own["cpu_s"] * 1000,
