@@ -11,7 +11,8 @@
  *                            clock: {"tids": [full, quarter], "cpu_s": [...]}
  *   figwork fork N SECS      N children alive together, each spinning SECS of
  *                            CPU time; {"pids": [...], "cpu_s": children's}
- *   figwork gate MODE …      (prefix) wait for a line on stdin after "ready"
+ *   figwork gate MODE …      (prefix) wait for a line on stdin after "ready",
+ *                            and for stdin's end after the figures
  * It prints "ready PID" on stdout once started (tap.start_workload). */
 #include <pthread.h>
 #include <stdbool.h>
@@ -149,16 +150,27 @@ int main(int argc, char **argv)
 		if (fgets(line, sizeof(line), stdin) == NULL)
 			return 1;
 	}
+	int rc = 2;
+
 	if (strcmp(argv[1], "spin") == 0) {
 		double t0 = rusage_s(RUSAGE_SELF);
 
 		fig_spin(atof(argv[2]));
 		printf("{\"cpu_s\": %.4f}\n", rusage_s(RUSAGE_SELF) - t0);
-		return 0;
+		rc = 0;
+	} else if (strcmp(argv[1], "duty") == 0) {
+		rc = duty(atof(argv[2]));
+	} else if (strcmp(argv[1], "fork") == 0 && argc > 3) {
+		rc = forks(atoi(argv[2]), atof(argv[3]));
 	}
-	if (strcmp(argv[1], "duty") == 0)
-		return duty(atof(argv[2]));
-	if (strcmp(argv[1], "fork") == 0 && argc > 3)
-		return forks(atoi(argv[2]), atof(argv[3]));
-	return 2;
+	/* Gated: alive, idle, until stdin closes, so that a test can read
+	 * perftop's figures of a focus that has not ended yet. */
+	if (gate) {
+		char line[16];
+
+		fflush(stdout);
+		while (fgets(line, sizeof(line), stdin) != NULL)
+			;
+	}
+	return rc;
 }
