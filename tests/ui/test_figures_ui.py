@@ -201,48 +201,117 @@ def proc_cpu(pid):
     return (int(st[11]) + int(st[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def check_tasks_view(t, wpid, delay):
-    """Tasks view: the spinner's CPU% and Samples against /proc/PID/stat
-    over the interval the frame shows (polled every 0.1 s; a frame is
-    known new when the row's figures change)."""
-    t.keys("Tab")
-    if t.wait_re(r"^\s*PID\s+cpu-clock\s+CPU%\s+Samples", 10) is None:
-        tap.ok(False, "Tasks view: PID, cpu-clock, CPU%, Samples")
-        return
-    col = None
-    hist = []
-    last, frames = None, []
+def watch(t, wpid, pick, want=4):
+    """Polls the screen and the spinner's /proc/PID/stat every 0.1 s;
+    returns ([(time, figures)] of each new frame, [(time, CPU s)]): a frame
+    is known new when pick(screen)'s figures change."""
+    hist, frames, last = [], [], None
     end = time.time() + 30
-    while time.time() < end and len(frames) < 4:
-        now, cpu = time.time(), proc_cpu(wpid)
-        hist.append((now, cpu))
-        s = t.screen()
-        titles = tuitest.column_titles(s).split()
-        row = [r.split() for r in tuitest.table_rows(s) if r.split()[:1] == [str(wpid)]]
-        if row and "CPU%" in titles:
-            k = titles.index("CPU%")
-            fig = (row[0][k], row[0][k + 1])
+    while time.time() < end and len(frames) < want:
+        now = time.time()
+        hist.append((now, proc_cpu(wpid)))
+        fig = pick(t.screen())
+        if fig is not None:
             if last is not None and fig != last:
                 frames.append((now, fig))
             last = fig
         time.sleep(0.1)
+    return frames, hist
+
+
+def cpu_over(hist, when, delay):
+    """The spinner's CPU % over the delay seconds before when, or None."""
+    a = [c for ts, c in hist if ts <= when - delay]
+    b = [c for ts, c in hist if ts <= when]
+    return (b[-1] - a[-1]) / delay * 100 if a else None
+
+
+def samples_match(n, pct, delay):
+    """n samples in an interval of delay s at HZ against pct % of a CPU."""
+    rate = n / (delay * HZ) * 100
+    return RATE[0] * pct - 2 <= rate <= RATE[1] * pct + 2
+
+
+def check_tasks_view(t, wpid, delay):
+    """Tasks view: the spinner's CPU% and Samples against /proc/PID/stat
+    over the interval the frame shows."""
+    t.keys("Tab")
+    if t.wait_re(r"^\s*PID\s+cpu-clock\s+CPU%\s+Samples", 10) is None:
+        tap.ok(False, "Tasks view: PID, cpu-clock, CPU%, Samples")
+        return
+
+    def pick(s):
+        titles = tuitest.column_titles(s).split()
+        row = [r.split() for r in tuitest.table_rows(s) if r.split()[:1] == [str(wpid)]]
+        if not row or "CPU%" not in titles:
+            return None
+        k = titles.index("CPU%")
+        return row[0][k], row[0][k + 1]
+    frames, hist = watch(t, wpid, pick)
     tap.ok(len(frames) >= 2, "Tasks view: the spinner's row, %d new frames seen" % len(frames))
     good_cpu = good_n = 0
     what = []
     for when, (pct, n) in frames[1:]:
-        a = [c for ts, c in hist if ts <= when - delay]
-        b = [c for ts, c in hist if ts <= when]
-        if not a or pct == "-":
+        truth = cpu_over(hist, when, delay)
+        if truth is None or pct == "-":
             continue
-        truth = (b[-1] - a[-1]) / delay * 100
         what.append("%s%% %s samples, /proc %.1f%%" % (pct, n, truth))
         good_cpu += abs(float(pct) - truth) <= 15
-        rate = int(n) / (delay * HZ) * 100
-        good_n += RATE[0] * truth - 2 <= rate <= RATE[1] * truth + 2
+        good_n += samples_match(int(n), truth, delay)
     tap.ok(good_cpu >= 1, "Tasks view: the spinner's CPU%% within 15 points of /proc/PID/stat over the interval (%s)"
            % "; ".join(what))
     tap.ok(good_n >= 1, "Tasks view: the spinner's Samples / (interval x -F) against /proc/PID/stat's CPU (%s)"
            % "; ".join(what))
+
+
+def check_cpus_view(t, delay):
+    """CPUs view: a row per online CPU, Samples/s against -F (cpu-clock
+    fires on every CPU), Samples against Samples/s x the interval."""
+    t.keys("Tab")
+    s = t.wait_re(r"^\s*CPU\s+Overhead\s+Samples\s+Samples/s", 10)
+    if s is None:
+        tap.ok(False, "CPUs view: CPU, Overhead, Samples, Samples/s")
+        return
+    time.sleep(delay + 0.3)
+    rows = [r.split() for r in tuitest.table_rows(t.screen())]
+    cpus = sorted(int(r[0]) for r in rows if r and r[0].isdigit())
+    online = sorted(int(c[3:]) for c in os.listdir("/sys/devices/system/cpu") if re.match(r"^cpu\d+$", c)
+                    and (c == "cpu0" or read("/sys/devices/system/cpu/%s/online" % c).strip() == "1"))
+    tap.ok(cpus == online, "CPUs view: a row per online CPU (%r, /sys: %r)" % (cpus, online))
+    for r in rows:
+        if len(r) < 4 or not r[0].isdigit():
+            continue
+        rate = count(r[3])
+        tap.ok(rate is not None and RATE[0] * HZ <= rate <= RATE[1] * HZ,
+               "CPUs view: CPU %s: %s samples/s for -F %d" % (r[0], r[3], HZ))
+    sh = sum(float(r[1].rstrip("%")) for r in rows if len(r) > 1 and r[0].isdigit())
+    tap.ok(abs(sh - 100) <= 0.1 * len(rows), "CPUs view: Overhead adds up to 100 (%.2f)" % sh)
+
+
+def check_symbols_view(t, wpid, delay):
+    """Symbols view (back with Tab): the spinner's function's Samples
+    against its CPU time from /proc/PID/stat over the interval."""
+    t.keys("Tab")
+    if t.wait_re(r"^\s*Overhead\s+Samples", 10) is None:
+        tap.ok(False, "Symbols view: Overhead, Samples")
+        return
+
+    def pick(s):
+        for r in tuitest.table_rows(s):
+            f = r.split()
+            if f[-1:] == ["fig_spin"] and len(f) >= 2:
+                return f[0], f[1]
+        return None
+    frames, hist = watch(t, wpid, pick)
+    what, good = [], 0
+    for when, (share, n) in frames[1:]:
+        truth = cpu_over(hist, when, delay)
+        if truth is None:
+            continue
+        what.append("%s samples, /proc %.1f%%" % (n, truth))
+        good += samples_match(int(n), truth, delay)
+    tap.ok(good >= 1, "Symbols view: fig_spin's Samples / (interval x -F) against the spinner's CPU from "
+           "/proc/PID/stat (%s)" % "; ".join(what))
 
 
 def main():
@@ -263,6 +332,8 @@ def main():
         check_sys(t)
         check_meters(t)
         check_tasks_view(t, wpid, delay)
+        check_cpus_view(t, delay)
+        check_symbols_view(t, wpid, delay)
         t.quit()
 
     tuitest.run("figures", body, width=200, height=50)
