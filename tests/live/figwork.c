@@ -13,6 +13,8 @@
  *                            CPU time; {"pids": [...], "cpu_s": children's}
  *   figwork gate MODE …      (prefix) wait for a line on stdin after "ready",
  *                            and for stdin's end after the figures
+ *   figwork idle N …         (prefix, first) N more threads, started before
+ *                            "ready" and blocked until the process exits
  * It prints "ready PID" on stdout once started (tap.start_workload). */
 #include <pthread.h>
 #include <stdbool.h>
@@ -132,8 +134,42 @@ static int forks(int n, double secs)
 	return 0;
 }
 
+/* Blocked in read(2) on a pipe no one writes: a thread that never runs. */
+static int idle_pipe[2];
+
+static void *idle_body(void *p)
+{
+	char c;
+
+	(void)p;
+	prctl(PR_SET_NAME, "idle");
+	if (read(idle_pipe[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+static int idle_threads(int n)
+{
+	pthread_t t;
+
+	if (n < 1 || n > 4096 || pipe(idle_pipe) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t, NULL, idle_body, NULL) || pthread_detach(t))
+			return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 2 && strcmp(argv[1], "idle") == 0) {
+		if (idle_threads(atoi(argv[2])) < 0) {
+			perror("figwork: idle threads");
+			return 1;
+		}
+		argc -= 2;
+		argv += 2;
+	}
 	bool gate = argc > 1 && strcmp(argv[1], "gate") == 0;
 
 	if (gate) {
