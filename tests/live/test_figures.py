@@ -557,6 +557,48 @@ def test_metrics_focus():
         ok(tc and tot == tc[0], "perftop_counter_total task-clock = the JSON record %d's counter total %r" % (k, tot))
 
 
+def test_textfile_errors():
+    """--textfile DIR, then DIR removed: perftop_textfile_errors_total
+    counts the intervals whose write failed since (0 before)."""
+    import shutil
+    import tempfile
+    port, d = free_port(), tempfile.mkdtemp(prefix="perftop-figures-")
+    res = {}
+
+    def lines_at_least(rd, n):
+        end = time.time() + 60
+        while time.time() < end and len(rd.lines) < n:
+            time.sleep(0.05)
+
+    def during(top, rd):
+        lines_at_least(rd, 2)
+        st, page = scrape(port)
+        res.update(before=families(page).get("perftop_textfile_errors_total"),
+                   written=os.path.exists(os.path.join(d, "perftop.prom")))
+        m = len(rd.lines)
+        shutil.rmtree(d)
+        m2 = len(rd.lines)
+        lines_at_least(rd, m2 + 3)
+        st, page = scrape(port)
+        res.update(status=st, page=families(page), m=m, m2=m2)
+
+    try:
+        _, _, rc, recs, err, _, _ = run("json", ["spin", "0.2"], ["--listen", "127.0.0.1:%d" % port, "--textfile", d,
+                                                                  "-d", "0.5", "-F", "200"], focus=False, during=during)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    ok(rc == 0 and res.get("status") == 200, "--textfile with --listen: run exits 0, /metrics answers (%s)" % err)
+    if res.get("status") != 200:
+        return
+    ok(res["written"] and res["before"] == 0, "--textfile: DIR/perftop.prom written, errors %r before DIR goes"
+       % res["before"])
+    k = int(res["page"].get("perftop_intervals_total", 0))
+    e = res["page"].get("perftop_textfile_errors_total")
+    lo, hi = k - 1 - res["m2"], k - 1 - res["m"]
+    ok(e is not None and lo <= e <= hi, "perftop_textfile_errors_total %r = the intervals written since DIR went "
+       "(%d..%d: page of interval %d, DIR removed after record %d)" % (e, lo, hi, k, res["m"]))
+
+
 # FIGURES_ONLY=metrics,threads runs those alone (by hand, while working on one).
 ONLY = [x for x in os.environ.get("FIGURES_ONLY", "").split(",") if x]
 TESTS = [("focus", lambda: [test_focus(f) for f in ("json", "csv", "text")]),
@@ -564,7 +606,7 @@ TESTS = [("focus", lambda: [test_focus(f) for f in ("json", "csv", "text")]),
          ("system_wide", lambda: [test_system_wide(f) for f in ("json", "csv", "text")]),
          ("pinned", lambda: [test_pinned(f) for f in ("json", "csv")]),
          ("threads", test_threads), ("fork", test_fork_stats), ("metrics", test_metrics),
-         ("metrics_focus", test_metrics_focus)]
+         ("metrics_focus", test_metrics_focus), ("textfile", test_textfile_errors)]
 try:
     for name, fn in TESTS:
         if not ONLY or name in ONLY:

@@ -289,6 +289,9 @@ def check_cpus_view(t, delay):
     online = sorted(int(c[3:]) for c in os.listdir("/sys/devices/system/cpu") if re.match(r"^cpu\d+$", c)
                     and (c == "cpu0" or read("/sys/devices/system/cpu/%s/online" % c).strip() == "1"))
     tap.ok(cpus == online, "CPUs view: a row per online CPU (%r, /sys: %r)" % (cpus, online))
+    m = re.search(r"row (\d+) of (\d+)", t.screen())
+    tap.ok(m is not None and int(m.group(2)) == len(online), "CPUs view: row N of M, M the online CPUs (%s)"
+           % (m.group(0) if m else None))
 
     def rates(sc):
         rs = [(r[0], r[3]) for r in (x.split() for x in tuitest.table_rows(sc)) if len(r) >= 4 and r[0].isdigit()]
