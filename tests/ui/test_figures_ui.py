@@ -275,6 +275,25 @@ def check_tasks_view(t, wpid, delay):
            % "; ".join(what))
 
 
+def check_thread_rows(t, wpid):
+    """Tasks view, H: the spinner's thread rows carry TIDs of its
+    /proc/PID/task, its spinning main thread among them (its idle threads
+    never run, so take no sample)."""
+    t.keys("H")
+    s = t.wait(lambda sc: re.search(r"\bTID\b", tuitest.column_titles(sc)) is not None and
+               any(r.split()[:1] == [str(wpid)] for r in tuitest.table_rows(sc)), 10)
+    titles = tuitest.column_titles(s or "").split()
+    tids = set()
+    if s and "TID" in titles:
+        k = titles.index("TID")
+        tids = {int(r.split()[k]) for r in tuitest.table_rows(s) if r.split()[:1] == [str(wpid)]}
+    real = {int(x) for x in os.listdir("/proc/%d/task" % wpid)}
+    tap.ok(wpid in tids and tids <= real, "H: the spinner's thread rows' TIDs %r are in /proc/%d/task, its main "
+           "thread among them" % (sorted(tids), wpid))
+    t.keys("H")
+    t.wait(lambda sc: "TID" not in tuitest.column_titles(sc), 10)
+
+
 def check_cpus_view(t, delay):
     """CPUs view: a row per online CPU, Samples/s against -F (cpu-clock
     fires on every CPU), Samples against Samples/s x the interval."""
@@ -365,6 +384,7 @@ def main():
         check_sys(t)
         check_meters(t)
         check_tasks_view(t, wpid, delay)
+        check_thread_rows(t, wpid)
         check_cpus_view(t, delay)
         check_symbols_view(t, wpid, delay)
         t.quit()
