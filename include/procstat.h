@@ -17,7 +17,8 @@ struct procstat_cpu {
 
 struct procstat_sys {
 	double load[3];
-	unsigned running, tasks;   /* scheduling entities (threads) */
+	unsigned running, tasks;   /* scheduling entities (threads), /proc/loadavg's */
+	unsigned procs;            /* processes (kernel threads too): /proc's PID folders, as top counts */
 	uint64_t mem_total, mem_used; /* bytes; used as htop and free count it */
 };
 
@@ -25,6 +26,8 @@ struct procstat_sys {
  * files stay open between calls (procstat_close closes them). */
 int procstat_cpus(struct procstat_cpu *out, size_t max);
 int procstat_sys(struct procstat_sys *out);
+/* The PID folders in dir ("/proc"): the processes, as top counts them; -errno. */
+int procstat_count_procs(const char *dir);
 void procstat_close(void);
 /* preads of the system-wide files so far (tests: one a file a call). */
 unsigned long procstat_reads(void);

@@ -173,7 +173,7 @@ static void draw_sys(struct ui *u, int y, int w)
 
 	paint_fill(y, 0, w, R_NORMAL);
 	if (u->fr.sys_ok) {
-		snprintf(tasks, sizeof(tasks), "%u, %u running", p->tasks, p->running);
+		snprintf(tasks, sizeof(tasks), "%u, %u thr; %u running", p->procs, p->tasks, p->running);
 		snprintf(load, sizeof(load), "%.2f %.2f %.2f", p->load[0], p->load[1], p->load[2]);
 		fmt_bytes(used, sizeof(used), p->mem_used);
 		fmt_bytes(total, sizeof(total), p->mem_total);

@@ -30,7 +30,7 @@ def main():
                % (sz, ev.rstrip()[-20:]))
         tap.ok(re.search(r"row \d+ of \d+", s) is not None, "%s: row N of M" % sz)
         if h >= 24:
-            tap.ok(re.search(r"Tasks: \d+, \d+ running\s+Load average: [\d.]+ [\d.]+ [\d.]+\s+Mem: ", s)
+            tap.ok(re.search(r"Tasks: \d+, \d+ thr; \d+ running\s+Load average: [\d.]+ [\d.]+ [\d.]+\s+Mem: ", s)
                    is not None, "%s: tasks, load average, memory" % sz)
             tap.ok(re.search(r"^\s+0\[\|*\s*\d+\.\d% \S+/s\]", s, re.M) is not None,
                    "%s: CPU meter: busy %% and samples/s" % sz)

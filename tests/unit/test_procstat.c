@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -185,8 +186,37 @@ static void test_task_live(void)
 	CHECK(procstat_task(pid, 999999999, &proc1) < 0, "a thread that is not there: an error");
 }
 
+/* Tasks counts processes as top and htop do: the PID folders of /proc, not
+ * /proc/loadavg's threads (a header once showed 204 for 162 processes). */
+static void test_count_procs(void)
+{
+	char dir[] = "/tmp/procstat-XXXXXX", path[64];
+	const char *names[] = { "1", "42", "4096", "self", "0x1", "12a", "sys" };
+	struct procstat_sys s;
+
+	if (!mkdtemp(dir)) {
+		CHECK_SKIP("no temporary folder");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		mkdir(path, 0700);
+	}
+	CHECK(procstat_count_procs(dir) == 3, "the PID folders only (%d of 7 entries)", procstat_count_procs(dir));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		rmdir(path);
+	}
+	rmdir(dir);
+	CHECK(procstat_count_procs("/nonexistent") < 0, "a missing folder: an error");
+	CHECK(procstat_sys(&s) == 0 && s.procs > 0 && s.procs <= s.tasks,
+	      "the header's processes (%u) are no more than its threads (%u)", s.procs, s.tasks);
+	procstat_close();
+}
+
 int main(void)
 {
+	test_count_procs();
 	test_task_path();
 	test_task_live();
 	test_parse_cpus();
