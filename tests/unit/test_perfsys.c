@@ -41,9 +41,9 @@ int main(void)
 
 	memset(&e, 0, sizeof(e));
 	CHECK(engine_notice(&e) == NULL, "no fallback, no notice");
-	engine_add_notice(&e, "kernel sampling not permitted (kernel.perf_event_paranoid=%d): sampling user "
+	engine_events_notice(&e, "kernel sampling not permitted (kernel.perf_event_paranoid=%d): sampling user "
 			  "space only (%s:u)", 2, "cycles");
-	engine_add_notice(&e, "cycles not supported here (ENOENT: no hardware PMU): sampling cpu-clock instead");
+	engine_events_notice(&e, "cycles not supported here (ENOENT: no hardware PMU): sampling cpu-clock instead");
 	CHECK(engine_notice(&e) && HAS(engine_notice(&e), "user space only (cycles:u); cycles not supported"),
 	      "both fallbacks in one notice: %s", engine_notice(&e));
 	{
