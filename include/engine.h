@@ -231,8 +231,9 @@ void engine_attr_build(struct perf_event_attr *attr, const struct evspec *ev,
 		       const struct engine_opts *o, bool inherit);
 /* The per-CPU tracking event's (dummy: MMAP2, COMM, FORK/EXIT). */
 void engine_attr_tracking(struct perf_event_attr *attr, bool inherit);
-/* What call-graph samples carry, from the options (layout->extra 0: none). */
-void engine_attr_layout(struct record_layout *layout, const struct callgraph_opts *cg);
+/* What samples carry, from the options (layout->extra 0: no call graph;
+ * period: -c's, or 0). */
+void engine_attr_layout(struct record_layout *layout, const struct callgraph_opts *cg, uint64_t period);
 /* The call-graph bits of a sampling event's attr. */
 void engine_attr_callgraph(struct perf_event_attr *attr, const struct callgraph_opts *cg);
 

@@ -205,7 +205,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	e->o.events = e->events;
 	e->o.enabled = NULL; /* the caller's array: copied into e->enabled */
 
-	engine_attr_layout(&e->layout, &o->cg);
+	engine_attr_layout(&e->layout, &o->cg, o->period);
 	if (o->cg.mode == CALLGRAPH_DWARF && e->layout.regs_user_mask == 0) {
 		rc = -EOPNOTSUPP;
 		snprintf(err, errlen, "--call-graph dwarf: no DWARF unwinding for this architecture here: "

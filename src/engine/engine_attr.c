@@ -21,10 +21,17 @@ void engine_attr_build(struct perf_event_attr *attr, const struct evspec *ev,
 	attr->sample_id_all = 1;
 	attr->disabled = 1;
 	attr->inherit = inherit;
-	if (o->period || ev->attr.type == PERF_TYPE_TRACEPOINT) {
+	if (o->period) {
+		/* Every sample's period is -c's (record_layout.period): with
+		 * PERF_SAMPLE_PERIOD the kernel would take a software event's
+		 * or a tracepoint's every hit, whatever the period. */
+		attr->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+		attr->freq = 0;
+		attr->sample_period = o->period;
+	} else if (ev->attr.type == PERF_TYPE_TRACEPOINT) {
 		/* Tracepoints: every hit, as perf does, unless -c says otherwise. */
 		attr->freq = 0;
-		attr->sample_period = o->period ? o->period : 1;
+		attr->sample_period = 1;
 	} else {
 		attr->freq = 1;
 		attr->sample_freq = o->freq;
@@ -39,9 +46,10 @@ void engine_attr_build(struct perf_event_attr *attr, const struct evspec *ev,
 	engine_attr_callgraph(attr, &o->cg);
 }
 
-void engine_attr_layout(struct record_layout *layout, const struct callgraph_opts *cg)
+void engine_attr_layout(struct record_layout *layout, const struct callgraph_opts *cg, uint64_t period)
 {
 	memset(layout, 0, sizeof(*layout));
+	layout->period = period;
 	switch (cg->mode) {
 	case CALLGRAPH_FP:
 		layout->extra = PERF_SAMPLE_CALLCHAIN;
@@ -66,7 +74,7 @@ void engine_attr_callgraph(struct perf_event_attr *attr, const struct callgraph_
 {
 	struct record_layout lay;
 
-	engine_attr_layout(&lay, cg);
+	engine_attr_layout(&lay, cg, 0);
 	if (lay.extra == 0)
 		return;
 	attr->sample_type |= lay.extra;

@@ -200,7 +200,7 @@ retry:
 					engine_events_notice(e, "%s: no call-stack LBR here (%s): call graphs from frame pointers",
 							  spec->name, strerrorname_np(errnum));
 					e->o.cg.mode = CALLGRAPH_FP;
-					engine_attr_layout(&e->layout, &e->o.cg);
+					engine_attr_layout(&e->layout, &e->o.cg, e->o.period);
 					goto retry;
 				}
 				open_error(e, errnum, spec->name, e->cpus[c], e->tids[t], err, errlen);

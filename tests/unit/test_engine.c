@@ -54,6 +54,22 @@ static void test_attr(void)
 	engine_attr_build(&a, &s, &o, true);
 	CHECK(!a.freq && a.sample_period == 100003, "-c gives a fixed period");
 	CHECK(a.inherit, "-p: inherited into new threads");
+	CHECK(a.sample_type == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_CPU),
+	      "-c: no PERF_SAMPLE_PERIOD (with it the kernel samples a software event's every hit)");
+	for (uint32_t type = PERF_TYPE_HARDWARE; type <= PERF_TYPE_BREAKPOINT; type++) {
+		struct evspec k = s;
+
+		k.attr.type = type;
+		engine_attr_build(&a, &k, &o, false);
+		CHECK(!a.freq && a.sample_period == 100003 && !(a.sample_type & PERF_SAMPLE_PERIOD),
+		      "-c: fixed period, none in the records, for every kind of event");
+	}
+	struct record_layout lay;
+	struct callgraph_opts cg = { .mode = CALLGRAPH_NONE };
+
+	engine_attr_layout(&lay, &cg, 100003);
+	CHECK(lay.period == 100003 && lay.extra == 0, "-c: the layout gives the decoder the period");
 
 	s = hw_spec(PERF_COUNT_HW_CACHE_L1D | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
 		    ((uint64_t)PERF_COUNT_HW_CACHE_RESULT_MISS << 16), 0, 0);
@@ -64,7 +80,8 @@ static void test_attr(void)
 	s.attr.type = PERF_TYPE_TRACEPOINT;
 	o.period = 0;
 	engine_attr_build(&a, &s, &o, false);
-	CHECK(!a.freq && a.sample_period == 1, "tracepoints sample every hit by default");
+	CHECK(!a.freq && a.sample_period == 1 && (a.sample_type & PERF_SAMPLE_PERIOD),
+	      "tracepoints sample every hit by default, each with its count as period");
 }
 
 static void test_pages(void)
