@@ -21,7 +21,7 @@ enum counter_state {
 	COUNTER_OK,           /* counted the whole time */
 	COUNTER_SCALED,       /* multiplexed: value estimated from running/enabled */
 	COUNTER_NOT_RUN,      /* enabled but never scheduled: shown as "-" */
-	COUNTER_UNSUPPORTED,  /* this host cannot count it: shown as "n/a" */
+	COUNTER_UNSUPPORTED,  /* not measured here (user-only counting cannot see it): "n/a" */
 };
 
 struct counter_value {
@@ -43,6 +43,10 @@ size_t counters_plan(const struct evspec *evs, size_t n, struct counter_group *g
 
 /* The attr each member gets (leader: disabled until counters_enable). */
 void counters_attr(struct perf_event_attr *attr, const struct evspec *ev, bool leader, bool inherit);
+
+/* Whether counting with this attr sees nothing: context switches and
+ * migrations happen in the kernel, which exclude_kernel leaves out. */
+bool counters_kernel_only(const struct perf_event_attr *attr);
 
 /* Scaled value: raw * enabled / running, rounding to nearest; state says how
  * it was obtained. */
@@ -83,6 +87,8 @@ int counters_enable(struct counters *c);
  * the previous call). */
 int counters_read(struct counters *c);
 
+/* The events shown: those that opened (the others are named once in the
+ * notice, with why). Rows' values are in this order. */
 size_t counters_nevents(const struct counters *c);
 const struct evspec *counters_event(const struct counters *c, size_t i);
 /* Process (or cgroup) rows, and thread rows. */

@@ -1,6 +1,7 @@
 #include "counters.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +37,20 @@ struct counters {
 	struct counter_group groups[COUNTERS_MAX];
 	size_t ngroups;
 	bool unsupported[COUNTERS_MAX];
+	int unsupported_err[COUNTERS_MAX]; /* the errno that said so */
+	/* Opened, but user-only counting cannot see it (counters_kernel_only):
+	 * shown as n/a, never as the 0 it reads. */
+	bool unseen[COUNTERS_MAX];
+	/* The events shown (every one that opened), as indexes into evs:
+	 * rows and counters_event are in this order. */
+	size_t vis[COUNTERS_MAX], nvis;
 	struct unit *units;
 	size_t nunits;
 	struct counter_row *procs, *threads;
 	size_t nprocs;
 	int cgroup_fd;
 	bool inherit;
-	char notice[256];
+	char notice[768];
 	bool user_only;      /* kernel counting refused: excluded for lack of rights */
 };
 
@@ -150,6 +158,83 @@ int counters_parse_read(const uint64_t *buf, size_t len, size_t max, uint64_t *e
 	return (int)nr;
 }
 
+__attribute__((format(printf, 2, 3)))
+static void add_notice(struct counters *c, const char *fmt, ...)
+{
+	size_t used = strlen(c->notice);
+	va_list ap;
+
+	if (used && used + 3 < sizeof(c->notice)) {
+		memcpy(c->notice + used, "; ", 3);
+		used += 2;
+	}
+	if (used + 1 >= sizeof(c->notice))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->notice + used, sizeof(c->notice) - used, fmt, ap);
+	va_end(ap);
+}
+
+bool counters_kernel_only(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE && a->exclude_kernel &&
+	       (a->config == PERF_COUNT_SW_CONTEXT_SWITCHES || a->config == PERF_COUNT_SW_CPU_MIGRATIONS);
+}
+
+/* Why the kernel would not count an event here, for the notice. */
+static void unsupported_reason(const struct evspec *ev, int e, char *buf, size_t len)
+{
+	bool pmu = ev->attr.type == PERF_TYPE_HARDWARE || ev->attr.type == PERF_TYPE_HW_CACHE;
+
+	if (pmu && (e == ENOENT || e == ENODEV || e == EOPNOTSUPP))
+		snprintf(buf, len, "%s: no hardware PMU on this host", strerrorname_np(e));
+	else
+		snprintf(buf, len, "%s: %s", strerrorname_np(e), strerror(e));
+}
+
+/* The events shown: those that opened. One notice names the others, one
+ * reason at a time, and one the events user-only counting cannot see. */
+static void shown_events(struct counters *c)
+{
+	char names[512], why[128], other[128];
+	bool told[COUNTERS_MAX] = { false };
+
+	c->nvis = 0;
+	for (size_t ev = 0; ev < c->nev; ev++) {
+		c->unseen[ev] = !c->unsupported[ev] && counters_kernel_only(&c->evs[ev].attr);
+		if (!c->unsupported[ev])
+			c->vis[c->nvis++] = ev;
+	}
+	for (size_t ev = 0; ev < c->nev; ev++) {
+		if (!c->unsupported[ev] || told[ev])
+			continue;
+		unsupported_reason(&c->evs[ev], c->unsupported_err[ev], why, sizeof(why));
+		names[0] = '\0';
+		for (size_t k = ev; k < c->nev; k++) {
+			if (!c->unsupported[k] || told[k])
+				continue;
+			unsupported_reason(&c->evs[k], c->unsupported_err[k], other, sizeof(other));
+			if (strcmp(other, why) != 0)
+				continue;
+			told[k] = true;
+			if (names[0])
+				strlcat(names, ", ", sizeof(names));
+			strlcat(names, c->evs[k].name, sizeof(names));
+		}
+		add_notice(c, "not counted, not shown: %s (%s)", names, why);
+	}
+	names[0] = '\0';
+	for (size_t ev = 0; ev < c->nev; ev++)
+		if (c->unseen[ev]) {
+			if (names[0])
+				strlcat(names, ", ", sizeof(names));
+			strlcat(names, c->evs[ev].name, sizeof(names));
+		}
+	if (names[0])
+		add_notice(c, "%s n/a: they happen in the kernel, which user-only counting cannot see (run as "
+			   "root, or sysctl kernel.perf_event_paranoid=1)", names);
+}
+
 static bool unsupported_errno(int e)
 {
 	return e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == EINVAL;
@@ -181,6 +266,7 @@ static int open_group(struct counters *c, struct unit *u, const struct counter_g
 			}
 			if (unsupported_errno(e)) {
 				c->unsupported[ev] = true;
+				c->unsupported_err[ev] = e;
 				continue;
 			}
 			if ((e == EACCES || e == EPERM) && c->cgroup_fd < 0 && !c->evs[ev].has_modifiers &&
@@ -321,15 +407,12 @@ int counters_open(struct counters **out, const struct evspec *evs, size_t n,
 		}
 	}
 	if (dropped)
-		snprintf(c->notice, sizeof(c->notice), "fd limit: hardware counters dropped for %zu of %zu "
-			 "threads (%zu fds needed: raise ulimit -n)", dropped, c->nunits, need);
-	if (c->user_only) {
-		size_t used = strlen(c->notice);
-
-		snprintf(c->notice + used, sizeof(c->notice) - used, "%skernel counting not permitted "
-			 "(kernel.perf_event_paranoid=%d): counting user space only", used ? "; " : "",
-			 perfsys_paranoid());
-	}
+		add_notice(c, "fd limit: hardware counters dropped for %zu of %zu threads (%zu fds needed: "
+			   "raise ulimit -n)", dropped, c->nunits, need);
+	if (c->user_only)
+		add_notice(c, "kernel counting not permitted (kernel.perf_event_paranoid=%d): counting user "
+			   "space only", perfsys_paranoid());
+	shown_events(c);
 	for (size_t ev = 0; ev < c->nev; ev++)
 		for (size_t u = 0; u < c->nunits; u++)
 			c->units[u].row.v[ev].state = c->unsupported[ev] ? COUNTER_UNSUPPORTED : COUNTER_OK;
@@ -419,6 +502,21 @@ static enum counter_state worse(enum counter_state a, enum counter_state b)
 	return a > b ? a : b;
 }
 
+/* A unit's row as shown: only the events that opened, in their order; what
+ * user-only counting cannot see is n/a, not the 0 it read. */
+static void compact(const struct counters *c, const struct counter_row *in, struct counter_row *out)
+{
+	out->pid = in->pid;
+	out->tid = in->tid;
+	out->exited = in->exited;
+	memset(out->v, 0, sizeof(out->v));
+	for (size_t i = 0; i < c->nvis; i++) {
+		out->v[i] = in->v[c->vis[i]];
+		if (c->unseen[c->vis[i]])
+			out->v[i] = (struct counter_value){ .state = COUNTER_UNSUPPORTED };
+	}
+}
+
 int counters_read(struct counters *c)
 {
 	if (c->procs == NULL) {
@@ -433,17 +531,15 @@ int counters_read(struct counters *c)
 		struct counter_row *p;
 
 		read_unit(c, un);
-		c->threads[u] = un->row;
+		compact(c, &un->row, &c->threads[u]);
 		p = proc_row(c, un->pid);
 		if (p == NULL) {
 			p = &c->procs[c->nprocs++];
 			memset(p, 0, sizeof(*p));
 			p->pid = un->pid;
-			for (size_t ev = 0; ev < c->nev; ev++)
-				p->v[ev].state = c->unsupported[ev] ? COUNTER_UNSUPPORTED : COUNTER_OK;
 		}
-		for (size_t ev = 0; ev < c->nev; ev++) {
-			struct counter_value *d = &p->v[ev], *s = &un->row.v[ev];
+		for (size_t i = 0; i < c->nvis; i++) {
+			struct counter_value *d = &p->v[i], *s = &c->threads[u].v[i];
 
 			d->value += s->value;
 			d->total += s->total;
@@ -456,11 +552,11 @@ int counters_read(struct counters *c)
 	return 0;
 }
 
-size_t counters_nevents(const struct counters *c) { return c->nev; }
+size_t counters_nevents(const struct counters *c) { return c->nvis; }
 
 const struct evspec *counters_event(const struct counters *c, size_t i)
 {
-	return i < c->nev ? &c->evs[i] : NULL;
+	return i < c->nvis ? &c->evs[c->vis[i]] : NULL;
 }
 
 size_t counters_processes(const struct counters *c, const struct counter_row **rows)
