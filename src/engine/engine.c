@@ -129,13 +129,9 @@ static int collect_targets(struct engine *e, char *err, size_t errlen)
 		return rc;
 	}
 	if (e->o.cgroup) {
-		e->cgroup_fd = open(e->o.cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (e->cgroup_fd < 0) {
-			rc = -errno;
-			snprintf(err, errlen, "cannot open cgroup %s: %s (give a cgroup v2 directory, "
-				 "e.g. /sys/fs/cgroup/system.slice/NAME.service)", e->o.cgroup, strerror(-rc));
-			return rc;
-		}
+		e->cgroup_fd = perfsys_cgroup_open(e->o.cgroup, err, errlen);
+		if (e->cgroup_fd < 0)
+			return e->cgroup_fd;
 	}
 	if (e->o.pids == NULL) {
 		e->tids = malloc(sizeof(*e->tids));
@@ -150,6 +146,15 @@ static int collect_targets(struct engine *e, char *err, size_t errlen)
 		size_t nt = 0;
 
 		if (e->o.pids_are_tids) {
+			char proc[32];
+
+			/* /proc/TID is there for every thread, listed or not. */
+			snprintf(proc, sizeof(proc), "/proc/%d", (int)e->o.pids[i]);
+			if (access(proc, F_OK) != 0) {
+				snprintf(err, errlen, "no such thread: %d (-t takes thread IDs: see ps -eLo pid,tid,comm)",
+					 (int)e->o.pids[i]);
+				return -ESRCH;
+			}
 			t = malloc(sizeof(*t));
 			if (t == NULL)
 				return -ENOMEM;

@@ -2,6 +2,7 @@
  * fallbacks perf takes), the id -> event map, enable/disable, re-open with
  * new exclude bits, and the running times behind engine_events_running_pct. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,30 @@ static void open_error(struct engine *e, int errnum, const char *evname, int cpu
 		snprintf(what, sizeof(what), "event %s (CPU %d)", evname, cpu);
 	if (e->cgroup_fd >= 0)
 		w.tid = -1; /* a cgroup event is a CPU event to the kernel */
+	perfsys_strerror(err, errlen, errnum, &w);
+}
+
+/* The tracking event is perftop's own: a failure to open it is told as
+ * what the user asked for (the system-wide view, a cgroup, a process or
+ * thread), with the fix perfsys gives for that kind of target. */
+static void tracking_error(struct engine *e, int errnum, int cpu, pid_t tid, char *err, size_t errlen)
+{
+	char what[PATH_MAX + 64];
+	struct perfsys_what w = { what, cpu, tid, engine_events_fds_needed(e), PERFSYS_PARANOID_UNKNOWN };
+	bool listed = false;
+
+	for (size_t i = 0; i < e->o.npids; i++)
+		listed |= e->o.pids[i] == tid;
+	if (e->cgroup_fd >= 0)
+		snprintf(what, sizeof(what), "-G %s (the cgroup on CPU %d)", e->o.cgroup, cpu);
+	else if (tid < 0)
+		snprintf(what, sizeof(what), "the system-wide view (CPU %d)", cpu);
+	else if (e->o.pids_are_tids)
+		snprintf(what, sizeof(what), "-t %d (thread %d)", (int)tid, (int)tid);
+	else if (listed)
+		snprintf(what, sizeof(what), "-p %d (process %d)", (int)tid, (int)tid);
+	else
+		snprintf(what, sizeof(what), "-p (thread %d of the process)", (int)tid);
 	perfsys_strerror(err, errlen, errnum, &w);
 }
 
@@ -244,7 +269,7 @@ int engine_events_open_tracking(struct engine *e, char *err, size_t errlen)
 			if (fd == -ESRCH && e->tids[t] >= 0 && t > 0)
 				continue;
 			if (fd < 0) {
-				open_error(e, -fd, "dummy (tracking)", e->cpus[c], e->tids[t], err, errlen);
+				tracking_error(e, -fd, e->cpus[c], e->tids[t], err, errlen);
 				return fd;
 			}
 			*engine_track_at(e, c, t) = fd;
