@@ -8,10 +8,10 @@
 #ifndef PERFTOP_ENGINE_INT_H
 #define PERFTOP_ENGINE_INT_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/epoll.h>
-#include <errno.h>
 
 #include "engine.h"
 #include "order.h"
