@@ -122,6 +122,9 @@ int engine_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg);
 
 /* Changes the tick period without re-opening anything. */
 int engine_set_interval(struct engine *e, double seconds);
+/* The next tick in secs (sooner than the interval), then every interval
+ * from it: the live view's first table. */
+int engine_tick_in(struct engine *e, double secs);
 
 /* Turns one sampling event on or off on every CPU/thread (ioctl, no re-open). */
 int engine_enable_event(struct engine *e, size_t ev, bool on);

@@ -363,6 +363,7 @@ void engine_stop(struct engine *e) { engine_loop_stop(e); }
 void engine_quit(struct engine *e) { engine_loop_quit(e); }
 void engine_flush(struct engine *e) { engine_loop_flush(e); }
 int engine_set_interval(struct engine *e, double seconds) { return engine_loop_set_interval(e, seconds); }
+int engine_tick_in(struct engine *e, double secs) { return engine_loop_tick_in(e, secs); }
 
 int engine_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg)
 {

@@ -211,5 +211,6 @@ void engine_loop_quit(struct engine *e);
 void engine_loop_flush(struct engine *e);
 int engine_loop_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg);
 int engine_loop_set_interval(struct engine *e, double seconds);
+int engine_loop_tick_in(struct engine *e, double secs);
 
 #endif

@@ -291,6 +291,17 @@ static int arm_timer(struct engine *e, double seconds)
 	return timerfd_settime(e->tfd, 0, &its, NULL) < 0 ? -errno : 0;
 }
 
+int engine_loop_tick_in(struct engine *e, double secs)
+{
+	long every = (long)(e->o.interval * 1e9), first = (long)(secs * 1e9);
+	struct itimerspec its = { { every / 1000000000L, every % 1000000000L },
+				  { first / 1000000000L, first % 1000000000L } };
+
+	if (!(secs > 0 && secs < e->o.interval))
+		return -EINVAL;
+	return timerfd_settime(e->tfd, 0, &its, NULL) < 0 ? -errno : 0;
+}
+
 int engine_loop_start(struct engine *e)
 {
 	bool armed = e->clock_started;
