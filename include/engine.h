@@ -145,7 +145,7 @@ int engine_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, si
 int engine_running_pct(struct engine *e, size_t ev);
 /* Whether an event of this attr.type always runs while on: the software
  * PMU and tracepoints have no counters to share. */
-bool engine_never_multiplexed(uint32_t type);
+bool engine_attr_never_multiplexed(uint32_t type);
 
 /* What was actually opened (after any fallback). */
 const struct evspec *engine_event(const struct engine *e, size_t ev);
@@ -229,11 +229,15 @@ size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes, bool 
  * floor safe). */
 #define ENGINE_DIRECT_MIN_NS 125000000ull
 uint64_t engine_direct_ns(size_t ring, uint64_t rate_bytes);
-void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
+/* engine_attr.c: a sampling event's attr. */
+void engine_attr_build(struct perf_event_attr *attr, const struct evspec *ev,
 		       const struct engine_opts *o, bool inherit);
 /* The per-CPU tracking event's (dummy: MMAP2, COMM, FORK/EXIT). */
-void engine_build_tracking_attr(struct perf_event_attr *attr, bool inherit);
-/* What call-graph samples carry, from the options (layout->extra 0: none). */
-void engine_build_layout(struct record_layout *layout, const struct callgraph_opts *cg);
+void engine_attr_tracking(struct perf_event_attr *attr, bool inherit);
+/* What samples carry, from the options (layout->extra 0: no call graph;
+ * period: -c's, or 0). */
+void engine_attr_layout(struct record_layout *layout, const struct callgraph_opts *cg, uint64_t period);
+/* The call-graph bits of a sampling event's attr. */
+void engine_attr_callgraph(struct perf_event_attr *attr, const struct callgraph_opts *cg);
 
 #endif

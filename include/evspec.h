@@ -68,16 +68,4 @@ void exclude_format(unsigned bits, char *buf, size_t len);
  * whether it works; tracepoints are summarised, not listed one by one. */
 void evspec_list_print(FILE *out);
 
-/* Shared by src/evspec.c (the parser) and src/evspec_tables.c (built-in
- * names, --list-events); other modules have no use for these. */
-
-/* A name needing no filesystem: hardware, software, hardware cache, rNNNN.
- * Sets type and config; 0, -1 unknown, -2 a cache op that cache lacks. */
-int evspec_symbol(const char *name, struct perf_event_attr *attr);
-const char *evspec_sysfs_root(void);
-/* tracefs root with a readable events/, or NULL with *eno (ENOENT: not mounted). */
-const char *evspec_tracefs_dir(int *eno);
-/* First line-ish of a sysfs/tracefs file, trailing whitespace dropped; 0 or -errno. */
-int evspec_read_line(const char *path, char *buf, size_t len);
-
 #endif

@@ -29,6 +29,11 @@ size_t perfsys_thp_size(void);
  * Best effort: refused, the opens run short and say how many. */
 void perfsys_fd_budget(size_t need);
 
+/* Opens a -G cgroup: the fd, or -errno with err saying why, where cgroup2
+ * is mounted and what to give instead (a path that is not a cgroup v2
+ * directory: -ENOTDIR). */
+int perfsys_cgroup_open(const char *path, char *err, size_t errlen);
+
 /* What an open was for, so the line names it and the fix fits. */
 struct perfsys_what {
 	const char *what;   /* "event cycles (CPU 0, TID 42)" */

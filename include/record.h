@@ -34,6 +34,12 @@ struct record_layout {
 	uint64_t extra;            /* RECORD_CALLGRAPH_BITS in use */
 	uint64_t regs_user_mask;   /* attr.sample_regs_user */
 	int branch_hw_idx;         /* attr.branch_sample_type has PERF_SAMPLE_BRANCH_HW_INDEX */
+	/* 0: samples carry their PERF_SAMPLE_PERIOD. Else the fixed period
+	 * (-c) every sample has, left out of the records: with the bit a
+	 * software event or tracepoint of fixed period is sampled at every
+	 * hit (the kernel's perf_swevent_event), as perf record -c leaves it
+	 * out too. */
+	uint64_t period;
 };
 
 
@@ -92,7 +98,16 @@ enum record_status {
 static inline bool record_flat(const struct perf_event_header *hdr, const struct record_layout *lay,
 			       struct record_flat *out)
 {
-	if (hdr->type != PERF_RECORD_SAMPLE || hdr->size != sizeof(*hdr) + sizeof(*out) || (lay && lay->extra))
+	if (hdr->type != PERF_RECORD_SAMPLE || (lay && lay->extra))
+		return false;
+	if (lay && lay->period) {
+		if (hdr->size != sizeof(*hdr) + offsetof(struct record_flat, period))
+			return false;
+		memcpy(out, hdr + 1, offsetof(struct record_flat, period));
+		out->period = lay->period;
+		return true;
+	}
+	if (hdr->size != sizeof(*hdr) + sizeof(*out))
 		return false;
 	memcpy(out, hdr + 1, sizeof(*out));
 	return true;

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +65,7 @@ size_t engine_wake_bytes(size_t ring, bool callgraph, uint64_t rate_bytes, bool 
 	 * the reader's and the main loop's, cost ~20 % of the 4 kHz view).
 	 * A quarter of the ring: at a wakeup it holds that and a little more,
 	 * well within the half a pass wants free to read it in place
-	 * (spill_claim). */
+	 * (engine_spill_claim). */
 	while (w < ENGINE_CG_WAKE_MAX && (uint64_t)w * 2 * ENGINE_CG_WAKES <= rate_bytes)
 		w *= 2;
 	if (in_place && w < ring / 4)
@@ -91,7 +90,7 @@ static bool rates_known(const struct engine *e)
 	struct perf_event_attr a;
 
 	for (size_t ev = 0; ev < e->o.nevents; ev++) {
-		engine_build_attr(&a, &e->events[ev], &e->o, false);
+		engine_attr_build(&a, &e->events[ev], &e->o, false);
 		if (!a.freq && a.sample_period)
 			return false;
 	}
@@ -114,22 +113,6 @@ static uint64_t sample_bytes(const struct engine_opts *o, const struct record_la
 	return b;
 }
 
-void engine_add_notice(struct engine *e, const char *fmt, ...)
-{
-	size_t used = strlen(e->notice);
-	va_list ap;
-
-	if (used && used + 2 < sizeof(e->notice)) {
-		memcpy(e->notice + used, "; ", 3);
-		used += 2;
-	}
-	if (used + 1 >= sizeof(e->notice))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(e->notice + used, sizeof(e->notice) - used, fmt, ap);
-	va_end(ap);
-}
-
 static int collect_targets(struct engine *e, char *err, size_t errlen)
 {
 	size_t i;
@@ -146,13 +129,9 @@ static int collect_targets(struct engine *e, char *err, size_t errlen)
 		return rc;
 	}
 	if (e->o.cgroup) {
-		e->cgroup_fd = open(e->o.cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (e->cgroup_fd < 0) {
-			rc = -errno;
-			snprintf(err, errlen, "cannot open cgroup %s: %s (give a cgroup v2 directory, "
-				 "e.g. /sys/fs/cgroup/system.slice/NAME.service)", e->o.cgroup, strerror(-rc));
-			return rc;
-		}
+		e->cgroup_fd = perfsys_cgroup_open(e->o.cgroup, err, errlen);
+		if (e->cgroup_fd < 0)
+			return e->cgroup_fd;
 	}
 	if (e->o.pids == NULL) {
 		e->tids = malloc(sizeof(*e->tids));
@@ -167,6 +146,15 @@ static int collect_targets(struct engine *e, char *err, size_t errlen)
 		size_t nt = 0;
 
 		if (e->o.pids_are_tids) {
+			char proc[32];
+
+			/* /proc/TID is there for every thread, listed or not. */
+			snprintf(proc, sizeof(proc), "/proc/%d", (int)e->o.pids[i]);
+			if (access(proc, F_OK) != 0) {
+				snprintf(err, errlen, "no such thread: %d (-t takes thread IDs: see ps -eLo pid,tid,comm)",
+					 (int)e->o.pids[i]);
+				return -ESRCH;
+			}
 			t = malloc(sizeof(*t));
 			if (t == NULL)
 				return -ENOMEM;
@@ -222,7 +210,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	e->o.events = e->events;
 	e->o.enabled = NULL; /* the caller's array: copied into e->enabled */
 
-	engine_build_layout(&e->layout, &o->cg);
+	engine_attr_layout(&e->layout, &o->cg, o->period);
 	if (o->cg.mode == CALLGRAPH_DWARF && e->layout.regs_user_mask == 0) {
 		rc = -EOPNOTSUPP;
 		snprintf(err, errlen, "--call-graph dwarf: no DWARF unwinding for this architecture here: "
@@ -276,22 +264,22 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	memset(e->track, -1, e->ncpus * e->ntids * sizeof(*e->track));
 
 	perfsys_fd_budget(e->ncpus * e->ntids * (o->nevents + 1) + 64);
-	if ((rc = events_open_tracking(e, err, errlen)) != 0)
+	if ((rc = engine_events_open_tracking(e, err, errlen)) != 0)
 		goto fail;
 	for (ev = 0; ev < o->nevents; ev++) {
 		enum callgraph_mode mode = e->o.cg.mode;
 
-		if ((rc = events_open(e, ev, err, errlen)) != 0)
+		if ((rc = engine_events_open(e, ev, err, errlen)) != 0)
 			goto fail;
 		/* One layout for every event of the ring: an LBR fallback on
 		 * this one re-opens those opened before it the same way. */
 		for (size_t j = 0; j < ev && mode != e->o.cg.mode; j++) {
-			events_close(e, j);
-			if ((rc = events_open(e, j, err, errlen)) != 0)
+			engine_events_close(e, j);
+			if ((rc = engine_events_open(e, j, err, errlen)) != 0)
 				goto fail;
 		}
 	}
-	if ((rc = loop_setup(e, err, errlen)) != 0 || (rc = spill_start_reader(e, err, errlen)) != 0)
+	if ((rc = engine_loop_setup(e, err, errlen)) != 0 || (rc = engine_spill_start_reader(e, err, errlen)) != 0)
 		goto fail;
 	*out = e;
 	return 0;
@@ -310,10 +298,10 @@ void engine_close(struct engine *e)
 	if (e == NULL)
 		return;
 	/* The reader first: it is joined before its rings go. */
-	spill_free(e);
+	engine_spill_free(e);
 	if (e->fds)
 		for (i = 0; i < e->o.nevents; i++)
-			events_close(e, i);
+			engine_events_close(e, i);
 	if (e->rings)
 		for (i = 0; i < e->ncpus; i++)
 			ring_unmap(&e->rings[i]);
@@ -323,7 +311,7 @@ void engine_close(struct engine *e)
 				close(e->track[i]);
 	if (e->cgroup_fd >= 0)
 		close(e->cgroup_fd);
-	loop_free(e);
+	engine_loop_free(e);
 	free(e->ids);
 	free(e->rings);
 	free(e->track);
@@ -365,3 +353,32 @@ void engine_get_stats(const struct engine *e, struct engine_stats *st)
 		st->backlog += ring_pending(&e->spill[c]);
 	}
 }
+
+/* The API the session calls: the loop, the events and the spill below
+ * keep their own prefixes and never call up here. */
+int engine_start(struct engine *e) { return engine_loop_start(e); }
+int engine_start_clock(struct engine *e) { return engine_loop_start_clock(e); }
+int engine_run(struct engine *e, const struct engine_handlers *h) { return engine_loop_run(e, h); }
+void engine_stop(struct engine *e) { engine_loop_stop(e); }
+void engine_quit(struct engine *e) { engine_loop_quit(e); }
+void engine_flush(struct engine *e) { engine_loop_flush(e); }
+int engine_set_interval(struct engine *e, double seconds) { return engine_loop_set_interval(e, seconds); }
+int engine_tick_in(struct engine *e, double secs) { return engine_loop_tick_in(e, secs); }
+
+int engine_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg)
+{
+	return engine_loop_watch_fd(e, fd, cb, arg);
+}
+
+int engine_enable_event(struct engine *e, size_t ev, bool on) { return engine_events_enable(e, ev, on); }
+bool engine_event_enabled(const struct engine *e, size_t ev) { return ev < e->o.nevents && e->enabled[ev]; }
+int engine_running_pct(struct engine *e, size_t ev) { return engine_events_running_pct(e, ev); }
+
+int engine_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, size_t errlen)
+{
+	return engine_events_set_exclude(e, ev, excl, err, errlen);
+}
+
+void engine_stack_used(struct engine *e, pid_t pid, uint32_t bytes) { engine_spill_stack_used(e, pid, bytes); }
+uint64_t engine_stack_keep(const struct engine *e, pid_t pid) { return engine_spill_stack_keep(e, pid); }
+void engine_hand_back(struct engine *e) { engine_spill_hand_back(e); }

@@ -1,7 +1,9 @@
-/* engine events: attrs, opening the tracking and sampling events (with the
+/* engine events: opening the tracking and sampling events (with the
  * fallbacks perf takes), the id -> event map, enable/disable, re-open with
- * new exclude bits, and the running times behind engine_running_pct. */
+ * new exclude bits, and the running times behind engine_events_running_pct. */
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,133 +15,20 @@
 #include "perfsys.h"
 #include "unwind.h"
 
-void engine_build_attr(struct perf_event_attr *attr, const struct evspec *ev,
-		       const struct engine_opts *o, bool inherit)
+void engine_events_notice(struct engine *e, const char *fmt, ...)
 {
-	*attr = ev->attr;
-	attr->size = sizeof(*attr);
-	attr->sample_type = RECORD_SAMPLE_TYPE;
-	attr->sample_id_all = 1;
-	attr->disabled = 1;
-	attr->inherit = inherit;
-	if (o->period || ev->attr.type == PERF_TYPE_TRACEPOINT) {
-		/* Tracepoints: every hit, as perf does, unless -c says otherwise. */
-		attr->freq = 0;
-		attr->sample_period = o->period ? o->period : 1;
-	} else {
-		attr->freq = 1;
-		attr->sample_freq = o->freq;
+	size_t used = strlen(e->notice);
+	va_list ap;
+
+	if (used && used + 2 < sizeof(e->notice)) {
+		memcpy(e->notice + used, "; ", 3);
+		used += 2;
 	}
-	attr->watermark = 1;
-	/* Times comparable across CPUs and with clock_gettime: the drain merges
-	 * the CPUs' records by time up to "now less a slack". */
-	attr->use_clockid = 1;
-	attr->clockid = CLOCK_MONOTONIC;
-	/* read() then tells how long the event really ran: multiplexing. */
-	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-	engine_build_callgraph(attr, &o->cg);
-}
-
-void engine_build_layout(struct record_layout *layout, const struct callgraph_opts *cg)
-{
-	memset(layout, 0, sizeof(*layout));
-	switch (cg->mode) {
-	case CALLGRAPH_FP:
-		layout->extra = PERF_SAMPLE_CALLCHAIN;
-		if ((layout->regs_user_mask = unwind_regs_mask()) != 0)
-			layout->extra |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		break;
-	case CALLGRAPH_DWARF:
-		layout->extra = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		layout->regs_user_mask = unwind_regs_mask();
-		break;
-	case CALLGRAPH_LBR:
-		/* The kernel half from the callchain, the user half from the LBR. */
-		layout->extra = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK;
-		break;
-	default:
-		break;
-	}
-}
-
-/* The attr bits of a call-graph mode, as perf record -g / --call-graph sets them. */
-void engine_build_callgraph(struct perf_event_attr *attr, const struct callgraph_opts *cg)
-{
-	struct record_layout lay;
-
-	engine_build_layout(&lay, cg);
-	if (lay.extra == 0)
+	if (used + 1 >= sizeof(e->notice))
 		return;
-	attr->sample_type |= lay.extra;
-	attr->sample_max_stack = cg->max_stack;
-	if (cg->mode == CALLGRAPH_DWARF) {
-		attr->sample_regs_user = lay.regs_user_mask;
-		attr->sample_stack_user = cg->stack_size;
-		/* User frames come from unwinding the stack copy; the kernel
-		 * still gives its own half of the chain. */
-		attr->exclude_callchain_user = 1;
-	} else if (cg->mode == CALLGRAPH_FP && lay.regs_user_mask) {
-		attr->sample_regs_user = lay.regs_user_mask;
-		attr->sample_stack_user = CALLGRAPH_LEAF_STACK;
-	} else if (cg->mode == CALLGRAPH_LBR) {
-		attr->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
-					   PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_NO_CYCLES;
-		attr->exclude_callchain_user = 1;
-	}
-}
-
-/* Whether MMAP2 records may carry build-ids (attr.build_id, Linux 5.12):
- * probed once with a disabled event on ourselves; a kernel that rejects
- * the bit gets the inode form, silently. */
-static bool mmap_build_id_supported(void)
-{
-	static int state; /* 0 unknown, 1 yes, -1 no */
-	struct perf_event_attr attr;
-	int fd;
-
-	if (state)
-		return state > 0;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_DUMMY;
-	attr.disabled = 1;
-	attr.mmap = 1;
-	attr.mmap2 = 1;
-	attr.build_id = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	fd = perfsys_open(&attr, 0, -1, -1, 0);
-	state = fd >= 0 ? 1 : -1;
-	if (fd >= 0)
-		close(fd);
-	return state > 0;
-}
-
-void engine_build_tracking_attr(struct perf_event_attr *attr, bool inherit)
-{
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = PERF_TYPE_SOFTWARE;
-	attr->config = PERF_COUNT_SW_DUMMY;
-	attr->sample_type = RECORD_SAMPLE_TYPE;
-	attr->sample_id_all = 1;
-	attr->mmap = 1;
-	attr->mmap2 = 1;
-	/* The build-id keys the file as it was mapped, even once replaced. */
-	attr->build_id = mmap_build_id_supported();
-	attr->comm = 1;
-	attr->comm_exec = 1;
-	attr->task = 1;
-	attr->inherit = inherit;
-	attr->watermark = 1;
-	attr->use_clockid = 1; /* as the sampling events': one timeline */
-	attr->clockid = CLOCK_MONOTONIC;
-	/* It counts nothing, and side-band records come regardless: excluding
-	 * the kernel (as perf's aux dummy does) lets perf_event_paranoid=2
-	 * allow it for an unprivileged -p PID --exclude kernel. */
-	attr->exclude_kernel = 1;
-	attr->exclude_hv = 1;
+	va_start(ap, fmt);
+	vsnprintf(e->notice + used, sizeof(e->notice) - used, fmt, ap);
+	va_end(ap);
 }
 
 static void idmap_put(struct engine_idslot *tab, size_t mask, uint64_t id, int ev)
@@ -179,7 +68,7 @@ static int idmap_add(struct engine *e, int fd, int ev)
 	return 0;
 }
 
-int events_find(struct engine *e, uint64_t id)
+int engine_events_find(struct engine *e, uint64_t id)
 {
 	struct engine_idslot *c = &e->idc[id & (ENGINE_IDC - 1)];
 	size_t i;
@@ -196,7 +85,7 @@ int events_find(struct engine *e, uint64_t id)
 	return -2;
 }
 
-size_t events_fds_needed(const struct engine *e)
+size_t engine_events_fds_needed(const struct engine *e)
 {
 	return e->ncpus * e->ntids * (e->o.nevents + 1) + 16;
 }
@@ -205,7 +94,7 @@ static void open_error(struct engine *e, int errnum, const char *evname, int cpu
 		       char *err, size_t errlen)
 {
 	char what[EVSPEC_NAME_MAX + 64];
-	struct perfsys_what w = { what, cpu, tid, events_fds_needed(e), PERFSYS_PARANOID_UNKNOWN };
+	struct perfsys_what w = { what, cpu, tid, engine_events_fds_needed(e), PERFSYS_PARANOID_UNKNOWN };
 
 	if (tid >= 0)
 		snprintf(what, sizeof(what), "event %s (CPU %d, TID %d)", evname, cpu, (int)tid);
@@ -213,6 +102,30 @@ static void open_error(struct engine *e, int errnum, const char *evname, int cpu
 		snprintf(what, sizeof(what), "event %s (CPU %d)", evname, cpu);
 	if (e->cgroup_fd >= 0)
 		w.tid = -1; /* a cgroup event is a CPU event to the kernel */
+	perfsys_strerror(err, errlen, errnum, &w);
+}
+
+/* The tracking event is perftop's own: a failure to open it is told as
+ * what the user asked for (the system-wide view, a cgroup, a process or
+ * thread), with the fix perfsys gives for that kind of target. */
+static void tracking_error(struct engine *e, int errnum, int cpu, pid_t tid, char *err, size_t errlen)
+{
+	char what[PATH_MAX + 64];
+	struct perfsys_what w = { what, cpu, tid, engine_events_fds_needed(e), PERFSYS_PARANOID_UNKNOWN };
+	bool listed = false;
+
+	for (size_t i = 0; i < e->o.npids; i++)
+		listed |= e->o.pids[i] == tid;
+	if (e->cgroup_fd >= 0)
+		snprintf(what, sizeof(what), "-G %s (the cgroup on CPU %d)", e->o.cgroup, cpu);
+	else if (tid < 0)
+		snprintf(what, sizeof(what), "the system-wide view (CPU %d)", cpu);
+	else if (e->o.pids_are_tids)
+		snprintf(what, sizeof(what), "-t %d (thread %d)", (int)tid, (int)tid);
+	else if (listed)
+		snprintf(what, sizeof(what), "-p %d (process %d)", (int)tid, (int)tid);
+	else
+		snprintf(what, sizeof(what), "-p (thread %d of the process)", (int)tid);
 	perfsys_strerror(err, errlen, errnum, &w);
 }
 
@@ -233,7 +146,7 @@ static void close_all(struct engine *e, size_t ev)
 		}
 }
 
-void events_close(struct engine *e, size_t ev)
+void engine_events_close(struct engine *e, size_t ev)
 {
 	close_all(e, ev);
 }
@@ -253,10 +166,10 @@ static bool user_only_fallback(struct engine *e, struct evspec *spec, int errnum
 	spec->attr.exclude_hv = 1;
 	paranoid = perfsys_paranoid();
 	if (paranoid == PERFSYS_PARANOID_UNKNOWN)
-		engine_add_notice(e, "kernel sampling not permitted: sampling user space only (%s:u); run as "
+		engine_events_notice(e, "kernel sampling not permitted: sampling user space only (%s:u); run as "
 				  "root or lower kernel.perf_event_paranoid to 1 for kernel samples", spec->name);
 	else
-		engine_add_notice(e, "kernel sampling not permitted (kernel.perf_event_paranoid=%d): sampling "
+		engine_events_notice(e, "kernel sampling not permitted (kernel.perf_event_paranoid=%d): sampling "
 				  "user space only (%s:u); run as root or lower it with sysctl "
 				  "kernel.perf_event_paranoid=1 for kernel samples", paranoid, spec->name);
 	return true;
@@ -264,7 +177,7 @@ static bool user_only_fallback(struct engine *e, struct evspec *spec, int errnum
 
 /* Opens one sampling event everywhere. Lowers precise_ip and falls back from
  * cycles to cpu-clock the way perf does, recording what it changed. */
-int events_open(struct engine *e, size_t ev, char *err, size_t errlen)
+int engine_events_open(struct engine *e, size_t ev, char *err, size_t errlen)
 {
 	struct evspec *spec = &e->events[ev];
 	struct perf_event_attr attr;
@@ -273,7 +186,7 @@ int events_open(struct engine *e, size_t ev, char *err, size_t errlen)
 	size_t c, t;
 
 retry:
-	engine_build_attr(&attr, spec, &e->o, inherit);
+	engine_attr_build(&attr, spec, &e->o, inherit);
 	attr.wakeup_watermark = (uint32_t)e->wake;
 	if (!e->clock_mono)
 		attr.use_clockid = 0, attr.clockid = 0;
@@ -295,7 +208,7 @@ retry:
 				    (errnum == ENOENT || errnum == EOPNOTSUPP || errnum == ENODEV)) {
 					const char *mod = strchr(spec->name, ':');
 
-					engine_add_notice(e, "%s not supported here (%s: no hardware PMU): sampling cpu-clock instead",
+					engine_events_notice(e, "%s not supported here (%s: no hardware PMU): sampling cpu-clock instead",
 							  spec->name, strerrorname_np(errnum));
 					spec->attr.type = PERF_TYPE_SOFTWARE;
 					spec->attr.config = PERF_COUNT_SW_CPU_CLOCK;
@@ -309,10 +222,10 @@ retry:
 				 * frame pointers, as perf falls back, and say so. */
 				if (e->o.cg.mode == CALLGRAPH_LBR &&
 				    (errnum == EOPNOTSUPP || errnum == ENOENT || errnum == EINVAL)) {
-					engine_add_notice(e, "%s: no call-stack LBR here (%s): call graphs from frame pointers",
+					engine_events_notice(e, "%s: no call-stack LBR here (%s): call graphs from frame pointers",
 							  spec->name, strerrorname_np(errnum));
 					e->o.cg.mode = CALLGRAPH_FP;
-					engine_build_layout(&e->layout, &e->o.cg);
+					engine_attr_layout(&e->layout, &e->o.cg, e->o.period);
 					goto retry;
 				}
 				open_error(e, errnum, spec->name, e->cpus[c], e->tids[t], err, errlen);
@@ -332,14 +245,14 @@ retry:
 	return 0;
 }
 
-int events_open_tracking(struct engine *e, char *err, size_t errlen)
+int engine_events_open_tracking(struct engine *e, char *err, size_t errlen)
 {
 	struct perf_event_attr attr;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t c, t;
 	int rc;
 
-	engine_build_tracking_attr(&attr, e->o.pids && !e->o.pids_are_tids);
+	engine_attr_tracking(&attr, e->o.pids && !e->o.pids_are_tids);
 	attr.wakeup_watermark = (uint32_t)e->wake;
 	for (c = 0; c < e->ncpus; c++) {
 		for (t = 0; t < e->ntids; t++) {
@@ -356,7 +269,7 @@ int events_open_tracking(struct engine *e, char *err, size_t errlen)
 			if (fd == -ESRCH && e->tids[t] >= 0 && t > 0)
 				continue;
 			if (fd < 0) {
-				open_error(e, -fd, "dummy (tracking)", e->cpus[c], e->tids[t], err, errlen);
+				tracking_error(e, -fd, e->cpus[c], e->tids[t], err, errlen);
 				return fd;
 			}
 			*engine_track_at(e, c, t) = fd;
@@ -384,7 +297,7 @@ int events_open_tracking(struct engine *e, char *err, size_t errlen)
 }
 
 /* The ioctls alone; the wish (enabled[]) is the caller's business. */
-int events_set_state(struct engine *e, size_t ev, bool on)
+int engine_events_set_state(struct engine *e, size_t ev, bool on)
 {
 	int rc = 0;
 
@@ -400,20 +313,15 @@ int events_set_state(struct engine *e, size_t ev, bool on)
 	return rc;
 }
 
-int engine_enable_event(struct engine *e, size_t ev, bool on)
+int engine_events_enable(struct engine *e, size_t ev, bool on)
 {
 	if (ev >= e->o.nevents)
 		return -EINVAL;
 	e->enabled[ev] = on;
-	return events_set_state(e, ev, on);
+	return engine_events_set_state(e, ev, on);
 }
 
-bool engine_event_enabled(const struct engine *e, size_t ev)
-{
-	return ev < e->o.nevents && e->enabled[ev];
-}
-
-int engine_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, size_t errlen)
+int engine_events_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, size_t errlen)
 {
 	struct evspec old;
 	int *saved;
@@ -432,7 +340,7 @@ int engine_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, si
 			*engine_fd_at(e, ev, c, t) = -1;
 		}
 	evspec_set_exclude(&e->events[ev].attr, excl);
-	rc = events_open(e, ev, err, errlen);
+	rc = engine_events_open(e, ev, err, errlen);
 	if (rc) {
 		close_all(e, ev);
 		e->events[ev] = old;
@@ -446,24 +354,19 @@ int engine_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, si
 		/* Samples still queued from the old fds keep their old ids: the
 		 * map keeps those entries, so they are counted, not dropped. */
 		if (e->enabled[ev])
-			events_set_state(e, ev, true);
+			engine_events_set_state(e, ev, true);
 	}
 	free(saved);
 	return rc;
 }
 
-bool engine_never_multiplexed(uint32_t type)
-{
-	return type == PERF_TYPE_SOFTWARE || type == PERF_TYPE_TRACEPOINT;
-}
-
-int engine_running_pct(struct engine *e, size_t ev)
+int engine_events_running_pct(struct engine *e, size_t ev)
 {
 	uint64_t en = 0, run = 0, d_en, d_run;
 
 	if (ev >= e->o.nevents)
 		return -1;
-	if (engine_never_multiplexed(e->events[ev].attr.type) && e->ntids == 1 && e->tids[0] < 0 &&
+	if (engine_attr_never_multiplexed(e->events[ev].attr.type) && e->ntids == 1 && e->tids[0] < 0 &&
 	    e->cgroup_fd < 0) {
 		/* A software event or tracepoint of a CPU runs whenever it is on:
 		 * its times say nothing new, and reading them costs a call on

@@ -1,13 +1,17 @@
-/* engine internals shared by its modules: engine.c (open, close, what was
- * opened), engine_events.c (attrs, opens and fallbacks, the id map, enable,
- * re-open, running times), engine_spill.c (the reader thread, the only
- * writer of the spill rings), engine_loop.c (epoll, timerfd, signalfd,
- * pidfds, watches, drain passes). Nothing outside the engine includes it. */
+/* engine internals shared by its modules, which call each other downward
+ * only: engine.c (open, close, what was opened; the API the session calls)
+ * -> engine_loop.c (epoll, timerfd, signalfd, pidfds, watches, drain
+ * passes) -> engine_spill.c (the reader thread, the only writer of the
+ * spill rings) and engine_events.c (opens and fallbacks, notices, the id
+ * map, enable, re-open, running times) -> engine_attr.c (attrs). Nothing
+ * outside the engine includes it. */
 #ifndef PERFTOP_ENGINE_INT_H
 #define PERFTOP_ENGINE_INT_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/epoll.h>
 
 #include "engine.h"
 #include "order.h"
@@ -39,7 +43,7 @@ struct engine {
 	struct evspec *events;
 	bool *enabled;
 	uint64_t *prev_enabled, *prev_running; /* [ev], for engine_running_pct */
-	/* [ev], for engine_running_pct: on now (as events_set_state left it),
+	/* [ev], for engine_running_pct: on now (as engine_events_set_state left it),
 	 * and on at some time since the last reading. */
 	bool *on_now, *on_since;
 	int *cpus;
@@ -63,7 +67,7 @@ struct engine {
 	 * reader (its wakeups were a fifth of -g's CPU, only to wake the main
 	 * loop). The reader wakes on rd_guard only, which each pass sets to
 	 * when a ring left unread could come within a reserve of full at the
-	 * full rate (spill_guard). */
+	 * full rate (engine_spill_guard). */
 	bool main_rings;
 	/* Flat read in place: a watermark that wakes the reader while the
 	 * ring has room leaves it to the main loop's next pass (the copy and
@@ -138,51 +142,75 @@ static inline int *engine_track_at(struct engine *e, size_t c, size_t t)
 	return &e->track[c * e->ntids + t];
 }
 
-/* Appends one notice ("; " between them): fallbacks add up. */
-void engine_add_notice(struct engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A source in the main loop's epoll (the loop's own, and the spill's
+ * notify fd and rings): one call, inline, so the spill below the loop
+ * need not call up into it. */
+static inline int engine_epoll_add_events(struct engine *e, int fd, struct engine_src *src, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = src };
+
+	return epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static inline int engine_epoll_add(struct engine *e, int fd, struct engine_src *src)
+{
+	return engine_epoll_add_events(e, fd, src, EPOLLIN);
+}
 
 /* engine_events.c */
-int events_open_tracking(struct engine *e, char *err, size_t errlen);
-int events_open(struct engine *e, size_t ev, char *err, size_t errlen);
-void events_close(struct engine *e, size_t ev);
-int events_set_state(struct engine *e, size_t ev, bool on);
+/* Appends one notice ("; " between them): fallbacks add up. */
+void engine_events_notice(struct engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int engine_events_open_tracking(struct engine *e, char *err, size_t errlen);
+int engine_events_open(struct engine *e, size_t ev, char *err, size_t errlen);
+void engine_events_close(struct engine *e, size_t ev);
+int engine_events_set_state(struct engine *e, size_t ev, bool on);
 /* The sampling event or tracking (-1) a record's id belongs to; -2: none. */
-int events_find(struct engine *e, uint64_t id);
-size_t events_fds_needed(const struct engine *e);
+int engine_events_find(struct engine *e, uint64_t id);
+size_t engine_events_fds_needed(const struct engine *e);
+int engine_events_enable(struct engine *e, size_t ev, bool on);
+int engine_events_set_exclude(struct engine *e, size_t ev, unsigned excl, char *err, size_t errlen);
+int engine_events_running_pct(struct engine *e, size_t ev);
 
 /* engine_spill.c */
-int spill_setup(struct engine *e, char *err, size_t errlen);
-int spill_start_reader(struct engine *e, char *err, size_t errlen);
+int engine_spill_setup(struct engine *e, char *err, size_t errlen);
+int engine_spill_start_reader(struct engine *e, char *err, size_t errlen);
 /* dwarf: has the reader move every kernel ring into its spill (cutting
  * the stacks); waits max_wait_ns at most (0: until it has). */
-void spill_sync(struct engine *e, uint64_t max_wait_ns);
+void engine_spill_sync(struct engine *e, uint64_t max_wait_ns);
 /* Before a drain pass: each CPU's sources (order_source). A CPU with room
  * in its kernel ring is read there by the pass itself after its spill, its
- * lock held until spill_unclaim; the others read their spill only, moved
+ * lock held until engine_spill_unclaim; the others read their spill only, moved
  * on first (not dwarf) when transfer, or when it is empty. */
-bool spill_claim(struct engine *e, bool transfer); /* true: some CPU is read in place */
-void spill_unclaim(struct engine *e);
+bool engine_spill_claim(struct engine *e, bool transfer); /* true: some CPU is read in place */
+void engine_spill_unclaim(struct engine *e);
 /* After a drain pass: each spill that is nearly read moves its rest to its
  * start, so its next writes reuse the pages kept there (ring_rewind). */
-void spill_rewind(struct engine *e);
+void engine_spill_rewind(struct engine *e);
 /* After a drain pass (main_rings, flat_guard): the reader's guard timer set
  * from what each kernel ring holds now, to fire within max_ns (0: no bound);
- * -errno only if the timer is unusable, which spill_setup's first arming
+ * -errno only if the timer is unusable, which engine_spill_setup's first arming
  * already rules out. */
-int spill_guard(struct engine *e, uint64_t max_ns);
+int engine_spill_guard(struct engine *e, uint64_t max_ns);
 /* After a drain pass (main_rings): arms the ring that filled most since the
  * last one, disarms the one armed before. */
-void spill_arm(struct engine *e);
-void spill_stop_reader(struct engine *e);
-void spill_free(struct engine *e);
+void engine_spill_arm(struct engine *e);
+void engine_spill_stop_reader(struct engine *e);
+void engine_spill_free(struct engine *e);
+void engine_spill_stack_used(struct engine *e, pid_t pid, uint32_t bytes);
+uint64_t engine_spill_stack_keep(const struct engine *e, pid_t pid);
+void engine_spill_hand_back(struct engine *e);
 
 /* engine_loop.c */
-int loop_setup(struct engine *e, char *err, size_t errlen);
-int loop_epoll_add(struct engine *e, int fd, struct engine_src *src);
-int loop_epoll_add_events(struct engine *e, int fd, struct engine_src *src, uint32_t events);
-void loop_free(struct engine *e);
-
-/* engine_events.c: the call-graph bits of a sampling event's attr. */
-void engine_build_callgraph(struct perf_event_attr *attr, const struct callgraph_opts *cg);
+int engine_loop_setup(struct engine *e, char *err, size_t errlen);
+void engine_loop_free(struct engine *e);
+int engine_loop_start(struct engine *e);
+int engine_loop_start_clock(struct engine *e);
+int engine_loop_run(struct engine *e, const struct engine_handlers *h);
+void engine_loop_stop(struct engine *e);
+void engine_loop_quit(struct engine *e);
+void engine_loop_flush(struct engine *e);
+int engine_loop_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg);
+int engine_loop_set_interval(struct engine *e, double seconds);
+int engine_loop_tick_in(struct engine *e, double secs);
 
 #endif

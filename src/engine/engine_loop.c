@@ -25,19 +25,7 @@
  * interval: what it holds back comes with the next pass. */
 #define ORDER_SLACK_NS 10000000ull
 
-int loop_epoll_add_events(struct engine *e, int fd, struct engine_src *src, uint32_t events)
-{
-	struct epoll_event ev = { .events = events, .data.ptr = src };
-
-	return epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
-}
-
-int loop_epoll_add(struct engine *e, int fd, struct engine_src *src)
-{
-	return loop_epoll_add_events(e, fd, src, EPOLLIN);
-}
-
-int loop_setup(struct engine *e, char *err, size_t errlen)
+int engine_loop_setup(struct engine *e, char *err, size_t errlen)
 {
 	int rc;
 
@@ -54,7 +42,7 @@ int loop_setup(struct engine *e, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot set up the event loop: %s", strerror(-rc));
 		return rc;
 	}
-	if ((rc = spill_setup(e, err, errlen)) != 0)
+	if ((rc = engine_spill_setup(e, err, errlen)) != 0)
 		return rc;
 	if ((rc = order_init(&e->order, e->spill, e->ncpus)) != 0 || (e->tally = tally_new()) == NULL) {
 		rc = rc ? rc : -ENOMEM;
@@ -64,9 +52,9 @@ int loop_setup(struct engine *e, char *err, size_t errlen)
 	e->order.layout = &e->layout;
 	e->timer_src = (struct engine_src){ SRC_TIMER, 0 };
 	e->signal_src = (struct engine_src){ SRC_SIGNAL, 0 };
-	if ((rc = loop_epoll_add(e, e->tfd, &e->timer_src)) || (rc = loop_epoll_add(e, e->sfd, &e->signal_src)))
+	if ((rc = engine_epoll_add(e, e->tfd, &e->timer_src)) || (rc = engine_epoll_add(e, e->sfd, &e->signal_src)))
 		return rc;
-	/* The timer is armed by engine_run: reading /proc and kallsyms between
+	/* The timer is armed by engine_loop_run: reading /proc and kallsyms between
 	 * open and run must not count as the first interval. */
 
 	if (e->o.pids && !e->o.pids_are_tids) {
@@ -79,7 +67,7 @@ int loop_setup(struct engine *e, char *err, size_t errlen)
 
 			e->pidfds[e->npidfds++] = fd;
 			e->pid_src[i] = (struct engine_src){ SRC_PIDFD, i };
-			if (fd >= 0 && (rc = loop_epoll_add(e, fd, &e->pid_src[i])) != 0)
+			if (fd >= 0 && (rc = engine_epoll_add(e, fd, &e->pid_src[i])) != 0)
 				return rc;
 		}
 	}
@@ -92,7 +80,7 @@ static void close_fd(int fd)
 		close(fd);
 }
 
-void loop_free(struct engine *e)
+void engine_loop_free(struct engine *e)
 {
 	order_free(&e->order);
 	tally_free(e->tally);
@@ -120,7 +108,7 @@ static void on_record(struct engine *e, const struct record *rec, enum record_st
 		e->st.bad_records++;
 		return;
 	}
-	ev = events_find(e, rec->type == PERF_RECORD_LOST ? rec->lost.id
+	ev = engine_events_find(e, rec->type == PERF_RECORD_LOST ? rec->lost.id
 			 : rec->type == PERF_RECORD_THROTTLE || rec->type == PERF_RECORD_UNTHROTTLE
 			 ? rec->throttle.id : rec->sid.id);
 	if (ev == -2) {
@@ -137,7 +125,7 @@ static void samples_out(void *arg, const struct tally_slot *t)
 	struct engine *e = arg;
 	struct engine_samples s = { .ip = t->ip, .period = t->period, .pid = t->pid, .tid = t->tid, .cpu = t->cpu,
 				    .n = t->n, .misc = t->misc };
-	int ev = events_find(e, t->id);
+	int ev = engine_events_find(e, t->id);
 
 	e->st.records += t->n;
 	if (ev == -2) {
@@ -170,7 +158,7 @@ enum drain_kind {
 };
 
 /* A drain pass: each CPU's records (its spill's, then its kernel ring's
- * read in place, or all moved into the spill: spill_claim) merged by record
+ * read in place, or all moved into the spill: engine_spill_claim) merged by record
  * time and decoded, for at most budget_ns (0: no limit). Under overload the
  * main loop may decode slower than the kernel samples; a bounded pass keeps
  * the interval clock, the keys and signals on time while the rest waits in
@@ -195,13 +183,13 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 	bool tally = e->h && e->h->samples && e->layout.extra == 0;
 
 	if (e->stack_need && kind != DRAIN_MORE)
-		spill_sync(e, kind == DRAIN_ALL ? 0 : SYNC_WAIT_NS);
+		engine_spill_sync(e, kind == DRAIN_ALL ? 0 : SYNC_WAIT_NS);
 	e->cut = false;
 	/* Turns: a CPU read in place holds its reader off for e->direct_ns
 	 * at most, then the pass claims anew (moving a ring that filled past
 	 * half into the spill), same limit, same budget. */
 	do {
-		uint64_t turn_end = spill_claim(e, kind != DRAIN_MORE) ? mono_ns() + e->direct_ns : UINT64_MAX;
+		uint64_t turn_end = engine_spill_claim(e, kind != DRAIN_MORE) ? mono_ns() + e->direct_ns : UINT64_MAX;
 
 		if (first && kind == DRAIN_ALL) {
 			e->limit = UINT64_MAX;
@@ -250,18 +238,18 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 			}
 		}
 		order_done(&e->order);
-		spill_unclaim(e);
+		engine_spill_unclaim(e);
 	} while (turn_over);
 	if (tally)
 		samples_flush(e);
 	if (!e->cut)
-		spill_rewind(e);
-	/* Same timer and values as the arming spill_setup checked: no error
+		engine_spill_rewind(e);
+	/* Same timer and values as the arming engine_spill_setup checked: no error
 	 * is left for it. */
 	if (e->main_rings || e->flat_guard)
-		(void)spill_guard(e, 0);
+		(void)engine_spill_guard(e, 0);
 	if (e->main_rings)
-		spill_arm(e);
+		engine_spill_arm(e);
 	/* Cut short, go on; caught up with an old limit, move it on now (a
 	 * full spill no longer wakes the reader, so nothing else would). */
 	e->backlog = e->cut || kind == DRAIN_MORE;
@@ -273,7 +261,7 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 static void events_pause(struct engine *e)
 {
 	for (size_t ev = 0; ev < e->o.nevents; ev++)
-		events_set_state(e, ev, false);
+		engine_events_set_state(e, ev, false);
 }
 
 static void handle_signal(struct engine *e)
@@ -284,7 +272,7 @@ static void handle_signal(struct engine *e)
 		bool stop = si.ssi_signo != SIGWINCH;
 
 		if (si.ssi_signo != SIGWINCH)
-			engine_flush(e); /* the last interval holds all it can */
+			engine_loop_flush(e); /* the last interval holds all it can */
 		if (e->h->signal)
 			stop = e->h->signal(e->h->arg, (int)si.ssi_signo);
 		if (stop)
@@ -303,7 +291,7 @@ static int arm_timer(struct engine *e, double seconds)
 	return timerfd_settime(e->tfd, 0, &its, NULL) < 0 ? -errno : 0;
 }
 
-int engine_tick_in(struct engine *e, double secs)
+int engine_loop_tick_in(struct engine *e, double secs)
 {
 	long every = (long)(e->o.interval * 1e9), first = (long)(secs * 1e9);
 	struct itimerspec its = { { every / 1000000000L, every % 1000000000L },
@@ -314,19 +302,19 @@ int engine_tick_in(struct engine *e, double secs)
 	return timerfd_settime(e->tfd, 0, &its, NULL) < 0 ? -errno : 0;
 }
 
-int engine_start(struct engine *e)
+int engine_loop_start(struct engine *e)
 {
 	bool armed = e->clock_started;
 
 	for (size_t ev = 0; ev < e->o.nevents; ev++)
 		if (e->enabled[ev])
-			events_set_state(e, ev, true);
+			engine_events_set_state(e, ev, true);
 	e->started = true;
 	e->clock_started = false;
 	return armed ? 0 : arm_timer(e, e->o.interval);
 }
 
-int engine_start_clock(struct engine *e)
+int engine_loop_start_clock(struct engine *e)
 {
 	int rc = arm_timer(e, e->o.interval);
 
@@ -334,7 +322,7 @@ int engine_start_clock(struct engine *e)
 	return rc;
 }
 
-int engine_run(struct engine *e, const struct engine_handlers *h)
+int engine_loop_run(struct engine *e, const struct engine_handlers *h)
 {
 	struct epoll_event evs[16];
 	int rc;
@@ -342,7 +330,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
 	e->h = h;
 	e->stop = e->quit = false;
 	if (!e->started) {
-		if ((rc = engine_start(e)) != 0)
+		if ((rc = engine_loop_start(e)) != 0)
 			return rc;
 		if (h->start)
 			h->start(h->arg);
@@ -425,7 +413,7 @@ int engine_run(struct engine *e, const struct engine_handlers *h)
  * events go off first, as at the loop's end: samples taken
  * while the flush decodes would come after the last interval anyway, and
  * would show as a backlog that no slowness of ours left. */
-void engine_flush(struct engine *e)
+void engine_loop_flush(struct engine *e)
 {
 	double secs = e->o.interval > 0.1 ? e->o.interval : 0.1;
 
@@ -434,17 +422,17 @@ void engine_flush(struct engine *e)
 	drain(e, (uint64_t)(secs * 1e9), DRAIN_ALL);
 }
 
-void engine_stop(struct engine *e)
+void engine_loop_stop(struct engine *e)
 {
 	e->stop = true;
 }
 
-void engine_quit(struct engine *e)
+void engine_loop_quit(struct engine *e)
 {
 	e->stop = e->quit = true;
 }
 
-int engine_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg)
+int engine_loop_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg)
 {
 	size_t i = e->nwatch;
 
@@ -453,10 +441,10 @@ int engine_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg)
 	e->watch[i] = (struct engine_watch){ fd, cb, arg };
 	e->watch_src[i] = (struct engine_src){ SRC_WATCH, i };
 	e->nwatch++;
-	return loop_epoll_add(e, fd, &e->watch_src[i]);
+	return engine_epoll_add(e, fd, &e->watch_src[i]);
 }
 
-int engine_set_interval(struct engine *e, double seconds)
+int engine_loop_set_interval(struct engine *e, double seconds)
 {
 	int rc;
 
@@ -464,6 +452,6 @@ int engine_set_interval(struct engine *e, double seconds)
 		return -EINVAL;
 	if ((e->started || e->clock_started) && (rc = arm_timer(e, seconds)) != 0)
 		return rc;
-	e->o.interval = seconds; /* not started: engine_start arms it */
+	e->o.interval = seconds; /* not started: engine_loop_start arms it */
 	return 0;
 }

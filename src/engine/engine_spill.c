@@ -2,11 +2,11 @@
  * larger ring of ours as soon as the kernel wakes it, so that a main loop
  * busy loading a symbol table, drawing, or blocked on a slow pipe never lets
  * a kernel ring overflow. A drain pass that finds a CPU's kernel ring roomy
- * reads what the spill holds and then that ring itself (spill_claim), the
+ * reads what the spill holds and then that ring itself (engine_spill_claim), the
  * reader kept off by its lock: no copy while the main loop keeps up. Else
  * the pass moves the rest in itself (a copy under the lock); with dwarf
  * stacks, whose cut works in the reader's scratch, it asks the reader
- * instead (spill_sync). */
+ * instead (engine_spill_sync). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +56,7 @@ static uint64_t *need_slot(const struct engine *e, pid_t pid)
 	return &e->stack_need[((uint32_t)pid * 2654435761u) % NEED_SLOTS];
 }
 
-void engine_stack_used(struct engine *e, pid_t pid, uint32_t bytes)
+void engine_spill_stack_used(struct engine *e, pid_t pid, uint32_t bytes)
 {
 	uint64_t *slot, cur;
 
@@ -75,7 +75,7 @@ void engine_stack_used(struct engine *e, pid_t pid, uint32_t bytes)
 	__atomic_store_n(slot, (uint64_t)(uint32_t)pid << 32 | bytes, __ATOMIC_RELAXED);
 }
 
-uint64_t engine_stack_keep(const struct engine *e, pid_t pid)
+uint64_t engine_spill_stack_keep(const struct engine *e, pid_t pid)
 {
 	uint64_t v;
 
@@ -101,7 +101,7 @@ static size_t cut_stack(void *arg, const struct perf_event_header *rec, struct r
 
 	pieces[0] = (struct record_piece){ rec, rec->size };
 	if (rec->type == PERF_RECORD_SAMPLE && record_decode_with(rec, &e->layout, &r) == RECORD_OK)
-		n = record_cut_stack(rec, &r, engine_stack_keep(e, (pid_t)r.sid.pid), pieces, e->rd_fix);
+		n = record_cut_stack(rec, &r, engine_spill_stack_keep(e, (pid_t)r.sid.pid), pieces, e->rd_fix);
 
 	for (size_t i = 0; i < n; i++)
 		parts[i] = (struct ring_part){ pieces[i].p, pieces[i].len };
@@ -218,12 +218,12 @@ static bool spill_woken(struct engine *e, size_t c)
 		copy = true;
 	pthread_mutex_unlock(&e->spill_lock[c]);
 	/* Not armed (an unusable timer): the copy after all. */
-	if (copy || (guard && spill_guard(e, late_ns(e)) != 0))
+	if (copy || (guard && engine_spill_guard(e, late_ns(e)) != 0))
 		notify = spill_cpu(e, c);
 	return notify;
 }
 
-bool spill_claim(struct engine *e, bool transfer)
+bool engine_spill_claim(struct engine *e, bool transfer)
 {
 	bool any = false;
 
@@ -233,7 +233,7 @@ bool spill_claim(struct engine *e, bool transfer)
 		 * reader off. What the spill holds (the records a pass held
 		 * back, what the reader moved) is older: read first. */
 		if (roomy(e, c, (e->rings[c].mask + 1) / 2)) {
-			/* Locked until spill_unclaim: the reader keeps off. */
+			/* Locked until engine_spill_unclaim: the reader keeps off. */
 			__atomic_store_n(&e->direct[c], true, __ATOMIC_RELEASE);
 			e->claim_tail[c] = e->rings[c].meta->data_tail;
 			order_source(&e->order, c, &e->spill[c], &e->rings[c]);
@@ -266,14 +266,14 @@ static void unclaim_cpu(struct engine *e, size_t c)
 	pthread_mutex_unlock(&e->spill_lock[c]);
 }
 
-void spill_unclaim(struct engine *e)
+void engine_spill_unclaim(struct engine *e)
 {
 	for (size_t c = 0; c < e->ncpus; c++)
 		if (e->direct[c])
 			unclaim_cpu(e, c);
 }
 
-void engine_hand_back(struct engine *e)
+void engine_spill_hand_back(struct engine *e)
 {
 	if (e == NULL || e->direct == NULL)
 		return;
@@ -325,7 +325,7 @@ static void arm(struct engine *e, size_t c, uint32_t events)
  * quarter more to take over, so that even loads do not flip it every
  * pass. One that fills faster meanwhile is read at the next pass, or
  * spilled by the guard if that comes late. */
-void spill_arm(struct engine *e)
+void engine_spill_arm(struct engine *e)
 {
 	size_t best = SIZE_MAX;
 	uint64_t best_w = 0, armed_w = 0;
@@ -352,7 +352,7 @@ void spill_arm(struct engine *e)
 	e->armed = best;
 }
 
-int spill_guard(struct engine *e, uint64_t max_ns)
+int engine_spill_guard(struct engine *e, uint64_t max_ns)
 {
 	size_t ring, room, reserve;
 	struct itimerspec its;
@@ -452,7 +452,7 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-void spill_sync(struct engine *e, uint64_t max_wait_ns)
+void engine_spill_sync(struct engine *e, uint64_t max_wait_ns)
 {
 	uint64_t one = 1, mine;
 	struct timespec until;
@@ -491,7 +491,7 @@ void spill_sync(struct engine *e, uint64_t max_wait_ns)
 			spill_cpu(e, c);
 }
 
-void spill_rewind(struct engine *e)
+void engine_spill_rewind(struct engine *e)
 {
 	for (size_t c = 0; c < e->ncpus; c++) {
 		main_lock(e, c);
@@ -500,7 +500,7 @@ void spill_rewind(struct engine *e)
 	}
 }
 
-int spill_setup(struct engine *e, char *err, size_t errlen)
+int engine_spill_setup(struct engine *e, char *err, size_t errlen)
 {
 	/* Huge pages for call-graph spills only: their records are 10-20 times
 	 * a flat one's, so a cycling backlog is page faults; a flat backlog
@@ -556,7 +556,7 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 			return rc;
 		}
 		/* What a drain pass finds in the spill stays resident, rewound
-		 * to after each pass (spill_rewind), up to a quarter spill: at
+		 * to after each pass (engine_spill_rewind), up to a quarter spill: at
 		 * least a second at the full rate (4 kernel rings), and 1 MiB. Woken at
 		 * less than half the ring (-g), two wakeups' worth: the main
 		 * loop comes at each. */
@@ -564,7 +564,7 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 		if (e->wake * 2 < (e->pages * (size_t)sysconf(_SC_PAGESIZE)) && e->spill[c].keep_max > 2 * e->wake)
 			e->spill[c].keep_max = 2 * e->wake;
 		e->ring_src[c] = (struct engine_src){ SRC_RING, c };
-		rc = e->main_rings ? loop_epoll_add_events(e, *engine_track_at(e, c, 0), &e->ring_src[c],
+		rc = e->main_rings ? engine_epoll_add_events(e, *engine_track_at(e, c, 0), &e->ring_src[c],
 							   c == 0 ? EPOLLIN : 0)
 				   : rd_add(e, *engine_track_at(e, c, 0), &e->ring_src[c]);
 		if (rc != 0)
@@ -576,7 +576,7 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 	e->guard_src = (struct engine_src){ SRC_GUARD, 0 };
 	if ((rc = rd_add(e, e->rd_quit, &e->quit_src)) != 0 ||
 	    (rc = rd_add(e, e->rd_kick, &e->kick_src)) != 0 ||
-	    (rc = loop_epoll_add(e, e->rd_notify, &e->spill_src)) != 0)
+	    (rc = engine_epoll_add(e, e->rd_notify, &e->spill_src)) != 0)
 		return rc;
 	if (e->main_rings || e->flat_guard) {
 		if ((e->rd_guard = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0) {
@@ -584,7 +584,7 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 			snprintf(err, errlen, "cannot set up the ring reader's timer: %s", strerror(-rc));
 			return rc;
 		}
-		if ((rc = rd_add(e, e->rd_guard, &e->guard_src)) != 0 || (rc = spill_guard(e, 0)) != 0) {
+		if ((rc = rd_add(e, e->rd_guard, &e->guard_src)) != 0 || (rc = engine_spill_guard(e, 0)) != 0) {
 			snprintf(err, errlen, "cannot arm the ring reader's timer: %s", strerror(-rc));
 			return rc;
 		}
@@ -594,7 +594,7 @@ int spill_setup(struct engine *e, char *err, size_t errlen)
 
 /* Every signal blocked in the reader: they are the main loop's (signalfd),
  * and one delivered to the reader would end perftop with the terminal raw. */
-int spill_start_reader(struct engine *e, char *err, size_t errlen)
+int engine_spill_start_reader(struct engine *e, char *err, size_t errlen)
 {
 	sigset_t all, old;
 	int rc;
@@ -612,7 +612,7 @@ int spill_start_reader(struct engine *e, char *err, size_t errlen)
 	return 0;
 }
 
-void spill_stop_reader(struct engine *e)
+void engine_spill_stop_reader(struct engine *e)
 {
 	uint64_t one = 1;
 
@@ -632,9 +632,9 @@ static void close_fd(int fd)
 		close(fd);
 }
 
-void spill_free(struct engine *e)
+void engine_spill_free(struct engine *e)
 {
-	spill_stop_reader(e);
+	engine_spill_stop_reader(e);
 	if (e->spill)
 		for (size_t i = 0; i < e->ncpus; i++)
 			ring_unmap(&e->spill[i]);

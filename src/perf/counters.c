@@ -328,13 +328,9 @@ static int collect_units(struct counters *c, const struct counters_target *t, ch
 	int rc;
 
 	if (t->cgroup) {
-		c->cgroup_fd = open(t->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (c->cgroup_fd < 0) {
-			rc = -errno;
-			snprintf(err, errlen, "cannot open cgroup %s: %s (give a cgroup v2 directory, "
-				 "e.g. /sys/fs/cgroup/system.slice/foo.service)", t->cgroup, strerror(-rc));
-			return rc;
-		}
+		c->cgroup_fd = perfsys_cgroup_open(t->cgroup, err, errlen);
+		if (c->cgroup_fd < 0)
+			return c->cgroup_fd;
 		for (size_t i = 0; i < t->ncpus; i++)
 			if ((rc = add_unit(c, 0, 0, t->cpus[i])) != 0)
 				return rc;

@@ -16,24 +16,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "evspec_fs.h"
+#include "evspec_tables.h"
 #include "util.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define SPEC_MAX 1024 /* longest event text taken; .name keeps what fits */
 #define DEVICES "bus/event_source/devices"
 
-static char sysfs_root[256] = "/sys";
-static char tracefs_root[256]; /* "" = the usual mount points */
-
-const char *evspec_sysfs_root(void)
-{
-	return sysfs_root;
-}
-
 void evspec_set_roots(const char *sysfs, const char *tracefs)
 {
-	strlcpy(sysfs_root, sysfs ? sysfs : "/sys", sizeof(sysfs_root));
-	strlcpy(tracefs_root, tracefs ? tracefs : "", sizeof(tracefs_root));
+	evspec_fs_set_roots(sysfs, tracefs);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -47,31 +40,12 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-/* First bytes of a sysfs/tracefs file, trailing whitespace dropped. */
-int evspec_read_line(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	e = errno;
-	close(fd);
-	if (n < 0)
-		return -e;
-	while (n > 0 && isspace((unsigned char)buf[n - 1]))
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
-
 /* A sysfs/tracefs file holding one number in [0, max]: 0 or -errno. */
 static int read_number(const char *path, long long max, long long *v)
 {
 	char buf[32];
 	const char *e = NULL;
-	int rc = evspec_read_line(path, buf, sizeof(buf));
+	int rc = evspec_fs_read_line(path, buf, sizeof(buf));
 
 	if (rc)
 		return rc;
@@ -226,8 +200,8 @@ static int pmu_format(struct pmu_ctx *c, const char *term, uint64_t v)
 	int bits;
 
 	if (!safe_name(term) ||
-	    util_pathf(path, sizeof(path), "%s/" DEVICES "/%s/format/%s", sysfs_root, c->pmu, term) ||
-	    evspec_read_line(path, spec, sizeof(spec)))
+	    util_pathf(path, sizeof(path), "%s/" DEVICES "/%s/format/%s", evspec_fs_sysfs_root(), c->pmu, term) ||
+	    evspec_fs_read_line(path, spec, sizeof(spec)))
 		return 1;
 	ranges = strchr(spec, ':');
 	if (ranges == NULL)
@@ -309,8 +283,8 @@ static int pmu_term(struct pmu_ctx *c, char *term, int depth)
 				    "event %s: term '%s' wants a number (decimal or 0x hex), not '%s'", c->ev,
 				    term, val);
 	} else if (depth == 0 && safe_name(term) &&
-		   !util_pathf(path, sizeof(path), "%s/" DEVICES "/%s/events/%s", sysfs_root, c->pmu, term) &&
-		   evspec_read_line(path, alias, sizeof(alias)) == 0) {
+		   !util_pathf(path, sizeof(path), "%s/" DEVICES "/%s/events/%s", evspec_fs_sysfs_root(), c->pmu, term) &&
+		   evspec_fs_read_line(path, alias, sizeof(alias)) == 0) {
 		/* A bare word is first an alias from events/, itself a term list. */
 		return pmu_terms(c, alias, depth + 1);
 	}
@@ -328,9 +302,9 @@ static int pmu_term(struct pmu_ctx *c, char *term, int depth)
 		return rc;
 	if (val || depth > 0)
 		return fail(c->err, c->errlen, "PMU %s has no term '%s' (see %s/" DEVICES "/%s/format)",
-			    c->pmu, term, sysfs_root, c->pmu);
+			    c->pmu, term, evspec_fs_sysfs_root(), c->pmu);
 	return fail(c->err, c->errlen, "PMU %s has no event or term '%s' (see %s/" DEVICES "/%s/events and format)",
-		    c->pmu, term, sysfs_root, c->pmu);
+		    c->pmu, term, evspec_fs_sysfs_root(), c->pmu);
 }
 
 static int pmu_terms(struct pmu_ctx *c, char *terms, int depth)
@@ -360,10 +334,10 @@ static int parse_pmu(const char *ev, char *text, struct evspec *out, char *err, 
 	if (text[0] == '\0')
 		return fail(err, errlen, "event %s: no PMU name before '/' (want pmu/term=value,…/)", ev);
 	if (!safe_name(text) ||
-	    util_pathf(path, sizeof(path), "%s/" DEVICES "/%s/type", sysfs_root, text) ||
+	    util_pathf(path, sizeof(path), "%s/" DEVICES "/%s/type", evspec_fs_sysfs_root(), text) ||
 	    read_number(path, UINT32_MAX, &t))
 		return fail(err, errlen, "PMU '%s' not found in %s/" DEVICES " (see perftop --list-events)",
-			    text, sysfs_root);
+			    text, evspec_fs_sysfs_root());
 	out->attr.type = (uint32_t)t;
 	if (open[1] == '\0')
 		return fail(err, errlen, "event %s: no terms between the slashes", ev);
@@ -374,28 +348,6 @@ static int parse_pmu(const char *ev, char *text, struct evspec *out, char *err, 
 		return fail(err, errlen, "event %s: modifiers follow the closing '/' directly, as in %s/…/%s",
 			    ev, text, mods + 1);
 	return *mods ? apply_modifiers(ev, mods, out, err, errlen) : 0;
-}
-
-/* Where tracefs is; NULL with *eno when it is not there or not readable. */
-const char *evspec_tracefs_dir(int *eno)
-{
-	static const char *const usual[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[300];
-	struct stat st;
-
-	*eno = ENOENT;
-	for (size_t i = 0; i < NELEM(usual); i++) {
-		const char *root = tracefs_root[0] ? tracefs_root : usual[i];
-
-		if (util_pathf(path, sizeof(path), "%s/events", root) == 0 && stat(path, &st) == 0 &&
-		    S_ISDIR(st.st_mode))
-			return root;
-		if (errno == EACCES || errno == EPERM)
-			*eno = errno;
-		if (tracefs_root[0])
-			break;
-	}
-	return NULL;
 }
 
 static int parse_tracepoint(const char *ev, const char *sys, const char *name, struct evspec *out,
@@ -410,7 +362,7 @@ static int parse_tracepoint(const char *ev, const char *sys, const char *name, s
 		return fail(err, errlen, "event %s: tracepoint wildcards are not supported; name one", ev);
 	if (!safe_name(sys) || !safe_name(name) || strchr(sys, '.') || strchr(name, '.'))
 		return fail(err, errlen, "unknown event '%s' (see perftop --list-events)", ev);
-	root = evspec_tracefs_dir(&eno);
+	root = evspec_fs_tracefs_dir(&eno);
 	if (root == NULL && eno != ENOENT)
 		return fail(err, errlen, "tracepoint %s:%s: cannot read tracefs (%s): run as root", sys, name,
 			    strerror(eno));
@@ -432,7 +384,7 @@ static int parse_tracepoint(const char *ev, const char *sys, const char *name, s
 
 static int parse_symbolic(const char *ev, struct evspec *out, char *err, size_t errlen)
 {
-	int rc = evspec_symbol(ev, &out->attr);
+	int rc = evspec_tables_symbol(ev, &out->attr);
 	size_t alnum = strspn(ev + 1, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
 
 	if (rc == 0)
@@ -476,7 +428,7 @@ int evspec_parse(const char *str, struct evspec *out, char *err, size_t errlen)
 	/* cycles:u is an event and modifiers; sched:sched_switch[:u] a tracepoint.
 	 * A known name before the colon decides, so cycles:x is a bad modifier
 	 * and rcu:rcu_utilization is not a bad raw event. */
-	if (second == NULL && evspec_symbol(text, &out->attr) == 0)
+	if (second == NULL && evspec_tables_symbol(text, &out->attr) == 0)
 		return apply_modifiers(str, colon + 1, out, err, errlen);
 	if (second)
 		*second = '\0';

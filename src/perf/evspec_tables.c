@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "evspec_fs.h"
+#include "evspec_tables.h"
 #include "util.h"
 #include "perfsys.h"
 
@@ -156,7 +158,7 @@ static int raw_decode(const char *name, uint64_t *config)
 	return 0;
 }
 
-int evspec_symbol(const char *name, struct perf_event_attr *attr)
+int evspec_tables_symbol(const char *name, struct perf_event_attr *attr)
 {
 	int rc;
 	uint64_t config;
@@ -259,7 +261,7 @@ static void list_pmu(FILE *out, const char *dir, const char *pmu)
 	int aliases;
 
 	if (util_pathf(path, sizeof(path), "%s/%s/type", dir, pmu) ||
-	    evspec_read_line(path, type, sizeof(type)))
+	    evspec_fs_read_line(path, type, sizeof(type)))
 		return;
 	aliases = util_pathf(path, sizeof(path), "%s/%s/events", dir, pmu) ? 0 :
 		  dir_join(path, names, sizeof(names));
@@ -275,10 +277,10 @@ static void list_pmus(FILE *out)
 	int n = -1;
 
 	fprintf(out, "\nPMUs (pmu/term=value,…/ or pmu/event-alias/)\n");
-	if (util_pathf(dir, sizeof(dir), "%s/" DEVICES, evspec_sysfs_root()) == 0)
+	if (util_pathf(dir, sizeof(dir), "%s/" DEVICES, evspec_fs_sysfs_root()) == 0)
 		n = scandir(dir, &ents, not_hidden, alphasort);
 	if (n < 0) {
-		fprintf(out, "  none: %s/" DEVICES " is not readable\n", evspec_sysfs_root());
+		fprintf(out, "  none: %s/" DEVICES " is not readable\n", evspec_fs_sysfs_root());
 		return;
 	}
 	for (int i = 0; i < n; i++) {
@@ -298,7 +300,7 @@ static void list_tracepoints(FILE *out)
 	int eno, fd;
 
 	fprintf(out, "\nTracepoints\n");
-	root = evspec_tracefs_dir(&eno);
+	root = evspec_fs_tracefs_dir(&eno);
 	if (root == NULL || util_pathf(path, sizeof(path), "%s/events", root) || (d = opendir(path)) == NULL) {
 		if (root == NULL && eno == ENOENT)
 			fprintf(out, "  tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing\n");

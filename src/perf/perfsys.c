@@ -1,11 +1,15 @@
 #include "perfsys.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <mntent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 int perfsys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
@@ -121,7 +125,8 @@ void perfsys_strerror(char *buf, size_t len, int errnum, const struct perfsys_wh
 		snprintf(buf, len, "%s: CPU %d is offline or has no such PMU", w->what, w->cpu);
 		break;
 	case ESRCH:
-		snprintf(buf, len, "%s: no such process %d", w->what, (int)w->tid);
+		snprintf(buf, len, "%s: no such process or thread %d (it exited; check it with ps -eL)", w->what,
+			 (int)w->tid);
 		break;
 	case EMFILE:
 	case ENFILE: {
@@ -142,4 +147,47 @@ void perfsys_strerror(char *buf, size_t len, int errnum, const struct perfsys_wh
 	default:
 		snprintf(buf, len, "%s: perf_event_open failed: %s", w->what, strerror(errnum));
 	}
+}
+
+/* Where cgroup2 is mounted (the first one in /proc/self/mounts), or "". */
+static void cgroup2_mount(char *buf, size_t len)
+{
+	FILE *f = setmntent("/proc/self/mounts", "re");
+	struct mntent *m;
+
+	buf[0] = '\0';
+	if (f == NULL)
+		return;
+	while ((m = getmntent(f)) != NULL)
+		if (strcmp(m->mnt_type, "cgroup2") == 0) {
+			strlcpy(buf, m->mnt_dir, len);
+			break;
+		}
+	endmntent(f);
+}
+
+int perfsys_cgroup_open(const char *path, char *err, size_t errlen)
+{
+	char mnt[256], hint[320];
+	struct statfs st;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	cgroup2_mount(mnt, sizeof(mnt));
+	if (mnt[0])
+		snprintf(hint, sizeof(hint), "cgroup2 is mounted at %s: give a directory under it, e.g. "
+			 "%s/system.slice/NAME.service", mnt, mnt);
+	else
+		snprintf(hint, sizeof(hint), "no cgroup2 is mounted here: mount -t cgroup2 none /sys/fs/cgroup");
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "-G %s: cannot open it: %s (%s)", path, strerror(-rc), hint);
+		return rc;
+	}
+	/* Else perf_event_open takes the fd and says only EBADF. */
+	if (fstatfs(fd, &st) < 0 || st.f_type != CGROUP2_SUPER_MAGIC) {
+		close(fd);
+		snprintf(err, errlen, "-G %s: not a cgroup v2 directory (%s)", path, hint);
+		return -ENOTDIR;
+	}
+	return fd;
 }

@@ -117,8 +117,13 @@ static int decode_sample(struct cursor *c, const struct record_layout *lay, stru
 
 	/* One bounds check for the fixed fields (they were six): most samples
 	 * are just these. */
-	if (take(c, &h, sizeof(h)))
+	if (lay && lay->period) {
+		if (take(c, &h, offsetof(struct record_flat, period)))
+			return -1;
+		h.period = lay->period;
+	} else if (take(c, &h, sizeof(h))) {
 		return -1;
+	}
 	out->sid.id = h.id;
 	out->sample.ip = h.ip;
 	out->sid.pid = h.pid;

@@ -43,12 +43,19 @@ with open("/proc/sys/kernel/perf_event_max_sample_rate") as f:
 # A missing tracepoint is "not found" only where tracefs can tell: mounted
 # here if it is not (root), else that case is skipped saying why.
 no_tracefs = tracefs()
+with open("/proc/self/mounts") as f:
+    CGROUP2 = next((x.split()[1] for x in f if x.split()[2:3] == ["cgroup2"]), None)
 USAGE = [
     (["-e", "no-such-event"], 2, ["unknown event", "no-such-event", "--list-events"]),
     (["-e", "cpu-clock:q"], 2, ["cpu-clock:q", "modifier 'q'", "valid: u k"]),
     (["-e", "nopmu/config=1/"], 2, ["PMU 'nopmu' not found", "--list-events"]),
     (["-e", "sched:no_such_tp"], 2, ["sched:no_such_tp", "not found", "--list-events"]),
     (["-p", "4000000"], 1, ["no such process", "4000000", "ps"]),
+    # Issue 46 item 10: what the user asked for and the fix, never perftop's
+    # own tracking event, nor perf_event_open's EBADF for a plain directory.
+    (["-t", "4000000"], 1, ["no such thread", "4000000", "ps -eL"]),
+    (["-G", "/tmp"], 1, ["-G /tmp", "not a cgroup v2 directory"] +
+     (["cgroup2 is mounted at " + CGROUP2] if CGROUP2 else ["no cgroup2 is mounted", "mount -t cgroup2"])),
     (["-C", "999"], 2, ["CPU 999", "offline or does not exist", "/sys/devices/system/cpu/online"]),
     (["-F", str(max_rate + 1)], 2, ["-F %d" % (max_rate + 1), "perf_event_max_sample_rate (%d)" % max_rate,
                                     "lower -F", "sysctl"]),
@@ -60,6 +67,9 @@ for args, code, words in USAGE:
     r = subprocess.run([PERFTOP, "-b", "-n", "1", "-d", "0.2", *args], capture_output=True,
                        text=True, timeout=30)
     one_line(r, code, words, " ".join(args))
+    if args[0] in ("-t", "-G"):
+        ok("dummy" not in r.stderr and "tracking" not in r.stderr and "Bad file descriptor" not in r.stderr,
+           "%s: no word of perftop's tracking event or of EBADF" % " ".join(args))
 r = subprocess.run([PERFTOP], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
 one_line(r, 1, ["live view needs a terminal", "-b"], "live view without a tty")
 
@@ -119,8 +129,10 @@ elif paranoid < 2:
 else:
     r = subprocess.run(as_nobody(PERFTOP, "-b", "-n", "1", "-d", "0.2"), capture_output=True,
                        text=True, timeout=30)
-    one_line(r, 1, ["permission denied", "perf_event_paranoid is %d" % paranoid, "CAP_PERFMON"],
-             "system-wide as nobody")
+    one_line(r, 1, ["the system-wide view", "permission denied", "perf_event_paranoid is %d" % paranoid,
+                    "CAP_PERFMON", "sysctl kernel.perf_event_paranoid=0"], "system-wide as nobody")
+    ok("dummy" not in r.stderr and "tracking" not in r.stderr,
+       "system-wide as nobody: the line speaks of the view asked for, not of perftop's tracking event")
     # The line suggests "-p PID --exclude kernel" on an own process: does it work?
     spin = subprocess.Popen(as_nobody("sh", "-c", "while :; do :; done"))
     try:

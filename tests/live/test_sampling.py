@@ -238,6 +238,31 @@ def test_reader_sleeps():
            "of records (at most 3/4 of that)" % (ncpus, woken, per_watermark))
 
 
+def test_fixed_period():
+    """-c PERIOD: one sample per PERIOD events, for every kind of event.
+
+    The workload counts its own page faults, context switches and CPU time
+    (getrusage). perftop watches its whole life after the start, so a sample
+    per PERIOD can never exceed count / PERIOD, give or take one period a
+    thread; each sample's period is PERIOD (the header's)."""
+    cases = [("page-faults", 1000, "minflt", 1.0), ("context-switches", 10, "csw", 1.0),
+             ("cpu-clock", 10000000, "cpu_ms", 1e6)]
+    for ev, period, key, unit in cases:
+        p, pid = start_workload(WORKLOAD, "threads", "2", "2")
+        rc, recs, err = perftop_json(PERFTOP, "-c", str(period), "-e", ev, "-p", str(pid), "-d", "0.5",
+                                     "-n", "12")
+        own = finish_workload(p)
+        samples = sum(e["samples"] for r in recs for e in r["events"])
+        periods = sum(e["period"] for r in recs for e in r["events"])
+        count = own.get(key, 0) * unit
+        diag("-c %d -e %s: %d samples, the workload's own count %r" % (period, ev, samples, count))
+        ok(rc == 0 and recs and own, "-c %d -e %s runs (%s)" % (period, ev, err.strip()))
+        ok(periods == samples * period, "-c %d -e %s: every sample carries the period %d" % (period, ev, period))
+        ok(samples <= count / period + 2,
+           "-c %d -e %s: %d samples for %d events, one per %d at most" % (period, ev, samples, count, period))
+        ok(count < 20 * period or samples > 0, "-c %d -e %s: %d events gave samples" % (period, ev, count))
+
+
 if not is_root():
     skip("live sampling", "needs root (perf_event_paranoid)")
     done()
@@ -247,6 +272,7 @@ test_kernel_symbols()
 test_cpu_filter()
 test_fallback()
 test_tracepoint()
+test_fixed_period()
 # -m 8: a 32 KiB kernel ring holds well under a second here, so without
 # the spill the stall surely overflows it. -g's default ring holds about 5
 # seconds at 4 kHz (16 MiB): an 8 s stall overflows it unless the reader's guard wakes.

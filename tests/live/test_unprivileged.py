@@ -92,6 +92,18 @@ def run(tmp):
        "a notice says only user space is sampled and why (%r)" % notices)
     ok(all(not s["kernel"] for rec in recs for s in rec.get("symbols", [])),
        "no kernel symbol among the samples")
+    # Issue 46: user-only counting cannot see context switches and
+    # migrations (they happen in the kernel): n/a (JSON null), never a 0.
+    procs = [t for rec in recs for t in rec.get("tasks", []) if t.get("pid") == pid and "counters" in t
+             and "tid" not in t]
+    cnt = procs[-1]["counters"] if procs else {}
+    diag("counters %r" % {k: (v.get("value"), v.get("state")) for k, v in cnt.items()})
+    ok(cnt and all(cnt.get(e, {}).get("value", 0) is None and cnt[e]["total"] is None
+                   and cnt[e]["state"] == "unsupported" for e in ("context-switches", "cpu-migrations")),
+       "user-only: context-switches and cpu-migrations are null, not a 0 that was not measured")
+    ok(cnt and cnt.get("task-clock", {}).get("value"), "task-clock is still measured")
+    ok(any("context-switches, cpu-migrations n/a" in n and "paranoid" in n for n in notices),
+       "a notice says why they are n/a and how to count them (%r)" % notices)
 
 
 why = why_not()

@@ -3,6 +3,8 @@
 #include "check.h"
 #include "counters.h"
 
+#include <unistd.h>
+
 static struct evspec ev(const char *name, uint32_t type, uint64_t config)
 {
 	struct evspec s;
@@ -82,11 +84,58 @@ static void test_parse(void)
 	CHECK(counters_parse_read(buf, 16, 4, &en, &run, ids, vals) == -1, "header cut short rejected");
 }
 
+/* Counters that are not measurements: user-only context switches and
+ * migrations are n/a, not 0; events that did not open are not shown, and
+ * the notice names them. Opened on ourselves (perf_event_open may be
+ * refused: then skipped). */
+static void test_not_measured(void)
+{
+	struct evspec evs[3] = {
+		ev("task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK),
+		ev("context-switches:u", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES),
+		ev("bogus", PERF_TYPE_SOFTWARE, 0x7fff), /* no such software event: EINVAL/ENOENT */
+	};
+	pid_t me = getpid();
+	struct counters_target t = { .pids = &me, .npids = 1, .pids_are_tids = true };
+	struct counters *c;
+	const struct counter_row *rows;
+	char err[256];
+
+	evs[1].attr.exclude_kernel = 1;
+	evs[1].has_modifiers = 1;
+	CHECK(counters_kernel_only(&evs[1].attr) && !counters_kernel_only(&evs[0].attr),
+	      "user-only context switches see nothing; task-clock does");
+	evs[0].attr.exclude_kernel = 1;
+	CHECK(!counters_kernel_only(&evs[0].attr), "user-only task-clock still counts");
+	if (counters_open(&c, evs, 3, &t, err, sizeof(err)) != 0) {
+		printf("# skip: cannot count here (%s)\n", err);
+		return;
+	}
+	counters_enable(c);
+	for (volatile int i = 0; i < 1000000; i++)
+		;
+	usleep(1000); /* a context switch, which user-only counting would read as 0 */
+	counters_read(c);
+	CHECK(counters_nevents(c) == 2 && strcmp(counters_event(c, 1)->name, "context-switches:u") == 0,
+	      "the event that did not open is not shown");
+	CHECK(counters_notice(c) && strstr(counters_notice(c), "not shown: bogus") &&
+	      strstr(counters_notice(c), "context-switches:u n/a"),
+	      "the notice names what is not counted and what is n/a, and why");
+	CHECK(counters_threads(c, &rows) == 1 && rows[0].v[0].state == COUNTER_OK && rows[0].v[0].value > 0,
+	      "task-clock measured");
+	CHECK(rows[0].v[1].state == COUNTER_UNSUPPORTED && rows[0].v[1].value == 0 && rows[0].v[1].total == 0,
+	      "user-only context switches: n/a, not a measured 0");
+	CHECK(counters_processes(c, &rows) == 1 && rows[0].v[1].state == COUNTER_UNSUPPORTED,
+	      "the process row too");
+	counters_close(c);
+}
+
 int main(void)
 {
 	test_plan();
 	test_attr();
 	test_scale();
 	test_parse();
+	test_not_measured();
 	return check_done();
 }

@@ -33,7 +33,7 @@ static void test_attr(void)
 	struct engine_opts o = { .freq = 4000 };
 	struct perf_event_attr a;
 
-	engine_build_attr(&a, &s, &o, false);
+	engine_attr_build(&a, &s, &o, false);
 	CHECK(a.type == PERF_TYPE_HARDWARE && a.config == PERF_COUNT_HW_CPU_CYCLES, "hardware type and config kept");
 	CHECK(a.size == sizeof(a), "attr size set");
 	CHECK(a.sample_type == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
@@ -45,26 +45,43 @@ static void test_attr(void)
 	CHECK(!a.inherit && !a.mmap && !a.comm && !a.task, "system-wide: no inherit, no side-band on sampling events");
 	CHECK(a.use_clockid && a.clockid == CLOCK_MONOTONIC,
 	      "use_clockid with CLOCK_MONOTONIC: times comparable across CPUs and with clock_gettime");
-	engine_build_tracking_attr(&a, true);
+	engine_attr_tracking(&a, true);
 	CHECK(a.use_clockid && a.clockid == CLOCK_MONOTONIC && a.sample_id_all && (a.sample_type & PERF_SAMPLE_TIME),
 	      "the tracking event on the same clock, with a time on every record");
 	CHECK(a.mmap2 && a.comm && a.task && a.inherit && a.exclude_kernel, "tracking: side-band records, inherited");
 
 	o.period = 100003;
-	engine_build_attr(&a, &s, &o, true);
+	engine_attr_build(&a, &s, &o, true);
 	CHECK(!a.freq && a.sample_period == 100003, "-c gives a fixed period");
 	CHECK(a.inherit, "-p: inherited into new threads");
+	CHECK(a.sample_type == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_CPU),
+	      "-c: no PERF_SAMPLE_PERIOD (with it the kernel samples a software event's every hit)");
+	for (uint32_t type = PERF_TYPE_HARDWARE; type <= PERF_TYPE_BREAKPOINT; type++) {
+		struct evspec k = s;
+
+		k.attr.type = type;
+		engine_attr_build(&a, &k, &o, false);
+		CHECK(!a.freq && a.sample_period == 100003 && !(a.sample_type & PERF_SAMPLE_PERIOD),
+		      "-c: fixed period, none in the records, for every kind of event");
+	}
+	struct record_layout lay;
+	struct callgraph_opts cg = { .mode = CALLGRAPH_NONE };
+
+	engine_attr_layout(&lay, &cg, 100003);
+	CHECK(lay.period == 100003 && lay.extra == 0, "-c: the layout gives the decoder the period");
 
 	s = hw_spec(PERF_COUNT_HW_CACHE_L1D | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
 		    ((uint64_t)PERF_COUNT_HW_CACHE_RESULT_MISS << 16), 0, 0);
 	s.attr.type = PERF_TYPE_HW_CACHE;
-	engine_build_attr(&a, &s, &o, false);
+	engine_attr_build(&a, &s, &o, false);
 	CHECK(a.type == PERF_TYPE_HW_CACHE && a.config == 0x10000, "cache event config passed through");
 
 	s.attr.type = PERF_TYPE_TRACEPOINT;
 	o.period = 0;
-	engine_build_attr(&a, &s, &o, false);
-	CHECK(!a.freq && a.sample_period == 1, "tracepoints sample every hit by default");
+	engine_attr_build(&a, &s, &o, false);
+	CHECK(!a.freq && a.sample_period == 1 && (a.sample_type & PERF_SAMPLE_PERIOD),
+	      "tracepoints sample every hit by default, each with its count as period");
 }
 
 static void test_pages(void)
@@ -407,9 +424,9 @@ static void test_running(void)
 	long long r0, r1;
 	int first, off_then, off_all, back;
 
-	CHECK(engine_never_multiplexed(PERF_TYPE_SOFTWARE) && engine_never_multiplexed(PERF_TYPE_TRACEPOINT) &&
-	      !engine_never_multiplexed(PERF_TYPE_HARDWARE) && !engine_never_multiplexed(PERF_TYPE_RAW) &&
-	      !engine_never_multiplexed(PERF_TYPE_BREAKPOINT),
+	CHECK(engine_attr_never_multiplexed(PERF_TYPE_SOFTWARE) && engine_attr_never_multiplexed(PERF_TYPE_TRACEPOINT) &&
+	      !engine_attr_never_multiplexed(PERF_TYPE_HARDWARE) && !engine_attr_never_multiplexed(PERF_TYPE_RAW) &&
+	      !engine_attr_never_multiplexed(PERF_TYPE_BREAKPOINT),
 	      "software events and tracepoints are never multiplexed; hardware, raw and breakpoints may be");
 	if (e == NULL || reads_so_far() < 0) {
 		CHECK_SKIP("cannot sample system-wide here, or /proc/self/io does not count reads");

@@ -29,7 +29,17 @@ int main(void)
 	perfsys_strerror(buf, sizeof(buf), ENODEV, &task);
 	CHECK(HAS(buf, "CPU 1 is offline"), "ENODEV names the CPU: %s", buf);
 	perfsys_strerror(buf, sizeof(buf), ESRCH, &task);
-	CHECK(HAS(buf, "no such process 42"), "ESRCH names the PID: %s", buf);
+	CHECK(HAS(buf, "no such process or thread 42"), "ESRCH names the PID: %s", buf);
+
+	/* -G of a plain directory: said as such, with where cgroup2 is, not
+	 * as perf_event_open's EBADF. */
+	int fd = perfsys_cgroup_open("/tmp", buf, sizeof(buf));
+
+	CHECK(fd == -ENOTDIR && HAS(buf, "-G /tmp: not a cgroup v2 directory") &&
+	      (HAS(buf, "cgroup2 is mounted at /") || HAS(buf, "no cgroup2 is mounted")),
+	      "-G /tmp: not a cgroup v2 directory, and where one is: %s", buf);
+	fd = perfsys_cgroup_open("/nonexistent-cgroup", buf, sizeof(buf));
+	CHECK(fd == -ENOENT && HAS(buf, "-G /nonexistent-cgroup: cannot open it"), "-G of nothing: %s", buf);
 	task.fds_needed = 1234;
 	perfsys_strerror(buf, sizeof(buf), EMFILE, &task);
 	CHECK(HAS(buf, "out of file descriptors: 1234 needed") && HAS(buf, "ulimit -n 1234"), "EMFILE: %s", buf);
@@ -41,9 +51,9 @@ int main(void)
 
 	memset(&e, 0, sizeof(e));
 	CHECK(engine_notice(&e) == NULL, "no fallback, no notice");
-	engine_add_notice(&e, "kernel sampling not permitted (kernel.perf_event_paranoid=%d): sampling user "
+	engine_events_notice(&e, "kernel sampling not permitted (kernel.perf_event_paranoid=%d): sampling user "
 			  "space only (%s:u)", 2, "cycles");
-	engine_add_notice(&e, "cycles not supported here (ENOENT: no hardware PMU): sampling cpu-clock instead");
+	engine_events_notice(&e, "cycles not supported here (ENOENT: no hardware PMU): sampling cpu-clock instead");
 	CHECK(engine_notice(&e) && HAS(engine_notice(&e), "user space only (cycles:u); cycles not supported"),
 	      "both fallbacks in one notice: %s", engine_notice(&e));
 	{

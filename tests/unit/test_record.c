@@ -19,6 +19,19 @@ static void test_sample(void)
 
 	s.len -= 8; /* drop the period */
 	CHECK(record_decode(synth_done(&s), &r) == RECORD_BAD, "truncated sample rejected");
+
+	/* -c: the records leave the period out, the layout gives it. */
+	struct record_layout fixed = { .period = 1000 };
+	struct record_flat f;
+
+	h = synth_done(&s);
+	CHECK(record_decode_with(h, &fixed, &r) == RECORD_OK && r.sid.id == 77 && r.sid.cpu == 1 &&
+	      r.sample.period == 1000, "a sample without its period decodes with the layout's");
+	CHECK(record_flat(h, &fixed, &f) && f.id == 77 && f.time == 12345 && f.cpu == 1 && f.period == 1000,
+	      "the flat shortcut too");
+	CHECK(!record_flat(h, NULL, &f), "without the layout it is not a flat sample");
+	h = synth_sample(&s, 77, 0x401000, 10, 11, 12345, 1, 250000, PERF_RECORD_MISC_USER);
+	CHECK(!record_flat(h, &fixed, &f), "a sample with a period does not pass as one without");
 }
 
 static void test_mmap2(void)
