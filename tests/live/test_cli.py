@@ -1,9 +1,11 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Bad use and clean endings: one clear line and the right exit code.
 
 usage: test_cli.py PERFTOP WORKLOAD
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -150,4 +152,38 @@ for what, args, path in (
     diag("%s -> %r in %.1f s: %s" % (what, rc, took, err))
     ok(rc == 1 and len(err.splitlines()) == 1 and path in err and took < 10,
        "unwritable %s: exit 1 at once (%.1f s of a 30 s run) with one line naming %s" % (what, took, path))
+
+# An unknown option or a missing argument: one line naming it and what it
+# wants, not the whole --help.
+one_line_error(run("-b", "--frequency", "9"), 2, ["option --frequency is unknown", "see --help"], "unknown option")
+one_line_error(run("-b", "-d"), 2, ["-d needs SECS", "see --help"], "-d without its argument")
+
+
+# --help, the man page's OPTIONS and the README's options table name the
+# same options: the table in src/options_table.c makes --help, so a new row
+# the documents miss fails here.
+def option_words(text):
+    return set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*[a-z]|-[a-zA-Z])(?![\w-])", text))
+
+
+help_text = run("--help").stdout
+help_rows = [option_words(re.split(r"\s{2,}", x.strip())[0]) for x in help_text.splitlines()
+             if re.match(r"  (-\w|    --)", x)]
+help_opts = set().union(*help_rows)
+top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+with open(os.path.join(top, "doc", "perftop.1")) as f:
+    man = f.read()
+section = man.split("\n.SH OPTIONS\n", 1)[1].split("\n.SH ", 1)[0].splitlines()
+heads = [section[i + 1] for i, x in enumerate(section[:-1]) if x == ".TP"]
+man_opts = option_words(" ".join(heads).replace("\\-", "-"))
+with open(os.path.join(top, "README.md")) as f:
+    readme = f.read().split("## Options", 1)[1].split("\n## ", 1)[0]
+readme_opts = option_words(" ".join(re.split(r"(?<!\\)\|", row)[1] for row in readme.splitlines() if row.startswith("| `")))
+diag("--help: %s" % sorted(help_opts))
+ok(len(help_opts) > 40 and help_opts == man_opts,
+   "--help and perftop.1's OPTIONS name the same options (only in --help: %s; only in the man page: %s)"
+   % (sorted(help_opts - man_opts), sorted(man_opts - help_opts)))
+missing = [sorted(r) for r in help_rows if not r & readme_opts]
+ok(len(help_rows) > 30 and not missing, "README's options table names every option of --help (missing: %s)"
+   % missing)
 done()

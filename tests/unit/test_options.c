@@ -1,14 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* options_parse, options_free, options_target: defaults, valid and invalid
  * combinations, the usage errors (2) and their one line, -F against the
- * kernel's maximum, --exclude, -p/-t lists. */
+ * kernel's maximum, --exclude, -p/-t lists; the option table and the
+ * --help made from it. */
 #include <getopt.h>
 #include <stdarg.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "options.h"
+#include "options_table.h"
 
-static char err_text[4096];
+static char err_text[16384];
 static int err_lines; /* lines in err_text, whose last newline is dropped */
 
 /* Parses "perftop ARGS..." into o with a fresh getopt; stdout and stderr
@@ -327,11 +330,78 @@ static void usage_errors(void)
 	bad(rc, "at most 16 events", "17 events");
 	options_free(&o);
 
-	rc = PARSE(&o, "--bogus");
-	CHECK(rc == 2 && strstr(err_text, "usage: perftop"), "an unknown option: exit 2 and the usage");
+}
+
+/* An unknown option, a missing argument: one line naming the option and
+ * what it wants, not the whole --help. */
+static void option_errors(void)
+{
+	static const struct {
+		const char *args[3];
+		const char *line;
+	} cases[] = {
+		{ { "--bogus" }, "perftop: option --bogus is unknown; see --help" },
+		{ { "--bogus=3", "-b" }, "perftop: option --bogus is unknown; see --help" },
+		{ { "-x" }, "perftop: option -x is unknown; see --help" },
+		{ { "-bx" }, "perftop: option -x is unknown; see --help" },
+		{ { "-b", "-d" }, "perftop: -d needs SECS; see --help" },
+		{ { "--delay" }, "perftop: --delay needs SECS; see --help" },
+		{ { "-bp" }, "perftop: -p needs PID[,PID]; see --help" },
+		{ { "--listen" }, "perftop: --listen needs [ADDR:]PORT; see --help" },
+		{ { "--batch=1" }, "perftop: --batch takes no argument; see --help" },
+		{ { "--no-c" }, "perftop: option --no-c is ambiguous: --no-children, --no-color; see --help" },
+	};
+	struct options o;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[5] = { "perftop" };
+		int argc = 1;
+
+		for (int k = 0; k < 3 && cases[i].args[k]; k++)
+			argv[argc++] = (char *)cases[i].args[k];
+		rc = parse_argv(&o, argc, argv);
+		CHECK(rc == 2 && err_lines == 1 && strcmp(err_text, cases[i].line) == 0,
+		      "%s: exit 2 and one line '%s' (rc %d: %s)", cases[i].args[0], cases[i].line, rc, err_text);
+		options_free(&o);
+	}
+}
+
+/* --help is the table: every row's spellings, its argument and its help's
+ * first line, each on the row's own line. */
+static void help_rows(void)
+{
+	struct options o;
+	int rc = PARSE(&o, "--help");
+	size_t missing = 0;
+
+	CHECK(rc == 1 && strncmp(err_text, "usage: perftop [options]\n", 25) == 0, "--help: the usage, done (1)");
+	for (size_t i = 0; i < options_nrows; i++) {
+		const struct options_row *r = &options_rows[i];
+		char want[256], first[128], *at, *eol;
+
+		if (r->letter && r->name)
+			snprintf(want, sizeof(want), "\n  -%c, --%s", r->letter, r->name);
+		else if (r->letter)
+			snprintf(want, sizeof(want), "\n  -%c", r->letter);
+		else
+			snprintf(want, sizeof(want), "\n      --%s", r->name);
+		if (r->arg)
+			snprintf(want + strlen(want), sizeof(want) - strlen(want), " %s", r->arg);
+		strlcat(want, " ", sizeof(want)); /* the padding, so --children is not --children-x */
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(r->help, "\n"), r->help);
+		at = strstr(err_text, want);
+		eol = at ? strchr(at + 1, '\n') : NULL;
+		if (!at || !strstr(at, first) || (eol && strstr(at, first) > eol)) {
+			missing++;
+			CHECK(0, "--help lacks row %s (%s)", want + 1, first);
+		}
+	}
+	CHECK(missing == 0, "--help shows all %zu rows of the table", options_nrows);
 	options_free(&o);
-	rc = PARSE(&o, "-d");
-	CHECK(rc == 2, "an option without its argument: exit 2");
+
+	rc = PARSE(&o, "-V");
+	CHECK(rc == 1 && strncmp(err_text, "perftop ", 8) == 0, "-V: the version, done (1): %s", err_text);
 	options_free(&o);
 }
 
@@ -367,6 +437,8 @@ int main(void)
 	pid_lists();
 	exclude();
 	usage_errors();
+	option_errors();
+	help_rows();
 	max_freq();
 	return check_done();
 }
