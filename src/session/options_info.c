@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* options_info: what the parsed options say, for the layers that run them.
- * The parser itself (src/options.c) sits on top, beside main. */
+ * The parser itself (src/cli/options.c) sits on top, beside main. */
 #include "options.h"
 
 #include <stdio.h>

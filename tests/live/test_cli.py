@@ -160,7 +160,7 @@ one_line_error(run("-b", "-d"), 2, ["-d needs SECS", "see --help"], "-d without 
 
 
 # --help, the man page's OPTIONS and the README's options table name the
-# same options: the table in src/options_table.c makes --help, so a new row
+# same options: the table in src/cli/options_table.c makes --help, so a new row
 # the documents miss fails here.
 def option_words(text):
     return set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*[a-z]|-[a-zA-Z])(?![\w-])", text))
