@@ -11,10 +11,10 @@
 #include <time.h>
 
 #include "agg.h"
-#include "cfarule.h"
 #include "counters.h"
 #include "cpumap.h"
 #include "engine.h"
+#include "leaffix.h"
 #include "options.h"
 #include "symbols.h"
 #include "unwind.h"
@@ -29,10 +29,7 @@ struct session {
 	struct agg *agg;
 	struct counters *cnt;      /* exact counters in focus mode, else NULL */
 	struct unwind *unw;        /* -g (the leaf fix) and --call-graph dwarf, else NULL */
-	struct cfarule_cache *rules; /* -g: the leaf fix's rules by (DSO, offset), else NULL */
-	struct leaf_memo *leaf_memo; /* -g: the rule by (pid, leaf IP) under the pid's maps */
-	uint64_t leaf_memo_hits;
-	uint64_t leaf_fixed;
+	struct leaffix *leaf;      /* -g: the leaf fix, else NULL */
 	uint64_t tracking_lost;    /* MMAP/COMM/… records the kernel dropped */
 	bool in_sample;            /* a sample in hand: slow work may hand the rings back */
 	size_t focus_left;         /* -p: processes still alive */
@@ -45,6 +42,11 @@ struct session {
 /* Opens everything; on failure err holds the user's one line. Returns 0 or -errno. */
 int session_open(struct session *s, const struct options *o, char *err, size_t errlen);
 void session_close(struct session *s);
+
+/* -g's leaf fix on this session's process table (s->unw walks what its
+ * rules cannot answer); rule_bits as for leaffix_new. session_open makes
+ * it for -g; a benchmark may make its own. */
+struct leaffix *session_leaffix_new(struct session *s, unsigned rule_bits);
 
 /* The engine's record handler: resolve and aggregate. */
 void session_record(void *arg, int ev, const struct record *rec);

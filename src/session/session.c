@@ -126,7 +126,7 @@ static void size_chains(struct session *s, const struct engine_opts *eo)
 							(eo->nevents ? eo->nevents : 1));
 }
 
-static bool find_map(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out)
+static bool map_at(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out)
 {
 	struct session *s = arg;
 	uint64_t pgoff;
@@ -137,20 +137,18 @@ static bool find_map(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out
 	return true;
 }
 
-/* The rule at a leaf, by (pid, IP), while the pid's maps stay as they
- * were: a warm leaf costs one lookup here instead of a map lookup in the
- * process table (which the chain's resolve does again) and one in the rule
- * cache. 2048 entries, direct-mapped: a collision costs those lookups. */
-#define LEAF_MEMO_BITS 11
-#define LEAF_MEMO_NONE (-1) /* CFARULE_NONE */
-#define LEAF_MEMO_NO (-2)   /* the cache cannot answer: libdw unwinds */
+/* The unwinder's: libdw keeps its own pointers into the stack copy, so no
+ * hand-back under it (the only way its walk reaches slow work). */
+static bool find_map(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out)
+{
+	struct session *s = arg;
+	bool in = s->in_sample, found;
 
-struct leaf_memo {
-	uint64_t ip;
-	int32_t pid;
-	uint32_t gen; /* symbols_maps_gen; 0: empty */
-	int32_t ra_off;
-};
+	s->in_sample = false;
+	found = map_at(arg, pid, addr, out);
+	s->in_sample = in;
+	return found;
+}
 
 /* The focus's processes are read now; system-wide, each process's /proc is
  * read at its first sample (a scan of every process cost more than all
@@ -174,6 +172,25 @@ static void slow_work(void *arg)
 
 	if (s->in_sample)
 		engine_hand_back(s->eng);
+}
+
+static bool leaf_map_dso(void *arg, pid_t pid, uint64_t addr, uint32_t *id, uint64_t *off, bool *vdso)
+{
+	return symbols_map_dso(((struct session *)arg)->syms, pid, addr, id, off, vdso);
+}
+
+static uint32_t leaf_maps_gen(void *arg, pid_t pid)
+{
+	return symbols_maps_gen(((struct session *)arg)->syms, pid);
+}
+
+static const struct leaffix_ops leaf_ops = {
+	.map_dso = leaf_map_dso, .map_at = map_at, .maps_gen = leaf_maps_gen, .slow_work = slow_work,
+};
+
+struct leaffix *session_leaffix_new(struct session *s, unsigned rule_bits)
+{
+	return leaffix_new(s->unw, &leaf_ops, s, rule_bits);
 }
 
 int session_open(struct session *s, const struct options *o, char *err, size_t errlen)
@@ -206,8 +223,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 		return -ENOMEM;
 	}
 	/* The leaf fix's rules belong to the code, not the process: 64 K of them. */
-	if (o->cg.mode == CALLGRAPH_FP && ((s->rules = cfarule_new(16)) == NULL ||
-					   (s->leaf_memo = calloc((size_t)1 << LEAF_MEMO_BITS, sizeof(*s->leaf_memo))) == NULL)) {
+	if (o->cg.mode == CALLGRAPH_FP && (s->leaf = session_leaffix_new(s, 16)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -242,9 +258,8 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 void session_close(struct session *s)
 {
 	counters_close(s->cnt);
+	leaffix_free(s->leaf);
 	unwind_free(s->unw);
-	cfarule_free(s->rules);
-	free(s->leaf_memo);
 	agg_free(s->agg);
 	engine_close(s->eng);
 	symbols_free(s->syms);
@@ -361,8 +376,7 @@ void session_interval_end(struct session *s, unsigned decay_pct,
 	show(arg, lap(s));
 	agg_roll(s->agg, decay_pct);
 	symbols_reap(s->syms);
-	if (s->rules)
-		cfarule_close_idle(s->rules);
+	leaffix_idle(s->leaf);
 }
 
 bool session_focus_exit(struct session *s, pid_t pid)
@@ -412,17 +426,19 @@ void session_stats(const struct session *s, struct session_stats *st)
 		st->unwind_truncated = us.truncated;
 		st->unwind_slow = us.slow_walks;
 		st->unwind_dwfl = us.dwfl_made;
-		st->leaf_fixed = s->leaf_fixed;
 	}
-	if (s->rules) {
-		struct cfarule_stats cs;
+	if (s->leaf) {
+		struct leaffix_stats ls;
 
-		cfarule_get_stats(s->rules, &cs);
-		st->leaf_rule_hits = cs.hits + s->leaf_memo_hits;
-		st->leaf_rule_memo = s->leaf_memo_hits;
-		st->leaf_rule_misses = cs.misses;
-		st->leaf_rule_negative = cs.negative;
-		st->leaf_rule_opens = cs.opens;
+		leaffix_get_stats(s->leaf, &ls);
+		st->leaf_fixed = ls.fixed;
+		if (ls.has_rules) {
+			st->leaf_rule_hits = ls.rules.hits + ls.memo_hits;
+			st->leaf_rule_memo = ls.memo_hits;
+			st->leaf_rule_misses = ls.rules.misses;
+			st->leaf_rule_negative = ls.rules.negative;
+			st->leaf_rule_opens = ls.rules.opens;
+		}
 	}
 }
 
@@ -552,105 +568,16 @@ static bool cpumode_kernel(uint16_t misc)
 	}
 }
 
-static struct leaf_memo *leaf_memo_slot(struct session *s, pid_t pid, uint64_t ip)
-{
-	uint64_t h = (ip ^ (uint64_t)(uint32_t)pid << 40) * 0x9e3779b97f4a7c15ull;
 
-	return &s->leaf_memo[h >> (64 - LEAF_MEMO_BITS)];
-}
 
-/* The leaf's rule from the rule cache, read from the CFI on a miss; false
- * when the cache cannot answer. */
-static bool leaf_rule_find(struct session *s, const struct record *r, uint64_t leaf, struct cfarule *rule)
-{
-	struct unwind_map m;
-	uint32_t id;
-	uint64_t off, pgoff;
-	bool vdso;
 
-	if (!symbols_map_dso(s->syms, (pid_t)r->sid.pid, leaf, &id, &off, &vdso))
-		return false;
-	/* Our vDSO's CFI is a 64-bit process's; a 32-bit one's is its own
-	 * (the unwinder reads it from the process). */
-	if (vdso && r->sample.regs_abi != PERF_SAMPLE_REGS_ABI_64)
-		return false;
-	if (!cfarule_get(s->rules, id, off, rule)) {
-		if (vdso)
-			snprintf(m.path, sizeof(m.path), "%s", CFARULE_VDSO);
-		else if (!symbols_map_at(s->syms, (pid_t)r->sid.pid, leaf, m.path, sizeof(m.path), &m.start, &m.end,
-					 &pgoff))
-			return false;
-		if (!cfarule_has_handle(s->rules, id))
-			slow_work(s); /* opens the file for its CFI */
-		if (!cfarule_derive_dso(s->rules, id, m.path, off, rule))
-			return false;
-		cfarule_put(s->rules, id, off, *rule);
-	}
-	return true;
-}
-
-/* The leaf fix from the rule cache: false when it cannot answer (no file
- * behind the leaf, a 32-bit process's vDSO, or not x86-64), and libdw
- * unwinds. */
-static bool leaf_rule(struct session *s, const struct record *r, uint64_t leaf, uint64_t *ret)
-{
-	pid_t pid = (pid_t)r->sid.pid;
-	struct leaf_memo *lm = s->leaf_memo ? leaf_memo_slot(s, pid, leaf) : NULL;
-	struct cfarule rule;
-	bool known;
-
-	if (lm == NULL) {
-		if (!leaf_rule_find(s, r, leaf, &rule))
-			return false;
-	} else if (lm->ip == leaf && lm->pid == pid && lm->gen && lm->gen == symbols_maps_gen(s->syms, pid)) {
-		s->leaf_memo_hits++;
-		if (lm->ra_off == LEAF_MEMO_NO)
-			return false;
-		rule = lm->ra_off == LEAF_MEMO_NONE ? (struct cfarule){ CFARULE_NONE, 0 }
-						    : (struct cfarule){ CFARULE_SP, lm->ra_off };
-	} else {
-		known = leaf_rule_find(s, r, leaf, &rule);
-		/* The tag after the lookup: a first sample of a process reads /proc. */
-		*lm = (struct leaf_memo){ leaf, pid, symbols_maps_gen(s->syms, pid),
-					  !known ? LEAF_MEMO_NO : rule.kind == CFARULE_SP ? rule.ra_off : LEAF_MEMO_NONE };
-		if (!known)
-			return false;
-	}
-	*ret = cfarule_apply(rule, r, unwind_regs_mask(), leaf);
-	return true;
-}
-
-/* -g's leaf fix: the return address of the user leaf from its CFI (the
- * registers and a little stack come with the sample). A leaf that keeps no
- * frame leaves the frame pointer on its caller's frame, so the chain's next
- * entry is the caller's return and the caller itself is missing: it is
- * this address. 0 when the chain is right or nothing can be told. */
+/* -g's leaf fix (leaffix.h): the user leaf's caller, missing from the
+ * chain when the leaf keeps no frame; 0 when the chain is right. */
 static uint64_t leaf_return(struct session *s, const struct record *r, uint64_t leaf, uint64_t next)
 {
-	uint64_t ips[2];
-	bool complete;
-
-	if (s->unw == NULL || s->opts->cg.mode != CALLGRAPH_FP || r->sample.nregs == 0)
+	if (s->leaf == NULL || r->sample.nregs == 0)
 		return 0;
-	if (s->rules && leaf_rule(s, r, leaf, ips)) {
-		if (ips[0] == 0 || ips[0] == next)
-			return 0;
-		s->leaf_fixed++;
-		return ips[0];
-	}
-	{
-		/* libdw keeps its own pointers into the stack copy: no hand-back under it. */
-		bool in = s->in_sample;
-		size_t k;
-
-		s->in_sample = false;
-		k = unwind_stack(s->unw, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r, ips, 2, &complete);
-		s->in_sample = in;
-		if (k != 2 || ips[0] != leaf || ips[1] == next)
-			return 0;
-	}
-	s->leaf_fixed++;
-	return ips[1];
+	return leaffix_return(s->leaf, r, leaf, next);
 }
 
 /* Frames of a sample's callchain, leaf first. The first address after each
@@ -707,7 +634,7 @@ static size_t user_frames(struct session *s, const struct record *r, struct sym_
 
 	if (n < 2)
 		return 0;
-	s->in_sample = false; /* as in leaf_return (and dwarf is never read in place) */
+	s->in_sample = false; /* as in find_map (and dwarf is never read in place) */
 	k = unwind_stack(s->unw, pid, (pid_t)r->sid.tid, r, ips, n - 1, &complete);
 	s->in_sample = true;
 	{
