@@ -11,7 +11,6 @@
 
 #include "counters.h"
 #include "evspec.h"
-#include "symbols.h"
 
 #define AGG_MAX_EVENTS 16
 #define AGG_COMM_MAX 64
@@ -80,6 +79,9 @@ enum agg_scope { AGG_INTERVAL, AGG_TOTAL };
 
 struct agg;
 struct cg;
+/* A resolved frame (symbols.h): agg reads it, its contract does not need
+ * the symbols' API. */
+struct sym_result;
 
 /* cpus: the CPU numbers sampled (rows appear in that order). */
 struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus);

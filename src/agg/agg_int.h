@@ -8,6 +8,7 @@
 #define PERFTOP_AGG_INT_H
 
 #include "agg.h"
+#include "symbols.h"
 
 /* Open-addressing maps from a 64-bit key to a row pointer. Rows never move,
  * so the hot path hands out stable pointers. */

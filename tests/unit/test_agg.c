@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "symbols.h"
 #include "check.h"
 
 /* The names the session hands down with each sample. */
