@@ -37,6 +37,7 @@ struct session {
 	size_t nnotices;
 	char target[256];
 	struct timespec last_tick;
+	double interval;           /* seconds between ticks: session_interval() */
 };
 
 /* Opens everything; on failure err holds the user's one line. Returns 0 or -errno. */
@@ -65,6 +66,11 @@ void session_quit(struct session *s);
 void session_flush(struct session *s);
 /* The front end's extra fd (the terminal), watched by the current engine. */
 int session_watch_fd(struct session *s, int fd, void (*cb)(void *arg), void *arg);
+/* The refresh interval: the session owns it (the options give the first,
+ * session_set_interval the later ones, a re-aim keeps it); the engine's
+ * ticks and the exporter's windows follow it. Any thread may read it. */
+double session_interval(const struct session *s);
+/* 0, or -errno from the engine (then the interval stays). */
 int session_set_interval(struct session *s, double seconds);
 
 /* Ends an interval, the one sequence both front ends run: the counters and
@@ -120,7 +126,7 @@ struct session_target {
 	bool pids_are_tids;
 	const char *cgroup;
 	uint64_t freq, period;  /* both 0: the options' */
-	double interval;        /* 0: the options' */
+	double interval;        /* 0: session_interval()'s */
 	bool keep_agg;          /* same target, new rate: keep the tables */
 };
 

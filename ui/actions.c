@@ -97,7 +97,6 @@ unsigned interval_set(struct ui *u, double secs)
 		ui_message(u, true, "interval %g s refused: %s", secs, strerror(-rc));
 		return UI_DRAW;
 	}
-	u->interval = secs;
 	ui_message(u, false, "refresh every %g s", secs);
 	return UI_DRAW;
 }

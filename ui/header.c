@@ -142,7 +142,7 @@ static void draw_target(struct ui *u, int w)
 	int x = 0;
 
 	sanitize(tgt, sizeof(tgt), u->s->target);
-	snprintf(iv, sizeof(iv), "%gs", u->interval);
+	snprintf(iv, sizeof(iv), "%gs", session_interval(u->s));
 	if (u->period)
 		snprintf(rate, sizeof(rate), "every %llu events", (unsigned long long)u->period);
 	else

@@ -114,7 +114,7 @@ static void engine_opts_for(const struct session *s, const struct session_target
 		.freq = t->freq || t->period ? t->freq : o->freq,
 		.period = t->freq || t->period ? t->period : o->period,
 		.mmap_pages = o->mmap_pages,
-		.interval = t->interval > 0 ? t->interval : o->interval,
+		.interval = t->interval > 0 ? t->interval : session_interval(s),
 		.enabled = enabled,
 		.cg = o->cg,
 	};
@@ -209,6 +209,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 
 	memset(s, 0, sizeof(*s));
 	s->opts = o;
+	s->interval = o->interval;
 	s->syms = symbols_new(&so);
 	if (s->syms == NULL || (symbols_cache_dir(kcache, sizeof(kcache)) == 0 &&
 				((!o->no_kallsyms_cache && symbols_set_kcache(s->syms, kcache, NULL, NULL) != 0) ||
@@ -329,9 +330,23 @@ int session_watch_fd(struct session *s, int fd, void (*cb)(void *arg), void *arg
 	return engine_watch_fd(s->eng, fd, cb, arg);
 }
 
+/* Read by the exporter's threads too: a relaxed atomic, only the loop's
+ * thread writes it. */
+double session_interval(const struct session *s)
+{
+	double d;
+
+	__atomic_load(&s->interval, &d, __ATOMIC_RELAXED);
+	return d > 0 || s->opts == NULL ? d : s->opts->interval;
+}
+
 int session_set_interval(struct session *s, double seconds)
 {
-	return engine_set_interval(s->eng, seconds);
+	int rc = s->eng ? engine_set_interval(s->eng, seconds) : 0;
+
+	if (rc == 0)
+		__atomic_store(&s->interval, &seconds, __ATOMIC_RELAXED);
+	return rc;
 }
 
 static double lap(struct session *s)
@@ -539,6 +554,7 @@ int session_reopen(struct session *s, const struct session_target *t, char *err,
 	if (rc == 0) {
 		engine_close(s->eng); /* unblocks the loop's signals: guard_end blocks them again */
 		s->eng = ne;
+		__atomic_store(&s->interval, &eo.interval, __ATOMIC_RELAXED);
 		size_chains(s, &eo);
 	}
 	guard_end(&g);
