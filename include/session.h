@@ -114,6 +114,15 @@ struct session_stats {
 };
 void session_stats(const struct session *s, struct session_stats *st);
 
+/* For the front ends, which reach the layers below only through here: the
+ * kernel's bound on sampling rates (0: unreadable), whether names are
+ * demangled (names resolved from now on follow a change), and the names of
+ * an event's excluded modes (EXCL_* bits), comma separated ("user,hv"; ""). */
+uint64_t session_max_sample_rate(void);
+bool session_demangle(const struct session *s);
+void session_set_demangle(struct session *s, bool on);
+void session_exclude_format(unsigned bits, char *buf, size_t len);
+
 /* comm of a process the session knows, or NULL. */
 const char *session_comm(const struct session *s, pid_t pid);
 

@@ -233,9 +233,9 @@ static unsigned act_threads(struct ui *u, int key)
  * keep theirs until they age out (c: cumulative keeps both). */
 static unsigned act_demangle(struct ui *u, int key)
 {
-	bool on = !symbols_demangle(u->s->syms);
+	bool on = !session_demangle(u->s);
 
-	symbols_set_demangle(u->s->syms, on);
+	session_set_demangle(u->s, on);
 	ui_message(u, false, on ? "C++/Rust names demangled (M: raw)" : "raw symbol names (M: demangled)");
 	return UI_DRAW;
 }

@@ -2,6 +2,7 @@
  * each interval ended; the figures read for the front ends. The records
  * themselves are session_record.c's. */
 #include "session.h"
+#include "perfsys.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -457,6 +458,26 @@ void session_stats(const struct session *s, struct session_stats *st)
 			st->leaf_rule_opens = ls.rules.opens;
 		}
 	}
+}
+
+uint64_t session_max_sample_rate(void)
+{
+	return perf_max_sample_rate();
+}
+
+bool session_demangle(const struct session *s)
+{
+	return symbols_demangle(s->syms);
+}
+
+void session_set_demangle(struct session *s, bool on)
+{
+	symbols_set_demangle(s->syms, on);
+}
+
+void session_exclude_format(unsigned bits, char *buf, size_t len)
+{
+	exclude_format(bits, buf, len);
 }
 
 const char *session_comm(const struct session *s, pid_t pid)
