@@ -37,6 +37,7 @@ struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus)
 		return NULL;
 	a->nevents = nevents;
 	a->rows_gen = 1;
+	a->keep_top = AGG_KEEP_TOP;
 	for (size_t i = 0; i < nevents; i++)
 		a->ev[i].running_pct = -1;
 	a->max_cpu = -1;
@@ -89,6 +90,7 @@ void agg_free(struct agg *a)
 	free(a->cpu_counts);
 	free(a->cpu_index);
 	free(a->sorted);
+	free(a->rank);
 	cg_free(a->cg);
 	for (size_t i = 0; a->memo && i < AGG_MEMO_SLOTS; i++)
 		free(a->memo[i].keys);

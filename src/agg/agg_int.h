@@ -136,6 +136,11 @@ struct agg {
 	uint16_t *flat_pend;      /* the slots listed: each holds hits or did */
 	size_t flat_npend;
 	uint32_t rows_gen;
+	/* What "since start" keeps (AGG_KEEP_TOP): ranked at most once a roll
+	 * per kind (symbols, processes, threads), in a heap of keep_top. */
+	size_t keep_top;          /* AGG_KEEP_TOP; tests: 0 lets every idle row expire */
+	uint64_t rank_rolls[3];
+	void **rank;
 	bool flat_off;            /* tests: every flat sample the long way */
 	uint64_t flat_hits;       /* tests: flat samples the memo counted */
 };

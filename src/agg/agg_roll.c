@@ -163,6 +163,106 @@ static void idleq_purge(struct idleq *q)
 	q->n = n;
 }
 
+/* --- what "since start" keeps (AGG_KEEP_TOP) ------------------------------ */
+
+enum rank_kind { RANK_SYMS, RANK_TASKS, RANK_THREADS };
+
+static uint64_t *rank_roll_of(enum rank_kind k, void *row)
+{
+	return k == RANK_SYMS ? &((struct agg_sym *)row)->rank_roll : &((struct agg_task *)row)->rank_roll;
+}
+
+static uint64_t rank_count(enum rank_kind k, const void *row, size_t ev)
+{
+	return k == RANK_SYMS ? ((const struct agg_sym *)row)->total.samples[ev]
+			      : ((const struct agg_task *)row)->total.samples[ev];
+}
+
+/* The row's key in its map: ties are broken by it, so that two aggs fed
+ * alike keep alike (a strict order keeps the kept rows to keep_top). */
+static uint64_t rank_key(enum rank_kind k, const void *row)
+{
+	const struct agg_task *t = row;
+
+	return k == RANK_SYMS ? ((const struct agg_sym *)row)->key : k == RANK_TASKS ? (uint64_t)t->pid : (uint64_t)t->tid;
+}
+
+/* Whether x ranks below y: fewer samples, or as many and a higher key. */
+static bool rank_below(enum rank_kind k, size_t ev, const void *x, const void *y)
+{
+	uint64_t cx = rank_count(k, x, ev), cy = rank_count(k, y, ev);
+
+	return cx != cy ? cx < cy : rank_key(k, x) > rank_key(k, y);
+}
+
+/* A heap whose root ranks lowest: the one a better row replaces. */
+static void rank_down(void **h, size_t n, size_t i, enum rank_kind k, size_t ev)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		void *t;
+
+		if (l < n && rank_below(k, ev, h[l], h[m]))
+			m = l;
+		if (r < n && rank_below(k, ev, h[r], h[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* Marks the top keep_top rows of m by each event's samples since start.
+ * False when the heap cannot be had: then nothing is judged to rank. */
+static bool rank_mark(struct agg *a, struct map *m, enum rank_kind k)
+{
+	if (a->rank == NULL && (a->rank = calloc(a->keep_top, sizeof(*a->rank))) == NULL)
+		return false;
+	for (size_t ev = 0; ev < a->nevents; ev++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i <= m->mask; i++) {
+			void *row = m->tab[i].row;
+
+			if (row == NULL || rank_count(k, row, ev) == 0)
+				continue;
+			if (n < a->keep_top) {
+				a->rank[n++] = row;
+				if (n == a->keep_top)
+					for (size_t j = n / 2; j-- > 0;)
+						rank_down(a->rank, n, j, k, ev);
+			} else if (rank_below(k, ev, a->rank[0], row)) {
+				a->rank[0] = row;
+				rank_down(a->rank, n, 0, k, ev);
+			}
+		}
+		for (size_t i = 0; i < n; i++)
+			*rank_roll_of(k, a->rank[i]) = a->rolls;
+	}
+	return true;
+}
+
+/* Whether a row that would expire is kept: it ranks within keep_top of
+ * its kind by some event's samples since start. Ranked once a roll. */
+static bool ranks(struct agg *a, enum rank_kind k, void *row)
+{
+	struct map *m = k == RANK_SYMS ? &a->syms : k == RANK_TASKS ? &a->tasks : &a->tids;
+
+	if (a->keep_top == 0)
+		return false;
+	if (m->used <= a->keep_top)
+		return true;
+	if (a->rank_rolls[k] != a->rolls) {
+		a->rank_rolls[k] = a->rolls;
+		if (!rank_mark(a, m, k))
+			return false;
+	}
+	return *rank_roll_of(k, row) == a->rolls;
+}
+
 /* The rows idle since AGG_EXPIRE_IDLE rolls ago or more. A queued row that
  * came back is dropped from the queue (it queues again when idle), or put
  * back with its new idle tick. */
@@ -177,7 +277,9 @@ static size_t expire_syms(struct agg *a)
 		s->queued = false;
 		if (s->active || s->in_cg)
 			continue;
-		if (s->idle_since + AGG_EXPIRE_IDLE <= a->rolls) {
+		if (s->idle_since + AGG_EXPIRE_IDLE <= a->rolls && ranks(a, RANK_SYMS, s)) {
+			idle_push(q, s, a->rolls, &s->queued); /* judged again later */
+		} else if (s->idle_since + AGG_EXPIRE_IDLE <= a->rolls) {
 			sym_expire(a, s);
 			n++;
 		} else { /* idle again since: queued again, at the back */
@@ -198,7 +300,9 @@ static size_t expire_tasks(struct agg *a)
 		t->queued = false;
 		if (t->active || t->gone)
 			continue;
-		if (t->idle_since + AGG_EXPIRE_IDLE <= a->rolls) {
+		if (t->idle_since + AGG_EXPIRE_IDLE <= a->rolls && ranks(a, t->is_thread ? RANK_THREADS : RANK_TASKS, t)) {
+			idle_push(q, t, a->rolls, &t->queued); /* judged again later */
+		} else if (t->idle_since + AGG_EXPIRE_IDLE <= a->rolls) {
 			task_expire(a, t);
 			n++;
 		} else {
@@ -287,7 +391,11 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 			t->aging = false;
 			continue;
 		}
-		if (++t->exited_ticks > AGG_EXIT_GRACE) {
+		if (++t->exited_ticks > AGG_EXIT_GRACE && ranks(a, t->is_thread ? RANK_THREADS : RANK_TASKS, t)) {
+			t->aging = false; /* kept: judged again once idle (expire_tasks) */
+			continue;
+		}
+		if (t->exited_ticks > AGG_EXIT_GRACE) {
 			task_expire(a, t);
 			gone++;
 			continue;
