@@ -11,7 +11,6 @@
 
 #include "counters.h"
 #include "evspec.h"
-#include "symbols.h"
 
 #define AGG_MAX_EVENTS 16
 #define AGG_COMM_MAX 64
@@ -41,6 +40,7 @@ struct agg_sym {
 	bool gone;                         /* expired: unlinked, freed by a later roll (agg.c) */
 	uint64_t idle_since;               /* the roll that found it idle (agg.c) */
 	uint64_t serial;                   /* unique per row ever made: a returning key is a new row */
+	uint64_t rank_roll;                /* the roll that found it within AGG_KEEP_TOP (agg_roll.c) */
 };
 
 struct agg_task {
@@ -55,6 +55,7 @@ struct agg_task {
 	bool counted;           /* thread rows: counted in their process's threads */
 	bool is_thread, queued, gone; /* expiry's bookkeeping (agg.c) */
 	uint64_t idle_since;    /* the roll that found it idle (agg.c) */
+	uint64_t rank_roll;     /* the roll that found it within AGG_KEEP_TOP (agg_roll.c) */
 	struct agg_counts iv, total;
 };
 
@@ -80,6 +81,9 @@ enum agg_scope { AGG_INTERVAL, AGG_TOTAL };
 
 struct agg;
 struct cg;
+/* A resolved frame (symbols.h): agg reads it, its contract does not need
+ * the symbols' API. */
+struct sym_result;
 
 /* cpus: the CPU numbers sampled (rows appear in that order). */
 struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus);
@@ -152,12 +156,22 @@ void agg_thread_exit(struct agg *a, pid_t tid);
  *
  * Expiry: a row no sample has touched for AGG_EXPIRE_IDLE intervals after
  * its interval counts decayed to zero (so it shows zero in every interval
- * view) goes, as does an exited task after AGG_EXIT_GRACE intervals. Its
+ * view) goes, as does an exited task after AGG_EXIT_GRACE intervals,
+ * unless "since start" keeps it (AGG_KEEP_TOP below). Its
  * cumulative counts stay in the events' totals (agg_base, shares) and in
  * agg_stats' expired sums, so rows + expired always equals the totals. A
  * key sampled again starts a fresh row (new serial) counting from there.
  * Symbols the call graph points to never expire. */
 #define AGG_EXPIRE_IDLE 8
+
+/* "Since start" keeps what can be shown: a row that would expire (idle, or
+ * an exited task past its grace) stays while it ranks within the
+ * AGG_KEEP_TOP rows of its kind (symbols, processes, threads) with most
+ * samples since start of some event; it is judged again every
+ * AGG_EXPIRE_IDLE rolls, and only rows below that fold into the expired
+ * sums. A kept exited task's row still goes when its pid gets a new owner
+ * (agg_task_new). */
+#define AGG_KEEP_TOP 256
 
 /* Rows sorted by the first event's samples in scope (then by all events'). */
 size_t agg_symbols(struct agg *a, enum agg_scope scope, const struct agg_sym ***rows);

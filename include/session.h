@@ -11,10 +11,10 @@
 #include <time.h>
 
 #include "agg.h"
-#include "cfarule.h"
 #include "counters.h"
 #include "cpumap.h"
 #include "engine.h"
+#include "leaffix.h"
 #include "options.h"
 #include "symbols.h"
 #include "unwind.h"
@@ -29,10 +29,7 @@ struct session {
 	struct agg *agg;
 	struct counters *cnt;      /* exact counters in focus mode, else NULL */
 	struct unwind *unw;        /* -g (the leaf fix) and --call-graph dwarf, else NULL */
-	struct cfarule_cache *rules; /* -g: the leaf fix's rules by (DSO, offset), else NULL */
-	struct leaf_memo *leaf_memo; /* -g: the rule by (pid, leaf IP) under the pid's maps */
-	uint64_t leaf_memo_hits;
-	uint64_t leaf_fixed;
+	struct leaffix *leaf;      /* -g: the leaf fix, else NULL */
 	uint64_t tracking_lost;    /* MMAP/COMM/… records the kernel dropped */
 	bool in_sample;            /* a sample in hand: slow work may hand the rings back */
 	size_t focus_left;         /* -p: processes still alive */
@@ -40,11 +37,17 @@ struct session {
 	size_t nnotices;
 	char target[256];
 	struct timespec last_tick;
+	double interval;           /* seconds between ticks: session_interval() */
 };
 
 /* Opens everything; on failure err holds the user's one line. Returns 0 or -errno. */
 int session_open(struct session *s, const struct options *o, char *err, size_t errlen);
 void session_close(struct session *s);
+
+/* -g's leaf fix on this session's process table (s->unw walks what its
+ * rules cannot answer); rule_bits as for leaffix_new. session_open makes
+ * it for -g; a benchmark may make its own. */
+struct leaffix *session_leaffix_new(struct session *s, unsigned rule_bits);
 
 /* The engine's record handler: resolve and aggregate. */
 void session_record(void *arg, int ev, const struct record *rec);
@@ -63,6 +66,11 @@ void session_quit(struct session *s);
 void session_flush(struct session *s);
 /* The front end's extra fd (the terminal), watched by the current engine. */
 int session_watch_fd(struct session *s, int fd, void (*cb)(void *arg), void *arg);
+/* The refresh interval: the session owns it (the options give the first,
+ * session_set_interval the later ones, a re-aim keeps it); the engine's
+ * ticks and the exporter's windows follow it. Any thread may read it. */
+double session_interval(const struct session *s);
+/* 0, or -errno from the engine (then the interval stays). */
 int session_set_interval(struct session *s, double seconds);
 /* The next tick in secs, then every interval from it (engine_tick_in). */
 int session_tick_in(struct session *s, double secs);
@@ -108,6 +116,15 @@ struct session_stats {
 };
 void session_stats(const struct session *s, struct session_stats *st);
 
+/* For the front ends, which reach the layers below only through here: the
+ * kernel's bound on sampling rates (0: unreadable), whether names are
+ * demangled (names resolved from now on follow a change), and the names of
+ * an event's excluded modes (EXCL_* bits), comma separated ("user,hv"; ""). */
+uint64_t session_max_sample_rate(void);
+bool session_demangle(const struct session *s);
+void session_set_demangle(struct session *s, bool on);
+void session_exclude_format(unsigned bits, char *buf, size_t len);
+
 /* comm of a process the session knows, or NULL. */
 const char *session_comm(const struct session *s, pid_t pid);
 
@@ -120,7 +137,7 @@ struct session_target {
 	bool pids_are_tids;
 	const char *cgroup;
 	uint64_t freq, period;  /* both 0: the options' */
-	double interval;        /* 0: the options' */
+	double interval;        /* 0: session_interval()'s */
 	bool keep_agg;          /* same target, new rate: keep the tables */
 };
 

@@ -34,7 +34,7 @@ unsigned exclude_toggle_all(struct ui *u, unsigned bit)
 		if (want != old[i])
 			rc = session_set_exclude(u->s, i, want, err, sizeof(err));
 	}
-	exclude_format(bit, name, sizeof(name));
+	session_exclude_format(bit, name, sizeof(name));
 	if (rc) {
 		for (size_t j = 0; j + 1 < i; j++)
 			if (u->fr.excl[j] != old[j])
@@ -77,7 +77,7 @@ unsigned event_flip_exclude(struct ui *u, size_t i, unsigned bit)
 	if (i >= u->fr.nev || bit == 0)
 		return 0;
 	want = u->fr.excl[i] ^ bit;
-	exclude_format(bit, name, sizeof(name));
+	session_exclude_format(bit, name, sizeof(name));
 	rc = session_set_exclude(u->s, i, want, err, sizeof(err));
 	if (rc) {
 		ui_message(u, true, "%s: exclude %s refused, flags unchanged: %s", u->fr.ev[i].name, name, err);
@@ -97,7 +97,6 @@ unsigned interval_set(struct ui *u, double secs)
 		ui_message(u, true, "interval %g s refused: %s", secs, strerror(-rc));
 		return UI_DRAW;
 	}
-	u->interval = secs;
 	ui_message(u, false, "refresh every %g s", secs);
 	return UI_DRAW;
 }

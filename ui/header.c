@@ -142,12 +142,12 @@ static void draw_target(struct ui *u, int w)
 	int x = 0;
 
 	sanitize(tgt, sizeof(tgt), u->s->target);
-	snprintf(iv, sizeof(iv), "%gs", u->interval);
+	snprintf(iv, sizeof(iv), "%gs", session_interval(u->s));
 	if (u->period)
 		snprintf(rate, sizeof(rate), "every %llu events", (unsigned long long)u->period);
 	else
 		snprintf(rate, sizeof(rate), "%llu Hz", (unsigned long long)u->freq);
-	exclude_format(bits, excl, sizeof(excl));
+	session_exclude_format(bits, excl, sizeof(excl));
 	paint_fill(1, 0, w, R_NORMAL);
 	if (u->paused) {
 		paint_text(1, 0, 8, R_WARN, " PAUSED ", false);
@@ -193,7 +193,7 @@ static void draw_event(struct ui *u, int y, int w, size_t i)
 	char excl[64], rate[16], lost[16], thr[16], mux[16], line[256];
 	bool cum = u->cumulative;
 
-	exclude_format(u->fr.excl[i], excl, sizeof(excl));
+	session_exclude_format(u->fr.excl[i], excl, sizeof(excl));
 	fmt_count(rate, sizeof(rate), u->fr.ev_rate[i]);
 	fmt_count(lost, sizeof(lost), (double)(cum ? e->lost_total : e->lost_iv));
 	fmt_count(thr, sizeof(thr), (double)(cum ? e->throttled_total : e->throttled_iv));

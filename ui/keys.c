@@ -233,9 +233,9 @@ static unsigned act_threads(struct ui *u, int key)
  * keep theirs until they age out (c: cumulative keeps both). */
 static unsigned act_demangle(struct ui *u, int key)
 {
-	bool on = !symbols_demangle(u->s->syms);
+	bool on = !session_demangle(u->s);
 
-	symbols_set_demangle(u->s->syms, on);
+	session_set_demangle(u->s, on);
 	ui_message(u, false, on ? "C++/Rust names demangled (M: raw)" : "raw symbol names (M: demangled)");
 	return UI_DRAW;
 }
@@ -348,7 +348,7 @@ static unsigned act_interval(struct ui *u, int key)
 {
 	char now[32];
 
-	snprintf(now, sizeof(now), "%g", u->interval);
+	snprintf(now, sizeof(now), "%g", session_interval(u->s));
 	return start_prompt(u, PROMPT_INTERVAL, now);
 }
 
@@ -357,11 +357,11 @@ static unsigned act_adjust(struct ui *u, int key)
 	static const double steps[] = { 0.1, 0.2, 0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60 };
 	size_t n = sizeof(steps) / sizeof(steps[0]), i = 0;
 
-	while (i < n && steps[i] < u->interval - 1e-9)
+	while (i < n && steps[i] < session_interval(u->s) - 1e-9)
 		i++;
 	/* i: the first step at or above the interval now. */
 	if (key == '+')
-		i = i < n && steps[i] <= u->interval + 1e-9 ? i + 1 : i;
+		i = i < n && steps[i] <= session_interval(u->s) + 1e-9 ? i + 1 : i;
 	else
 		i = i > 0 ? i - 1 : 0;
 	return interval_set(u, steps[i < n ? i : n - 1]);

@@ -178,7 +178,7 @@ const struct key_binding prompt_keys[] = {
 /* The kernel's bound, or perf's default when it cannot be read. */
 static uint64_t max_sample_rate(void)
 {
-	uint64_t v = perf_max_sample_rate();
+	uint64_t v = session_max_sample_rate();
 
 	return v ? v : 100000;
 }

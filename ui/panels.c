@@ -52,7 +52,7 @@ static void events_draw(struct ui *u, int h, int w)
 		enum ui_role r = sel ? R_PANEL_SEL : R_PANEL;
 
 		flag_cells(u->fr.excl[i], cells, sizeof(cells));
-		exclude_format(u->fr.excl[i], excl, sizeof(excl));
+		session_exclude_format(u->fr.excl[i], excl, sizeof(excl));
 		paint_fill(y + 2 + i, x + 2, pw - 4, r);
 		paint_foreign(y + 2 + i, x + 2, 24, r, e->name);
 		paint_text(y + 2 + i, x + 27, 5, sel ? r : u->fr.on[i] ? R_METER : R_OFF, u->fr.on[i] ? "on" : "OFF",

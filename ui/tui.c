@@ -392,7 +392,6 @@ static void current_target(const struct ui *u, struct session_target *t, pid_t *
 	}
 	t->freq = u->freq;
 	t->period = u->period;
-	t->interval = u->interval;
 }
 
 static int reopen(struct ui *u, char *fatal, size_t fatal_len)

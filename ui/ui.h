@@ -173,7 +173,6 @@ struct ui {
 	uid_t user_uid;
 	/* sampling */
 	bool paused, cumulative, decay;
-	double interval;
 	uint64_t freq, period;
 	uint64_t prev_ev_total[AGG_MAX_EVENTS];
 	uint64_t *prev_cpu_total;

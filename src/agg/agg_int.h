@@ -1,9 +1,14 @@
-/* agg's internals, shared by agg.c (rows, the sample path, the roll) and
- * agg_view.c (what readers see: sorted rows, shares, the counters). */
+/* agg's internals, shared by its files: agg_map.c (the maps), agg_rows.c
+ * (what every row kind shares), agg_settle.c (the memos' pending hits),
+ * agg_tasks.c (task and thread rows), agg.c (symbol rows and the flat
+ * sample path), agg_stack.c (-g), agg_roll.c (the interval's end, expiry),
+ * agg_view.c (what readers see); agg_pairs.c calls none of them. Each
+ * calls only those listed before it (no circle). */
 #ifndef PERFTOP_AGG_INT_H
 #define PERFTOP_AGG_INT_H
 
 #include "agg.h"
+#include "symbols.h"
 
 /* Open-addressing maps from a 64-bit key to a row pointer. Rows never move,
  * so the hot path hands out stable pointers. */
@@ -131,6 +136,11 @@ struct agg {
 	uint16_t *flat_pend;      /* the slots listed: each holds hits or did */
 	size_t flat_npend;
 	uint32_t rows_gen;
+	/* What "since start" keeps (AGG_KEEP_TOP): ranked at most once a roll
+	 * per kind (symbols, processes, threads), in a heap of keep_top. */
+	size_t keep_top;          /* AGG_KEEP_TOP; tests: 0 lets every idle row expire */
+	uint64_t rank_rolls[3];
+	void **rank;
 	bool flat_off;            /* tests: every flat sample the long way */
 	uint64_t flat_hits;       /* tests: flat samples the memo counted */
 };
@@ -140,5 +150,110 @@ struct agg {
 void aggp_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, uint64_t n, uint64_t period);
 void aggp_clear(struct agg *a);
 void aggp_free(struct agg *a);
+
+/* Shared by agg's files: agg.c (rows, the flat sample path), agg_map.c,
+ * agg_tasks.c, agg_stack.c (-g), agg_roll.c (the interval's end). */
+
+static inline size_t agg_hash64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+static inline void *agg_map_get(const struct map *m, uint64_t key)
+{
+	for (size_t i = agg_hash64(key) & m->mask; m->tab[i].row; i = (i + 1) & m->mask)
+		if (m->tab[i].key == key)
+			return m->tab[i].row;
+	return NULL;
+}
+
+int agg_map_init(struct map *m, size_t cap);
+int agg_map_put(struct map *m, uint64_t key, void *row);
+void agg_map_del(struct map *m, uint64_t key, const void *row);
+void agg_map_shrink(struct map *m, size_t min_cap);
+
+/* A row and its sets of counts in one block: a symbol row has four (self
+ * and children, interval and total), a task row two. */
+#define AGG_ROW_BYTES(head, sets, nev) ((head) + (sets) * 2 * (nev) * sizeof(uint64_t))
+#define AGG_SYM_BYTES(nev) AGG_ROW_BYTES(sizeof(struct agg_sym), 4, (nev))
+#define AGG_TASK_BYTES(nev) AGG_ROW_BYTES(sizeof(struct agg_task), 2, (nev))
+
+/* agg_rows.c */
+void agg_rows_push(struct agg *a, struct rowlist *l, void *row);
+void agg_rows_moved(struct agg *a);
+void agg_rows_counts_at(struct agg_counts *c, size_t n, uint64_t *v, size_t nev);
+void agg_rows_sym_free(void *row);
+/* Frees the rows expired by earlier rolls. */
+void agg_rows_free_dead(struct agg *a);
+
+/* agg.c */
+struct agg_sym *agg_sym_row(struct agg *a, const struct sym_result *sr);
+void agg_sample_rows(struct agg *a, size_t ev, int cpu, struct agg_sym *s, struct agg_task *t, uint64_t n,
+		     uint64_t period);
+
+static inline void agg_sym_active(struct agg *a, struct agg_sym *s)
+{
+	if (!s->active) {
+		s->active = true;
+		agg_rows_push(a, &a->act_syms, s);
+	}
+}
+
+static inline void agg_task_active(struct agg *a, struct agg_task *t)
+{
+	if (!t->active) {
+		t->active = true;
+		agg_rows_push(a, &a->act_tasks, t);
+	}
+}
+
+/* n samples whose periods add up to period. */
+static inline void agg_count_n(struct agg_counts *iv, struct agg_counts *total, size_t ev, uint64_t n,
+			       uint64_t period)
+{
+	iv->samples[ev] += n;
+	iv->period[ev] += period;
+	total->samples[ev] += n;
+	total->period[ev] += period;
+}
+
+/* n samples of this period in all to the symbol's, task's and thread's
+ * rows (any may be NULL). */
+static inline void agg_rows_count(struct agg *a, size_t ev, struct agg_sym *s, struct agg_task *t, struct agg_task *th,
+			      uint64_t n, uint64_t period)
+{
+	if (s) {
+		agg_count_n(&s->iv, &s->total, ev, n, period);
+		agg_sym_active(a, s);
+	}
+	if (t) {
+		agg_count_n(&t->iv, &t->total, ev, n, period);
+		agg_task_active(a, t);
+	}
+	if (th) {
+		agg_count_n(&th->iv, &th->total, ev, n, period);
+		agg_task_active(a, th);
+	}
+}
+
+static inline void agg_counts_add(struct agg_counts *to, const struct agg_counts *c, size_t nev)
+{
+	for (size_t e = 0; e < nev; e++) {
+		to->samples[e] += c->samples[e];
+		to->period[e] += c->period[e];
+	}
+}
+
+/* agg_tasks.c */
+struct agg_task *agg_tasks_row(struct agg *a, pid_t pid, pid_t tid, const struct sym_result *sr);
+/* The old owner's cumulative counts leave the row: into the expired sums. */
+void agg_tasks_fold(struct agg *a, const struct agg_task *t);
+
+/* agg_settle.c: a slot's or a way's pending hits added to their rows. */
+void agg_settle_flat(struct agg *a, struct agg_flat *f);
+void agg_settle_memo(struct agg *a, struct agg_memo *m);
 
 #endif

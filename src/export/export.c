@@ -46,6 +46,7 @@ struct export_page {
 
 struct exporter {
 	const struct options *o;
+	const struct session *s;          /* owns the interval (session_interval) */
 	struct metrics *met;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -275,7 +276,7 @@ static void add_symbols(struct exporter *x, struct agg *a)
 		struct export_window *win = &x->win[w];
 
 		/* Within half a tick of the wish: the next tick would overshoot more. */
-		if (win->busy && win->started && !win->done && now - win->start >= win->want - x->o->interval / 2)
+		if (win->busy && win->started && !win->done && now - win->start >= win->want - session_interval(x->s) / 2)
 			win->done = true;
 	}
 	pthread_cond_broadcast(&x->cv);
@@ -291,7 +292,7 @@ static void push_flush(struct exporter *x, bool force)
 	struct pprof_meta m;
 	struct pprof *next;
 
-	if (!x->push || !x->push_win || (!force && now - x->push_start < x->o->push_every - x->o->interval / 2))
+	if (!x->push || !x->push_win || (!force && now - x->push_start < x->o->push_every - session_interval(x->s) / 2))
 		return;
 	next = force ? NULL : pprof_new();
 	if (!force && next == NULL)
@@ -345,7 +346,7 @@ static void page_get(struct exporter *x, enum promtext_fmt fmt, bool wait, void 
 	/* Not rendered at the last interval's end (nobody asked for it lately):
 	 * the next one renders it. The deadline guards a loop that stopped. */
 	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += 2 + (time_t)(2 * x->o->interval);
+	deadline.tv_sec += 2 + (time_t)(2 * session_interval(x->s));
 	while (wait && x->page_pub[fmt] != x->published && !x->stopping)
 		if (pthread_cond_timedwait(&x->cv, &x->mu, &deadline) == ETIMEDOUT)
 			break;
@@ -477,7 +478,7 @@ int export_profile_take(struct exporter *x, int id, uint8_t **out, size_t *len)
  * loop that stopped ticking (then the profile holds what came). */
 double export_wait_limit(struct exporter *x, unsigned secs)
 {
-	return secs ? (double)secs + 10 + 2 * x->o->interval : 2 + 2 * x->o->interval;
+	return secs ? (double)secs + 10 + 2 * session_interval(x->s) : 2 + 2 * session_interval(x->s);
 }
 
 int export_profile(struct exporter *x, unsigned secs, uint8_t **out, size_t *len)
@@ -528,6 +529,7 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	}
 	x->statm = -1;
 	x->o = o;
+	x->s = s;
 	pthread_mutex_init(&x->mu, NULL);
 	pthread_cond_init(&x->cv, NULL);
 	x->clock_event = is_clock(agg_event(s->agg, 0)->name);

@@ -1,4 +1,8 @@
+/* session: the run's parts opened, re-aimed and closed; the loop driven,
+ * each interval ended; the figures read for the front ends. The records
+ * themselves are session_record.c's. */
 #include "session.h"
+#include "perfsys.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -6,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 static void *load_kernel(void *syms)
@@ -112,7 +115,7 @@ static void engine_opts_for(const struct session *s, const struct session_target
 		.freq = t->freq || t->period ? t->freq : o->freq,
 		.period = t->freq || t->period ? t->period : o->period,
 		.mmap_pages = o->mmap_pages,
-		.interval = t->interval > 0 ? t->interval : o->interval,
+		.interval = t->interval > 0 ? t->interval : session_interval(s),
 		.enabled = enabled,
 		.cg = o->cg,
 	};
@@ -126,7 +129,7 @@ static void size_chains(struct session *s, const struct engine_opts *eo)
 							(eo->nevents ? eo->nevents : 1));
 }
 
-static bool find_map(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out)
+static bool map_at(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out)
 {
 	struct session *s = arg;
 	uint64_t pgoff;
@@ -137,20 +140,18 @@ static bool find_map(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out
 	return true;
 }
 
-/* The rule at a leaf, by (pid, IP), while the pid's maps stay as they
- * were: a warm leaf costs one lookup here instead of a map lookup in the
- * process table (which the chain's resolve does again) and one in the rule
- * cache. 2048 entries, direct-mapped: a collision costs those lookups. */
-#define LEAF_MEMO_BITS 11
-#define LEAF_MEMO_NONE (-1) /* CFARULE_NONE */
-#define LEAF_MEMO_NO (-2)   /* the cache cannot answer: libdw unwinds */
+/* The unwinder's: libdw keeps its own pointers into the stack copy, so no
+ * hand-back under it (the only way its walk reaches slow work). */
+static bool find_map(void *arg, pid_t pid, uint64_t addr, struct unwind_map *out)
+{
+	struct session *s = arg;
+	bool in = s->in_sample, found;
 
-struct leaf_memo {
-	uint64_t ip;
-	int32_t pid;
-	uint32_t gen; /* symbols_maps_gen; 0: empty */
-	int32_t ra_off;
-};
+	s->in_sample = false;
+	found = map_at(arg, pid, addr, out);
+	s->in_sample = in;
+	return found;
+}
 
 /* The focus's processes are read now; system-wide, each process's /proc is
  * read at its first sample (a scan of every process cost more than all
@@ -176,6 +177,25 @@ static void slow_work(void *arg)
 		engine_hand_back(s->eng);
 }
 
+static bool leaf_map_dso(void *arg, pid_t pid, uint64_t addr, uint32_t *id, uint64_t *off, bool *vdso)
+{
+	return symbols_map_dso(((struct session *)arg)->syms, pid, addr, id, off, vdso);
+}
+
+static uint32_t leaf_maps_gen(void *arg, pid_t pid)
+{
+	return symbols_maps_gen(((struct session *)arg)->syms, pid);
+}
+
+static const struct leaffix_ops leaf_ops = {
+	.map_dso = leaf_map_dso, .map_at = map_at, .maps_gen = leaf_maps_gen, .slow_work = slow_work,
+};
+
+struct leaffix *session_leaffix_new(struct session *s, unsigned rule_bits)
+{
+	return leaffix_new(s->unw, &leaf_ops, s, rule_bits);
+}
+
 int session_open(struct session *s, const struct options *o, char *err, size_t errlen)
 {
 	struct session_target t = {
@@ -190,6 +210,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 
 	memset(s, 0, sizeof(*s));
 	s->opts = o;
+	s->interval = o->interval;
 	s->syms = symbols_new(&so);
 	if (s->syms == NULL || (symbols_cache_dir(kcache, sizeof(kcache)) == 0 &&
 				((!o->no_kallsyms_cache && symbols_set_kcache(s->syms, kcache, NULL, NULL) != 0) ||
@@ -206,8 +227,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 		return -ENOMEM;
 	}
 	/* The leaf fix's rules belong to the code, not the process: 64 K of them. */
-	if (o->cg.mode == CALLGRAPH_FP && ((s->rules = cfarule_new(16)) == NULL ||
-					   (s->leaf_memo = calloc((size_t)1 << LEAF_MEMO_BITS, sizeof(*s->leaf_memo))) == NULL)) {
+	if (o->cg.mode == CALLGRAPH_FP && (s->leaf = session_leaffix_new(s, 16)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -242,9 +262,8 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 void session_close(struct session *s)
 {
 	counters_close(s->cnt);
+	leaffix_free(s->leaf);
 	unwind_free(s->unw);
-	cfarule_free(s->rules);
-	free(s->leaf_memo);
 	agg_free(s->agg);
 	engine_close(s->eng);
 	symbols_free(s->syms);
@@ -312,9 +331,23 @@ int session_watch_fd(struct session *s, int fd, void (*cb)(void *arg), void *arg
 	return engine_watch_fd(s->eng, fd, cb, arg);
 }
 
+/* Read by the exporter's threads too: a relaxed atomic, only the loop's
+ * thread writes it. */
+double session_interval(const struct session *s)
+{
+	double d;
+
+	__atomic_load(&s->interval, &d, __ATOMIC_RELAXED);
+	return d > 0 || s->opts == NULL ? d : s->opts->interval;
+}
+
 int session_set_interval(struct session *s, double seconds)
 {
-	return engine_set_interval(s->eng, seconds);
+	int rc = s->eng ? engine_set_interval(s->eng, seconds) : 0;
+
+	if (rc == 0)
+		__atomic_store(&s->interval, &seconds, __ATOMIC_RELAXED);
+	return rc;
 }
 
 int session_tick_in(struct session *s, double secs)
@@ -366,8 +399,7 @@ void session_interval_end(struct session *s, unsigned decay_pct,
 	show(arg, lap(s));
 	agg_roll(s->agg, decay_pct);
 	symbols_reap(s->syms);
-	if (s->rules)
-		cfarule_close_idle(s->rules);
+	leaffix_idle(s->leaf);
 }
 
 bool session_focus_exit(struct session *s, pid_t pid)
@@ -417,18 +449,40 @@ void session_stats(const struct session *s, struct session_stats *st)
 		st->unwind_truncated = us.truncated;
 		st->unwind_slow = us.slow_walks;
 		st->unwind_dwfl = us.dwfl_made;
-		st->leaf_fixed = s->leaf_fixed;
 	}
-	if (s->rules) {
-		struct cfarule_stats cs;
+	if (s->leaf) {
+		struct leaffix_stats ls;
 
-		cfarule_get_stats(s->rules, &cs);
-		st->leaf_rule_hits = cs.hits + s->leaf_memo_hits;
-		st->leaf_rule_memo = s->leaf_memo_hits;
-		st->leaf_rule_misses = cs.misses;
-		st->leaf_rule_negative = cs.negative;
-		st->leaf_rule_opens = cs.opens;
+		leaffix_get_stats(s->leaf, &ls);
+		st->leaf_fixed = ls.fixed;
+		if (ls.has_rules) {
+			st->leaf_rule_hits = ls.rules.hits + ls.memo_hits;
+			st->leaf_rule_memo = ls.memo_hits;
+			st->leaf_rule_misses = ls.rules.misses;
+			st->leaf_rule_negative = ls.rules.negative;
+			st->leaf_rule_opens = ls.rules.opens;
+		}
 	}
+}
+
+uint64_t session_max_sample_rate(void)
+{
+	return perf_max_sample_rate();
+}
+
+bool session_demangle(const struct session *s)
+{
+	return symbols_demangle(s->syms);
+}
+
+void session_set_demangle(struct session *s, bool on)
+{
+	symbols_set_demangle(s->syms, on);
+}
+
+void session_exclude_format(unsigned bits, char *buf, size_t len)
+{
+	exclude_format(bits, buf, len);
 }
 
 const char *session_comm(const struct session *s, pid_t pid)
@@ -526,6 +580,7 @@ int session_reopen(struct session *s, const struct session_target *t, char *err,
 	if (rc == 0) {
 		engine_close(s->eng); /* unblocks the loop's signals: guard_end blocks them again */
 		s->eng = ne;
+		__atomic_store(&s->interval, &eo.interval, __ATOMIC_RELAXED);
 		size_chains(s, &eo);
 	}
 	guard_end(&g);
@@ -541,340 +596,4 @@ int session_reopen(struct session *s, const struct session_target *t, char *err,
 	}
 	describe(s, t);
 	return 0;
-}
-
-/* --- records --------------------------------------------------------------- */
-
-static bool cpumode_kernel(uint16_t misc)
-{
-	switch (misc & PERF_RECORD_MISC_CPUMODE_MASK) {
-	case PERF_RECORD_MISC_KERNEL:
-	case PERF_RECORD_MISC_HYPERVISOR:
-	case PERF_RECORD_MISC_GUEST_KERNEL:
-		return true;
-	default:
-		return false;
-	}
-}
-
-static struct leaf_memo *leaf_memo_slot(struct session *s, pid_t pid, uint64_t ip)
-{
-	uint64_t h = (ip ^ (uint64_t)(uint32_t)pid << 40) * 0x9e3779b97f4a7c15ull;
-
-	return &s->leaf_memo[h >> (64 - LEAF_MEMO_BITS)];
-}
-
-/* The leaf's rule from the rule cache, read from the CFI on a miss; false
- * when the cache cannot answer. */
-static bool leaf_rule_find(struct session *s, const struct record *r, uint64_t leaf, struct cfarule *rule)
-{
-	struct unwind_map m;
-	uint32_t id;
-	uint64_t off, pgoff;
-	bool vdso;
-
-	if (!symbols_map_dso(s->syms, (pid_t)r->sid.pid, leaf, &id, &off, &vdso))
-		return false;
-	/* Our vDSO's CFI is a 64-bit process's; a 32-bit one's is its own
-	 * (the unwinder reads it from the process). */
-	if (vdso && r->sample.regs_abi != PERF_SAMPLE_REGS_ABI_64)
-		return false;
-	if (!cfarule_get(s->rules, id, off, rule)) {
-		if (vdso)
-			snprintf(m.path, sizeof(m.path), "%s", CFARULE_VDSO);
-		else if (!symbols_map_at(s->syms, (pid_t)r->sid.pid, leaf, m.path, sizeof(m.path), &m.start, &m.end,
-					 &pgoff))
-			return false;
-		if (!cfarule_has_handle(s->rules, id))
-			slow_work(s); /* opens the file for its CFI */
-		if (!cfarule_derive_dso(s->rules, id, m.path, off, rule))
-			return false;
-		cfarule_put(s->rules, id, off, *rule);
-	}
-	return true;
-}
-
-/* The leaf fix from the rule cache: false when it cannot answer (no file
- * behind the leaf, a 32-bit process's vDSO, or not x86-64), and libdw
- * unwinds. */
-static bool leaf_rule(struct session *s, const struct record *r, uint64_t leaf, uint64_t *ret)
-{
-	pid_t pid = (pid_t)r->sid.pid;
-	struct leaf_memo *lm = s->leaf_memo ? leaf_memo_slot(s, pid, leaf) : NULL;
-	struct cfarule rule;
-	bool known;
-
-	if (lm == NULL) {
-		if (!leaf_rule_find(s, r, leaf, &rule))
-			return false;
-	} else if (lm->ip == leaf && lm->pid == pid && lm->gen && lm->gen == symbols_maps_gen(s->syms, pid)) {
-		s->leaf_memo_hits++;
-		if (lm->ra_off == LEAF_MEMO_NO)
-			return false;
-		rule = lm->ra_off == LEAF_MEMO_NONE ? (struct cfarule){ CFARULE_NONE, 0 }
-						    : (struct cfarule){ CFARULE_SP, lm->ra_off };
-	} else {
-		known = leaf_rule_find(s, r, leaf, &rule);
-		/* The tag after the lookup: a first sample of a process reads /proc. */
-		*lm = (struct leaf_memo){ leaf, pid, symbols_maps_gen(s->syms, pid),
-					  !known ? LEAF_MEMO_NO : rule.kind == CFARULE_SP ? rule.ra_off : LEAF_MEMO_NONE };
-		if (!known)
-			return false;
-	}
-	*ret = cfarule_apply(rule, r, unwind_regs_mask(), leaf);
-	return true;
-}
-
-/* -g's leaf fix: the return address of the user leaf from its CFI (the
- * registers and a little stack come with the sample). A leaf that keeps no
- * frame leaves the frame pointer on its caller's frame, so the chain's next
- * entry is the caller's return and the caller itself is missing: it is
- * this address. 0 when the chain is right or nothing can be told. */
-static uint64_t leaf_return(struct session *s, const struct record *r, uint64_t leaf, uint64_t next)
-{
-	uint64_t ips[2];
-	bool complete;
-
-	if (s->unw == NULL || s->opts->cg.mode != CALLGRAPH_FP || r->sample.nregs == 0)
-		return 0;
-	if (s->rules && leaf_rule(s, r, leaf, ips)) {
-		if (ips[0] == 0 || ips[0] == next)
-			return 0;
-		s->leaf_fixed++;
-		return ips[0];
-	}
-	{
-		/* libdw keeps its own pointers into the stack copy: no hand-back under it. */
-		bool in = s->in_sample;
-		size_t k;
-
-		s->in_sample = false;
-		k = unwind_stack(s->unw, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r, ips, 2, &complete);
-		s->in_sample = in;
-		if (k != 2 || ips[0] != leaf || ips[1] == next)
-			return 0;
-	}
-	s->leaf_fixed++;
-	return ips[1];
-}
-
-/* Frames of a sample's callchain, leaf first. The first address after each
- * context marker is where that context was interrupted; the others are
- * return addresses, looked up at address - 1 (the call, not what follows).
- * The addresses are worked out first (the leaf fix with them), then
- * resolved whole, so that a repeated stack is one lookup. *out: frames or
- * the symbols' cached copy (see symbols_resolve_chain). */
-static size_t chain_frames(struct session *s, const struct record *r, struct sym_result *frames, size_t max,
-			   const struct sym_result **out)
-{
-	pid_t pid = (pid_t)r->sid.pid;
-	bool kernel = cpumode_kernel(r->misc), first = true;
-	uint64_t addrs[SESSION_STACK_MAX], kmask[SESSION_STACK_MAX / 64] = { 0 };
-	size_t n = 0;
-
-	if (max > SESSION_STACK_MAX)
-		max = SESSION_STACK_MAX;
-	for (uint64_t i = 0; i < r->sample.nr && n < max; i++) {
-		uint64_t ip = record_u64(r->sample.ips, i);
-
-		if (first && !kernel && ip < PERF_CONTEXT_MAX && i + 1 < r->sample.nr && n + 1 < max) {
-			uint64_t next = record_u64(r->sample.ips, i + 1), ret = leaf_return(s, r, ip, next);
-
-			if (ret) {
-				addrs[n++] = ip;
-				ip = ret;
-				first = false;
-			}
-		}
-
-		if (ip >= PERF_CONTEXT_MAX) {
-			kernel = ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_HV || ip == PERF_CONTEXT_GUEST_KERNEL;
-			first = true;
-			continue;
-		}
-		if (kernel)
-			kmask[n / 64] |= 1ull << (n % 64);
-		addrs[n++] = first ? ip : ip - 1;
-		first = false;
-	}
-	*out = n ? symbols_resolve_chain(s->syms, pid, (pid_t)r->sid.tid, addrs, kmask, n, frames) : frames;
-	return n;
-}
-
-/* --call-graph dwarf: the user half of the stack, unwound from the copy;
- * a stack cut short ends in [unknown]. */
-static size_t user_frames(struct session *s, const struct record *r, struct sym_result *frames, size_t max)
-{
-	uint64_t ips[SESSION_STACK_MAX];
-	size_t n = max < s->opts->cg.max_stack ? max : s->opts->cg.max_stack, k;
-	bool complete;
-	pid_t pid = (pid_t)r->sid.pid;
-
-	if (n < 2)
-		return 0;
-	s->in_sample = false; /* as in leaf_return (and dwarf is never read in place) */
-	k = unwind_stack(s->unw, pid, (pid_t)r->sid.tid, r, ips, n - 1, &complete);
-	s->in_sample = true;
-	{
-		/* What the walk read tells the engine how much of this
-		 * process's stack copies to spill. */
-		uint32_t used;
-		bool ran_off;
-
-		unwind_copy_used(s->unw, &used, &ran_off);
-		if (ran_off || (complete && used))
-			engine_stack_used(s->eng, pid, ran_off ? ENGINE_STACK_ALL : used);
-	}
-	for (size_t i = 0; i < k; i++) {
-		memset(&frames[i], 0, sizeof(frames[i]));
-		symbols_resolve_thread(s->syms, pid, (pid_t)r->sid.tid, i ? ips[i] - 1 : ips[i], false, &frames[i]);
-	}
-	if (!complete && k) {
-		memset(&frames[k], 0, sizeof(frames[k]));
-		symbols_resolve(s->syms, pid, 0, false, &frames[k++]);
-	}
-	return k;
-}
-
-/* A sample with a stack: out of line, so that a flat sample's call does not
- * set up the frames' array (SESSION_STACK_MAX of them) on the stack. */
-static __attribute__((noinline)) void sample_stack(struct session *s, int ev, const struct record *r)
-{
-	struct sym_result frames[SESSION_STACK_MAX];
-	const struct sym_result *fr;
-	size_t n;
-
-	n = chain_frames(s, r, frames, SESSION_STACK_MAX, &fr);
-	if (s->unw && s->opts->cg.mode == CALLGRAPH_DWARF && r->sample.nregs && n < SESSION_STACK_MAX) {
-		if (fr != frames)
-			memcpy(frames, fr, n * sizeof(*frames));
-		fr = frames;
-		n += user_frames(s, r, frames + n, SESSION_STACK_MAX - n);
-	}
-	if (n == 0) {
-		fr = frames;
-		memset(&frames[0], 0, sizeof(frames[0]));
-		symbols_resolve_thread(s->syms, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r->sample.ip,
-				       cpumode_kernel(r->misc), &frames[0]);
-		n = 1;
-	}
-	agg_sample_stack(s->agg, (size_t)ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid,
-			 fr, n, r->sample.period);
-}
-
-/* n flat samples' miss: resolved, and their row found or made. */
-static __attribute__((noinline)) void flat_miss(struct session *s, int ev, int cpu, struct agg_where *w,
-						uint32_t n, uint64_t period)
-{
-	struct sym_result sr = { 0 };
-
-	w->tag = symbols_resolve_tagged(s->syms, w->pid, w->tid, w->ip, w->kernel, &sr);
-	agg_samples_at(s->agg, (size_t)ev, cpu, w, &sr, n, period);
-}
-
-/* n flat samples alike: an IP counted before under the same tags goes
- * through agg's flat memo: no resolve, no row lookup. */
-static void flat(struct session *s, int ev, int cpu, pid_t pid, pid_t tid, uint64_t ip, uint16_t misc, uint32_t n,
-		 uint64_t period)
-{
-	struct agg_where w = { .pid = pid, .tid = tid, .ip = ip, .kernel = cpumode_kernel(misc) };
-
-	w.tag = symbols_tag(s->syms, pid);
-	if (!agg_samples_memo(s->agg, (size_t)ev, cpu, &w, n, period))
-		flat_miss(s, ev, cpu, &w, n, period);
-}
-
-void session_samples(void *arg, int ev, const struct engine_samples *f)
-{
-	struct session *s = arg;
-
-	/* Only values: the rings may go back while they resolve. */
-	s->in_sample = true;
-	flat(s, ev, (int)f->cpu, (pid_t)f->pid, (pid_t)f->tid, f->ip, f->misc, f->n, f->period);
-	s->in_sample = false;
-}
-
-static void sample(struct session *s, int ev, const struct record *r)
-{
-	/* A call-graph layout gives every sample a stack, if only its own frame. */
-	if (r->sample.ips == NULL && r->sample.regs == NULL) {
-		flat(s, ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r->sample.ip, r->misc, 1,
-		     r->sample.period);
-		return;
-	}
-	sample_stack(s, ev, r);
-}
-
-void session_record(void *arg, int ev, const struct record *r)
-{
-	struct session *s = arg;
-
-	switch (r->type) {
-	case PERF_RECORD_SAMPLE:
-		s->in_sample = true;
-		sample(s, ev, r);
-		s->in_sample = false;
-		break;
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		/* The build-id form leaves maj/min/ino zero: the build-id is the key. */
-		struct sym_map m = {
-			.pid = (pid_t)r->mmap.pid, .start = r->mmap.start, .len = r->mmap.len,
-			.pgoff = r->mmap.pgoff, .prot = r->mmap.prot, .filename = r->mmap.filename,
-			.build_id = r->mmap.build_id, .build_id_len = r->mmap.build_id_size,
-			.maj = r->mmap.maj, .min = r->mmap.min, .ino = r->mmap.ino,
-			.ino_generation = r->mmap.ino_generation,
-		};
-
-		symbols_mmap(s->syms, &m);
-		if (s->unw && (m.prot & PROT_EXEC))
-			unwind_mapped(s->unw, m.pid, m.start, m.start + m.len);
-		break;
-	}
-	case PERF_RECORD_COMM:
-		symbols_comm(s->syms, (pid_t)r->comm.pid, (pid_t)r->comm.tid, r->comm.comm,
-			     r->misc & PERF_RECORD_MISC_COMM_EXEC);
-		/* An exec under a pid whose owner exited (its FORK lost) is a new task. */
-		if (r->misc & PERF_RECORD_MISC_COMM_EXEC) {
-			agg_task_new(s->agg, (pid_t)r->comm.pid);
-			unwind_forget(s->unw, (pid_t)r->comm.pid);
-			engine_stack_used(s->eng, (pid_t)r->comm.pid, 0);
-		}
-		if (r->comm.pid == r->comm.tid)
-			agg_task_comm(s->agg, (pid_t)r->comm.pid, r->comm.comm);
-		agg_thread_comm(s->agg, (pid_t)r->comm.tid, r->comm.comm);
-		break;
-	case PERF_RECORD_FORK:
-		symbols_fork(s->syms, (pid_t)r->task.pid, (pid_t)r->task.ppid, (pid_t)r->task.tid,
-			     (pid_t)r->task.ptid);
-		if (r->task.pid == r->task.tid)
-			agg_task_new(s->agg, (pid_t)r->task.pid);
-		break;
-	case PERF_RECORD_EXIT:
-		symbols_exit(s->syms, (pid_t)r->task.pid, (pid_t)r->task.tid);
-		if (r->task.pid == r->task.tid) {
-			agg_task_exit(s->agg, (pid_t)r->task.pid);
-			unwind_forget(s->unw, (pid_t)r->task.pid);
-			engine_stack_used(s->eng, (pid_t)r->task.pid, 0);
-		}
-		else
-			agg_thread_exit(s->agg, (pid_t)r->task.tid);
-		break;
-	case PERF_RECORD_LOST:
-		if (ev < 0)
-			s->tracking_lost += r->lost.lost;
-		else
-			agg_lost(s->agg, (size_t)ev, (int)r->sid.cpu, r->lost.lost);
-		break;
-	case PERF_RECORD_LOST_SAMPLES:
-		if (ev >= 0)
-			agg_lost(s->agg, (size_t)ev, (int)r->sid.cpu, r->lost_samples.lost);
-		break;
-	case PERF_RECORD_THROTTLE:
-		if (ev >= 0)
-			agg_throttle(s->agg, (size_t)ev, (int)r->sid.cpu);
-		break;
-	default:
-		break;
-	}
 }

@@ -11,6 +11,7 @@
 #include "bench.h"
 #include "metrics.h"
 #include "pprof.h"
+#include "symbols.h"
 
 static char names[1 << 16][32];
 

@@ -415,26 +415,30 @@ static int bench_cg(double millions)
 		rec.sample.regs = (const unsigned char *)regs;
 		rec.sample.stack = cg_stack;
 		rec.sample.stack_size = rec.sample.stack_dyn_size = sizeof(cg_stack);
+		struct leaffix_stats ls;
+
 		c.s.unw = unwind_new(cg_find_map, c.s.syms, 64);
-		if (c.s.unw == NULL)
+		if (c.s.unw == NULL || (c.s.leaf = session_leaffix_new(&c.s, 0)) == NULL)
 			return 1;
 		plain = cg_same(&c, &rec, 2000000); /* nregs 0: frame pointers alone */
 		rec.sample.nregs = nregs;
 		cg_same(&c, &rec, 1000); /* warm: the Dwfl and its modules */
 		fixed = cg_same(&c, &rec, 2000000);
+		leaffix_get_stats(c.s.leaf, &ls);
 		printf("leaf fix: 4-frame user stack %.1f ns/sample with frame pointers alone, %.1f ns with the "
 		       "leaf's caller from its CFI through libdw (%llu fixed): +%.1f ns\n", plain, fixed,
-		       (unsigned long long)c.s.leaf_fixed, fixed - plain);
+		       (unsigned long long)ls.fixed, fixed - plain);
 		/* As perftop runs it: the rule cached by (DSO, offset). */
-		if ((c.s.rules = cfarule_new(16)) == NULL)
+		leaffix_free(c.s.leaf);
+		if ((c.s.leaf = session_leaffix_new(&c.s, 16)) == NULL)
 			return 1;
-		c.s.leaf_fixed = 0;
 		cg_same(&c, &rec, 1000);
 		fixed = cg_same(&c, &rec, 2000000);
+		leaffix_get_stats(c.s.leaf, &ls);
 		printf("leaf fix: %.1f ns with the rule cache (%llu fixed): +%.1f ns\n", fixed,
-		       (unsigned long long)c.s.leaf_fixed, fixed - plain);
-		cfarule_free(c.s.rules);
-		c.s.rules = NULL;
+		       (unsigned long long)ls.fixed, fixed - plain);
+		leaffix_free(c.s.leaf);
+		c.s.leaf = NULL;
 		unwind_free(c.s.unw);
 	}
 #endif

@@ -466,6 +466,7 @@ int main(int argc, char **argv)
 	memset(&s, 0, sizeof(s));
 	a = snapshot();
 	s.agg = a;
+	session_set_interval(&s, o.interval); /* as session_open would */
 	strlcpy(s.target, "system-wide (4 CPUs)", sizeof(s.target));
 	s.notices[s.nnotices++] = "cycles not supported here (ENOENT: no hardware PMU): sampling cpu-clock instead";
 	ui_init(&u, &s, &o);

@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "agg.h"
+#include "agg_int.h"
+#include "symbols.h"
 #include "check.h"
 
 /* The names the session hands down with each sample. */
@@ -10,6 +12,17 @@ static struct sym_result sym(const char *name, uint64_t key, bool kernel, const 
 	struct sym_result r = { .sym = name, .dso = kernel ? "[kernel.kallsyms]" : "/bin/x",
 				.key = key, .kernel = kernel, .comm = comm };
 	return r;
+}
+
+/* An agg whose idle rows all expire, none kept for "since start"
+ * (keep_top 0): the tests of expiry itself. */
+static struct agg *agg_expiring(size_t nevents, const int *cpus, size_t ncpus)
+{
+	struct agg *a = agg_new(nevents, cpus, ncpus);
+
+	if (a)
+		a->keep_top = 0;
+	return a;
 }
 
 /* Rows' cumulative samples of event 0 plus what expired: must equal the
@@ -58,12 +71,63 @@ static const struct agg_task *find_task(struct agg *a, pid_t pid)
 	return NULL;
 }
 
+/* "Since start" keeps what can be shown (issue 46): a program that spun in
+ * once_hot and exited is still in the cumulative Symbols and Tasks views
+ * with its exact counts, however many intervals roll after; only rows
+ * below the top AGG_KEEP_TOP (by samples since start) fold into the
+ * expired sums. */
+static void test_cumulative_keeps_top(void)
+{
+	static const int cpus[] = { 0, 1 };
+	struct agg *a = agg_new(1, cpus, 2);
+	struct sym_result hot = sym("once_hot", 7, false, "once");
+	const struct agg_sym *s;
+	const struct agg_task *t, **th;
+	struct agg_stats st;
+	bool thread_kept = false;
+	size_t n;
+
+	CHECK(a != NULL, "agg_new");
+	if (a == NULL)
+		return;
+	for (int i = 0; i < 2000; i++)
+		agg_sample(a, 0, 0, 500, 500, &hot, 1);
+	agg_roll(a, 0);
+	agg_task_exit(a, 500);
+	/* Rows enough that not all rank: one sample each, idle after. */
+	for (int i = 0; i < AGG_KEEP_TOP + 50; i++) {
+		struct sym_result r = sym("cold", 1000 + (uint64_t)i, false, "cold");
+
+		agg_sample(a, 0, 1, 2000 + i, 2000 + i, &r, 1);
+	}
+	/* 14 s later at -d 1, and a good deal more. */
+	for (int r = 0; r < 14 + 4 * AGG_EXPIRE_IDLE; r++)
+		agg_roll(a, 0);
+	s = find_sym(a, 7);
+	t = find_task(a, 500);
+	CHECK(s && s->total.samples[0] == 2000 && s->total.period[0] == 2000,
+	      "cumulative: once_hot's row is still there, its 2000 samples exact");
+	CHECK(t && t->exited && t->total.samples[0] == 2000, "cumulative: the exited task's row too, 2000 samples");
+	n = agg_threads(a, AGG_TOTAL, &th);
+	for (size_t i = 0; i < n; i++)
+		thread_kept |= th[i]->tid == 500 && th[i]->total.samples[0] == 2000;
+	CHECK(thread_kept, "cumulative: and its thread's row");
+	agg_get_stats(a, &st);
+	CHECK(st.syms <= AGG_KEEP_TOP && st.tasks <= AGG_KEEP_TOP && st.threads <= AGG_KEEP_TOP,
+	      "rows kept idle are bounded by AGG_KEEP_TOP (%zu symbols, %zu tasks, %zu threads)", st.syms, st.tasks,
+	      st.threads);
+	CHECK(st.expired_syms >= 51 && st.expired_tasks >= 51, "rows below the top fold (%llu symbols, %llu tasks)",
+	      (unsigned long long)st.expired_syms, (unsigned long long)st.expired_tasks);
+	CHECK(sums_exact(a), "kept rows + expired == the event's total");
+	agg_free(a);
+}
+
 /* Rows no sample touched for AGG_EXPIRE_IDLE intervals after they showed
  * zero go; their counts stay in the totals; a key back is a fresh row. */
 static void test_expiry(void)
 {
 	static const int one[] = { 0 };
-	struct agg *a = agg_new(1, one, 1);
+	struct agg *a = agg_expiring(1, one, 1);
 	struct sym_result old = sym("old_fn", 1, false, "oldproc"), hot = sym("hot_fn", 2, false, "hotproc");
 	const struct agg_sym *o, *h;
 	struct agg_stats st;
@@ -140,7 +204,7 @@ static void test_expiry(void)
 static void test_expiry_many(void)
 {
 	static const int one[] = { 0 };
-	struct agg *a = agg_new(1, one, 1);
+	struct agg *a = agg_expiring(1, one, 1);
 	struct agg_stats st;
 	bool found = true;
 
@@ -178,7 +242,7 @@ static void test_expiry_many(void)
 static void test_expiry_churn(void)
 {
 	static const int one[] = { 0 };
-	struct agg *a = agg_new(1, one, 1);
+	struct agg *a = agg_expiring(1, one, 1);
 	struct agg_stats st;
 	size_t most = 0;
 	char name[64], comm[32];
@@ -260,7 +324,7 @@ static void pairs(void)
 static void test_flat_memo(void)
 {
 	int cpus[] = { 0 };
-	struct agg *a = agg_new(1, cpus, 1);
+	struct agg *a = agg_expiring(1, cpus, 1);
 	struct sym_result f = sym("f", 1, false, "alpha"), g = sym("g", 2, false, "alpha"),
 			  h = sym("h", 3, false, "beta");
 	struct agg_where wf = { .pid = 10, .tid = 10, .ip = 0x1000, .tag = 7 };
@@ -413,7 +477,7 @@ static void test_flat_pending(void)
 int main(void)
 {
 	int cpus[] = { 0, 3 };
-	struct agg *a = agg_new(2, cpus, 2);
+	struct agg *a = agg_expiring(2, cpus, 2);
 	struct sym_result f = sym("f", 1, false, "alpha"), g = sym("g", 2, false, "alpha"),
 			  k = sym("schedule", 3, true, "beta");
 	const struct agg_sym **srows;
@@ -566,6 +630,7 @@ int main(void)
 		CHECK(n == 2, "the new owners stay (%zu rows)", n);
 		agg_free(b);
 	}
+	test_cumulative_keeps_top();
 	test_expiry();
 	test_expiry_many();
 	test_expiry_churn();

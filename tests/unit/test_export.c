@@ -87,6 +87,23 @@ int main(void)
 	export_page_put(pg);
 	export_page_put(NULL);
 
+	/* The session owns the interval: after `d` (session_set_interval) the
+	 * exporter's windows and waits follow it, not the start-up -d 1. */
+	{
+		int id = export_profile_open(x, 60);
+
+		CHECK(id >= 0, "a 60 s profile window");
+		export_interval(x, s.agg, &s); /* it starts */
+		export_interval(x, s.agg, &s);
+		CHECK(id >= 0 && !export_profile_ready(x, id), "at -d 1 a 60 s window is not done two intervals in");
+		CHECK(session_set_interval(&s, 200) == 0 && session_interval(&s) == 200, "the session takes 200 s");
+		export_interval(x, s.agg, &s);
+		CHECK(id >= 0 && export_profile_ready(x, id),
+		      "at 200 s the window is done: within half an interval of its 60 s");
+		CHECK(export_wait_limit(x, 0) == 2 + 2 * 200.0, "a page's wait follows the interval (%g s)",
+		      export_wait_limit(x, 0));
+	}
+
 	export_close(x);
 	agg_free(s.agg);
 	symbols_free(s.syms);

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "metrics.h"
 #include "promtext.h"
+#include "symbols.h"
 
 static char *escaped(const char *s)
 {
