@@ -63,9 +63,9 @@ void soon_start(const struct ui *u)
 {
 	early = false;
 	/* Short intervals come soon enough by themselves. */
-	if (u->interval < 4 * SOON_FIRST)
+	if (session_interval(u->s) < 4 * SOON_FIRST)
 		return;
-	first_until = now_s() + u->interval / 2;
+	first_until = now_s() + session_interval(u->s) / 2;
 	early = session_tick_in(u->s, SOON_FIRST) == 0;
 }
 

@@ -48,7 +48,7 @@ static double first_pct(const struct ui *u, const struct procstat_task *pt)
 {
 	double hz = (double)procstat_hz(), age = procstat_uptime() - (double)pt->start / hz;
 
-	if (age < 5.0 / hz || age > u->interval * 1.5)
+	if (age < 5.0 / hz || age > session_interval(u->s) * 1.5)
 		return -1;
 	return 100.0 * (double)pt->ticks / hz / age;
 }

@@ -46,7 +46,6 @@ struct export_page {
 
 struct exporter {
 	const struct options *o;
-	const struct session *s;          /* owns the interval (session_interval) */
 	struct metrics *met;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -58,7 +57,7 @@ struct exporter {
 	struct pprof *spare;              /* a taken window's, names kept for the next; under mu */
 	struct pprof *whole;              /* -b --format pprof: the whole run */
 	bool whole_stacks;                /* -g: whole stacks, from the call-path tree at the end */
-	struct session *s;
+	struct session *s;                /* owns the interval (session_interval) */
 	double whole_start;
 	struct httpd *http;
 	bool stopping;
@@ -535,7 +534,6 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	x->clock_event = is_clock(agg_event(s->agg, 0)->name);
 	x->last_end = mono_now();
 	x->whole_start = x->last_end;
-	x->s = s;
 	x->whole_stacks = o->cg.mode != CALLGRAPH_NONE;
 	if (o->batch && o->format == DUMP_PPROF && (x->whole = pprof_new()) == NULL) {
 		snprintf(err, errlen, "out of memory");
