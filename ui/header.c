@@ -175,8 +175,8 @@ static void draw_sys(struct ui *u, int y, int w)
 	if (u->fr.sys_ok) {
 		snprintf(tasks, sizeof(tasks), "%u, %u running", p->tasks, p->running);
 		snprintf(load, sizeof(load), "%.2f %.2f %.2f", p->load[0], p->load[1], p->load[2]);
-		fmt_bytes(used, sizeof(used), p->mem_used);
-		fmt_bytes(total, sizeof(total), p->mem_total);
+		paint_fmt_bytes(used, sizeof(used), p->mem_used);
+		paint_fmt_bytes(total, sizeof(total), p->mem_total);
 		snprintf(mem, sizeof(mem), "%s/%s", used, total);
 	}
 	struct field f[] = {
@@ -194,9 +194,9 @@ static void draw_event(struct ui *u, int y, int w, size_t i)
 	bool cum = u->cumulative;
 
 	exclude_format(u->fr.excl[i], excl, sizeof(excl));
-	fmt_count(rate, sizeof(rate), u->fr.ev_rate[i]);
-	fmt_count(lost, sizeof(lost), (double)(cum ? e->lost_total : e->lost_iv));
-	fmt_count(thr, sizeof(thr), (double)(cum ? e->throttled_total : e->throttled_iv));
+	paint_fmt_count(rate, sizeof(rate), u->fr.ev_rate[i]);
+	paint_fmt_count(lost, sizeof(lost), (double)(cum ? e->lost_total : e->lost_iv));
+	paint_fmt_count(thr, sizeof(thr), (double)(cum ? e->throttled_total : e->throttled_iv));
 	paint_fill(y, 0, w, R_NORMAL);
 	paint_foreign(y, 0, 18, R_VALUE, e->name);
 	paint_text(y, 19, 3, u->fr.on[i] ? R_METER : R_OFF, u->fr.on[i] ? "on" : "OFF", false);
@@ -250,7 +250,7 @@ static void draw_meter(int y, int x, int w, int cpu, double busy, double rate, d
 	inner = w - 6;
 	if (inner < 1 || inner >= (int)sizeof(bar))
 		return;
-	fmt_count(r, sizeof(r), rate);
+	paint_fmt_count(r, sizeof(r), rate);
 	if (busy >= 0 && inner >= 16)
 		snprintf(txt, sizeof(txt), "%.1f%% %s/s", busy, r);
 	else if (busy >= 0)
@@ -337,18 +337,7 @@ void header_draw(struct ui *u, int w, int h)
 	draw_meters(u, y, l.meter_lines, w);
 }
 
-void ui_message(struct ui *u, bool error, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(u->msg, sizeof(u->msg), fmt, ap);
-	va_end(ap);
-	u->msg_error = error;
-	u->msg_until = time(NULL) + (error ? 10 : 5);
-}
-
-void message_draw(struct ui *u, int y, int w)
+void header_message_draw(struct ui *u, int y, int w)
 {
 	char line[1024] = "";
 
@@ -430,7 +419,7 @@ static int fkey_width(const struct ui *u, const struct fkey *f)
 	return (int)(strlen(alt ? f->alt_key : f->key) + strlen(alt ? f->alt_label : f->label)) + 1;
 }
 
-void footer_draw(struct ui *u, int y, int w)
+void header_footer_draw(struct ui *u, int y, int w)
 {
 	const struct fkey *bar = bar_main;
 	int x = 0;

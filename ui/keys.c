@@ -149,12 +149,12 @@ static unsigned act_redraw(struct ui *u, int key)
 
 static unsigned act_exclude_user(struct ui *u, int key)
 {
-	return exclude_toggle_all(u, EXCL_USER);
+	return actions_exclude_toggle_all(u, EXCL_USER);
 }
 
 static unsigned act_exclude_kernel(struct ui *u, int key)
 {
-	return exclude_toggle_all(u, EXCL_KERNEL);
+	return actions_exclude_toggle_all(u, EXCL_KERNEL);
 }
 
 static unsigned open_panel(struct ui *u, enum ui_mode m)
@@ -364,7 +364,7 @@ static unsigned act_adjust(struct ui *u, int key)
 		i = i < n && steps[i] <= u->interval + 1e-9 ? i + 1 : i;
 	else
 		i = i > 0 ? i - 1 : 0;
-	return interval_set(u, steps[i < n ? i : n - 1]);
+	return actions_interval_set(u, steps[i < n ? i : n - 1]);
 }
 
 static unsigned act_freq(struct ui *u, int key)
@@ -444,11 +444,11 @@ static const struct {
 } sections[] = {
 	{ "Anywhere", global_keys },
 	{ "Tables", main_keys },
-	{ "Event panel (e)", event_keys },
-	{ "Exclude panel (x)", exclude_keys },
-	{ "Sort menu (F6)", sort_keys },
+	{ "Event panel (e)", panel_keys_event },
+	{ "Exclude panel (x)", panel_keys_exclude },
+	{ "Sort menu (F6)", panel_keys_sort },
 	{ "Call trees (-g)", tree_doc_keys },
-	{ "Prompts (/ F3 F9 u d F)", prompt_keys },
+	{ "Prompts (/ F3 F9 u d F)", panel_keys_prompt },
 };
 
 const char *keys_section(size_t s)
@@ -480,29 +480,20 @@ static const struct key_binding *lookup(const struct key_binding *t, int key)
 
 unsigned keys_dispatch(struct ui *u, int key)
 {
+	/* The table each mode reads first; the prompt and the help read keys themselves. */
+	static const struct key_binding *const mode_keys[] = {
+		[MODE_MAIN] = main_keys, [MODE_EVENTS] = panel_keys_event,
+		[MODE_EXCLUDE] = panel_keys_exclude, [MODE_SORT] = panel_keys_sort,
+		[MODE_PATHS] = paths_keys,
+	};
 	const struct key_binding *b = NULL;
 
-	switch (u->mode) {
-	case MODE_PROMPT:
-		return prompt_key(u, key);
-	case MODE_HELP:
-		return help_key(u, key);
-	case MODE_EVENTS:
-		b = lookup(event_keys, key);
-		break;
-	case MODE_EXCLUDE:
-		b = lookup(exclude_keys, key);
-		break;
-	case MODE_SORT:
-		b = lookup(sort_keys, key);
-		break;
-	case MODE_PATHS:
-		b = lookup(paths_keys, key);
-		break;
-	case MODE_MAIN:
-		b = lookup(main_keys, key);
-		break;
-	}
+	if (u->mode == MODE_PROMPT)
+		return panel_keys_prompt_key(u, key);
+	if (u->mode == MODE_HELP)
+		return panel_keys_help_key(u, key);
+	if ((size_t)u->mode < sizeof(mode_keys) / sizeof(mode_keys[0]) && mode_keys[u->mode])
+		b = lookup(mode_keys[u->mode], key);
 	if (b == NULL)
 		b = lookup(global_keys, key);
 	if (b)

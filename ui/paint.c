@@ -290,33 +290,44 @@ void paint_free(void)
 	shown_lines = shown_cols = 0;
 }
 
-/* Fits a count in 7 columns: 1234567 -> "1234.6k". */
-void fmt_nsec(char *buf, size_t len, double ns)
+/* One rung of a unit ladder: values below limit print as v / div in fmt. */
+struct fmt_rung {
+	double limit, div;
+	const char *fmt;
+};
+
+static void fmt_ladder(char *buf, size_t len, double v, const struct fmt_rung *r, size_t n)
 {
-	if (ns < 999.5)
-		snprintf(buf, len, "%.0fns", ns);
-	else if (ns < 999.95e3)
-		snprintf(buf, len, "%.1fus", ns / 1e3);
-	else if (ns < 999.95e6)
-		snprintf(buf, len, "%.1fms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2fs", ns / 1e9);
+	size_t i = 0;
+
+	while (i + 1 < n && v >= r[i].limit)
+		i++;
+	snprintf(buf, len, r[i].fmt, v / r[i].div);
 }
 
-void fmt_count(char *buf, size_t len, double v)
+void paint_fmt_nsec(char *buf, size_t len, double ns)
 {
-	if (v < 99999.5)
-		snprintf(buf, len, "%.0f", v);
-	else if (v < 9999.95e3)
-		snprintf(buf, len, "%.1fk", v / 1e3);
-	else if (v < 9999.95e6)
-		snprintf(buf, len, "%.1fM", v / 1e6);
-	else
-		snprintf(buf, len, "%.1fG", v / 1e9);
+	static const struct fmt_rung r[] = {
+		{ 999.5, 1, "%.0fns" }, { 999.95e3, 1e3, "%.1fus" },
+		{ 999.95e6, 1e6, "%.1fms" }, { 0, 1e9, "%.2fs" },
+	};
+
+	fmt_ladder(buf, len, ns, r, sizeof(r) / sizeof(r[0]));
+}
+
+/* Fits a count in 7 columns: 1234567 -> "1234.6k". */
+void paint_fmt_count(char *buf, size_t len, double v)
+{
+	static const struct fmt_rung r[] = {
+		{ 99999.5, 1, "%.0f" }, { 9999.95e3, 1e3, "%.1fk" },
+		{ 9999.95e6, 1e6, "%.1fM" }, { 0, 1e9, "%.1fG" },
+	};
+
+	fmt_ladder(buf, len, v, r, sizeof(r) / sizeof(r[0]));
 }
 
 /* Bytes as free -h shows them: "812M", "3.8G". */
-void fmt_bytes(char *buf, size_t len, uint64_t b)
+void paint_fmt_bytes(char *buf, size_t len, uint64_t b)
 {
 	static const char units[] = "KMGTP";
 	double v = (double)b / 1024;

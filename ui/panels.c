@@ -157,7 +157,7 @@ static void help_lines(size_t s0, size_t s1, int y0, int rows, int col, int colw
 
 /* Two columns split between sections when the screen holds them; else one
  * that scrolls. */
-void help_draw(struct ui *u, int h, int w)
+void panels_help_draw(struct ui *u, int h, int w)
 {
 	size_t nsec = 0, total = 0, first = 0, split;
 	int rows = h - 3;
@@ -231,7 +231,7 @@ static void counter_cell(const struct ui *u, const struct counter_value *v, cons
 			 char *val, char *tot, char *mark, size_t len)
 {
 	bool cum = ui_scope(u) == AGG_TOTAL;
-	void (*fmt)(char *, size_t, double) = is_clock(name) ? fmt_nsec : fmt_count;
+	void (*fmt)(char *, size_t, double) = is_clock(name) ? paint_fmt_nsec : paint_fmt_count;
 
 	mark[0] = '\0';
 	switch (v->state) {

@@ -224,13 +224,9 @@ struct ui {
 	bool stdin_gone;
 };
 
-/* frame.c */
-void frame_take(struct ui *u, struct agg *a, double lap);
-void frame_clear(struct ui *u);
-/* The events' on/off and exclude state again from the session (after a key changed them). */
-void frame_events(struct ui *u);
-void frame_free(struct ui *u);
+/* ui.c: the state's queries, read by the frame, the call trees and the views. */
 enum agg_scope ui_scope(const struct ui *u);
+/* The event shares are computed against: the first one switched on. */
 size_t ui_primary(const struct ui *u);
 uint64_t ui_base(const struct ui *u, size_t ev);
 /* The frame's counter row of a task (tid 0: its process), or NULL. */
@@ -239,6 +235,15 @@ const struct counter_row *ui_counter_row(const struct ui *u, pid_t pid, pid_t ti
 void ui_task_ratios(const struct ui *u, const struct agg_task *t, struct ratio out[RATIO_COUNT]);
 /* The same from a counter row alone. */
 void ui_counter_ratios(const struct ui *u, const struct counter_row *r, struct ratio out[RATIO_COUNT]);
+/* The message line's text, shown for a few seconds (errors longer). */
+void ui_message(struct ui *u, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* frame.c */
+void frame_take(struct ui *u, struct agg *a, double lap);
+void frame_clear(struct ui *u);
+/* The events' on/off and exclude state again from the session (after a key changed them). */
+void frame_events(struct ui *u);
+void frame_free(struct ui *u);
 
 /* calltree.c: the snapshot, trees built from it, their lines; treeview.c: drawn. */
 void cgsnap_take(struct ui *u, struct agg *a);
@@ -291,13 +296,12 @@ void views_detail(const struct ui *u, char *buf, size_t len);
 /* header.c */
 int header_height(const struct ui *u, int h, int w);
 void header_draw(struct ui *u, int w, int h);
-void footer_draw(struct ui *u, int y, int w);
-void message_draw(struct ui *u, int y, int w);
-void ui_message(struct ui *u, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void header_footer_draw(struct ui *u, int y, int w);
+void header_message_draw(struct ui *u, int y, int w);
 
 /* panels.c */
 void panels_draw(struct ui *u, int h, int w);
-void help_draw(struct ui *u, int h, int w);
+void panels_help_draw(struct ui *u, int h, int w);
 /* Focus mode's counters section, between the header and the table. */
 int counters_height(const struct ui *u, int avail, int w);
 void counters_draw(struct ui *u, int y, int lines, int w);
@@ -328,10 +332,10 @@ void paint_refresh(bool all);
 /* Rows the last paint_refresh handed to ncurses (the others were as shown). */
 int paint_rows_sent(void);
 void paint_free(void);
-void fmt_count(char *buf, size_t len, double v);
-void fmt_bytes(char *buf, size_t len, uint64_t b);
+void paint_fmt_count(char *buf, size_t len, double v);
+void paint_fmt_bytes(char *buf, size_t len, uint64_t b);
 /* A duration in ns as "12.3ms", "4.56s": clock counters count ns. */
-void fmt_nsec(char *buf, size_t len, double ns);
+void paint_fmt_nsec(char *buf, size_t len, double ns);
 
 /* screen.c: the state's defaults, and one whole frame on the screen */
 void ui_init(struct ui *u, struct session *s, const struct options *o);

@@ -20,23 +20,23 @@ struct col_inst {
 
 const char *views_title(const struct ui *u, enum ui_view v)
 {
-	return views[v].name;
+	return columns_views[v].name;
 }
 
 uint64_t views_row_key(const struct ui *u, const void *row)
 {
-	return views[u->view].key(row);
+	return columns_views[u->view].key(row);
 }
 
 bool views_match(const struct ui *u, const void *row, const char *pat)
 {
-	return views[u->view].match(row, pat);
+	return columns_views[u->view].match(row, pat);
 }
 
 /* Every column of the view, per-event ones expanded. */
 static size_t expand(const struct ui *u, struct col_inst *out)
 {
-	const struct view_def *v = &views[u->view];
+	const struct view_def *v = &columns_views[u->view];
 	size_t n = 0;
 
 	for (size_t i = 0; i < v->ncols; i++) {
@@ -121,7 +121,7 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 		r = strcmp(c->str(a), c->str(b));
 	else
 		r = cmp_num(c, c->num(cx->u, a, cx->col.ev), c->num(cx->u, b, cx->col.ev));
-	return order(cx, r, views[cx->u->view].key(a), views[cx->u->view].key(b));
+	return order(cx, r, columns_views[cx->u->view].key(a), columns_views[cx->u->view].key(b));
 }
 
 /* A number column sorts on its values taken once a row (num() was called
@@ -156,7 +156,7 @@ static void sort_rows(struct ui *u, const struct sort_ctx *cx)
 	}
 	it = u->items;
 	for (size_t i = 0; i < u->nrows; i++)
-		it[i] = (struct ui_sort_item){ c->num(u, u->rows[i], cx->col.ev), views[u->view].key(u->rows[i]),
+		it[i] = (struct ui_sort_item){ c->num(u, u->rows[i], cx->col.ev), columns_views[u->view].key(u->rows[i]),
 					       u->rows[i] };
 	qsort_r(it, u->nrows, sizeof(*it), cmp_items, (void *)cx);
 	for (size_t i = 0; i < u->nrows; i++)
@@ -190,7 +190,7 @@ static bool user_match(const struct ui *u, const struct agg_task *t)
 
 static void add_rows(struct ui *u, const void *base, size_t n, size_t size)
 {
-	const struct view_def *v = &views[u->view];
+	const struct view_def *v = &columns_views[u->view];
 
 	for (size_t i = 0; i < n; i++) {
 		const void *row = (const char *)base + i * size;
@@ -239,7 +239,7 @@ void views_build(struct ui *u)
 	sort_rows(u, &cx);
 	if (u->sel_valid[v])
 		for (i = 0; i < u->nrows; i++)
-			if (views[v].key(u->rows[i]) == u->sel_key[v]) {
+			if (columns_views[v].key(u->rows[i]) == u->sel_key[v]) {
 				u->sel[v] = i;
 				break;
 			}
@@ -389,7 +389,7 @@ static void draw_tabs(struct ui *u, int y, int w)
 	paint_fill(y, 0, w, R_NORMAL);
 	for (int v = 0; v < VIEW_COUNT && x < w; v++) {
 		u->tab_x[v] = x;
-		snprintf(title, sizeof(title), " %s ", views[v].name);
+		snprintf(title, sizeof(title), " %s ", columns_views[v].name);
 		paint_text(y, x, (int)strlen(title), v == (int)u->view ? R_HEAD_SORT : R_LABEL, title, false);
 		x += (int)strlen(title) + 1;
 		u->tab_x[v + 1] = x;
@@ -430,7 +430,7 @@ static void draw_tabs(struct ui *u, int y, int w)
 
 static enum ui_role row_role(int v, const void *row, const struct column *c, bool sel, bool hit)
 {
-	return sel ? R_SELECTED : hit ? R_METER : views[v].role ? views[v].role(row, c) : R_NORMAL;
+	return sel ? R_SELECTED : hit ? R_METER : columns_views[v].role ? columns_views[v].role(row, c) : R_NORMAL;
 }
 
 void views_draw(struct ui *u, int y, int h, int w)
@@ -491,7 +491,7 @@ void views_draw(struct ui *u, int y, int h, int w)
 
 		if (u->filter[u->view][0])
 			snprintf(why, sizeof(why), "no rows match the %s filter \"%s\" (/ changes it, Esc clears it)",
-				 views[v].name, u->filter[u->view]);
+				 columns_views[v].name, u->filter[u->view]);
 		else if (u->view == VIEW_TASKS && u->user[0])
 			snprintf(why, sizeof(why), "no task of user \"%s\" took samples (u, Enter: all users)", u->user);
 		else
@@ -503,7 +503,7 @@ void views_draw(struct ui *u, int y, int h, int w)
 		size_t line = u->top[v] + (size_t)r, tl, idx = views_line(u, line, &tl);
 		const void *row = u->rows[idx];
 		bool sel = line == sl;
-		bool hit = u->search[0] && views[v].match(row, u->search);
+		bool hit = u->search[0] && columns_views[v].match(row, u->search);
 
 		if (tl != SIZE_MAX) {
 			enum ui_role role;
