@@ -159,6 +159,14 @@ static void on_jobctl_pipe(void *arg)
 		term_resume(u);
 }
 
+static bool term_addressable(void)
+{
+	char *cup = tigetstr("cup");
+
+	return cup != NULL && cup != (char *)-1;
+}
+
+/* 0; -1: TERM unknown or the terminal unusable; -2: no cursor addressing. */
 static int term_start(struct ui *u)
 {
 	static bool registered;
@@ -167,6 +175,13 @@ static int term_start(struct ui *u)
 	screen = newterm(NULL, stdout, stdin);
 	if (screen == NULL)
 		return -1;
+	/* TERM=dumb and kin: no cursor moves, so no table, only the last line. */
+	if (!term_addressable()) {
+		endwin();
+		delscreen(screen);
+		screen = NULL;
+		return -2;
+	}
 	/* ncurses 6.4 writes out at every cursor move until the screen has
 	 * been left and resumed once (mvcur flushes while _endwin is still
 	 * its initial state): a frame was about 110 small writes to the
@@ -461,9 +476,10 @@ int tui_run(struct session *s, const struct options *o, struct exporter *x)
 	ui_init(&u, s, o);
 	exporter = x;
 	h.arg = &u;
-	if (term_start(&u) != 0) {
-		fprintf(stderr, "perftop: cannot drive this terminal (TERM=%s): use -b for a headless dump\n",
-			getenv("TERM") ? getenv("TERM") : "");
+	rc = term_start(&u);
+	if (rc != 0) {
+		fprintf(stderr, "perftop: cannot drive this terminal (TERM=%s%s): use -b for a headless dump\n",
+			getenv("TERM") ? getenv("TERM") : "", rc == -2 ? ": it cannot move the cursor" : "");
 		return 1;
 	}
 	frame_take(&u, s->agg, 0);
