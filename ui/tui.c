@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "evspec.h"
@@ -159,6 +160,20 @@ static void on_jobctl_pipe(void *arg)
 		term_resume(u);
 }
 
+/* Ctrl-S would freeze the screen with no mark (cbreak leaves IXON on);
+ * the prog mode is saved with it off, so a resume keeps it off, and endwin
+ * brings back the shell's mode, flow control as it was. */
+static void flow_off(void)
+{
+	struct termios tio;
+
+	if (tcgetattr(STDIN_FILENO, &tio) != 0)
+		return;
+	tio.c_iflag &= ~(tcflag_t)IXON;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &tio) == 0)
+		def_prog_mode();
+}
+
 static bool term_addressable(void)
 {
 	char *cup = tigetstr("cup");
@@ -203,6 +218,7 @@ static int term_start(struct ui *u)
 	cbreak();
 	noecho();
 	nonl();
+	flow_off();
 	intrflush(stdscr, FALSE);
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE); /* keys are read when epoll says stdin is ready */
