@@ -202,19 +202,50 @@ static unsigned act_focus(struct ui *u, int key)
 	return UI_REOPEN;
 }
 
+/* Started on a -p, -t or -G target, and still on it. */
+static bool on_start_target(const struct ui *u)
+{
+	return (u->o->pids || u->o->cgroup) && !u->left_start;
+}
+
+/* Esc closes what is open, the latest first: the inline tree, the filter,
+ * the search, a focus entered with Enter (or one whose tasks all exited).
+ * A target given on the command line stays: S leaves it. */
 static unsigned act_back(struct ui *u, int key)
 {
-	bool started_focused = u->o->pids || u->o->cgroup;
-
-	if (u->focus || (started_focused && !u->left_start)) {
-		u->reopen = (struct ui_reopen){ .pending = true, .pid = 0 };
-		return UI_REOPEN;
+	if (u->tree.open) {
+		tree_close(u);
+		u->tree_row = SIZE_MAX;
+		return UI_DRAW;
 	}
 	if (u->filter[u->view][0]) {
 		u->filter[u->view][0] = '\0';
 		return UI_RESORT;
 	}
+	if (u->search[0]) {
+		u->search[0] = '\0';
+		return UI_DRAW;
+	}
+	if (u->focus || (u->ended && on_start_target(u))) {
+		u->reopen = (struct ui_reopen){ .pending = true, .pid = 0 };
+		return UI_REOPEN;
+	}
+	if (on_start_target(u)) {
+		ui_message(u, false, "the command line's target stays (S: system-wide)");
+		return UI_DRAW;
+	}
 	return 0;
+}
+
+/* S: off the command line's -p/-t/-G target (or an Enter focus) to system-wide. */
+static unsigned act_system_wide(struct ui *u, int key)
+{
+	if (!u->focus && !on_start_target(u)) {
+		ui_message(u, false, "already system-wide");
+		return UI_DRAW;
+	}
+	u->reopen = (struct ui_reopen){ .pending = true, .system_wide = true };
+	return UI_REOPEN;
 }
 
 /* --- how it is shown ----------------------------------------------------- */
@@ -412,10 +443,11 @@ static const struct key_binding main_keys[] = {
 	{ '\n', act_focus, { "Enter", "focus on a task (-g symbols: call tree)" } },
 	{ '\r', act_focus, { NULL, NULL } },
 	{ KEY_ENTER, act_focus, { NULL, NULL } },
-	{ KEY_ESC, act_back, { "Esc Backspace", "back to system-wide, or clear filter" } },
+	{ KEY_ESC, act_back, { "Esc Backspace", "close tree, clear filter/search, leave an Enter focus" } },
 	{ KEY_BACKSPACE, act_back, { NULL, NULL } },
 	{ 127, act_back, { NULL, NULL } },
 	{ KEY_CTRL('h'), act_back, { NULL, NULL } },
+	{ 'S', act_system_wide, { "S", "system-wide: leave a -p/-t/-G target" } },
 	{ '/', act_filter, { "/ \\ F4", "filter: symbol, DSO, comm or PID" } },
 	{ '\\', act_filter, { NULL, NULL } },
 	{ KEY_F(4), act_filter, { NULL, NULL } },

@@ -148,11 +148,17 @@ unsigned panel_keys_help_key(struct ui *u, int key)
 		u->help_top++;
 		return UI_DRAW;
 	case KEY_PPAGE:
-		u->help_top = u->help_top > 10 ? u->help_top - 10 : 0;
+		u->help_top = u->help_top > u->help_page ? u->help_top - u->help_page : 0;
 		return UI_DRAW;
 	case KEY_NPAGE:
 	case ' ':
-		u->help_top += 10;
+		u->help_top += u->help_page;
+		return UI_DRAW;
+	case KEY_HOME:
+		u->help_top = 0;
+		return UI_DRAW;
+	case KEY_END:
+		u->help_top = SIZE_MAX / 2; /* the draw stops it at the last page */
 		return UI_DRAW;
 	case KEY_F(10):
 		return UI_QUIT;

@@ -178,6 +178,7 @@ void panels_help_draw(struct ui *u, int h, int w)
 		u->help_top = 0;
 		return;
 	}
+	u->help_page = rows > 1 ? (size_t)rows - 1 : 1; /* a line of the last page stays */
 	if (u->help_top + (size_t)rows > total)
 		u->help_top = total > (size_t)rows ? total - (size_t)rows : 0;
 	help_lines(0, nsec, 2, rows, 0, w - 1, u->help_top);

@@ -437,11 +437,11 @@ static int reopen(struct ui *u, char *fatal, size_t fatal_len)
 					     .interval = t.interval };
 	} else {
 		/* Back: from a focus to where we started, or off a -p/-G start. */
-		if (!u->focus)
+		if (!u->focus || r.system_wide)
 			left_start = true;
 		new_focus = 0;
 		t = (struct session_target){ .freq = t.freq, .period = t.period, .interval = t.interval };
-		if (u->focus && !u->left_start) {
+		if (u->focus && !u->left_start && !r.system_wide) {
 			t.pids = u->o->pids;
 			t.npids = u->o->npids;
 			t.pids_are_tids = u->o->tids;

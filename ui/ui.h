@@ -140,6 +140,7 @@ struct ui_reopen {
 	bool pending;
 	pid_t pid;                 /* focus on it; 0: back */
 	uint64_t freq;             /* non-zero: new rate, same target */
+	bool system_wide;          /* back past the command line's target too */
 };
 
 /* A row as a number column sorts it: its value taken once. */
@@ -197,6 +198,7 @@ struct ui {
 	uint64_t frame_seq;        /* ticks taken: %CPU is read once per tick */
 	/* panels and prompt */
 	size_t panel_sel, help_top;
+	size_t help_page;          /* the help's lines on screen, for PgUp/PgDn */
 	enum ui_prompt prompt;
 	char input[64], input_saved[64];
 	char hint[32];             /* d, F: the value now; typing replaces it */

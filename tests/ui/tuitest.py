@@ -159,6 +159,20 @@ def run(what, body, width=120, height=40, why=None):
     tap.done()
 
 
+def help_find(t, pattern, pages=8):
+    """Opens the help (h) and pages down (PgDn) until pattern shows; the
+    screen, or None."""
+    t.keys("h")
+    s = t.wait_re(r"keys\s+\(more in man perftop\)", 10)
+    for _ in range(pages):
+        if s is None or re.search(pattern, s, re.M):
+            return s
+        top = s.splitlines()[1:3]
+        t.keys("NPage")
+        s = t.wait(lambda sc: sc.splitlines()[1:3] != top, 5)
+    return s if s is not None and re.search(pattern, s, re.M) else None
+
+
 def table_rows(screen):
     """The table's rows: the lines after the column titles, up to the message line."""
     lines = screen.splitlines()
