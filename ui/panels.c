@@ -46,7 +46,7 @@ static void events_draw(struct ui *u, int h, int w)
 	paint_box(y, x, ph, pw, "Events");
 	snprintf(line, sizeof(line), "%-24s %-5s %-11s %s", "Event", "State", "u k v i o g", "excluded");
 	paint_text(y + 1, x + 2, pw - 4, R_HEAD, line, false);
-	for (int i = 0; i < rows && i < ph - 5; i++) {
+	for (int i = 0; i < rows && i < ph - 4; i++) {
 		const struct agg_event *e = &u->fr.ev[i];
 		bool sel = (size_t)i == u->panel_sel;
 		enum ui_role r = sel ? R_PANEL_SEL : R_PANEL;
@@ -72,7 +72,7 @@ static void exclude_draw(struct ui *u, int h, int w)
 	panel_geometry(h, w, (int)NFLAGS + 2, 60, &y, &x, &ph, &pw);
 	paint_box(y, x, ph, pw, "Exclude (all events)");
 	paint_text(y + 1, x + 2, pw - 4, R_HEAD, "     Key  Exclude samples from", false);
-	for (size_t i = 0; i < NFLAGS && (int)i < ph - 5; i++) {
+	for (size_t i = 0; i < NFLAGS && (int)i < ph - 4; i++) {
 		size_t on = 0;
 		bool sel = i == u->panel_sel;
 

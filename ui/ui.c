@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "evspec.h"
 #include "ui.h"
 
 enum agg_scope ui_scope(const struct ui *u)
@@ -67,4 +68,25 @@ void ui_message(struct ui *u, bool error, const char *fmt, ...)
 	va_end(ap);
 	u->msg_error = error;
 	u->msg_until = time(NULL) + (error ? 10 : 5);
+}
+
+void ui_empty_why(const struct ui *u, char *buf, size_t len)
+{
+	size_t on = 0, blind = 0;
+
+	for (size_t i = 0; i < u->fr.nev; i++) {
+		if (!u->fr.on[i])
+			continue;
+		on++;
+		if ((u->fr.excl[i] & (EXCL_USER | EXCL_KERNEL)) == (EXCL_USER | EXCL_KERNEL))
+			blind++;
+	}
+	if (u->paused)
+		snprintf(buf, len, "paused");
+	else if (u->fr.nev && on == 0)
+		snprintf(buf, len, "every event is off: nothing is sampled (e: the event panel)");
+	else if (on && blind == on)
+		snprintf(buf, len, "user and kernel both excluded: nothing is sampled (U, K or x)");
+	else
+		snprintf(buf, len, "no samples yet");
 }

@@ -237,6 +237,9 @@ const struct counter_row *ui_counter_row(const struct ui *u, pid_t pid, pid_t ti
 void ui_task_ratios(const struct ui *u, const struct agg_task *t, struct ratio out[RATIO_COUNT]);
 /* The same from a counter row alone. */
 void ui_counter_ratios(const struct ui *u, const struct counter_row *r, struct ratio out[RATIO_COUNT]);
+/* Why the table has no rows, when no filter hides them: paused, every
+ * event off, user and kernel both excluded, or no samples yet. */
+void ui_empty_why(const struct ui *u, char *buf, size_t len);
 /* The message line's text, shown for a few seconds (errors longer). */
 void ui_message(struct ui *u, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

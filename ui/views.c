@@ -495,7 +495,7 @@ void views_draw(struct ui *u, int y, int h, int w)
 		else if (u->view == VIEW_TASKS && u->user[0])
 			snprintf(why, sizeof(why), "no task of user \"%s\" took samples (u, Enter: all users)", u->user);
 		else
-			strlcpy(why, u->paused ? "paused" : "no samples yet", sizeof(why));
+			ui_empty_why(u, why, sizeof(why));
 		paint_foreign(y + 2 + rows / 2, 0, w, R_WARN, why);
 		return;
 	}

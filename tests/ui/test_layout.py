@@ -4,7 +4,10 @@ Quit, the title's clock never covers the name, busy % meters, the tasks/
 load/memory line, row N of M, Symbol over [k], a filter says where it
 applies and when nothing matches, F3 search selects and hides nothing,
 unknown keys are said, Left/Right scroll names, F9 asks before signalling,
-u shows one user's tasks, the Tasks view has %CPU."""
+u shows one user's tasks, the Tasks view has %CPU. Issue 46, item 16: the
+help scrolls with Home, End and PgDn (a page), the exclude panel shows its
+six flags, and an empty table says why (every event off; user and kernel
+both excluded)."""
 import re
 import sys
 import time
@@ -114,7 +117,58 @@ def main():
         t.keys("Escape")
         time.sleep(0.3)
         t.quit("q")
-    tuitest.each_size(workload, body)
+
+    def panels(t, wpid, w, h):
+        sz = "%dx%d" % (w, h)
+        title = r"keys\s+\(more in man perftop\)"
+        pid, s = t.live(perftop, "-d", "0.5", ready=r"\[\.\] hot_a")
+        t.keys("h")
+        top = t.wait_re(title, 10)
+        rows = h - 3  # the help's lines: from the third line to the one above the bar
+        page = lambda sc: sc.splitlines()[2:2 + rows] if sc else []  # noqa: E731
+        t.keys("NPage")
+        s = t.wait(lambda sc: page(sc) != page(top), 10)
+        old, new = page(top), page(s)
+        tap.diag("%s: before %r, after PgDn %r" % (sz, old[-2:], new[:2]))
+        shared = set(x for x in old if x.strip()) & set(x for x in new if x.strip())
+        tap.ok(s is not None and re.search(title, s) is not None and new and new[0] == old[-1] and
+               shared <= {old[-1]}, "%s: help PgDn moves a page (its last line first)" % sz)
+        t.keys("End")
+        s = t.wait_re(r"^\s*Backspace\s+delete a character", 10)
+        tap.ok(s is not None and re.search(title, s) is not None, "%s: help End shows the last key, help open" % sz)
+        t.keys("Home")
+        s = t.wait(lambda sc: page(sc) == page(top), 10)
+        tap.ok(s is not None, "%s: help Home: the first page again, help open" % sz)
+        t.keys("Escape")
+        t.wait_re(r"^Target: ", 10)
+
+        t.keys("x")
+        s = t.wait_re(r"Exclude \(all events\)", 10) or ""
+        flags = ("user", "kernel", "hypervisor", "idle", "host", "guest")
+        missing = [f for f in flags if re.search(r"\[[ x~]\]\s+\w\s+%s" % f, s) is None]
+        tap.ok(not missing, "%s: the exclude panel shows all six flags (missing %r)" % (sz, missing))
+        tap.ok("Space/letter toggles" in s, "%s: and its hint line" % sz)
+        t.keys("u")
+        t.keys("k")
+        t.keys("Escape")
+        s = t.wait_re(r"user and kernel both excluded: nothing is sampled", 20)
+        tap.ok(s is not None, "%s: user and kernel excluded: the table says why it is empty" % sz)
+        t.keys("U")
+        t.keys("K")
+        s = t.wait_re(r"\[\.\] hot_a", 20)
+        tap.ok(s is not None, "%s: included again, the rows are back" % sz)
+        t.keys("e")
+        t.wait_re(r"Space on/off", 10)
+        t.keys("Space")
+        t.keys("Escape")
+        s = t.wait_re(r"every event is off: nothing is sampled", 20)
+        tap.ok(s is not None, "%s: every event off: the table says why it is empty" % sz)
+        t.quit("q")
+
+    def both(t, wpid, w, h):
+        body(t, wpid, w, h)
+        panels(t, wpid, w, h)
+    tuitest.each_size(workload, both)
 
 
 main()
