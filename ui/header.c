@@ -343,18 +343,18 @@ void header_message_draw(struct ui *u, int y, int w)
 
 	paint_fill(y, 0, w, R_NORMAL);
 	if (u->msg[0] && time(NULL) < u->msg_until) {
-		paint_foreign(y, 0, w, u->msg_error ? R_ERROR : R_WARN, u->msg);
+		paint_foreign_words(y, 0, w, u->msg_error ? R_ERROR : R_WARN, u->msg);
 		return;
 	}
 	if (u->ended) {
 		snprintf(line, sizeof(line), "PID %d exited: final figures kept (Esc: back, q: quit)",
 			 (int)u->ended_pid);
-		paint_text(y, 0, w, R_WARN, line, false);
+		paint_words(y, 0, w, R_WARN, line);
 		return;
 	}
 	views_detail(u, line, sizeof(line));
 	if (line[0]) { /* the selected row in full: paths cut in the table */
-		paint_foreign(y, 0, w, R_DIM, line);
+		paint_foreign_words(y, 0, w, R_DIM, line);
 		return;
 	}
 	for (size_t i = 0; i < u->s->nnotices; i++) {
@@ -362,7 +362,7 @@ void header_message_draw(struct ui *u, int y, int w)
 			strlcat(line, " | ", sizeof(line));
 		strlcat(line, u->s->notices[i], sizeof(line));
 	}
-	paint_foreign(y, 0, w, R_DIM, line);
+	paint_foreign_words(y, 0, w, R_DIM, line);
 }
 
 struct fkey {

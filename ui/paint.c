@@ -178,6 +178,66 @@ void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right)
 	attrset(A_NORMAL);
 }
 
+/* Columns of s's first n bytes (a byte that is no character: one column). */
+static int text_cols(const char *s, size_t n)
+{
+	mbstate_t st;
+	int cols = 0;
+
+	memset(&st, 0, sizeof(st));
+	while (n) {
+		wchar_t wc;
+		size_t k = mbrtowc(&wc, s, n, &st);
+		int cw;
+
+		if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+			k = 1;
+			wc = L'?';
+			memset(&st, 0, sizeof(st));
+		}
+		cw = wcwidth(wc);
+		cols += cw < 0 ? 1 : cw;
+		s += k;
+		n -= k;
+	}
+	return cols;
+}
+
+void paint_words(int y, int x, int w, enum ui_role r, const char *s)
+{
+	char buf[1024];
+	size_t cut = 0, n = strlen(s);
+
+	if (w <= 1 || text_cols(s, n) <= w) {
+		paint_text(y, x, w, r, s, false);
+		return;
+	}
+	/* The last blank that leaves room for the mark; a word longer than the
+	 * line is cut where the line ends, still marked. */
+	for (size_t i = 1; i < n && text_cols(s, i) <= w - 1; i++)
+		if (s[i] == ' ' && s[i - 1] != ' ')
+			cut = i;
+	if (cut == 0)
+		for (cut = n; cut > 0 && text_cols(s, cut) > w - 1; cut--)
+			;
+	if (cut >= sizeof(buf) - 1)
+		cut = sizeof(buf) - 2;
+	memcpy(buf, s, cut);
+	while (cut > 0 && strchr(" ,:;(", buf[cut - 1]))
+		cut--;
+	buf[cut] = '~';
+	buf[cut + 1] = '\0';
+	paint_text(y, x, w, r, buf, false);
+}
+
+void paint_foreign_words(int y, int x, int w, enum ui_role r, const char *s)
+{
+	char safe[1024];
+
+	sanitize(safe, sizeof(safe), s ? s : "");
+	paint_words(y, x, w, r, safe);
+}
+
 void paint_foreign(int y, int x, int w, enum ui_role r, const char *s)
 {
 	char safe[1024];
@@ -220,7 +280,7 @@ void paint_box(int y, int x, int h, int w, const char *title)
 		if (tw > w - 4)
 			tw = w - 4;
 		mvaddch(y, x + 2, ' ');
-		paint_text(y, x + 3, tw - 2, R_VALUE, title, false);
+		paint_words(y, x + 3, tw - 2, R_VALUE, title);
 		mvaddch(y, x + 1 + tw, ' ');
 	}
 }

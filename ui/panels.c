@@ -60,8 +60,8 @@ static void events_draw(struct ui *u, int h, int w)
 		snprintf(line, sizeof(line), "%-11s %s", cells, excl[0] ? excl : "-");
 		paint_text(y + 2 + i, x + 33, pw - 35, r, line, false);
 	}
-	paint_text(y + ph - 2, x + 2, pw - 4, R_DIM,
-		   "Space on/off  u user k kernel v hv i idle o host g guest  Esc close", false);
+	paint_words(y + ph - 2, x + 2, pw - 4, R_DIM,
+		    "Space on/off  u user k kernel v hv i idle o host g guest  Esc close");
 }
 
 static void exclude_draw(struct ui *u, int h, int w)
@@ -83,7 +83,7 @@ static void exclude_draw(struct ui *u, int h, int w)
 		paint_fill(y + 2 + (int)i, x + 2, pw - 4, sel ? R_PANEL_SEL : R_PANEL);
 		paint_text(y + 2 + (int)i, x + 2, pw - 4, sel ? R_PANEL_SEL : R_PANEL, line, false);
 	}
-	paint_text(y + ph - 2, x + 2, pw - 4, R_DIM, "[x] all events  [~] some  Space/letter toggles", false);
+	paint_words(y + ph - 2, x + 2, pw - 4, R_DIM, "[x] all events  [~] some  Space/letter toggles");
 }
 
 /* F6: htop's "Sort by" list; the column now is marked. */
@@ -107,7 +107,7 @@ static void sort_draw(struct ui *u, int h, int w)
 		paint_fill(y + 1 + i, x + 2, pw - 4, r);
 		paint_foreign(y + 1 + i, x + 2, pw - 4, r, line);
 	}
-	paint_text(y + ph - 2, x + 2, pw - 4, R_DIM, "Enter sort  I invert  Esc close", false);
+	paint_words(y + ph - 2, x + 2, pw - 4, R_DIM, "Enter sort  I invert  Esc close");
 }
 
 void panels_draw(struct ui *u, int h, int w)
@@ -147,7 +147,7 @@ static void help_lines(size_t s0, size_t s1, int y0, int rows, int col, int colw
 				paint_text(y++, col, colw, R_LABEL, keys_section(s), false);
 			} else if (keys_doc(s, i - 1, &k)) {
 				paint_text(y, col + 2, 13, R_VALUE, k.keys, false);
-				paint_text(y++, col + 16, colw - 16, R_NORMAL, k.what, false);
+				paint_words(y++, col + 16, colw - 16, R_NORMAL, k.what);
 			}
 		}
 		if (line++ >= skip)
@@ -165,7 +165,7 @@ void panels_help_draw(struct ui *u, int h, int w)
 	while (keys_section(nsec))
 		total += section_len(nsec++);
 	erase();
-	paint_text(0, 0, w, R_HEAD, " perftop " PERFTOP_VERSION " keys  (more in man perftop)", false);
+	paint_words(0, 0, w, R_HEAD, " perftop " PERFTOP_VERSION " keys  (more in man perftop)");
 	for (split = 0; split < nsec && first + section_len(split) <= total / 2; split++)
 		first += section_len(split);
 	if (w >= 110 && split < nsec && first + section_len(split) <= (size_t)rows &&

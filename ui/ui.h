@@ -326,6 +326,10 @@ void paint_init(struct ui *u);
 int paint_attr(enum ui_role r);
 void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right);
 void paint_foreign(int y, int x, int w, enum ui_role r, const char *s);
+/* Prose (messages, hints, titles): too long, it is cut after a whole
+ * word and marked with '~', never mid-word. */
+void paint_words(int y, int x, int w, enum ui_role r, const char *s);
+void paint_foreign_words(int y, int x, int w, enum ui_role r, const char *s);
 void paint_fill(int y, int x, int w, enum ui_role r);
 /* A blank in the role's full attributes: a gap between two cells of one
  * colour, which a plain blank would cut with two attribute changes. */

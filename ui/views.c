@@ -496,7 +496,7 @@ void views_draw(struct ui *u, int y, int h, int w)
 			snprintf(why, sizeof(why), "no task of user \"%s\" took samples (u, Enter: all users)", u->user);
 		else
 			ui_empty_why(u, why, sizeof(why));
-		paint_foreign(y + 2 + rows / 2, 0, w, R_WARN, why);
+		paint_foreign_words(y + 2 + rows / 2, 0, w, R_WARN, why);
 		return;
 	}
 	for (int r = 0; r < rows && u->top[v] + (size_t)r < nlines; r++) {

@@ -7,7 +7,8 @@ unknown keys are said, Left/Right scroll names, F9 asks before signalling,
 u shows one user's tasks, the Tasks view has %CPU. Issue 46, item 16: the
 help scrolls with Home, End and PgDn (a page), the exclude panel shows its
 six flags, and an empty table says why (every event off; user and kernel
-both excluded)."""
+both excluded). Item 15: a message or a table notice too long for the line
+is cut after a whole word and marked with ~, never mid-word."""
 import re
 import sys
 import time
@@ -165,9 +166,41 @@ def main():
         tap.ok(s is not None, "%s: every event off: the table says why it is empty" % sz)
         t.quit("q")
 
+    def word_cut(sz, line, full, what):
+        """line shows full cut after a whole word, marked, or full whole."""
+        line = line.strip()
+        kept = line[:-1]
+        whole = line == full
+        cut = line.endswith("~") and len(kept) > 10 and full.startswith(kept) and \
+            full[len(kept):len(kept) + 1] in (" ", ",", ":", ";", "(")
+        tap.diag("%s %s: %r" % (sz, what, line))
+        tap.ok(whole or cut, "%s: %s: whole words, the cut marked" % (sz, what))
+
+    def cuts(t, wpid, w, h):
+        sz = "%dx%d" % (w, h)
+        pid, s = t.live(perftop, "-d", "0.5", ready=r"\[\.\] hot_a")
+        pat = "qq" * 16
+        t.keys("/")
+        t.raw(pat)
+        t.keys("Enter")
+        s = t.wait_re(r"^no rows match", 10) or ""
+        full = 'no rows match the Symbols filter "%s" (/ changes it, Esc clears it)' % pat
+        word_cut(sz, tuitest.line_of(s, r"^no rows match"), full, "the empty table's notice")
+        t.keys("Escape")
+        t.wait_re(r"\[\.\] hot_a", 10)
+        who = "nosuchuser" * 4
+        t.keys("u")
+        t.raw(who)
+        t.keys("Enter")
+        s = t.wait_re(r"^no user", 10) or ""
+        full = 'no user "%s": a name or a uid (nothing: every user)' % who
+        word_cut(sz, tuitest.line_of(s, r"^no user"), full, "the message line")
+        t.quit("q")
+
     def both(t, wpid, w, h):
         body(t, wpid, w, h)
         panels(t, wpid, w, h)
+        cuts(t, wpid, w, h)
     tuitest.each_size(workload, both)
 
 
