@@ -55,7 +55,7 @@ static double num_children(const struct ui *u, const void *row, size_t ev)
 
 static void text_children(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
-	snprintf(buf, len, "%c%7.2f%%", tree_is_for(u, row) ? '-' : '+', num_children(u, row, ev));
+	snprintf(buf, len, "%c%7.2f%%", calltree_is_for(u, row) ? '-' : '+', num_children(u, row, ev));
 }
 
 static double num_samples(const struct ui *u, const void *row, size_t ev)

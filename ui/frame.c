@@ -221,7 +221,7 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	frame_events(u);
 	counters_take(u, a);
 	if (u->callgraph)
-		cgsnap_take(u, a);
+		calltree_snap_take(u, a);
 	for (i = 0; i < RATIO_COUNT; i++)
 		f->ratio_avail[i] = false;
 	for (i = 0; i < f->ntasks + f->nthreads; i++) {
@@ -239,11 +239,11 @@ void frame_clear(struct ui *u)
 	u->fr.nsyms = u->fr.ntasks = u->fr.nthreads = 0;
 	u->fr.ncnt = u->fr.ncprocs = u->fr.ncthreads = 0;
 	u->nrows = 0;
-	cgsnap_clear(u);
+	calltree_snap_clear(u);
 	if (u->tree.open)
-		tree_build(u, &u->tree);
+		calltree_build(u, &u->tree);
 	if (u->mode == MODE_PATHS)
-		tree_build(u, &u->paths);
+		calltree_build(u, &u->paths);
 	memset(u->prev_ev_total, 0, sizeof(u->prev_ev_total));
 	if (u->prev_cpu_total)
 		memset(u->prev_cpu_total, 0, u->prev_ncpus * sizeof(*u->prev_cpu_total));
@@ -263,7 +263,7 @@ void frame_free(struct ui *u)
 	free(u->prev_cpu_total);
 	free(u->rows);
 	free(u->items);
-	cgsnap_free(u);
+	calltree_snap_free(u);
 	memset(&u->fr, 0, sizeof(u->fr));
 	u->prev_cpu_total = NULL;
 	u->rows = NULL;

@@ -214,7 +214,7 @@ static bool on_start_target(const struct ui *u)
 static unsigned act_back(struct ui *u, int key)
 {
 	if (u->tree.open) {
-		tree_close(u);
+		calltree_close(u);
 		u->tree_row = SIZE_MAX;
 		return UI_DRAW;
 	}

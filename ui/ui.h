@@ -251,28 +251,28 @@ void frame_events(struct ui *u);
 void frame_free(struct ui *u);
 
 /* calltree.c: the snapshot, trees built from it, their lines; treeview.c: drawn. */
-void cgsnap_take(struct ui *u, struct agg *a);
-void cgsnap_clear(struct ui *u);
-void cgsnap_free(struct ui *u);
+void calltree_snap_take(struct ui *u, struct agg *a);
+void calltree_snap_clear(struct ui *u);
+void calltree_snap_free(struct ui *u);
 /* Opens row's tree (callers), replacing any other; 0 or -ENOMEM. */
-int tree_open(struct ui *u, const struct agg_sym *row);
-void tree_close(struct ui *u);
-bool tree_is_for(const struct ui *u, const struct agg_sym *row);
+int calltree_open(struct ui *u, const struct agg_sym *row);
+void calltree_close(struct ui *u);
+bool calltree_is_for(const struct ui *u, const struct agg_sym *row);
 /* (Re)builds a tree from the snapshot, keeping expansion and selection. */
-void tree_build(struct ui *u, struct ui_tree *t);
+void calltree_build(struct ui *u, struct ui_tree *t);
 /* The lines shown again after an expansion changed. */
-void tree_lines(struct ui_tree *t);
-bool tree_expanded(const struct ui_tree *t, uint32_t node);
-void tree_set_expanded(struct ui_tree *t, uint32_t node, bool on);
-void tree_select(struct ui_tree *t, size_t vis);
+void calltree_lines(struct ui_tree *t);
+bool calltree_expanded(const struct ui_tree *t, uint32_t node);
+void calltree_set_expanded(struct ui_tree *t, uint32_t node, bool on);
+void calltree_select(struct ui_tree *t, size_t vis);
 /* Line vis's text and role (sanitised: names come from other processes). */
 void tree_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *buf, size_t len,
 	       enum ui_role *role);
 /* A node's symbol in the snapshot, or NULL (the root, "other"). */
-const struct ui_cgsym *tree_sym(const struct ui *u, uint32_t sym);
+const struct ui_cgsym *calltree_sym(const struct ui *u, uint32_t sym);
 /* The name of a node (root: the tree's symbol, or "all"). */
-const char *tree_name(const struct ui *u, const struct ui_tree *t, uint32_t node);
-void tree_free(struct ui_tree *t);
+const char *calltree_name(const struct ui *u, const struct ui_tree *t, uint32_t node);
+void calltree_free(struct ui_tree *t);
 /* F5's full-screen view. */
 void paths_draw(struct ui *u, int h, int w);
 

@@ -249,7 +249,7 @@ void views_build(struct ui *u)
 	u->tree_row = SIZE_MAX;
 	if (u->view == VIEW_SYMBOLS && u->tree.open)
 		for (i = 0; i < u->nrows; i++)
-			if (tree_is_for(u, u->rows[i])) {
+			if (calltree_is_for(u, u->rows[i])) {
 				u->tree_row = i;
 				break;
 			}
@@ -306,7 +306,7 @@ void views_select_line(struct ui *u, size_t line)
 	u->sel_valid[v] = true;
 	u->tree.in = tl != SIZE_MAX;
 	if (u->tree.in)
-		tree_select(&u->tree, tl);
+		calltree_select(&u->tree, tl);
 }
 
 /* Widths for a screen w wide: the flexible column takes the rest; per-event
