@@ -43,9 +43,7 @@ def main():
         tap.ok(at is not None and titles.find("Symbol") == at.start(),
                "%s: Symbol over [k] (%r)" % (sz, titles))
         # F3: selects, hides nothing.
-        t.keys("F3")
-        t.raw("hot_c")
-        t.keys("Enter")
+        t.prompt("F3", "hot_c")
         s = t.wait_re(r"row ([2-9]|\d\d+) of", 5) or ""
         tap.ok(s != "" and ("hot_a" in s or h < 24), "%s: F3 hot_c selects a lower row, hot_a still shown" % sz)
         t.keys("n")
@@ -68,9 +66,7 @@ def main():
         tap.ok(s is not None, "%s: Right scrolls the names" % sz)
         t.keys("Left")
         # A filter nothing matches, in Symbols; Tasks unfiltered.
-        t.keys("/")
-        t.raw("zzqq")
-        t.keys("Enter")
+        t.prompt("/", "zzqq")
         s = t.wait_re(r'no rows match the Symbols filter "zzqq"', 5)
         tap.ok(s is not None, "%s: 'no rows match' names the view and filter" % sz)
         t.keys("Tab")
@@ -90,21 +86,15 @@ def main():
                     except ValueError:
                         return False
             return False
-        t.keys("/")
-        t.raw(str(wpid))
-        t.keys("Enter")
+        t.prompt("/", str(wpid))
         s = t.wait(busy, 8)
         tap.ok(s is not None, "%s: the spinning workload has a %%CPU beside its share" % sz)
         t.keys("Escape")
         # u: one user's tasks (the workload is root's, as we are).
-        t.keys("u")
-        t.raw("54321")
-        t.keys("Enter")
+        t.prompt("u", "54321")
         s = t.wait_re(r'user: 54321.*0 rows|no task of user "54321"', 5)
         tap.ok(s is not None, "%s: u 54321: no task, and it says which user" % sz)
-        t.keys("u")
-        t.raw("root")
-        t.keys("Enter")
+        t.prompt("u", "root")
         s = t.wait(lambda sc: "user: root" in sc and len(tuitest.table_rows(sc)) > 0, 5)
         tap.ok(s is not None, "%s: u root: root's tasks" % sz)
         t.keys("u")
@@ -179,22 +169,17 @@ def main():
     def cuts(t, wpid, w, h):
         sz = "%dx%d" % (w, h)
         pid, s = t.live(perftop, "-d", "0.5", ready=r"\[\.\] hot_a")
-        pat = "qq" * 16
-        t.keys("/")
-        t.raw(pat)
-        t.keys("Enter")
-        s = t.wait_re(r"^no rows match", 10) or ""
-        full = 'no rows match the Symbols filter "%s" (/ changes it, Esc clears it)' % pat
-        word_cut(sz, tuitest.line_of(s, r"^no rows match"), full, "the empty table's notice")
-        t.keys("Escape")
-        t.wait_re(r"\[\.\] hot_a", 10)
-        who = "nosuchuser" * 4
-        t.keys("u")
-        t.raw(who)
-        t.keys("Enter")
-        s = t.wait_re(r"^no user", 10) or ""
-        full = 'no user "%s": a name or a uid (nothing: every user)' % who
-        word_cut(sz, tuitest.line_of(s, r"^no user"), full, "the message line")
+        pat, who = "qq" * 16, "nosuchuser" * 4
+        cases = (("/", pat, r"^no rows match", "the empty table's notice",
+                  'no rows match the Symbols filter "%s" (/ changes it, Esc clears it)' % pat),
+                 ("u", who, r"^no user", "the message line",
+                  'no user "%s": a name or a uid (nothing: every user)' % who))
+        for key, text, shown, what, full in cases:
+            t.prompt(key, text)
+            s = t.wait_re(shown, 10) or ""
+            word_cut(sz, tuitest.line_of(s, shown), full, what)
+            t.keys("Escape")
+            t.wait_re(r"\[\.\] hot_a", 10)
         t.quit("q")
 
     def both(t, wpid, w, h):

@@ -46,6 +46,12 @@ class Tmux:
         if release and button < 64:  # the wheel has no release
             self.raw("\x1b[<%d;%d;%dm" % (button, x + 1, y + 1))
 
+    def prompt(self, key, text):
+        """A prompt's key, text typed into it, Enter."""
+        self.keys(key)
+        self.raw(text)
+        self.keys("Enter")
+
     def line(self, text):
         self.tmux("send-keys", "-t", "t", "-l", text)
         self.tmux("send-keys", "-t", "t", "Enter")
