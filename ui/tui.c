@@ -394,21 +394,25 @@ static void on_stdin(void *arg)
 
 /* --- focus and rate changes ------------------------------------------- */
 
+/* The command line's -p/-t/-G target. */
+static void start_target(const struct options *o, struct session_target *t)
+{
+	t->pids = o->pids;
+	t->npids = o->npids;
+	t->pids_are_tids = o->tids;
+	t->cgroup = o->cgroup;
+}
+
 /* The target we sample now, as session_reopen wants it. */
 static void current_target(const struct ui *u, struct session_target *t, pid_t *pid)
 {
-	const struct options *o = u->o;
-
 	memset(t, 0, sizeof(*t));
 	if (u->focus) {
 		*pid = u->focus;
 		t->pids = pid;
 		t->npids = 1;
 	} else if (!u->left_start) {
-		t->pids = o->pids;
-		t->npids = o->npids;
-		t->pids_are_tids = o->tids;
-		t->cgroup = o->cgroup;
+		start_target(u->o, t);
 	}
 	t->freq = u->freq;
 	t->period = u->period;
@@ -441,12 +445,8 @@ static int reopen(struct ui *u, char *fatal, size_t fatal_len)
 			left_start = true;
 		new_focus = 0;
 		t = (struct session_target){ .freq = t.freq, .period = t.period, .interval = t.interval };
-		if (u->focus && !u->left_start && !r.system_wide) {
-			t.pids = u->o->pids;
-			t.npids = u->o->npids;
-			t.pids_are_tids = u->o->tids;
-			t.cgroup = u->o->cgroup;
-		}
+		if (u->focus && !u->left_start && !r.system_wide)
+			start_target(u->o, &t);
 	}
 	if (!t.keep_agg)
 		frame_clear(u); /* its rows point into the agg about to go */
