@@ -149,7 +149,11 @@ def main():
         s = t.wait_re(r"\[\.\] hot_a", 20)
         tap.ok(s is not None, "%s: included again, the rows are back" % sz)
         t.keys("e")
-        t.wait_re(r"Space on/off", 10)
+        s = t.wait_re(r"Space on/off", 10) or ""
+        hint = re.search(r"(Space on/off.*?)\s*[\u2502|x]?\s*$", tuitest.line_of(s, r"Space on/off"))
+        hint = hint.group(1) if hint else ""
+        word_cut(sz, hint, "Space on/off  u user k kernel v hv i idle o host g guest  Esc close",
+                 "the event panel's hint")
         t.keys("Space")
         t.keys("Escape")
         s = t.wait_re(r"every event is off: nothing is sampled", 20)
