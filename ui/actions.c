@@ -7,7 +7,7 @@
 #include "evspec.h"
 #include "keys.h"
 
-size_t panel_len(const struct ui *u)
+size_t actions_panel_len(const struct ui *u)
 {
 	if (u->mode == MODE_SORT)
 		return views_ncols(u);
@@ -16,7 +16,7 @@ size_t panel_len(const struct ui *u)
 
 /* Flips one flag on every event; all or nothing: a refusal puts back the
  * events already re-opened. */
-unsigned exclude_toggle_all(struct ui *u, unsigned bit)
+unsigned actions_exclude_toggle_all(struct ui *u, unsigned bit)
 {
 	unsigned old[AGG_MAX_EVENTS];
 	bool all = true;
@@ -48,7 +48,7 @@ unsigned exclude_toggle_all(struct ui *u, unsigned bit)
 	return UI_DRAW;
 }
 
-unsigned event_toggle(struct ui *u, size_t i)
+unsigned actions_event_toggle(struct ui *u, size_t i)
 {
 	bool on;
 	int rc;
@@ -68,7 +68,7 @@ unsigned event_toggle(struct ui *u, size_t i)
 	return UI_DRAW;
 }
 
-unsigned event_flip_exclude(struct ui *u, size_t i, unsigned bit)
+unsigned actions_event_flip_exclude(struct ui *u, size_t i, unsigned bit)
 {
 	unsigned want;
 	char err[512], name[32];
@@ -89,7 +89,7 @@ unsigned event_flip_exclude(struct ui *u, size_t i, unsigned bit)
 	return UI_DRAW;
 }
 
-unsigned interval_set(struct ui *u, double secs)
+unsigned actions_interval_set(struct ui *u, double secs)
 {
 	int rc = session_set_interval(u->s, secs);
 

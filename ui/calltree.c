@@ -106,7 +106,7 @@ static uint32_t intern(struct ui_cgsnap *c, struct cg_frame f)
 	return (uint32_t)c->nsyms++;
 }
 
-void cgsnap_clear(struct ui *u)
+void calltree_snap_clear(struct ui *u)
 {
 	struct ui_cgsnap *c = &u->cg;
 
@@ -118,13 +118,13 @@ void cgsnap_clear(struct ui *u)
 
 /* Nodes without samples in scope are left out, and with them their
  * subtrees (counts are inclusive): in interval mode that is most of them. */
-void cgsnap_take(struct ui *u, struct agg *a)
+void calltree_snap_take(struct ui *u, struct agg *a)
 {
 	struct ui_cgsnap *c = &u->cg;
 	const struct cg *g = agg_callgraph(a);
 	size_t n;
 
-	cgsnap_clear(u);
+	calltree_snap_clear(u);
 	c->ev = ui_primary(u);
 	c->scope = ui_scope(u);
 	c->base = ui_base(u, c->ev);
@@ -169,12 +169,12 @@ void cgsnap_take(struct ui *u, struct agg *a)
 	}
 trees:
 	if (u->tree.open)
-		tree_build(u, &u->tree);
+		calltree_build(u, &u->tree);
 	if (u->mode == MODE_PATHS)
-		tree_build(u, &u->paths);
+		calltree_build(u, &u->paths);
 }
 
-void cgsnap_free(struct ui *u)
+void calltree_snap_free(struct ui *u)
 {
 	struct ui_cgsnap *c = &u->cg;
 
@@ -186,30 +186,30 @@ void cgsnap_free(struct ui *u)
 	free(c->imap);
 	free(c->map);
 	memset(c, 0, sizeof(*c));
-	tree_free(&u->tree);
-	tree_free(&u->paths);
+	calltree_free(&u->tree);
+	calltree_free(&u->paths);
 }
 
 /* --- trees -------------------------------------------------------------- */
 
-const struct ui_cgsym *tree_sym(const struct ui *u, uint32_t s)
+const struct ui_cgsym *calltree_sym(const struct ui *u, uint32_t s)
 {
 	return s < u->cg.nsyms ? &u->cg.syms[s] : NULL;
 }
 
-const char *tree_name(const struct ui *u, const struct ui_tree *t, uint32_t node)
+const char *calltree_name(const struct ui *u, const struct ui_tree *t, uint32_t node)
 {
 	const struct ui_cgsym *s;
 
 	if (node == 0)
 		return t->kind == TREE_PATHS ? "all samples" : t->sym ? t->sym : "?";
-	s = node < t->nn ? tree_sym(u, t->n[node].sym) : NULL;
+	s = node < t->nn ? calltree_sym(u, t->n[node].sym) : NULL;
 	return s ? u->cg.pool + s->name : "[other]";
 }
 
 static uint64_t node_id(const struct ui *u, uint64_t parent, uint32_t sym)
 {
-	const struct ui_cgsym *s = tree_sym(u, sym);
+	const struct ui_cgsym *s = calltree_sym(u, sym);
 	uint64_t h = parent * 31 + 7;
 
 	if (s == NULL)
@@ -298,7 +298,7 @@ static void link_children(struct ui_tree *t, uint32_t *order)
 	}
 }
 
-bool tree_is_for(const struct ui *u, const struct agg_sym *row)
+bool calltree_is_for(const struct ui *u, const struct agg_sym *row)
 {
 	const struct ui_tree *t = &u->tree;
 
@@ -312,7 +312,7 @@ static uint64_t sym_children(const struct ui *u)
 	uint64_t c = 0;
 
 	for (size_t i = 0; i < u->fr.nsyms; i++)
-		if (tree_is_for(u, &u->fr.syms[i]))
+		if (calltree_is_for(u, &u->fr.syms[i]))
 			c += (u->cg.scope == AGG_TOTAL ? u->fr.syms[i].ch_total : u->fr.syms[i].ch_iv).samples[u->cg.ev];
 	return c;
 }
@@ -363,7 +363,7 @@ static void merge_all(const struct ui *u, struct ui_tree *t)
 	}
 }
 
-void tree_build(struct ui *u, struct ui_tree *t)
+void calltree_build(struct ui *u, struct ui_tree *t)
 {
 	struct ui_cgsnap *c = &u->cg;
 	bool *is_s = NULL, *under = NULL;
@@ -416,10 +416,10 @@ out:
 	free(is_s);
 	free(under);
 lines:
-	tree_lines(t);
+	calltree_lines(t);
 }
 
-bool tree_expanded(const struct ui_tree *t, uint32_t node)
+bool calltree_expanded(const struct ui_tree *t, uint32_t node)
 {
 	if (node == 0)
 		return true;
@@ -429,11 +429,11 @@ bool tree_expanded(const struct ui_tree *t, uint32_t node)
 	return false;
 }
 
-void tree_set_expanded(struct ui_tree *t, uint32_t node, bool on)
+void calltree_set_expanded(struct ui_tree *t, uint32_t node, bool on)
 {
 	uint64_t id = t->n[node].id;
 
-	if (node == 0 || tree_expanded(t, node) == on)
+	if (node == 0 || calltree_expanded(t, node) == on)
 		return;
 	if (!on) {
 		for (size_t i = 0; i < t->nexp; i++)
@@ -447,7 +447,7 @@ void tree_set_expanded(struct ui_tree *t, uint32_t node, bool on)
 }
 
 /* Depth first through expanded lines; the selection follows its line. */
-void tree_lines(struct ui_tree *t)
+void calltree_lines(struct ui_tree *t)
 {
 	uint32_t cur = 0;
 
@@ -458,7 +458,7 @@ void tree_lines(struct ui_tree *t)
 	}
 	for (;;) {
 		t->vis[t->nvis++] = cur;
-		if (t->n[cur].first && tree_expanded(t, cur)) {
+		if (t->n[cur].first && calltree_expanded(t, cur)) {
 			cur = t->n[cur].first;
 			continue;
 		}
@@ -473,10 +473,10 @@ void tree_lines(struct ui_tree *t)
 			t->sel = i;
 			return;
 		}
-	tree_select(t, t->sel);
+	calltree_select(t, t->sel);
 }
 
-void tree_select(struct ui_tree *t, size_t vis)
+void calltree_select(struct ui_tree *t, size_t vis)
 {
 	if (t->nvis == 0) {
 		t->sel = 0;
@@ -486,7 +486,7 @@ void tree_select(struct ui_tree *t, size_t vis)
 	t->sel_id = t->n[t->vis[t->sel]].id;
 }
 
-int tree_open(struct ui *u, const struct agg_sym *row)
+int calltree_open(struct ui *u, const struct agg_sym *row)
 {
 	struct ui_tree *t = &u->tree;
 	char *sym = strdup(row->sym ? row->sym : "?"), *dso = strdup(row->dso ? row->dso : "");
@@ -496,7 +496,7 @@ int tree_open(struct ui *u, const struct agg_sym *row)
 		free(dso);
 		return -ENOMEM;
 	}
-	tree_close(u);
+	calltree_close(u);
 	t->sym = sym;
 	t->dso = dso;
 	t->kernel = row->kernel;
@@ -506,11 +506,11 @@ int tree_open(struct ui *u, const struct agg_sym *row)
 	t->sel = 0;
 	t->sel_id = 0;
 	t->in = false;
-	tree_build(u, t);
+	calltree_build(u, t);
 	return 0;
 }
 
-void tree_close(struct ui *u)
+void calltree_close(struct ui *u)
 {
 	struct ui_tree *t = &u->tree;
 
@@ -521,7 +521,7 @@ void tree_close(struct ui *u)
 	t->nn = t->nvis = t->nexp = 0;
 }
 
-void tree_free(struct ui_tree *t)
+void calltree_free(struct ui_tree *t)
 {
 	free(t->sym);
 	free(t->dso);

@@ -55,7 +55,7 @@ static double num_children(const struct ui *u, const void *row, size_t ev)
 
 static void text_children(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
-	snprintf(buf, len, "%c%7.2f%%", tree_is_for(u, row) ? '-' : '+', num_children(u, row, ev));
+	snprintf(buf, len, "%c%7.2f%%", calltree_is_for(u, row) ? '-' : '+', num_children(u, row, ev));
 }
 
 static double num_samples(const struct ui *u, const void *row, size_t ev)
@@ -65,7 +65,7 @@ static double num_samples(const struct ui *u, const void *row, size_t ev)
 
 static void text_samples(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
-	fmt_count(buf, len, num_samples(u, row, ev));
+	paint_fmt_count(buf, len, num_samples(u, row, ev));
 }
 
 static double num_ev_samples(const struct ui *u, const void *row, size_t ev)
@@ -75,7 +75,7 @@ static double num_ev_samples(const struct ui *u, const void *row, size_t ev)
 
 static void text_ev_samples(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
-	fmt_count(buf, len, num_ev_samples(u, row, ev));
+	paint_fmt_count(buf, len, num_ev_samples(u, row, ev));
 }
 
 static double num_ev_share(const struct ui *u, const void *row, size_t ev)
@@ -316,7 +316,7 @@ static double num_rate(const struct ui *u, const void *row, size_t ev)
 
 static void text_rate(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
-	fmt_count(buf, len, num_rate(u, row, ev));
+	paint_fmt_count(buf, len, num_rate(u, row, ev));
 }
 
 static double num_lost(const struct ui *u, const void *row, size_t ev)
@@ -328,7 +328,7 @@ static double num_lost(const struct ui *u, const void *row, size_t ev)
 
 static void text_lost(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
-	fmt_count(buf, len, num_lost(u, row, ev));
+	paint_fmt_count(buf, len, num_lost(u, row, ev));
 }
 
 static double num_throttled(const struct ui *u, const void *row, size_t ev)
@@ -340,7 +340,7 @@ static double num_throttled(const struct ui *u, const void *row, size_t ev)
 
 static void text_throttled(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
-	fmt_count(buf, len, num_throttled(u, row, ev));
+	paint_fmt_count(buf, len, num_throttled(u, row, ev));
 }
 
 static uint64_t cpu_key(const void *row)
@@ -366,7 +366,7 @@ static const struct column cpu_cols[] = {
 	{ "Throttled", 9, .text = text_throttled, .num = num_throttled },
 };
 
-const struct view_def views[VIEW_COUNT] = {
+const struct view_def columns_views[VIEW_COUNT] = {
 	[VIEW_SYMBOLS] = { "Symbols", sym_cols, sizeof(sym_cols) / sizeof(sym_cols[0]), sym_counts,
 			   sym_key, sym_match, sym_role },
 	[VIEW_TASKS] = { "Tasks", task_cols, sizeof(task_cols) / sizeof(task_cols[0]), task_counts,
@@ -377,6 +377,6 @@ const struct view_def views[VIEW_COUNT] = {
 
 const struct agg_counts *counts_of(const struct ui *u, const void *row)
 {
-	return views[u->view].counts(row, ui_scope(u));
+	return columns_views[u->view].counts(row, ui_scope(u));
 }
 

@@ -35,7 +35,7 @@ struct view_def {
 	enum ui_role (*role)(const void *row, const struct column *c);
 };
 
-extern const struct view_def views[VIEW_COUNT];
+extern const struct view_def columns_views[VIEW_COUNT];
 
 /* The row's counts in the scope shown. */
 const struct agg_counts *counts_of(const struct ui *u, const void *row);

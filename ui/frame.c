@@ -4,27 +4,6 @@
 
 #include "ui.h"
 
-enum agg_scope ui_scope(const struct ui *u)
-{
-	return u->cumulative ? AGG_TOTAL : AGG_INTERVAL;
-}
-
-/* The event shares are computed against: the first one switched on. */
-size_t ui_primary(const struct ui *u)
-{
-	for (size_t i = 0; i < u->fr.nev; i++)
-		if (u->fr.on[i])
-			return i;
-	return 0;
-}
-
-uint64_t ui_base(const struct ui *u, size_t ev)
-{
-	if (ev >= u->fr.nev)
-		return 0;
-	return ui_scope(u) == AGG_INTERVAL ? u->fr.ev[ev].samples_iv : u->fr.ev[ev].samples_total;
-}
-
 static bool grow(void **p, size_t *cap, size_t n, size_t size)
 {
 	void *np;
@@ -161,6 +140,16 @@ static void frame_counts(struct ui_frame *f, size_t nev)
 /* Rates come from the running totals (the interval counts may be decayed
  * history); they are kept up while paused so that resuming shows a true
  * rate. Rows are copied only when not paused. */
+/* The rows' copies; none if there is no memory for them. */
+static size_t copy_tasks(struct agg_task **dst, size_t *cap, const struct agg_task **rows, size_t n)
+{
+	if (!grow((void **)dst, cap, n, sizeof(**dst)))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		(*dst)[i] = *rows[i];
+	return n;
+}
+
 void frame_take(struct ui *u, struct agg *a, double lap)
 {
 	struct ui_frame *f = &u->fr;
@@ -217,18 +206,10 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	f->nsyms = n;
 
 	n = agg_tasks_in_scope(a, ui_scope(u), &trows);
-	if (!grow((void **)&f->tasks, &f->tasks_cap, n, sizeof(*f->tasks)))
-		n = 0;
-	for (i = 0; i < n; i++)
-		f->tasks[i] = *trows[i];
-	f->ntasks = n;
+	f->ntasks = copy_tasks(&f->tasks, &f->tasks_cap, trows, n);
 	/* Both sets, so that H shows this same interval at once. */
 	n = agg_threads_in_scope(a, ui_scope(u), &trows);
-	if (!grow((void **)&f->threads, &f->threads_cap, n, sizeof(*f->threads)))
-		n = 0;
-	for (i = 0; i < n; i++)
-		f->threads[i] = *trows[i];
-	f->nthreads = n;
+	f->nthreads = copy_tasks(&f->threads, &f->threads_cap, trows, n);
 	frame_counts(f, nev);
 
 	for (i = 0; i < nev; i++) {
@@ -240,7 +221,7 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	frame_events(u);
 	counters_take(u, a);
 	if (u->callgraph)
-		cgsnap_take(u, a);
+		calltree_snap_take(u, a);
 	for (i = 0; i < RATIO_COUNT; i++)
 		f->ratio_avail[i] = false;
 	for (i = 0; i < f->ntasks + f->nthreads; i++) {
@@ -252,46 +233,17 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	}
 }
 
-const struct counter_row *ui_counter_row(const struct ui *u, pid_t pid, pid_t tid)
-{
-	const struct ui_frame *f = &u->fr;
-
-	if (tid) {
-		for (size_t i = 0; i < f->ncthreads; i++)
-			if (f->cthreads[i].tid == tid)
-				return &f->cthreads[i];
-		return NULL;
-	}
-	for (size_t i = 0; i < f->ncprocs; i++)
-		if (f->cprocs[i].pid == pid)
-			return &f->cprocs[i];
-	return NULL;
-}
-
-void ui_counter_ratios(const struct ui *u, const struct counter_row *r, struct ratio out[RATIO_COUNT])
-{
-	ratios_from_counters(u->fr.cnt_name, u->fr.ncnt, r, ui_scope(u) == AGG_TOTAL, out);
-}
-
-void ui_task_ratios(const struct ui *u, const struct agg_task *t, struct ratio out[RATIO_COUNT])
-{
-	bool total = ui_scope(u) == AGG_TOTAL;
-
-	ratios_task(u->fr.ev, u->fr.on, u->fr.nev, total ? &t->total : &t->iv, u->fr.cnt_name, u->fr.ncnt,
-		    ui_counter_row(u, t->pid, t->tid), total, out);
-}
-
 /* Before the agg goes (focus, back): nothing may point into it. */
 void frame_clear(struct ui *u)
 {
 	u->fr.nsyms = u->fr.ntasks = u->fr.nthreads = 0;
 	u->fr.ncnt = u->fr.ncprocs = u->fr.ncthreads = 0;
 	u->nrows = 0;
-	cgsnap_clear(u);
+	calltree_snap_clear(u);
 	if (u->tree.open)
-		tree_build(u, &u->tree);
+		calltree_build(u, &u->tree);
 	if (u->mode == MODE_PATHS)
-		tree_build(u, &u->paths);
+		calltree_build(u, &u->paths);
 	memset(u->prev_ev_total, 0, sizeof(u->prev_ev_total));
 	if (u->prev_cpu_total)
 		memset(u->prev_cpu_total, 0, u->prev_ncpus * sizeof(*u->prev_cpu_total));
@@ -311,7 +263,7 @@ void frame_free(struct ui *u)
 	free(u->prev_cpu_total);
 	free(u->rows);
 	free(u->items);
-	cgsnap_free(u);
+	calltree_snap_free(u);
 	memset(&u->fr, 0, sizeof(u->fr));
 	u->prev_cpu_total = NULL;
 	u->rows = NULL;

@@ -175,8 +175,8 @@ static void draw_sys(struct ui *u, int y, int w)
 	if (u->fr.sys_ok) {
 		snprintf(tasks, sizeof(tasks), "%u, %u thr; %u running", p->procs, p->tasks, p->running);
 		snprintf(load, sizeof(load), "%.2f %.2f %.2f", p->load[0], p->load[1], p->load[2]);
-		fmt_bytes(used, sizeof(used), p->mem_used);
-		fmt_bytes(total, sizeof(total), p->mem_total);
+		paint_fmt_bytes(used, sizeof(used), p->mem_used);
+		paint_fmt_bytes(total, sizeof(total), p->mem_total);
 		snprintf(mem, sizeof(mem), "%s/%s", used, total);
 	}
 	struct field f[] = {
@@ -194,9 +194,9 @@ static void draw_event(struct ui *u, int y, int w, size_t i)
 	bool cum = u->cumulative;
 
 	session_exclude_format(u->fr.excl[i], excl, sizeof(excl));
-	fmt_count(rate, sizeof(rate), u->fr.ev_rate[i]);
-	fmt_count(lost, sizeof(lost), (double)(cum ? e->lost_total : e->lost_iv));
-	fmt_count(thr, sizeof(thr), (double)(cum ? e->throttled_total : e->throttled_iv));
+	paint_fmt_count(rate, sizeof(rate), u->fr.ev_rate[i]);
+	paint_fmt_count(lost, sizeof(lost), (double)(cum ? e->lost_total : e->lost_iv));
+	paint_fmt_count(thr, sizeof(thr), (double)(cum ? e->throttled_total : e->throttled_iv));
 	paint_fill(y, 0, w, R_NORMAL);
 	paint_foreign(y, 0, 18, R_VALUE, e->name);
 	paint_text(y, 19, 3, u->fr.on[i] ? R_METER : R_OFF, u->fr.on[i] ? "on" : "OFF", false);
@@ -250,7 +250,7 @@ static void draw_meter(int y, int x, int w, int cpu, double busy, double rate, d
 	inner = w - 6;
 	if (inner < 1 || inner >= (int)sizeof(bar))
 		return;
-	fmt_count(r, sizeof(r), rate);
+	paint_fmt_count(r, sizeof(r), rate);
 	if (busy >= 0 && inner >= 16)
 		snprintf(txt, sizeof(txt), "%.1f%% %s/s", busy, r);
 	else if (busy >= 0)
@@ -337,35 +337,24 @@ void header_draw(struct ui *u, int w, int h)
 	draw_meters(u, y, l.meter_lines, w);
 }
 
-void ui_message(struct ui *u, bool error, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(u->msg, sizeof(u->msg), fmt, ap);
-	va_end(ap);
-	u->msg_error = error;
-	u->msg_until = time(NULL) + (error ? 10 : 5);
-}
-
-void message_draw(struct ui *u, int y, int w)
+void header_message_draw(struct ui *u, int y, int w)
 {
 	char line[1024] = "";
 
 	paint_fill(y, 0, w, R_NORMAL);
 	if (u->msg[0] && time(NULL) < u->msg_until) {
-		paint_foreign(y, 0, w, u->msg_error ? R_ERROR : R_WARN, u->msg);
+		paint_foreign_words(y, 0, w, u->msg_error ? R_ERROR : R_WARN, u->msg);
 		return;
 	}
 	if (u->ended) {
 		snprintf(line, sizeof(line), "PID %d exited: final figures kept (Esc: back, q: quit)",
 			 (int)u->ended_pid);
-		paint_text(y, 0, w, R_WARN, line, false);
+		paint_words(y, 0, w, R_WARN, line);
 		return;
 	}
 	views_detail(u, line, sizeof(line));
 	if (line[0]) { /* the selected row in full: paths cut in the table */
-		paint_foreign(y, 0, w, R_DIM, line);
+		paint_foreign_words(y, 0, w, R_DIM, line);
 		return;
 	}
 	for (size_t i = 0; i < u->s->nnotices; i++) {
@@ -373,7 +362,7 @@ void message_draw(struct ui *u, int y, int w)
 			strlcat(line, " | ", sizeof(line));
 		strlcat(line, u->s->notices[i], sizeof(line));
 	}
-	paint_foreign(y, 0, w, R_DIM, line);
+	paint_foreign_words(y, 0, w, R_DIM, line);
 }
 
 struct fkey {
@@ -430,7 +419,7 @@ static int fkey_width(const struct ui *u, const struct fkey *f)
 	return (int)(strlen(alt ? f->alt_key : f->key) + strlen(alt ? f->alt_label : f->label)) + 1;
 }
 
-void footer_draw(struct ui *u, int y, int w)
+void header_footer_draw(struct ui *u, int y, int w)
 {
 	const struct fkey *bar = bar_main;
 	int x = 0;

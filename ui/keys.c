@@ -149,12 +149,12 @@ static unsigned act_redraw(struct ui *u, int key)
 
 static unsigned act_exclude_user(struct ui *u, int key)
 {
-	return exclude_toggle_all(u, EXCL_USER);
+	return actions_exclude_toggle_all(u, EXCL_USER);
 }
 
 static unsigned act_exclude_kernel(struct ui *u, int key)
 {
-	return exclude_toggle_all(u, EXCL_KERNEL);
+	return actions_exclude_toggle_all(u, EXCL_KERNEL);
 }
 
 static unsigned open_panel(struct ui *u, enum ui_mode m)
@@ -202,19 +202,50 @@ static unsigned act_focus(struct ui *u, int key)
 	return UI_REOPEN;
 }
 
+/* Started on a -p, -t or -G target, and still on it. */
+static bool on_start_target(const struct ui *u)
+{
+	return (u->o->pids || u->o->cgroup) && !u->left_start;
+}
+
+/* Esc closes what is open, the latest first: the inline tree, the filter,
+ * the search, a focus entered with Enter (or one whose tasks all exited).
+ * A target given on the command line stays: S leaves it. */
 static unsigned act_back(struct ui *u, int key)
 {
-	bool started_focused = u->o->pids || u->o->cgroup;
-
-	if (u->focus || (started_focused && !u->left_start)) {
-		u->reopen = (struct ui_reopen){ .pending = true, .pid = 0 };
-		return UI_REOPEN;
+	if (u->tree.open) {
+		calltree_close(u);
+		u->tree_row = SIZE_MAX;
+		return UI_DRAW;
 	}
 	if (u->filter[u->view][0]) {
 		u->filter[u->view][0] = '\0';
 		return UI_RESORT;
 	}
+	if (u->search[0]) {
+		u->search[0] = '\0';
+		return UI_DRAW;
+	}
+	if (u->focus || (u->ended && on_start_target(u))) {
+		u->reopen = (struct ui_reopen){ .pending = true, .pid = 0 };
+		return UI_REOPEN;
+	}
+	if (on_start_target(u)) {
+		ui_message(u, false, "the command line's target stays (S: system-wide)");
+		return UI_DRAW;
+	}
 	return 0;
+}
+
+/* S: off the command line's -p/-t/-G target (or an Enter focus) to system-wide. */
+static unsigned act_system_wide(struct ui *u, int key)
+{
+	if (!u->focus && !on_start_target(u)) {
+		ui_message(u, false, "already system-wide");
+		return UI_DRAW;
+	}
+	u->reopen = (struct ui_reopen){ .pending = true, .system_wide = true };
+	return UI_REOPEN;
 }
 
 /* --- how it is shown ----------------------------------------------------- */
@@ -364,7 +395,7 @@ static unsigned act_adjust(struct ui *u, int key)
 		i = i < n && steps[i] <= session_interval(u->s) + 1e-9 ? i + 1 : i;
 	else
 		i = i > 0 ? i - 1 : 0;
-	return interval_set(u, steps[i < n ? i : n - 1]);
+	return actions_interval_set(u, steps[i < n ? i : n - 1]);
 }
 
 static unsigned act_freq(struct ui *u, int key)
@@ -412,19 +443,20 @@ static const struct key_binding main_keys[] = {
 	{ '\n', act_focus, { "Enter", "focus on a task (-g symbols: call tree)" } },
 	{ '\r', act_focus, { NULL, NULL } },
 	{ KEY_ENTER, act_focus, { NULL, NULL } },
-	{ KEY_ESC, act_back, { "Esc Backspace", "back to system-wide, or clear filter" } },
+	{ KEY_ESC, act_back, { "Esc Backspace", "close tree/filter/search, leave Enter focus" } },
 	{ KEY_BACKSPACE, act_back, { NULL, NULL } },
 	{ 127, act_back, { NULL, NULL } },
 	{ KEY_CTRL('h'), act_back, { NULL, NULL } },
+	{ 'S', act_system_wide, { "S", "system-wide: leave a -p/-t/-G target" } },
 	{ '/', act_filter, { "/ \\ F4", "filter: symbol, DSO, comm or PID" } },
 	{ '\\', act_filter, { NULL, NULL } },
 	{ KEY_F(4), act_filter, { NULL, NULL } },
 	{ KEY_F(3), act_search, { "F3", "search: jump to a match, hide nothing" } },
-	{ 'N', act_prev, { "N", "the previous match" } },
 	{ KEY_F(6), act_sort_menu, { "F6", "sort menu: pick the sort column" } },
 	{ 'u', act_user, { "u", "tasks of one user only (empty: all)" } },
 	{ KEY_F(9), act_kill, { "F9", "send a signal to the selected task" } },
-	{ 'n', act_next, { "n", "the next match (search, else filter)" } },
+	{ 'n', act_next, { "n N", "next / previous match (search, else filter)" } },
+	{ 'N', act_prev, { NULL, NULL } },
 	{ 'z', act_decay, { "z", "zero each interval / decay history" } },
 	{ 'c', act_cumulative, { "c", "cumulative since start / interval" } },
 	{ ' ', act_pause, { "Space Z", "pause the display (sampling goes on)" } },
@@ -444,11 +476,11 @@ static const struct {
 } sections[] = {
 	{ "Anywhere", global_keys },
 	{ "Tables", main_keys },
-	{ "Event panel (e)", event_keys },
-	{ "Exclude panel (x)", exclude_keys },
-	{ "Sort menu (F6)", sort_keys },
+	{ "Event panel (e)", panel_keys_event },
+	{ "Exclude panel (x)", panel_keys_exclude },
+	{ "Sort menu (F6)", panel_keys_sort },
 	{ "Call trees (-g)", tree_doc_keys },
-	{ "Prompts (/ F3 F9 u d F)", prompt_keys },
+	{ "Prompts (/ F3 F9 u d F)", panel_keys_prompt },
 };
 
 const char *keys_section(size_t s)
@@ -480,29 +512,20 @@ static const struct key_binding *lookup(const struct key_binding *t, int key)
 
 unsigned keys_dispatch(struct ui *u, int key)
 {
+	/* The table each mode reads first; the prompt and the help read keys themselves. */
+	static const struct key_binding *const mode_keys[] = {
+		[MODE_MAIN] = main_keys, [MODE_EVENTS] = panel_keys_event,
+		[MODE_EXCLUDE] = panel_keys_exclude, [MODE_SORT] = panel_keys_sort,
+		[MODE_PATHS] = paths_keys,
+	};
 	const struct key_binding *b = NULL;
 
-	switch (u->mode) {
-	case MODE_PROMPT:
-		return prompt_key(u, key);
-	case MODE_HELP:
-		return help_key(u, key);
-	case MODE_EVENTS:
-		b = lookup(event_keys, key);
-		break;
-	case MODE_EXCLUDE:
-		b = lookup(exclude_keys, key);
-		break;
-	case MODE_SORT:
-		b = lookup(sort_keys, key);
-		break;
-	case MODE_PATHS:
-		b = lookup(paths_keys, key);
-		break;
-	case MODE_MAIN:
-		b = lookup(main_keys, key);
-		break;
-	}
+	if (u->mode == MODE_PROMPT)
+		return panel_keys_prompt_key(u, key);
+	if (u->mode == MODE_HELP)
+		return panel_keys_help_key(u, key);
+	if ((size_t)u->mode < sizeof(mode_keys) / sizeof(mode_keys[0]) && mode_keys[u->mode])
+		b = lookup(mode_keys[u->mode], key);
 	if (b == NULL)
 		b = lookup(global_keys, key);
 	if (b)

@@ -18,11 +18,12 @@ struct key_binding {
 	struct ui_keyhelp doc;
 };
 
-extern const struct key_binding event_keys[], exclude_keys[], sort_keys[], prompt_keys[];
+/* panel_keys.c: the panels' and prompts' tables. */
+extern const struct key_binding panel_keys_event[], panel_keys_exclude[], panel_keys_sort[], panel_keys_prompt[];
 extern const struct key_binding paths_keys[], tree_doc_keys[];
 
-unsigned prompt_key(struct ui *u, int key);
-unsigned help_key(struct ui *u, int key);
+unsigned panel_keys_prompt_key(struct ui *u, int key);
+unsigned panel_keys_help_key(struct ui *u, int key);
 
 /* tree_keys.c: call trees (-g). True on the symbols with call graphs: there
  * Left, Right and Enter are the inline tree's. */
@@ -36,12 +37,12 @@ unsigned paths_open(struct ui *u, int key);
 
 /* actions.c: what keys do, whatever the key. */
 /* Flips one exclude flag on every event (all or nothing). */
-unsigned exclude_toggle_all(struct ui *u, unsigned bit);
+unsigned actions_exclude_toggle_all(struct ui *u, unsigned bit);
 /* Event i on/off; one of its exclude flags flipped. */
-unsigned event_toggle(struct ui *u, size_t i);
-unsigned event_flip_exclude(struct ui *u, size_t i, unsigned bit);
-unsigned interval_set(struct ui *u, double secs);
+unsigned actions_event_toggle(struct ui *u, size_t i);
+unsigned actions_event_flip_exclude(struct ui *u, size_t i, unsigned bit);
+unsigned actions_interval_set(struct ui *u, double secs);
 /* Rows of the open panel. */
-size_t panel_len(const struct ui *u);
+size_t actions_panel_len(const struct ui *u);
 
 #endif

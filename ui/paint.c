@@ -178,6 +178,66 @@ void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right)
 	attrset(A_NORMAL);
 }
 
+/* Columns of s's first n bytes (a byte that is no character: one column). */
+static int text_cols(const char *s, size_t n)
+{
+	mbstate_t st;
+	int cols = 0;
+
+	memset(&st, 0, sizeof(st));
+	while (n) {
+		wchar_t wc;
+		size_t k = mbrtowc(&wc, s, n, &st);
+		int cw;
+
+		if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+			k = 1;
+			wc = L'?';
+			memset(&st, 0, sizeof(st));
+		}
+		cw = wcwidth(wc);
+		cols += cw < 0 ? 1 : cw;
+		s += k;
+		n -= k;
+	}
+	return cols;
+}
+
+void paint_words(int y, int x, int w, enum ui_role r, const char *s)
+{
+	char buf[1024];
+	size_t cut = 0, n = strlen(s);
+
+	if (w <= 1 || text_cols(s, n) <= w) {
+		paint_text(y, x, w, r, s, false);
+		return;
+	}
+	/* The last blank that leaves room for the mark; a word longer than the
+	 * line is cut where the line ends, still marked. */
+	for (size_t i = 1; i < n && text_cols(s, i) <= w - 1; i++)
+		if (s[i] == ' ' && s[i - 1] != ' ')
+			cut = i;
+	if (cut == 0)
+		for (cut = n; cut > 0 && text_cols(s, cut) > w - 1; cut--)
+			;
+	if (cut >= sizeof(buf) - 1)
+		cut = sizeof(buf) - 2;
+	memcpy(buf, s, cut);
+	while (cut > 0 && strchr(" ,:;(", buf[cut - 1]))
+		cut--;
+	buf[cut] = '~';
+	buf[cut + 1] = '\0';
+	paint_text(y, x, w, r, buf, false);
+}
+
+void paint_foreign_words(int y, int x, int w, enum ui_role r, const char *s)
+{
+	char safe[1024];
+
+	sanitize(safe, sizeof(safe), s ? s : "");
+	paint_words(y, x, w, r, safe);
+}
+
 void paint_foreign(int y, int x, int w, enum ui_role r, const char *s)
 {
 	char safe[1024];
@@ -220,7 +280,7 @@ void paint_box(int y, int x, int h, int w, const char *title)
 		if (tw > w - 4)
 			tw = w - 4;
 		mvaddch(y, x + 2, ' ');
-		paint_text(y, x + 3, tw - 2, R_VALUE, title, false);
+		paint_words(y, x + 3, tw - 2, R_VALUE, title);
 		mvaddch(y, x + 1 + tw, ' ');
 	}
 }
@@ -290,33 +350,44 @@ void paint_free(void)
 	shown_lines = shown_cols = 0;
 }
 
-/* Fits a count in 7 columns: 1234567 -> "1234.6k". */
-void fmt_nsec(char *buf, size_t len, double ns)
+/* One rung of a unit ladder: values below limit print as v / div in fmt. */
+struct fmt_rung {
+	double limit, div;
+	const char *fmt;
+};
+
+static void fmt_ladder(char *buf, size_t len, double v, const struct fmt_rung *r, size_t n)
 {
-	if (ns < 999.5)
-		snprintf(buf, len, "%.0fns", ns);
-	else if (ns < 999.95e3)
-		snprintf(buf, len, "%.1fus", ns / 1e3);
-	else if (ns < 999.95e6)
-		snprintf(buf, len, "%.1fms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2fs", ns / 1e9);
+	size_t i = 0;
+
+	while (i + 1 < n && v >= r[i].limit)
+		i++;
+	snprintf(buf, len, r[i].fmt, v / r[i].div);
 }
 
-void fmt_count(char *buf, size_t len, double v)
+void paint_fmt_nsec(char *buf, size_t len, double ns)
 {
-	if (v < 99999.5)
-		snprintf(buf, len, "%.0f", v);
-	else if (v < 9999.95e3)
-		snprintf(buf, len, "%.1fk", v / 1e3);
-	else if (v < 9999.95e6)
-		snprintf(buf, len, "%.1fM", v / 1e6);
-	else
-		snprintf(buf, len, "%.1fG", v / 1e9);
+	static const struct fmt_rung r[] = {
+		{ 999.5, 1, "%.0fns" }, { 999.95e3, 1e3, "%.1fus" },
+		{ 999.95e6, 1e6, "%.1fms" }, { 0, 1e9, "%.2fs" },
+	};
+
+	fmt_ladder(buf, len, ns, r, sizeof(r) / sizeof(r[0]));
+}
+
+/* Fits a count in 7 columns: 1234567 -> "1234.6k". */
+void paint_fmt_count(char *buf, size_t len, double v)
+{
+	static const struct fmt_rung r[] = {
+		{ 99999.5, 1, "%.0f" }, { 9999.95e3, 1e3, "%.1fk" },
+		{ 9999.95e6, 1e6, "%.1fM" }, { 0, 1e9, "%.1fG" },
+	};
+
+	fmt_ladder(buf, len, v, r, sizeof(r) / sizeof(r[0]));
 }
 
 /* Bytes as free -h shows them: "812M", "3.8G". */
-void fmt_bytes(char *buf, size_t len, uint64_t b)
+void paint_fmt_bytes(char *buf, size_t len, uint64_t b)
 {
 	static const char units[] = "KMGTP";
 	double v = (double)b / 1024;

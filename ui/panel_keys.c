@@ -23,7 +23,7 @@ static unsigned flag_of(int key)
 
 static unsigned panel_move(struct ui *u, int key)
 {
-	size_t n = panel_len(u);
+	size_t n = actions_panel_len(u);
 
 	if (n == 0)
 		return 0;
@@ -48,15 +48,15 @@ static unsigned panel_close(struct ui *u, int key)
 
 static unsigned event_toggle_key(struct ui *u, int key)
 {
-	return event_toggle(u, u->panel_sel);
+	return actions_event_toggle(u, u->panel_sel);
 }
 
 static unsigned event_flag(struct ui *u, int key)
 {
-	return event_flip_exclude(u, u->panel_sel, flag_of(key));
+	return actions_event_flip_exclude(u, u->panel_sel, flag_of(key));
 }
 
-const struct key_binding event_keys[] = {
+const struct key_binding panel_keys_event[] = {
 	{ KEY_UP, panel_move, { "Up Down", "select an event" } },
 	{ KEY_DOWN, panel_move, { NULL, NULL } },
 	{ KEY_HOME, panel_move, { NULL, NULL } },
@@ -82,10 +82,10 @@ static unsigned exclude_flag(struct ui *u, int key)
 {
 	unsigned bit = key == ' ' ? 1u << u->panel_sel : flag_of(key);
 
-	return bit ? exclude_toggle_all(u, bit) : 0;
+	return bit ? actions_exclude_toggle_all(u, bit) : 0;
 }
 
-const struct key_binding exclude_keys[] = {
+const struct key_binding panel_keys_exclude[] = {
 	{ KEY_UP, panel_move, { "Up Down", "select a flag" } },
 	{ KEY_DOWN, panel_move, { NULL, NULL } },
 	{ KEY_HOME, panel_move, { NULL, NULL } },
@@ -120,7 +120,7 @@ static unsigned sort_invert(struct ui *u, int key)
 	return UI_RESORT;
 }
 
-const struct key_binding sort_keys[] = {
+const struct key_binding panel_keys_sort[] = {
 	{ KEY_UP, panel_move, { "Up Down", "select a column" } },
 	{ KEY_DOWN, panel_move, { NULL, NULL } },
 	{ KEY_HOME, panel_move, { NULL, NULL } },
@@ -136,7 +136,7 @@ const struct key_binding sort_keys[] = {
 
 /* --- help -------------------------------------------------------------- */
 
-unsigned help_key(struct ui *u, int key)
+unsigned panel_keys_help_key(struct ui *u, int key)
 {
 	switch (key) {
 	case KEY_UP:
@@ -148,11 +148,17 @@ unsigned help_key(struct ui *u, int key)
 		u->help_top++;
 		return UI_DRAW;
 	case KEY_PPAGE:
-		u->help_top = u->help_top > 10 ? u->help_top - 10 : 0;
+		u->help_top = u->help_top > u->help_page ? u->help_top - u->help_page : 0;
 		return UI_DRAW;
 	case KEY_NPAGE:
 	case ' ':
-		u->help_top += 10;
+		u->help_top += u->help_page;
+		return UI_DRAW;
+	case KEY_HOME:
+		u->help_top = 0;
+		return UI_DRAW;
+	case KEY_END:
+		u->help_top = SIZE_MAX / 2; /* the draw stops it at the last page */
 		return UI_DRAW;
 	case KEY_F(10):
 		return UI_QUIT;
@@ -168,7 +174,7 @@ unsigned help_key(struct ui *u, int key)
 
 /* --- prompts ------------------------------------------------------------- */
 
-const struct key_binding prompt_keys[] = {
+const struct key_binding panel_keys_prompt[] = {
 	{ 0, NULL, { "Enter", "apply (d, F: nothing typed keeps the value)" } },
 	{ 0, NULL, { "Esc", "cancel (a filter reverts, a search ends)" } },
 	{ 0, NULL, { "Backspace", "delete a character; Ctrl-U: all" } },
@@ -278,7 +284,7 @@ static unsigned prompt_apply(struct ui *u)
 			ui_message(u, true, "interval: give seconds from 0.1 to 3600");
 			return UI_DRAW;
 		}
-		return interval_set(u, d);
+		return actions_interval_set(u, d);
 	case PROMPT_FREQ:
 		f = strtonum(u->input, 1, (long long)max_sample_rate(), &errstr);
 		if (errstr) {
@@ -298,7 +304,7 @@ static unsigned prompt_apply(struct ui *u)
 	return UI_DRAW;
 }
 
-unsigned prompt_key(struct ui *u, int key)
+unsigned panel_keys_prompt_key(struct ui *u, int key)
 {
 	size_t len = strlen(u->input);
 	bool live = u->prompt == PROMPT_FILTER, search = u->prompt == PROMPT_SEARCH;

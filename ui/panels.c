@@ -46,7 +46,7 @@ static void events_draw(struct ui *u, int h, int w)
 	paint_box(y, x, ph, pw, "Events");
 	snprintf(line, sizeof(line), "%-24s %-5s %-11s %s", "Event", "State", "u k v i o g", "excluded");
 	paint_text(y + 1, x + 2, pw - 4, R_HEAD, line, false);
-	for (int i = 0; i < rows && i < ph - 5; i++) {
+	for (int i = 0; i < rows && i < ph - 4; i++) {
 		const struct agg_event *e = &u->fr.ev[i];
 		bool sel = (size_t)i == u->panel_sel;
 		enum ui_role r = sel ? R_PANEL_SEL : R_PANEL;
@@ -60,8 +60,8 @@ static void events_draw(struct ui *u, int h, int w)
 		snprintf(line, sizeof(line), "%-11s %s", cells, excl[0] ? excl : "-");
 		paint_text(y + 2 + i, x + 33, pw - 35, r, line, false);
 	}
-	paint_text(y + ph - 2, x + 2, pw - 4, R_DIM,
-		   "Space on/off  u user k kernel v hv i idle o host g guest  Esc close", false);
+	paint_words(y + ph - 2, x + 2, pw - 4, R_DIM,
+		    "Space on/off  u user k kernel v hv i idle o host g guest  Esc close");
 }
 
 static void exclude_draw(struct ui *u, int h, int w)
@@ -72,7 +72,7 @@ static void exclude_draw(struct ui *u, int h, int w)
 	panel_geometry(h, w, (int)NFLAGS + 2, 60, &y, &x, &ph, &pw);
 	paint_box(y, x, ph, pw, "Exclude (all events)");
 	paint_text(y + 1, x + 2, pw - 4, R_HEAD, "     Key  Exclude samples from", false);
-	for (size_t i = 0; i < NFLAGS && (int)i < ph - 5; i++) {
+	for (size_t i = 0; i < NFLAGS && (int)i < ph - 4; i++) {
 		size_t on = 0;
 		bool sel = i == u->panel_sel;
 
@@ -83,7 +83,7 @@ static void exclude_draw(struct ui *u, int h, int w)
 		paint_fill(y + 2 + (int)i, x + 2, pw - 4, sel ? R_PANEL_SEL : R_PANEL);
 		paint_text(y + 2 + (int)i, x + 2, pw - 4, sel ? R_PANEL_SEL : R_PANEL, line, false);
 	}
-	paint_text(y + ph - 2, x + 2, pw - 4, R_DIM, "[x] all events  [~] some  Space/letter toggles", false);
+	paint_words(y + ph - 2, x + 2, pw - 4, R_DIM, "[x] all events  [~] some  Space/letter toggles");
 }
 
 /* F6: htop's "Sort by" list; the column now is marked. */
@@ -107,7 +107,7 @@ static void sort_draw(struct ui *u, int h, int w)
 		paint_fill(y + 1 + i, x + 2, pw - 4, r);
 		paint_foreign(y + 1 + i, x + 2, pw - 4, r, line);
 	}
-	paint_text(y + ph - 2, x + 2, pw - 4, R_DIM, "Enter sort  I invert  Esc close", false);
+	paint_words(y + ph - 2, x + 2, pw - 4, R_DIM, "Enter sort  I invert  Esc close");
 }
 
 void panels_draw(struct ui *u, int h, int w)
@@ -147,7 +147,7 @@ static void help_lines(size_t s0, size_t s1, int y0, int rows, int col, int colw
 				paint_text(y++, col, colw, R_LABEL, keys_section(s), false);
 			} else if (keys_doc(s, i - 1, &k)) {
 				paint_text(y, col + 2, 13, R_VALUE, k.keys, false);
-				paint_text(y++, col + 16, colw - 16, R_NORMAL, k.what, false);
+				paint_words(y++, col + 16, colw - 16, R_NORMAL, k.what);
 			}
 		}
 		if (line++ >= skip)
@@ -157,7 +157,7 @@ static void help_lines(size_t s0, size_t s1, int y0, int rows, int col, int colw
 
 /* Two columns split between sections when the screen holds them; else one
  * that scrolls. */
-void help_draw(struct ui *u, int h, int w)
+void panels_help_draw(struct ui *u, int h, int w)
 {
 	size_t nsec = 0, total = 0, first = 0, split;
 	int rows = h - 3;
@@ -165,7 +165,7 @@ void help_draw(struct ui *u, int h, int w)
 	while (keys_section(nsec))
 		total += section_len(nsec++);
 	erase();
-	paint_text(0, 0, w, R_HEAD, " perftop " PERFTOP_VERSION " keys  (more in man perftop)", false);
+	paint_words(0, 0, w, R_HEAD, " perftop " PERFTOP_VERSION " keys  (more in man perftop)");
 	for (split = 0; split < nsec && first + section_len(split) <= total / 2; split++)
 		first += section_len(split);
 	if (w >= 110 && split < nsec && first + section_len(split) <= (size_t)rows &&
@@ -178,6 +178,7 @@ void help_draw(struct ui *u, int h, int w)
 		u->help_top = 0;
 		return;
 	}
+	u->help_page = rows > 1 ? (size_t)rows - 1 : 1; /* a line of the last page stays */
 	if (u->help_top + (size_t)rows > total)
 		u->help_top = total > (size_t)rows ? total - (size_t)rows : 0;
 	help_lines(0, nsec, 2, rows, 0, w - 1, u->help_top);
@@ -231,7 +232,7 @@ static void counter_cell(const struct ui *u, const struct counter_value *v, cons
 			 char *val, char *tot, char *mark, size_t len)
 {
 	bool cum = ui_scope(u) == AGG_TOTAL;
-	void (*fmt)(char *, size_t, double) = is_clock(name) ? fmt_nsec : fmt_count;
+	void (*fmt)(char *, size_t, double) = is_clock(name) ? paint_fmt_nsec : paint_fmt_count;
 
 	mark[0] = '\0';
 	switch (v->state) {

@@ -54,15 +54,15 @@ void screen_draw(struct ui *u, unsigned what)
 	}
 	if (u->mode == MODE_PATHS) {
 		paths_draw(u, h, w);
-		message_draw(u, h - 2, w);
-		footer_draw(u, h - 1, w);
+		header_message_draw(u, h - 2, w);
+		header_footer_draw(u, h - 1, w);
 		curs_set(0);
 		paint_refresh(what & UI_CLEAR);
 		return;
 	}
 	if (u->mode == MODE_HELP) {
-		help_draw(u, h, w);
-		footer_draw(u, h - 1, w);
+		panels_help_draw(u, h, w);
+		header_footer_draw(u, h - 1, w);
 		curs_set(0);
 		paint_refresh(what & UI_CLEAR);
 		return;
@@ -73,8 +73,8 @@ void screen_draw(struct ui *u, unsigned what)
 	counters_draw(u, hh, ch, w);
 	views_draw(u, hh + ch, h - hh - ch - 2, w);
 	panels_draw(u, h, w);
-	message_draw(u, h - 2, w);
-	footer_draw(u, h - 1, w); /* last: the prompt leaves the cursor there */
+	header_message_draw(u, h - 2, w);
+	header_footer_draw(u, h - 1, w); /* last: the prompt leaves the cursor there */
 	curs_set(u->mode == MODE_PROMPT ? 1 : 0);
 	paint_refresh(what & UI_CLEAR);
 }

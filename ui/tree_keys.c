@@ -25,7 +25,7 @@ static const char *kind_name(enum ui_tree_kind k)
 
 static unsigned open_tree(struct ui *u)
 {
-	if (tree_open(u, sel_row(u)) != 0) {
+	if (calltree_open(u, sel_row(u)) != 0) {
 		ui_message(u, true, "no memory for the call tree: close other views or restart perftop");
 		return UI_DRAW;
 	}
@@ -36,7 +36,7 @@ static unsigned open_tree(struct ui *u)
 
 static unsigned close_tree(struct ui *u)
 {
-	tree_close(u);
+	calltree_close(u);
 	u->tree_row = SIZE_MAX;
 	return UI_DRAW;
 }
@@ -50,14 +50,14 @@ static unsigned step_right(struct ui *u, struct ui_tree *t)
 		return 0;
 	n = t->vis[t->sel];
 	if (t->n[n].first == 0) {
-		ui_message(u, false, "%s: nothing further (%s)", tree_name(u, t, n), kind_name(t->kind));
+		ui_message(u, false, "%s: nothing further (%s)", calltree_name(u, t, n), kind_name(t->kind));
 		return UI_DRAW;
 	}
-	if (!tree_expanded(t, n)) {
-		tree_set_expanded(t, n, true);
-		tree_lines(t);
+	if (!calltree_expanded(t, n)) {
+		calltree_set_expanded(t, n, true);
+		calltree_lines(t);
 	} else {
-		tree_select(t, t->sel + 1);
+		calltree_select(t, t->sel + 1);
 	}
 	return UI_DRAW;
 }
@@ -69,14 +69,14 @@ static unsigned step_left(struct ui_tree *t)
 
 	if (t->nvis == 0 || (n = t->vis[t->sel]) == 0)
 		return 0;
-	if (t->n[n].first && tree_expanded(t, n)) {
-		tree_set_expanded(t, n, false);
-		tree_lines(t);
+	if (t->n[n].first && calltree_expanded(t, n)) {
+		calltree_set_expanded(t, n, false);
+		calltree_lines(t);
 		return UI_DRAW;
 	}
 	for (size_t i = t->sel; i-- > 0;)
 		if (t->vis[i] == t->n[n].parent) {
-			tree_select(t, i);
+			calltree_select(t, i);
 			break;
 		}
 	return UI_DRAW;
@@ -89,11 +89,11 @@ static unsigned toggle(struct ui *u, struct ui_tree *t)
 	if (n == 0)
 		return 0;
 	if (t->n[n].first == 0) {
-		ui_message(u, false, "%s: nothing further (%s)", tree_name(u, t, n), kind_name(t->kind));
+		ui_message(u, false, "%s: nothing further (%s)", calltree_name(u, t, n), kind_name(t->kind));
 		return UI_DRAW;
 	}
-	tree_set_expanded(t, n, !tree_expanded(t, n));
-	tree_lines(t);
+	calltree_set_expanded(t, n, !calltree_expanded(t, n));
+	calltree_lines(t);
 	return UI_DRAW;
 }
 
@@ -103,11 +103,11 @@ unsigned tree_right(struct ui *u)
 
 	if (t->in)
 		return step_right(u, t);
-	if (!tree_is_for(u, sel_row(u)))
+	if (!calltree_is_for(u, sel_row(u)))
 		return open_tree(u);
 	if (t->nvis > 1) { /* open already: step into it */
 		t->in = true;
-		tree_select(t, 1);
+		calltree_select(t, 1);
 	} else {
 		ui_message(u, false, "%s: no %s in this interval", t->sym, kind_name(t->kind));
 	}
@@ -120,7 +120,7 @@ unsigned tree_left(struct ui *u)
 	unsigned r;
 
 	if (!t->in)
-		return tree_is_for(u, sel_row(u)) ? close_tree(u) : 0;
+		return calltree_is_for(u, sel_row(u)) ? close_tree(u) : 0;
 	r = step_left(t);
 	return r ? r : close_tree(u); /* the root line */
 }
@@ -131,7 +131,7 @@ unsigned tree_enter(struct ui *u)
 	unsigned r;
 
 	if (!t->in)
-		return tree_is_for(u, sel_row(u)) ? close_tree(u) : open_tree(u);
+		return calltree_is_for(u, sel_row(u)) ? close_tree(u) : open_tree(u);
 	r = toggle(u, t);
 	return r ? r : close_tree(u);
 }
@@ -150,8 +150,8 @@ unsigned tree_flip(struct ui *u, int key)
 	}
 	t->kind = t->kind == TREE_CALLERS ? TREE_CALLEES : TREE_CALLERS;
 	t->nexp = 0;
-	tree_build(u, t);
-	tree_select(t, 0);
+	calltree_build(u, t);
+	calltree_select(t, 0);
 	ui_message(u, false, "%s of %s (r: %s)", kind_name(t->kind), t->sym,
 		   kind_name(t->kind == TREE_CALLERS ? TREE_CALLEES : TREE_CALLERS));
 	return UI_DRAW;
@@ -172,9 +172,9 @@ void tree_keys_hottest(struct ui_tree *t)
 			kids += t->n[c].samples;
 		if (t->n[n].samples > kids && t->n[n].samples - kids > t->n[t->n[n].first].samples)
 			break;
-		tree_set_expanded(t, n, true);
+		calltree_set_expanded(t, n, true);
 	}
-	tree_lines(t);
+	calltree_lines(t);
 }
 
 unsigned paths_open(struct ui *u, int key)
@@ -188,10 +188,10 @@ unsigned paths_open(struct ui *u, int key)
 	}
 	t->kind = TREE_PATHS;
 	u->mode = MODE_PATHS;
-	tree_build(u, t);
+	calltree_build(u, t);
 	if (first) {
 		tree_keys_hottest(t);
-		tree_select(t, 0);
+		calltree_select(t, 0);
 	}
 	return UI_DRAW;
 }
@@ -229,7 +229,7 @@ static unsigned paths_move(struct ui *u, int key)
 		s = SIZE_MAX;
 		break;
 	}
-	tree_select(t, s);
+	calltree_select(t, s);
 	return UI_DRAW;
 }
 

@@ -27,7 +27,7 @@ void tree_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *bu
 	if (vis >= t->nvis)
 		return;
 	n = &t->n[t->vis[vis]];
-	sanitize(name, sizeof(name), tree_name(u, t, t->vis[vis]));
+	sanitize(name, sizeof(name), calltree_name(u, t, t->vis[vis]));
 	if (t->vis[vis] == 0) {
 		*role = R_LABEL;
 		if (t->kind == TREE_PATHS)
@@ -39,7 +39,7 @@ void tree_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *bu
 				 t->kind == TREE_CALLERS ? "callees" : "callers");
 		return;
 	}
-	s = tree_sym(u, n->sym);
+	s = calltree_sym(u, n->sym);
 	d = s ? u->cg.pool + s->dso : "";
 	if (strcmp(d, "[kernel.kallsyms]") == 0) /* as the table says it */
 		d = "[kernel]";
@@ -53,7 +53,7 @@ void tree_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *bu
 	}
 	indent = (t->kind == TREE_PATHS ? 0 : 2) + 2 * (int)(n->depth > 40 ? 40 : n->depth);
 	snprintf(buf, len, "%*s%c %6.2f%% %6.2f%%  %s%s%s%s", indent, "",
-		 n->first == 0 ? ' ' : tree_expanded(t, t->vis[vis]) ? '-' : '+', pct(n->samples, u->cg.base),
+		 n->first == 0 ? ' ' : calltree_expanded(t, t->vis[vis]) ? '-' : '+', pct(n->samples, u->cg.base),
 		 pct(n->samples, t->n[n->parent].samples), s && s->comm ? "comm " : "", name, dso[0] ? "  " : "",
 		 dso);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "evspec.h"
@@ -159,6 +160,28 @@ static void on_jobctl_pipe(void *arg)
 		term_resume(u);
 }
 
+/* Ctrl-S would freeze the screen with no mark (cbreak leaves IXON on);
+ * the prog mode is saved with it off, so a resume keeps it off, and endwin
+ * brings back the shell's mode, flow control as it was. */
+static void flow_off(void)
+{
+	struct termios tio;
+
+	if (tcgetattr(STDIN_FILENO, &tio) != 0)
+		return;
+	tio.c_iflag &= ~(tcflag_t)IXON;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &tio) == 0)
+		def_prog_mode();
+}
+
+static bool term_addressable(void)
+{
+	char *cup = tigetstr("cup");
+
+	return cup != NULL && cup != (char *)-1;
+}
+
+/* 0; -1: TERM unknown or the terminal unusable; -2: no cursor addressing. */
 static int term_start(struct ui *u)
 {
 	static bool registered;
@@ -167,6 +190,13 @@ static int term_start(struct ui *u)
 	screen = newterm(NULL, stdout, stdin);
 	if (screen == NULL)
 		return -1;
+	/* TERM=dumb and kin: no cursor moves, so no table, only the last line. */
+	if (!term_addressable()) {
+		endwin();
+		delscreen(screen);
+		screen = NULL;
+		return -2;
+	}
 	/* ncurses 6.4 writes out at every cursor move until the screen has
 	 * been left and resumed once (mvcur flushes while _endwin is still
 	 * its initial state): a frame was about 110 small writes to the
@@ -188,6 +218,7 @@ static int term_start(struct ui *u)
 	cbreak();
 	noecho();
 	nonl();
+	flow_off();
 	intrflush(stdscr, FALSE);
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE); /* keys are read when epoll says stdin is ready */
@@ -374,21 +405,25 @@ static void on_stdin(void *arg)
 
 /* --- focus and rate changes ------------------------------------------- */
 
+/* The command line's -p/-t/-G target. */
+static void start_target(const struct options *o, struct session_target *t)
+{
+	t->pids = o->pids;
+	t->npids = o->npids;
+	t->pids_are_tids = o->tids;
+	t->cgroup = o->cgroup;
+}
+
 /* The target we sample now, as session_reopen wants it. */
 static void current_target(const struct ui *u, struct session_target *t, pid_t *pid)
 {
-	const struct options *o = u->o;
-
 	memset(t, 0, sizeof(*t));
 	if (u->focus) {
 		*pid = u->focus;
 		t->pids = pid;
 		t->npids = 1;
 	} else if (!u->left_start) {
-		t->pids = o->pids;
-		t->npids = o->npids;
-		t->pids_are_tids = o->tids;
-		t->cgroup = o->cgroup;
+		start_target(u->o, t);
 	}
 	t->freq = u->freq;
 	t->period = u->period;
@@ -416,16 +451,12 @@ static int reopen(struct ui *u, char *fatal, size_t fatal_len)
 					     .interval = t.interval };
 	} else {
 		/* Back: from a focus to where we started, or off a -p/-G start. */
-		if (!u->focus)
+		if (!u->focus || r.system_wide)
 			left_start = true;
 		new_focus = 0;
 		t = (struct session_target){ .freq = t.freq, .period = t.period, .interval = t.interval };
-		if (u->focus && !u->left_start) {
-			t.pids = u->o->pids;
-			t.npids = u->o->npids;
-			t.pids_are_tids = u->o->tids;
-			t.cgroup = u->o->cgroup;
-		}
+		if (u->focus && !u->left_start && !r.system_wide)
+			start_target(u->o, &t);
 	}
 	if (!t.keep_agg)
 		frame_clear(u); /* its rows point into the agg about to go */
@@ -471,9 +502,10 @@ int tui_run(struct session *s, const struct options *o, const struct tui_hook *x
 	ui_init(&u, s, o);
 	hook = x;
 	h.arg = &u;
-	if (term_start(&u) != 0) {
-		fprintf(stderr, "perftop: cannot drive this terminal (TERM=%s): use -b for a headless dump\n",
-			getenv("TERM") ? getenv("TERM") : "");
+	rc = term_start(&u);
+	if (rc != 0) {
+		fprintf(stderr, "perftop: cannot drive this terminal (TERM=%s%s): use -b for a headless dump\n",
+			getenv("TERM") ? getenv("TERM") : "", rc == -2 ? ": it cannot move the cursor" : "");
 		return 1;
 	}
 	frame_take(&u, s->agg, 0);

@@ -141,6 +141,7 @@ struct ui_reopen {
 	bool pending;
 	pid_t pid;                 /* focus on it; 0: back */
 	uint64_t freq;             /* non-zero: new rate, same target */
+	bool system_wide;          /* back past the command line's target too */
 };
 
 /* A row as a number column sorts it: its value taken once. */
@@ -197,6 +198,7 @@ struct ui {
 	uint64_t frame_seq;        /* ticks taken: %CPU is read once per tick */
 	/* panels and prompt */
 	size_t panel_sel, help_top;
+	size_t help_page;          /* the help's lines on screen, for PgUp/PgDn */
 	enum ui_prompt prompt;
 	char input[64], input_saved[64];
 	char hint[32];             /* d, F: the value now; typing replaces it */
@@ -224,13 +226,9 @@ struct ui {
 	bool stdin_gone;
 };
 
-/* frame.c */
-void frame_take(struct ui *u, struct agg *a, double lap);
-void frame_clear(struct ui *u);
-/* The events' on/off and exclude state again from the session (after a key changed them). */
-void frame_events(struct ui *u);
-void frame_free(struct ui *u);
+/* ui.c: the state's queries, read by the frame, the call trees and the views. */
 enum agg_scope ui_scope(const struct ui *u);
+/* The event shares are computed against: the first one switched on. */
 size_t ui_primary(const struct ui *u);
 uint64_t ui_base(const struct ui *u, size_t ev);
 /* The frame's counter row of a task (tid 0: its process), or NULL. */
@@ -239,30 +237,42 @@ const struct counter_row *ui_counter_row(const struct ui *u, pid_t pid, pid_t ti
 void ui_task_ratios(const struct ui *u, const struct agg_task *t, struct ratio out[RATIO_COUNT]);
 /* The same from a counter row alone. */
 void ui_counter_ratios(const struct ui *u, const struct counter_row *r, struct ratio out[RATIO_COUNT]);
+/* Why the table has no rows, when no filter hides them: paused, every
+ * event off, user and kernel both excluded, or no samples yet. */
+void ui_empty_why(const struct ui *u, char *buf, size_t len);
+/* The message line's text, shown for a few seconds (errors longer). */
+void ui_message(struct ui *u, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* frame.c */
+void frame_take(struct ui *u, struct agg *a, double lap);
+void frame_clear(struct ui *u);
+/* The events' on/off and exclude state again from the session (after a key changed them). */
+void frame_events(struct ui *u);
+void frame_free(struct ui *u);
 
 /* calltree.c: the snapshot, trees built from it, their lines; treeview.c: drawn. */
-void cgsnap_take(struct ui *u, struct agg *a);
-void cgsnap_clear(struct ui *u);
-void cgsnap_free(struct ui *u);
+void calltree_snap_take(struct ui *u, struct agg *a);
+void calltree_snap_clear(struct ui *u);
+void calltree_snap_free(struct ui *u);
 /* Opens row's tree (callers), replacing any other; 0 or -ENOMEM. */
-int tree_open(struct ui *u, const struct agg_sym *row);
-void tree_close(struct ui *u);
-bool tree_is_for(const struct ui *u, const struct agg_sym *row);
+int calltree_open(struct ui *u, const struct agg_sym *row);
+void calltree_close(struct ui *u);
+bool calltree_is_for(const struct ui *u, const struct agg_sym *row);
 /* (Re)builds a tree from the snapshot, keeping expansion and selection. */
-void tree_build(struct ui *u, struct ui_tree *t);
+void calltree_build(struct ui *u, struct ui_tree *t);
 /* The lines shown again after an expansion changed. */
-void tree_lines(struct ui_tree *t);
-bool tree_expanded(const struct ui_tree *t, uint32_t node);
-void tree_set_expanded(struct ui_tree *t, uint32_t node, bool on);
-void tree_select(struct ui_tree *t, size_t vis);
+void calltree_lines(struct ui_tree *t);
+bool calltree_expanded(const struct ui_tree *t, uint32_t node);
+void calltree_set_expanded(struct ui_tree *t, uint32_t node, bool on);
+void calltree_select(struct ui_tree *t, size_t vis);
 /* Line vis's text and role (sanitised: names come from other processes). */
 void tree_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *buf, size_t len,
 	       enum ui_role *role);
 /* A node's symbol in the snapshot, or NULL (the root, "other"). */
-const struct ui_cgsym *tree_sym(const struct ui *u, uint32_t sym);
+const struct ui_cgsym *calltree_sym(const struct ui *u, uint32_t sym);
 /* The name of a node (root: the tree's symbol, or "all"). */
-const char *tree_name(const struct ui *u, const struct ui_tree *t, uint32_t node);
-void tree_free(struct ui_tree *t);
+const char *calltree_name(const struct ui *u, const struct ui_tree *t, uint32_t node);
+void calltree_free(struct ui_tree *t);
 /* F5's full-screen view. */
 void paths_draw(struct ui *u, int h, int w);
 /* tree_keys.c: F5 opens its tree along the hottest path, self included. */
@@ -312,13 +322,12 @@ void views_detail(const struct ui *u, char *buf, size_t len);
 /* header.c */
 int header_height(const struct ui *u, int h, int w);
 void header_draw(struct ui *u, int w, int h);
-void footer_draw(struct ui *u, int y, int w);
-void message_draw(struct ui *u, int y, int w);
-void ui_message(struct ui *u, bool error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void header_footer_draw(struct ui *u, int y, int w);
+void header_message_draw(struct ui *u, int y, int w);
 
 /* panels.c */
 void panels_draw(struct ui *u, int h, int w);
-void help_draw(struct ui *u, int h, int w);
+void panels_help_draw(struct ui *u, int h, int w);
 /* Focus mode's counters section, between the header and the table. */
 int counters_height(const struct ui *u, int avail, int w);
 void counters_draw(struct ui *u, int y, int lines, int w);
@@ -338,6 +347,10 @@ void paint_init(struct ui *u);
 int paint_attr(enum ui_role r);
 void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right);
 void paint_foreign(int y, int x, int w, enum ui_role r, const char *s);
+/* Prose (messages, hints, titles): too long, it is cut after a whole
+ * word and marked with '~', never mid-word. */
+void paint_words(int y, int x, int w, enum ui_role r, const char *s);
+void paint_foreign_words(int y, int x, int w, enum ui_role r, const char *s);
 void paint_fill(int y, int x, int w, enum ui_role r);
 /* A blank in the role's full attributes: a gap between two cells of one
  * colour, which a plain blank would cut with two attribute changes. */
@@ -349,10 +362,10 @@ void paint_refresh(bool all);
 /* Rows the last paint_refresh handed to ncurses (the others were as shown). */
 int paint_rows_sent(void);
 void paint_free(void);
-void fmt_count(char *buf, size_t len, double v);
-void fmt_bytes(char *buf, size_t len, uint64_t b);
+void paint_fmt_count(char *buf, size_t len, double v);
+void paint_fmt_bytes(char *buf, size_t len, uint64_t b);
 /* A duration in ns as "12.3ms", "4.56s": clock counters count ns. */
-void fmt_nsec(char *buf, size_t len, double ns);
+void paint_fmt_nsec(char *buf, size_t len, double ns);
 
 /* screen.c: the state's defaults, and one whole frame on the screen */
 void ui_init(struct ui *u, struct session *s, const struct options *o);

@@ -19,23 +19,23 @@ struct col_inst {
 
 const char *views_title(const struct ui *u, enum ui_view v)
 {
-	return views[v].name;
+	return columns_views[v].name;
 }
 
 uint64_t views_row_key(const struct ui *u, const void *row)
 {
-	return views[u->view].key(row);
+	return columns_views[u->view].key(row);
 }
 
 bool views_match(const struct ui *u, const void *row, const char *pat)
 {
-	return views[u->view].match(row, pat);
+	return columns_views[u->view].match(row, pat);
 }
 
 /* Every column of the view, per-event ones expanded. */
 static size_t expand(const struct ui *u, struct col_inst *out)
 {
-	const struct view_def *v = &views[u->view];
+	const struct view_def *v = &columns_views[u->view];
 	size_t n = 0;
 
 	for (size_t i = 0; i < v->ncols; i++) {
@@ -120,7 +120,7 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 		r = strcmp(c->str(a), c->str(b));
 	else
 		r = cmp_num(c, c->num(cx->u, a, cx->col.ev), c->num(cx->u, b, cx->col.ev));
-	return order(cx, r, views[cx->u->view].key(a), views[cx->u->view].key(b));
+	return order(cx, r, columns_views[cx->u->view].key(a), columns_views[cx->u->view].key(b));
 }
 
 /* A number column sorts on its values taken once a row (num() was called
@@ -155,7 +155,7 @@ static void sort_rows(struct ui *u, const struct sort_ctx *cx)
 	}
 	it = u->items;
 	for (size_t i = 0; i < u->nrows; i++)
-		it[i] = (struct ui_sort_item){ c->num(u, u->rows[i], cx->col.ev), views[u->view].key(u->rows[i]),
+		it[i] = (struct ui_sort_item){ c->num(u, u->rows[i], cx->col.ev), columns_views[u->view].key(u->rows[i]),
 					       u->rows[i] };
 	qsort_r(it, u->nrows, sizeof(*it), cmp_items, (void *)cx);
 	for (size_t i = 0; i < u->nrows; i++)
@@ -178,7 +178,7 @@ static bool grow_rows(struct ui *u, size_t n)
 
 static void add_rows(struct ui *u, const void *base, size_t n, size_t size)
 {
-	const struct view_def *v = &views[u->view];
+	const struct view_def *v = &columns_views[u->view];
 
 	for (size_t i = 0; i < n; i++) {
 		const void *row = (const char *)base + i * size;
@@ -228,7 +228,7 @@ void views_build(struct ui *u)
 	sort_rows(u, &cx);
 	if (u->sel_valid[v])
 		for (i = 0; i < u->nrows; i++)
-			if (views[v].key(u->rows[i]) == u->sel_key[v]) {
+			if (columns_views[v].key(u->rows[i]) == u->sel_key[v]) {
 				u->sel[v] = i;
 				break;
 			}
@@ -238,7 +238,7 @@ void views_build(struct ui *u)
 	u->tree_row = SIZE_MAX;
 	if (u->view == VIEW_SYMBOLS && u->tree.open)
 		for (i = 0; i < u->nrows; i++)
-			if (tree_is_for(u, u->rows[i])) {
+			if (calltree_is_for(u, u->rows[i])) {
 				u->tree_row = i;
 				break;
 			}
@@ -295,7 +295,7 @@ void views_select_line(struct ui *u, size_t line)
 	u->sel_valid[v] = true;
 	u->tree.in = tl != SIZE_MAX;
 	if (u->tree.in)
-		tree_select(&u->tree, tl);
+		calltree_select(&u->tree, tl);
 }
 
 /* Widths for a screen w wide: the flexible column takes the rest; per-event
@@ -378,7 +378,7 @@ static void draw_tabs(struct ui *u, int y, int w)
 	paint_fill(y, 0, w, R_NORMAL);
 	for (int v = 0; v < VIEW_COUNT && x < w; v++) {
 		u->tab_x[v] = x;
-		snprintf(title, sizeof(title), " %s ", views[v].name);
+		snprintf(title, sizeof(title), " %s ", columns_views[v].name);
 		paint_text(y, x, (int)strlen(title), v == (int)u->view ? R_HEAD_SORT : R_LABEL, title, false);
 		x += (int)strlen(title) + 1;
 		u->tab_x[v + 1] = x;
@@ -419,7 +419,7 @@ static void draw_tabs(struct ui *u, int y, int w)
 
 static enum ui_role row_role(int v, const void *row, const struct column *c, bool sel, bool hit)
 {
-	return sel ? R_SELECTED : hit ? R_METER : views[v].role ? views[v].role(row, c) : R_NORMAL;
+	return sel ? R_SELECTED : hit ? R_METER : columns_views[v].role ? columns_views[v].role(row, c) : R_NORMAL;
 }
 
 void views_draw(struct ui *u, int y, int h, int w)
@@ -480,19 +480,19 @@ void views_draw(struct ui *u, int y, int h, int w)
 
 		if (u->filter[u->view][0])
 			snprintf(why, sizeof(why), "no rows match the %s filter \"%s\" (/ changes it, Esc clears it)",
-				 views[v].name, u->filter[u->view]);
+				 columns_views[v].name, u->filter[u->view]);
 		else if (u->view == VIEW_TASKS && u->user[0])
 			snprintf(why, sizeof(why), "no task of user \"%s\" took samples (u, Enter: all users)", u->user);
 		else
-			strlcpy(why, u->paused ? "paused" : "no samples yet", sizeof(why));
-		paint_foreign(y + 2 + rows / 2, 0, w, R_WARN, why);
+			ui_empty_why(u, why, sizeof(why));
+		paint_foreign_words(y + 2 + rows / 2, 0, w, R_WARN, why);
 		return;
 	}
 	for (int r = 0; r < rows && u->top[v] + (size_t)r < nlines; r++) {
 		size_t line = u->top[v] + (size_t)r, tl, idx = views_line(u, line, &tl);
 		const void *row = u->rows[idx];
 		bool sel = line == sl;
-		bool hit = u->search[0] && views[v].match(row, u->search);
+		bool hit = u->search[0] && columns_views[v].match(row, u->search);
 
 		if (tl != SIZE_MAX) {
 			enum ui_role role;

@@ -86,14 +86,14 @@ int main(int argc, char **argv)
 	printf("frame_take: %.2f ms without -g's copy, %.2f ms with it (+%.2f ms a tick; %zu nodes, %zu symbols, %zu KiB of names copied)\n",
 	       t_plain * 1e3, t_cg * 1e3, (t_cg - t_plain) * 1e3, u.cg.n, u.cg.nsyms, u.cg.plen / 1024);
 	for (size_t i = 0; i < u.fr.nsyms; i++)
-		if (strcmp(u.fr.syms[i].sym, "memcpy") == 0 && tree_open(&u, &u.fr.syms[i]) != 0)
+		if (strcmp(u.fr.syms[i].sym, "memcpy") == 0 && calltree_open(&u, &u.fr.syms[i]) != 0)
 			return 1;
 	for (int kind = 0; kind < 2; kind++) {
 		u.tree.kind = kind ? TREE_CALLEES : TREE_CALLERS;
 		for (int r = 0; r < RUNS; r++) {
 			double t0 = cpu();
 
-			tree_build(&u, &u.tree);
+			calltree_build(&u, &u.tree);
 			t[r] = cpu() - t0;
 		}
 		printf("inline tree of memcpy (%s): %.2f ms to build, %zu lines kept\n", kind ? "callees" : "callers",
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 	for (int r = 0; r < RUNS; r++) {
 		double t0 = cpu();
 
-		tree_build(&u, &u.paths);
+		calltree_build(&u, &u.paths);
 		t[r] = cpu() - t0;
 	}
 	printf("F5 tree: %.2f ms to build, %zu lines kept\n", median(t, RUNS) * 1e3, u.paths.nn);

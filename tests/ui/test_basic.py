@@ -136,5 +136,17 @@ def main(t):
     tap.ok(alive, "-n 2: still running 2.5 s after the start (its second frame is due at 4 s)")
     t.clean_exit("-n 2 (left by itself)")
 
+    # A terminal that cannot move the cursor (TERM=dumb) draws no table:
+    # refused as an unknown TERM is, one line naming -b, exit 1.
+    for term, why in (("dumb", "cannot move the cursor"), ("no-such-term-xyz", "")):
+        t.start("TERM=%s" % term, perftop, "-d", "0.5")
+        s = t.wait_re(r"^rc=\d+", 15) or ""
+        lines = s.splitlines()
+        cmd = [i for i, l in enumerate(lines) if "TERM=%s" % term in l and "echo rc" in l]
+        out = [l for l in lines[cmd[0] + 1:] if l.strip() and not l.startswith(("rc=", "PROMPT"))] if cmd else []
+        tap.diag("TERM=%s: %r" % (term, out))
+        tap.ok(len(out) == 1 and "use -b" in out[0] and "TERM=%s" % term in out[0] and why in out[0],
+               "TERM=%s: one line that names the terminal and -b" % term)
+        t.clean_exit("TERM=%s" % term, 1)
 
 tuitest.run("live view in tmux", main)

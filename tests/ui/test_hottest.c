@@ -29,7 +29,7 @@ static void feed(struct agg *a, const char *const *names, size_t depth, uint64_t
 static uint32_t shown(struct ui *u, const char *name)
 {
 	for (size_t i = 0; i < u->paths.nvis; i++)
-		if (strcmp(tree_name(u, &u->paths, u->paths.vis[i]), name) == 0)
+		if (strcmp(calltree_name(u, &u->paths, u->paths.vis[i]), name) == 0)
 			return u->paths.vis[i];
 	return UINT32_MAX;
 }
@@ -62,10 +62,10 @@ int main(void)
 	paths_open(&u, KEY_F(5));
 	b = shown(&u, "busy");
 	CHECK(u.mode == MODE_PATHS, "F5: the call-path tree");
-	CHECK(shown(&u, "main") != UINT32_MAX && tree_expanded(&u.paths, shown(&u, "main")),
+	CHECK(shown(&u, "main") != UINT32_MAX && calltree_expanded(&u.paths, shown(&u, "main")),
 	      "main (no self, busy the hotter child) is opened");
 	CHECK(b != UINT32_MAX, "busy, main's hottest child, is shown");
-	CHECK(b != UINT32_MAX && !tree_expanded(&u.paths, b), "busy, whose self outweighs its children, is not opened");
+	CHECK(b != UINT32_MAX && !calltree_expanded(&u.paths, b), "busy, whose self outweighs its children, is not opened");
 	CHECK(shown(&u, "timer_irq") == UINT32_MAX && shown(&u, "hrtimer_fn") == UINT32_MAX,
 	      "its 0.5 %% timer chain stays closed");
 	CHECK(shown(&u, "side") != UINT32_MAX && shown(&u, "side_leaf") == UINT32_MAX,

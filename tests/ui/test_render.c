@@ -231,6 +231,13 @@ static void sort_order(struct ui *u)
 	views_build(u);
 }
 
+/* Keys as typed, one character each. */
+static void type(struct ui *u, const char *s)
+{
+	while (*s)
+		keys_dispatch(u, (unsigned char)*s++);
+}
+
 static void frame(FILE *out, struct ui *u, const char *name, int h, int w)
 {
 	resizeterm(h, w);
@@ -289,10 +296,7 @@ static void callgraph_frames(FILE *out, struct session *s)
 	fake_proc(&u);
 	frame(out, &u, "-g: Children and Self, sorted by Children", 24, 100);
 	keys_dispatch(&u, KEY_F(3));
-	keys_dispatch(&u, 'h');
-	keys_dispatch(&u, 'o');
-	keys_dispatch(&u, 't');
-	keys_dispatch(&u, '\r');
+	type(&u, "hot\r");
 	keys_dispatch(&u, KEY_RIGHT);
 	u.msg[0] = '\0';
 	frame(out, &u, "-g: Right on hot: its callers under it", 24, 100);
@@ -507,18 +511,11 @@ int main(int argc, char **argv)
 	frame(out, &u, "F6 sort menu, Down", 24, 80);
 	keys_dispatch(&u, 27);
 	keys_dispatch(&u, '\t');
-	keys_dispatch(&u, '/');
-	keys_dispatch(&u, 'z');
-	keys_dispatch(&u, 'q');
-	keys_dispatch(&u, '\r');
+	type(&u, "/zq\r");
 	frame(out, &u, "a filter nothing matches", 24, 80);
 	keys_dispatch(&u, 27);
 	keys_dispatch(&u, KEY_F(3));
-	keys_dispatch(&u, 'h');
-	keys_dispatch(&u, 'o');
-	keys_dispatch(&u, 't');
-	keys_dispatch(&u, '_');
-	keys_dispatch(&u, 'c');
+	type(&u, "hot_c");
 	frame(out, &u, "F3 search hot_c: selected, nothing hidden", 24, 80);
 	keys_dispatch(&u, '\r');
 	keys_dispatch(&u, KEY_HOME);
@@ -537,10 +534,7 @@ int main(int argc, char **argv)
 	frame(out, &u, "cumulative, sorted by samples, inverted", 24, 80);
 	keys_dispatch(&u, 'I');
 	keys_dispatch(&u, '<');
-	keys_dispatch(&u, '/');
-	keys_dispatch(&u, 'h');
-	keys_dispatch(&u, 'o');
-	keys_dispatch(&u, 't');
+	type(&u, "/hot");
 	frame(out, &u, "typing a filter", 12, 60);
 	keys_dispatch(&u, '\r');
 	keys_dispatch(&u, ' ');

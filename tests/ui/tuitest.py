@@ -46,6 +46,12 @@ class Tmux:
         if release and button < 64:  # the wheel has no release
             self.raw("\x1b[<%d;%d;%dm" % (button, x + 1, y + 1))
 
+    def prompt(self, key, text):
+        """A prompt's key, text typed into it, Enter."""
+        self.keys(key)
+        self.raw(text)
+        self.keys("Enter")
+
     def line(self, text):
         self.tmux("send-keys", "-t", "t", "-l", text)
         self.tmux("send-keys", "-t", "t", "Enter")
@@ -157,6 +163,20 @@ def run(what, body, width=120, height=40, why=None):
     finally:
         t.close()
     tap.done()
+
+
+def help_find(t, pattern, pages=8):
+    """Opens the help (h) and pages down (PgDn) until pattern shows; the
+    screen, or None."""
+    t.keys("h")
+    s = t.wait_re(r"keys\s+\(more in man perftop\)", 10)
+    for _ in range(pages):
+        if s is None or re.search(pattern, s, re.M):
+            return s
+        top = s.splitlines()[1:3]
+        t.keys("NPage")
+        s = t.wait(lambda sc: sc.splitlines()[1:3] != top, 5)
+    return s if s is not None and re.search(pattern, s, re.M) else None
 
 
 def table_rows(screen):
