@@ -50,7 +50,7 @@ bool counters_kernel_only(const struct perf_event_attr *attr);
 
 /* Scaled value: raw * enabled / running, rounding to nearest; state says how
  * it was obtained. */
-uint64_t counter_scale(uint64_t raw, uint64_t enabled, uint64_t running, enum counter_state *state);
+uint64_t counters_scale(uint64_t raw, uint64_t enabled, uint64_t running, enum counter_state *state);
 
 /* Parses one group read (GROUP|ID|TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING).
  * ids[i]/vals[i] for i < return value; -1 if the buffer is malformed. */

@@ -8,15 +8,15 @@
 #define CPUMAP_MAX 4096
 
 /* "0-3,8" -> sorted, de-duplicated array (malloc'd). 0 or -EINVAL/-ENOMEM. */
-int cpulist_parse(const char *s, int **out, size_t *n);
+int cpumap_parse_cpus(const char *s, int **out, size_t *n);
 
 /* Online CPUs from sysfs (sysfs_root normally "/sys"). */
 int cpumap_online(const char *sysfs_root, int **out, size_t *n);
 
 /* Every thread of a process now (from /proc/PID/task). -ESRCH if it is gone. */
-int thread_list(pid_t pid, pid_t **out, size_t *n);
+int cpumap_threads(pid_t pid, pid_t **out, size_t *n);
 
 /* "12,34" -> array of positive PIDs. 0 or -EINVAL/-ENOMEM. */
-int pidlist_parse(const char *s, pid_t **out, size_t *n);
+int cpumap_parse_pids(const char *s, pid_t **out, size_t *n);
 
 #endif

@@ -55,14 +55,14 @@ int evspec_parse(const char *str, struct evspec *out, char *err, size_t errlen);
 int evspec_parse_list(const char *list, struct evspec **out, size_t *n, char *err, size_t errlen);
 
 /* "user,kernel,hv,idle,host,guest" -> EXCL_* bits. 0 or -1 with err. */
-int exclude_parse(const char *list, unsigned *bits, char *err, size_t errlen);
+int evspec_exclude_parse(const char *list, unsigned *bits, char *err, size_t errlen);
 
 /* EXCL_* bits <-> attr exclude_* fields. */
 unsigned evspec_exclude_bits(const struct perf_event_attr *attr);
 void evspec_set_exclude(struct perf_event_attr *attr, unsigned bits);
 
 /* Writes the names of the set bits, comma separated ("user,hv"); "" when none. */
-void exclude_format(unsigned bits, char *buf, size_t len);
+void evspec_exclude_format(unsigned bits, char *buf, size_t len);
 
 /* Every known event with a probe (a real perf_event_open on this host) saying
  * whether it works; tracepoints are summarised, not listed one by one. */

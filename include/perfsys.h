@@ -16,7 +16,7 @@ int perfsys_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, un
 int perfsys_paranoid(void);
 
 /* kernel.perf_event_max_sample_rate; 0 when unreadable. */
-uint64_t perf_max_sample_rate(void);
+uint64_t perfsys_max_sample_rate(void);
 
 /* The data pages (a power of two) of one CPU's ring that
  * kernel.perf_event_mlock_kb lets an unprivileged user lock (the header

@@ -48,11 +48,11 @@ void ratios_task(const struct agg_event *ev, const bool *enabled, size_t nev, co
 		 bool total, struct ratio out[RATIO_COUNT]);
 
 /* "ipc", "cache_miss_pct", "branch_miss_pct": JSON keys. */
-const char *ratio_key(enum ratio_kind k);
+const char *ratios_key(enum ratio_kind k);
 /* "IPC", "Miss%", "BrMiss%": column and line titles. */
-const char *ratio_title(enum ratio_kind k);
+const char *ratios_title(enum ratio_kind k);
 /* "1.23", "~1.23", "4.5%", "~4.5%", or "-" when not valid. */
-void ratio_format(const struct ratio *r, enum ratio_kind k, char *buf, size_t len);
+void ratios_format(const struct ratio *r, enum ratio_kind k, char *buf, size_t len);
 /* True when any ratio is valid. */
 bool ratios_any(const struct ratio r[RATIO_COUNT]);
 

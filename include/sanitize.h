@@ -12,6 +12,6 @@ size_t sanitize(char *dst, size_t dstlen, const char *src);
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if s does not start
  * one. C1 controls (U+0080..U+009F) count as invalid. */
-size_t utf8_seq_len(const unsigned char *s);
+size_t sanitize_utf8_len(const unsigned char *s);
 
 #endif

@@ -213,7 +213,7 @@ static void warm_heap(bool live, bool callgraph)
 
 	if (live && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0)
 		ws.ws_row = ws.ws_col = 0;
-	(void)heap_warm(heap_warm_size(live ? ws.ws_row : 0, live ? ws.ws_col : 0, callgraph));
+	(void)heapwarm(heapwarm_size(live ? ws.ws_row : 0, live ? ws.ws_col : 0, callgraph));
 }
 
 int main(int argc, char **argv)

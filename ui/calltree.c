@@ -130,19 +130,19 @@ void calltree_snap_take(struct ui *u, struct agg *a)
 	c->base = ui_base(u, c->ev);
 	if (g == NULL)
 		goto trees;
-	n = cg_nodes(g);
-	c->other = cg_other(g, c->scope, c->ev);
+	n = callgraph_nodes(g);
+	c->other = callgraph_other(g, c->scope, c->ev);
 	if (!grow((void **)&c->map, &c->map_cap, n, sizeof(*c->map)))
 		goto trees;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t v = cg_node_samples(g, i, c->scope, c->ev);
-		size_t p = cg_node_parent(g, i);
+		uint64_t v = callgraph_node_samples(g, i, c->scope, c->ev);
+		size_t p = callgraph_node_parent(g, i);
 		uint32_t sym = NONE;
 
 		c->map[i] = NONE;
 		if (i > 0 && (v == 0 || p >= i || c->map[p] == NONE))
 			continue;
-		if (i > 0 && (sym = intern(c, cg_node_frame(g, i))) == NONE)
+		if (i > 0 && (sym = intern(c, callgraph_node_frame(g, i))) == NONE)
 			continue;
 		if (c->n == c->cap) {
 			size_t cap = c->cap ? 2 * c->cap : 256;

@@ -15,7 +15,7 @@ static const struct agg_counts *sym_counts(const void *row, enum agg_scope sc)
 	return sc == AGG_INTERVAL ? &r->iv : &r->total;
 }
 
-uint64_t counts_sum(const struct ui *u, const struct agg_counts *c)
+uint64_t columns_counts_sum(const struct ui *u, const struct agg_counts *c)
 {
 	uint64_t t = 0;
 
@@ -33,7 +33,7 @@ static double share(const struct ui *u, const struct agg_counts *c, size_t ev)
 
 static double num_overhead(const struct ui *u, const void *row, size_t ev)
 {
-	return share(u, counts_of(u, row), ui_primary(u));
+	return share(u, columns_counts_of(u, row), ui_primary(u));
 }
 
 static void text_overhead(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
@@ -41,7 +41,7 @@ static void text_overhead(const struct ui *u, const void *row, size_t ev, char *
 	snprintf(buf, len, "%.2f%%", num_overhead(u, row, ev));
 }
 
-const struct agg_counts *children_of(const struct ui *u, const struct agg_sym *row)
+const struct agg_counts *columns_children_of(const struct ui *u, const struct agg_sym *row)
 {
 	return ui_scope(u) == AGG_INTERVAL ? &row->ch_iv : &row->ch_total;
 }
@@ -50,7 +50,7 @@ const struct agg_counts *children_of(const struct ui *u, const struct agg_sym *r
  * whether its call tree is open (-) or can be (+). */
 static double num_children(const struct ui *u, const void *row, size_t ev)
 {
-	return share(u, children_of(u, row), ui_primary(u));
+	return share(u, columns_children_of(u, row), ui_primary(u));
 }
 
 static void text_children(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
@@ -60,7 +60,7 @@ static void text_children(const struct ui *u, const void *row, size_t ev, char *
 
 static double num_samples(const struct ui *u, const void *row, size_t ev)
 {
-	return (double)counts_sum(u, counts_of(u, row));
+	return (double)columns_counts_sum(u, columns_counts_of(u, row));
 }
 
 static void text_samples(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
@@ -70,7 +70,7 @@ static void text_samples(const struct ui *u, const void *row, size_t ev, char *b
 
 static double num_ev_samples(const struct ui *u, const void *row, size_t ev)
 {
-	return (double)counts_of(u, row)->samples[ev];
+	return (double)columns_counts_of(u, row)->samples[ev];
 }
 
 static void text_ev_samples(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
@@ -80,7 +80,7 @@ static void text_ev_samples(const struct ui *u, const void *row, size_t ev, char
 
 static double num_ev_share(const struct ui *u, const void *row, size_t ev)
 {
-	return share(u, counts_of(u, row), ev);
+	return share(u, columns_counts_of(u, row), ev);
 }
 
 static void text_ev_share(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
@@ -235,7 +235,7 @@ static void text_ratio(const struct ui *u, const void *row, size_t ev, char *buf
 	struct ratio r[RATIO_COUNT];
 
 	ui_task_ratios(u, row, r);
-	ratio_format(&r[ev], (enum ratio_kind)ev, buf, len);
+	ratios_format(&r[ev], (enum ratio_kind)ev, buf, len);
 }
 
 static const char *str_comm(const void *row)
@@ -375,7 +375,7 @@ const struct view_def columns_views[VIEW_COUNT] = {
 			cpu_key, cpu_match, NULL },
 };
 
-const struct agg_counts *counts_of(const struct ui *u, const void *row)
+const struct agg_counts *columns_counts_of(const struct ui *u, const void *row)
 {
 	return columns_views[u->view].counts(row, ui_scope(u));
 }

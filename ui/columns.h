@@ -38,9 +38,9 @@ struct view_def {
 extern const struct view_def columns_views[VIEW_COUNT];
 
 /* The row's counts in the scope shown. */
-const struct agg_counts *counts_of(const struct ui *u, const void *row);
-uint64_t counts_sum(const struct ui *u, const struct agg_counts *c);
+const struct agg_counts *columns_counts_of(const struct ui *u, const void *row);
+uint64_t columns_counts_sum(const struct ui *u, const struct agg_counts *c);
 /* A symbol row's children counts (-g) in the scope shown. */
-const struct agg_counts *children_of(const struct ui *u, const struct agg_sym *row);
+const struct agg_counts *columns_children_of(const struct ui *u, const struct agg_sym *row);
 
 #endif

@@ -466,7 +466,7 @@ static const struct key_binding main_keys[] = {
 	{ '-', act_adjust, { NULL, NULL } },
 	{ 'F', act_freq, { "F", "set the sampling frequency (re-open)" } },
 	{ 'r', tree_flip, { "r F5", "call trees (-g): callers/callees, paths" } },
-	{ KEY_F(5), paths_open, { NULL, NULL } },
+	{ KEY_F(5), tree_keys_paths_open, { NULL, NULL } },
 	{ 0, NULL, { NULL, NULL } },
 };
 
@@ -516,7 +516,7 @@ unsigned keys_dispatch(struct ui *u, int key)
 	static const struct key_binding *const mode_keys[] = {
 		[MODE_MAIN] = main_keys, [MODE_EVENTS] = panel_keys_event,
 		[MODE_EXCLUDE] = panel_keys_exclude, [MODE_SORT] = panel_keys_sort,
-		[MODE_PATHS] = paths_keys,
+		[MODE_PATHS] = tree_keys_paths,
 	};
 	const struct key_binding *b = NULL;
 

@@ -20,7 +20,7 @@ struct key_binding {
 
 /* panel_keys.c: the panels' and prompts' tables. */
 extern const struct key_binding panel_keys_event[], panel_keys_exclude[], panel_keys_sort[], panel_keys_prompt[];
-extern const struct key_binding paths_keys[], tree_doc_keys[];
+extern const struct key_binding tree_keys_paths[], tree_doc_keys[];
 
 unsigned panel_keys_prompt_key(struct ui *u, int key);
 unsigned panel_keys_help_key(struct ui *u, int key);
@@ -33,7 +33,7 @@ unsigned tree_right(struct ui *u);
 unsigned tree_left(struct ui *u);
 unsigned tree_enter(struct ui *u);
 unsigned tree_flip(struct ui *u, int key);
-unsigned paths_open(struct ui *u, int key);
+unsigned tree_keys_paths_open(struct ui *u, int key);
 
 /* actions.c: what keys do, whatever the key. */
 /* Flips one exclude flag on every event (all or nothing). */

@@ -18,7 +18,7 @@ static bool on_marker(const struct ui *u, size_t line, int x)
 	views_line(u, line, &tl);
 	if (tl == SIZE_MAX)
 		return x == 0;
-	tree_line(u, &u->tree, tl, buf, sizeof(buf), &role);
+	treeview_line(u, &u->tree, tl, buf, sizeof(buf), &role);
 	return x < (int)strlen(buf) && (buf[x] == '+' || buf[x] == '-') && strspn(buf, " ") == (size_t)x;
 }
 

@@ -208,7 +208,7 @@ static int cells_per_line(int w)
 	return w / CELL_W > 1 ? w / CELL_W : 1;
 }
 
-int counters_height(const struct ui *u, int avail, int w)
+int panels_counters_height(const struct ui *u, int avail, int w)
 {
 	int want, per = cells_per_line(w);
 
@@ -255,7 +255,7 @@ static void counter_cell(const struct ui *u, const struct counter_value *v, cons
 	fmt(tot, len, (double)v->total);
 }
 
-void counters_draw(struct ui *u, int y, int lines, int w)
+void panels_counters_draw(struct ui *u, int y, int lines, int w)
 {
 	const struct counter_row *r = shown_row(u);
 	struct ratio rt[RATIO_COUNT];
@@ -278,8 +278,8 @@ void counters_draw(struct ui *u, int y, int lines, int w)
 	for (size_t k = 0; k < RATIO_COUNT && x < w; k++) {
 		char v[32];
 
-		ratio_format(&rt[k], (enum ratio_kind)k, v, sizeof(v));
-		snprintf(line, sizeof(line), "%s %s", ratio_title((enum ratio_kind)k), v);
+		ratios_format(&rt[k], (enum ratio_kind)k, v, sizeof(v));
+		snprintf(line, sizeof(line), "%s %s", ratios_title((enum ratio_kind)k), v);
 		paint_text(y, x, w - x, R_HEAD_SORT, line, false);
 		x += (int)strlen(line) + 2;
 	}

@@ -53,7 +53,7 @@ void screen_draw(struct ui *u, unsigned what)
 		return;
 	}
 	if (u->mode == MODE_PATHS) {
-		paths_draw(u, h, w);
+		treeview_paths_draw(u, h, w);
 		header_message_draw(u, h - 2, w);
 		header_footer_draw(u, h - 1, w);
 		curs_set(0);
@@ -69,8 +69,8 @@ void screen_draw(struct ui *u, unsigned what)
 	}
 	hh = header_height(u, h, w);
 	header_draw(u, w, h);
-	ch = counters_height(u, h - hh - 2, w);
-	counters_draw(u, hh, ch, w);
+	ch = panels_counters_height(u, h - hh - 2, w);
+	panels_counters_draw(u, hh, ch, w);
 	views_draw(u, hh + ch, h - hh - ch - 2, w);
 	panels_draw(u, h, w);
 	header_message_draw(u, h - 2, w);

@@ -177,7 +177,7 @@ void tree_keys_hottest(struct ui_tree *t)
 	calltree_lines(t);
 }
 
-unsigned paths_open(struct ui *u, int key)
+unsigned tree_keys_paths_open(struct ui *u, int key)
 {
 	struct ui_tree *t = &u->paths;
 	bool first = t->n == NULL;
@@ -248,7 +248,7 @@ static unsigned paths_toggle(struct ui *u, int key)
 	return toggle(u, &u->paths);
 }
 
-const struct key_binding paths_keys[] = {
+const struct key_binding tree_keys_paths[] = {
 	{ KEY_UP, paths_move, { "Up Down k j", "select a line" } },
 	{ KEY_DOWN, paths_move, { NULL, NULL } },
 	{ 'k', paths_move, { NULL, NULL } },

@@ -13,7 +13,7 @@ static double pct(uint64_t part, uint64_t whole)
 
 /* "- 56.25%  75.00%  caller_a  cgwork_fp": the marker (+ more, - open), the
  * share of all samples, of the line above it, the name, the file. */
-void tree_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *buf, size_t len,
+void treeview_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *buf, size_t len,
 	       enum ui_role *role)
 {
 	char name[512], dso[256];
@@ -59,7 +59,7 @@ void tree_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *bu
 }
 
 /* F5: the whole call-path tree, full screen. */
-void paths_draw(struct ui *u, int h, int w)
+void treeview_paths_draw(struct ui *u, int h, int w)
 {
 	struct ui_tree *t = &u->paths;
 	int rows = h - 3;
@@ -85,7 +85,7 @@ void paths_draw(struct ui *u, int h, int w)
 		size_t i = t->top + (size_t)r;
 		enum ui_role role;
 
-		tree_line(u, t, i, line, sizeof(line), &role);
+		treeview_line(u, t, i, line, sizeof(line), &role);
 		paint_text(1 + r, 0, w, i == t->sel ? R_SELECTED : role, line, false);
 	}
 }

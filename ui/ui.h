@@ -266,7 +266,7 @@ bool calltree_expanded(const struct ui_tree *t, uint32_t node);
 void calltree_set_expanded(struct ui_tree *t, uint32_t node, bool on);
 void calltree_select(struct ui_tree *t, size_t vis);
 /* Line vis's text and role (sanitised: names come from other processes). */
-void tree_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *buf, size_t len,
+void treeview_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *buf, size_t len,
 	       enum ui_role *role);
 /* A node's symbol in the snapshot, or NULL (the root, "other"). */
 const struct ui_cgsym *calltree_sym(const struct ui *u, uint32_t sym);
@@ -274,7 +274,7 @@ const struct ui_cgsym *calltree_sym(const struct ui *u, uint32_t sym);
 const char *calltree_name(const struct ui *u, const struct ui_tree *t, uint32_t node);
 void calltree_free(struct ui_tree *t);
 /* F5's full-screen view. */
-void paths_draw(struct ui *u, int h, int w);
+void treeview_paths_draw(struct ui *u, int h, int w);
 /* tree_keys.c: F5 opens its tree along the hottest path, self included. */
 void tree_keys_hottest(struct ui_tree *t);
 
@@ -329,8 +329,8 @@ void header_message_draw(struct ui *u, int y, int w);
 void panels_draw(struct ui *u, int h, int w);
 void panels_help_draw(struct ui *u, int h, int w);
 /* Focus mode's counters section, between the header and the table. */
-int counters_height(const struct ui *u, int avail, int w);
-void counters_draw(struct ui *u, int y, int lines, int w);
+int panels_counters_height(const struct ui *u, int avail, int w);
+void panels_counters_draw(struct ui *u, int y, int lines, int w);
 
 /* keys.c */
 unsigned keys_dispatch(struct ui *u, int key);

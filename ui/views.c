@@ -185,8 +185,8 @@ static void add_rows(struct ui *u, const void *base, size_t n, size_t size)
 
 		/* Rows that took no samples in scope are history, not news; with
 		 * -g a caller that only calls (main) has children, no self. */
-		if (u->view != VIEW_CPUS && counts_sum(u, v->counts(row, ui_scope(u))) == 0 &&
-		    !(u->view == VIEW_SYMBOLS && u->callgraph && counts_sum(u, children_of(u, row))))
+		if (u->view != VIEW_CPUS && columns_counts_sum(u, v->counts(row, ui_scope(u))) == 0 &&
+		    !(u->view == VIEW_SYMBOLS && u->callgraph && columns_counts_sum(u, columns_children_of(u, row))))
 			continue;
 		if (u->filter[u->view][0] && !v->match(row, u->filter[u->view]))
 			continue;
@@ -497,7 +497,7 @@ void views_draw(struct ui *u, int y, int h, int w)
 		if (tl != SIZE_MAX) {
 			enum ui_role role;
 
-			tree_line(u, &u->tree, tl, buf, sizeof(buf), &role);
+			treeview_line(u, &u->tree, tl, buf, sizeof(buf), &role);
 			paint_text(y + 2 + r, 0, w, sel ? R_SELECTED : role, buf, false);
 			continue;
 		}

@@ -91,7 +91,7 @@ void agg_free(struct agg *a)
 	free(a->cpu_index);
 	free(a->sorted);
 	free(a->rank);
-	cg_free(a->cg);
+	callgraph_free(a->cg);
 	for (size_t i = 0; a->memo && i < AGG_MEMO_SLOTS; i++)
 		free(a->memo[i].keys);
 	free(a->memo);
@@ -102,7 +102,7 @@ void agg_free(struct agg *a)
 	free(a->dead_tasks.v);
 	free(a->idle_syms.v);
 	free(a->idle_tasks.v);
-	aggp_free(a);
+	agg_pairs_free(a);
 	free(a->act_syms.v);
 	free(a->act_tasks.v);
 	free(a->aging.v);
@@ -177,7 +177,7 @@ void agg_sample_rows(struct agg *a, size_t ev, int cpu, struct agg_sym *s, struc
 {
 	sample_counts(a, ev, cpu, n, period);
 	if (t && a->keep_pairs && ev == 0 && s)
-		aggp_add(a, t, s, n, period);
+		agg_pairs_add(a, t, s, n, period);
 	agg_rows_count(a, ev, s, t, t ? a->last_thread : NULL, n, period);
 }
 

@@ -61,7 +61,7 @@ struct agg_memo {
 	uint32_t nnodes;              /* the tree's path, leaf to root */
 	uint64_t *keys;               /* the frames' keys, leaf first; one block with: */
 	struct agg_sym **rows;        /* distinct, rows[0] the leaf's (self) */
-	uint32_t *nodes;              /* cg_path_nodes of leaf */
+	uint32_t *nodes;              /* callgraph_path_nodes of leaf */
 	/* Hits not yet added to the children counts and the tree (agg_settle):
 	 * one add per stack an interval instead of one per frame a sample. */
 	uint64_t pend_n, pend_period;
@@ -147,9 +147,9 @@ struct agg {
 
 /* agg_pairs.c: the sample path's side (event 0 only), the roll's, the end. */
 /* n samples whose periods add up to period. */
-void aggp_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, uint64_t n, uint64_t period);
-void aggp_clear(struct agg *a);
-void aggp_free(struct agg *a);
+void agg_pairs_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, uint64_t n, uint64_t period);
+void agg_pairs_clear(struct agg *a);
+void agg_pairs_free(struct agg *a);
 
 /* Shared by agg's files: agg.c (rows, the flat sample path), agg_map.c,
  * agg_tasks.c, agg_stack.c (-g), agg_roll.c (the interval's end). */

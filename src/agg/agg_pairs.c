@@ -59,7 +59,7 @@ int agg_pairs_keep(struct agg *a, bool on)
 	return 0;
 }
 
-void aggp_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, uint64_t n, uint64_t period)
+void agg_pairs_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, uint64_t n, uint64_t period)
 {
 	struct agg_pairs *p = a->pairs;
 	size_t j;
@@ -95,7 +95,7 @@ found:
 	p->v[p->last].period += period;
 }
 
-void aggp_clear(struct agg *a)
+void agg_pairs_clear(struct agg *a)
 {
 	struct agg_pairs *p = a->pairs;
 
@@ -105,7 +105,7 @@ void aggp_clear(struct agg *a)
 	p->n = 0;
 }
 
-void aggp_free(struct agg *a)
+void agg_pairs_free(struct agg *a)
 {
 	if (a->pairs == NULL)
 		return;

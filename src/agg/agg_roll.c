@@ -340,7 +340,7 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 	a->rolls++;
 	if (decay_pct > 100)
 		decay_pct = 100;
-	aggp_clear(a); /* first: the rows they point to may go below */
+	agg_pairs_clear(a); /* first: the rows they point to may go below */
 	for (size_t i = 0; i < a->nevents; i++) {
 		struct agg_event *e = &a->ev[i];
 
@@ -368,7 +368,7 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 	}
 	a->act_syms.n = n;
 	if (a->cg)
-		cg_roll(a->cg, decay_pct);
+		callgraph_roll(a->cg, decay_pct);
 	n = 0;
 	for (size_t i = 0; i < a->act_tasks.n; i++) {
 		struct agg_task *t = a->act_tasks.v[i];

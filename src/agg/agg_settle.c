@@ -40,7 +40,7 @@ void agg_settle_memo(struct agg *a, struct agg_memo *m)
 		if (mark)
 			agg_sym_active(a, s);
 	}
-	cg_add_nodes(a->cg, ev, m->nodes, m->nnodes, m->pend_n, mark);
+	callgraph_add_nodes(a->cg, ev, m->nodes, m->nnodes, m->pend_n, mark);
 	m->roll = a->rolls;
 	m->pend_n = m->pend_period = 0;
 }

@@ -70,7 +70,7 @@ static void memo_fill(struct agg *a, uint64_t h, const struct sym_result *frames
 	m->rows = (struct agg_sym **)(void *)(m->keys + m->cap);
 	m->nodes = (uint32_t *)(void *)(m->rows + m->cap);
 	/* root, comm and a node per frame */
-	if ((m->nnodes = (uint32_t)cg_path_nodes(a->cg, leaf, m->nodes, n + 2)) == 0)
+	if ((m->nnodes = (uint32_t)callgraph_path_nodes(a->cg, leaf, m->nodes, n + 2)) == 0)
 		return;
 	for (size_t i = 0; i < n; i++)
 		m->keys[i] = frames[i].key;
@@ -116,7 +116,7 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 	}
 	agg_sample_rows(a, ev, cpu, agg_sym_row(a, &frames[0]), t, 1, period);
 	if (a->cg == NULL) {
-		a->cg = cg_new(a->nevents, a->cg_max ? a->cg_max : CG_MAX_NODES_DEFAULT);
+		a->cg = callgraph_new(a->nevents, a->cg_max ? a->cg_max : CG_MAX_NODES_DEFAULT);
 		if (a->cg == NULL)
 			return;
 		a->memo = calloc(AGG_MEMO_SLOTS, sizeof(*a->memo)); /* NULL: no memo, same counts */
@@ -136,7 +136,7 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 			dist[nd++] = s;
 		}
 	}
-	leaf = cg_add_path(a->cg, ev, a->last_task ? a->last_task->comm : frames[0].comm, rows, k);
+	leaf = callgraph_add_path(a->cg, ev, a->last_task ? a->last_task->comm : frames[0].comm, rows, k);
 	/* Only a stack counted in full, under its task's name, is replayed. */
 	if (memo && leaf != UINT32_MAX && k == n && a->last_task == t)
 		memo_fill(a, h, frames, n, dist, nd, leaf, t->comm_gen);

@@ -206,7 +206,7 @@ static uint64_t edge_hash_at(const struct cg *g, size_t i)
 	return edge_hash(g->edges[i].callee, g->edges[i].caller);
 }
 
-struct cg *cg_new(size_t nevents, size_t max_nodes)
+struct cg *callgraph_new(size_t nevents, size_t max_nodes)
 {
 	struct cg *g = calloc(1, sizeof(*g));
 
@@ -221,14 +221,14 @@ struct cg *cg_new(size_t nevents, size_t max_nodes)
 	g->other = calloc(g->stride, sizeof(*g->other));
 	if (g->nodes == NULL || g->ncount == NULL || g->other == NULL || imap_init(&g->nmap, 512) ||
 	    imap_init(&g->emap, 512)) {
-		cg_free(g);
+		callgraph_free(g);
 		return NULL;
 	}
 	g->nnodes = 1; /* the root */
 	return g;
 }
 
-void cg_free(struct cg *g)
+void callgraph_free(struct cg *g)
 {
 	if (g == NULL)
 		return;
@@ -362,11 +362,11 @@ static void count_edge(struct cg *g, const struct agg_sym *callee, const struct 
 		count_at(g, k, ev);
 }
 
-uint32_t cg_add_path(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n)
+uint32_t callgraph_add_path(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n)
 {
 	uint32_t cur;
 	size_t i = n;
-	bool again = true; /* every edge came with its node: cg_add_nodes can replay it */
+	bool again = true; /* every edge came with its node: callgraph_add_nodes can replay it */
 
 	if (ev >= g->nev)
 		return UINT32_MAX;
@@ -397,12 +397,12 @@ other:
 	return UINT32_MAX;
 }
 
-void cg_add(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n)
+void callgraph_add(struct cg *g, size_t ev, const char *comm, const struct agg_sym *const *frames, size_t n)
 {
-	cg_add_path(g, ev, comm, frames, n);
+	callgraph_add_path(g, ev, comm, frames, n);
 }
 
-size_t cg_path_nodes(const struct cg *g, uint32_t leaf, uint32_t *out, size_t max)
+size_t callgraph_path_nodes(const struct cg *g, uint32_t leaf, uint32_t *out, size_t max)
 {
 	size_t n = 0;
 
@@ -417,7 +417,7 @@ size_t cg_path_nodes(const struct cg *g, uint32_t leaf, uint32_t *out, size_t ma
 	}
 }
 
-void cg_add_nodes(struct cg *g, size_t ev, const uint32_t *nodes, size_t n, uint64_t hits, bool mark)
+void callgraph_add_nodes(struct cg *g, size_t ev, const uint32_t *nodes, size_t n, uint64_t hits, bool mark)
 {
 	size_t nev = g->nev, stride = g->stride;
 
@@ -449,7 +449,7 @@ static void decay(uint64_t *c, size_t nev, unsigned pct)
 		c[e] = c[e] * pct / 100;
 }
 
-void cg_roll(struct cg *g, unsigned decay_pct)
+void callgraph_roll(struct cg *g, unsigned decay_pct)
 {
 	if (decay_pct > 100)
 		decay_pct = 100;
@@ -490,22 +490,22 @@ static size_t links(const struct cg *g, const struct agg_sym *sym, bool callers,
 	return n;
 }
 
-size_t cg_callers(const struct cg *g, const struct agg_sym *sym, enum agg_scope scope, size_t ev,
+size_t callgraph_callers(const struct cg *g, const struct agg_sym *sym, enum agg_scope scope, size_t ev,
 		  struct cg_link *out, size_t max)
 {
 	return links(g, sym, true, scope, ev, out, max);
 }
 
-size_t cg_callees(const struct cg *g, const struct agg_sym *sym, enum agg_scope scope, size_t ev,
+size_t callgraph_callees(const struct cg *g, const struct agg_sym *sym, enum agg_scope scope, size_t ev,
 		  struct cg_link *out, size_t max)
 {
 	return links(g, sym, false, scope, ev, out, max);
 }
 
-size_t cg_nodes(const struct cg *g) { return g->nnodes; }
-size_t cg_node_parent(const struct cg *g, size_t i) { return i < g->nnodes ? g->nodes[i].parent : 0; }
+size_t callgraph_nodes(const struct cg *g) { return g->nnodes; }
+size_t callgraph_node_parent(const struct cg *g, size_t i) { return i < g->nnodes ? g->nodes[i].parent : 0; }
 
-struct cg_frame cg_node_frame(const struct cg *g, size_t i)
+struct cg_frame callgraph_node_frame(const struct cg *g, size_t i)
 {
 	const struct node *n = &g->nodes[i < g->nnodes ? i : 0];
 
@@ -515,17 +515,17 @@ struct cg_frame cg_node_frame(const struct cg *g, size_t i)
 	return (struct cg_frame){ sym ? sym->sym : comm ? comm : "all", sym };
 }
 
-uint64_t cg_node_samples(const struct cg *g, size_t i, enum agg_scope scope, size_t ev)
+uint64_t callgraph_node_samples(const struct cg *g, size_t i, enum agg_scope scope, size_t ev)
 {
 	return i < g->nnodes && ev < g->nev ? at(&g->ncount[i * g->stride], g, scope, ev) : 0;
 }
 
-uint64_t cg_other(const struct cg *g, enum agg_scope scope, size_t ev)
+uint64_t callgraph_other(const struct cg *g, enum agg_scope scope, size_t ev)
 {
 	return ev < g->nev ? at(g->other, g, scope, ev) : 0;
 }
 
-void cg_walk_paths(const struct cg *g, enum agg_scope scope, size_t ev, cg_path_fn fn, void *arg)
+void callgraph_walk_paths(const struct cg *g, enum agg_scope scope, size_t ev, cg_path_fn fn, void *arg)
 {
 	struct cg_frame path[1024];
 
@@ -537,7 +537,7 @@ void cg_walk_paths(const struct cg *g, enum agg_scope scope, size_t ev, cg_path_
 		uint64_t self = at(&g->ncount[cur * g->stride], g, scope, ev);
 
 		if (n->depth <= sizeof(path) / sizeof(path[0]))
-			path[n->depth - 1] = cg_node_frame(g, cur);
+			path[n->depth - 1] = callgraph_node_frame(g, cur);
 		for (uint32_t c = n->first_child; c; c = g->nodes[c].next_sibling) {
 			uint64_t v = at(&g->ncount[c * g->stride], g, scope, ev);
 

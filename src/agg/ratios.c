@@ -102,17 +102,17 @@ void ratios_task(const struct agg_event *ev, const bool *enabled, size_t nev, co
 			out[k] = exact[k];
 }
 
-const char *ratio_key(enum ratio_kind k)
+const char *ratios_key(enum ratio_kind k)
 {
 	return k < RATIO_COUNT ? defs[k].key : "";
 }
 
-const char *ratio_title(enum ratio_kind k)
+const char *ratios_title(enum ratio_kind k)
 {
 	return k < RATIO_COUNT ? defs[k].title : "";
 }
 
-void ratio_format(const struct ratio *r, enum ratio_kind k, char *buf, size_t len)
+void ratios_format(const struct ratio *r, enum ratio_kind k, char *buf, size_t len)
 {
 	const char *mark = r->estimate ? "~" : "";
 

@@ -43,7 +43,7 @@ static int parse_num(const char **s, long *v)
 	return 0;
 }
 
-int cpulist_parse(const char *s, int **out, size_t *n)
+int cpumap_parse_cpus(const char *s, int **out, size_t *n)
 {
 	int *arr = NULL;
 	size_t cnt = 0, cap = 0, i, j;
@@ -98,11 +98,11 @@ int cpumap_online(const char *sysfs_root, int **out, size_t *n)
 		return -EIO;
 	}
 	fclose(f);
-	err = cpulist_parse(buf, out, n);
+	err = cpumap_parse_cpus(buf, out, n);
 	return err;
 }
 
-int thread_list(pid_t pid, pid_t **out, size_t *n)
+int cpumap_threads(pid_t pid, pid_t **out, size_t *n)
 {
 	char path[64];
 	struct dirent *de;
@@ -140,7 +140,7 @@ int thread_list(pid_t pid, pid_t **out, size_t *n)
 	return 0;
 }
 
-int pidlist_parse(const char *s, pid_t **out, size_t *n)
+int cpumap_parse_pids(const char *s, pid_t **out, size_t *n)
 {
 	int *arr = NULL;
 	size_t cnt = 0, cap = 0;

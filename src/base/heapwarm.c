@@ -21,7 +21,7 @@
 #define WARM_MAX ((size_t)8 << 20)
 #define MMAP_MIN (1 << 20)
 
-size_t heap_warm_size(int rows, int cols, bool callgraph)
+size_t heapwarm_size(int rows, int cols, bool callgraph)
 {
 	size_t n = WARM_BASE;
 
@@ -32,7 +32,7 @@ size_t heap_warm_size(int rows, int cols, bool callgraph)
 	return n < WARM_MAX ? n : WARM_MAX;
 }
 
-size_t heap_warm(size_t bytes)
+size_t heapwarm(size_t bytes)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uintptr_t from, to;

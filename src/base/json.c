@@ -29,7 +29,7 @@ void json_write_string(FILE *f, const char *s)
 			fwrite_unlocked(run, 1, (size_t)(p - run), f);
 		if (*p == '\0')
 			break;
-		n = utf8_seq_len(p);
+		n = sanitize_utf8_len(p);
 		if (n == 0) {
 			fputs_unlocked("\\ufffd", f);
 			p++;

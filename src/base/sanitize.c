@@ -5,7 +5,7 @@
 #define LIBBSD_OPENBSD_VIS 1
 #include <vis.h>
 
-size_t utf8_seq_len(const unsigned char *s)
+size_t sanitize_utf8_len(const unsigned char *s)
 {
 	unsigned c = s[0];
 	size_t n, i;
@@ -46,7 +46,7 @@ size_t sanitize(char *dst, size_t dstlen, const char *src)
 	if (dstlen == 0)
 		return 0;
 	while (*s) {
-		size_t n = utf8_seq_len(s);
+		size_t n = sanitize_utf8_len(s);
 		char buf[8];
 		size_t blen;
 

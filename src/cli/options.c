@@ -185,7 +185,7 @@ static int finish_call_graph(struct options *o, int children)
 
 static int check_rate(const struct options *o)
 {
-	uint64_t max = o->period ? 0 : perf_max_sample_rate();
+	uint64_t max = o->period ? 0 : perfsys_max_sample_rate();
 
 	if (max && o->freq > max) {
 		fprintf(stderr, "perftop: -F %llu is above kernel.perf_event_max_sample_rate (%llu): "

@@ -79,7 +79,7 @@ static int set_counters(struct options_state *st, const struct options_row *row,
 
 static int set_exclude(struct options_state *st, const struct options_row *row, const char *arg)
 {
-	return exclude_parse(arg, &st->o->exclude, st->err, sizeof(st->err)) ? -1 : 0;
+	return evspec_exclude_parse(arg, &st->o->exclude, st->err, sizeof(st->err)) ? -1 : 0;
 }
 
 static int set_freq(struct options_state *st, const struct options_row *row, const char *arg)
@@ -106,7 +106,7 @@ static int set_cpus(struct options_state *st, const struct options_row *row, con
 {
 	free(st->o->cpus);
 	st->o->cpus = NULL;
-	return cpulist_parse(arg, &st->o->cpus, &st->o->ncpus) ? -1 : 0;
+	return cpumap_parse_cpus(arg, &st->o->cpus, &st->o->ncpus) ? -1 : 0;
 }
 
 /* -p and -t: the last one given counts. */
@@ -115,7 +115,7 @@ static int set_pids(struct options_state *st, const struct options_row *row, con
 	free(st->o->pids);
 	st->o->pids = NULL;
 	st->o->tids = row->letter == 't';
-	return pidlist_parse(arg, &st->o->pids, &st->o->npids) ? -1 : 0;
+	return cpumap_parse_pids(arg, &st->o->pids, &st->o->npids) ? -1 : 0;
 }
 
 static int set_delay(struct options_state *st, const struct options_row *row, const char *arg)

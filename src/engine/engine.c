@@ -160,7 +160,7 @@ static int collect_targets(struct engine *e, char *err, size_t errlen)
 				return -ENOMEM;
 			t[0] = e->o.pids[i];
 			nt = 1;
-		} else if ((rc = thread_list(e->o.pids[i], &t, &nt)) != 0) {
+		} else if ((rc = cpumap_threads(e->o.pids[i], &t, &nt)) != 0) {
 			snprintf(err, errlen, "no such process: %d (check the PID with ps)", (int)e->o.pids[i]);
 			return rc;
 		}

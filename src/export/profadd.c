@@ -76,9 +76,9 @@ int profadd_stacks(struct pprof *p, struct agg *a, size_t ev, double nanos_per_s
 		return -ENOMEM;
 	c->p = p;
 	c->nanos_per_sample = nanos_per_sample;
-	cg_walk_paths(g, AGG_TOTAL, ev, add_path, c);
+	callgraph_walk_paths(g, AGG_TOTAL, ev, add_path, c);
 	rc = c->rc;
-	other = cg_other(g, AGG_TOTAL, ev);
+	other = callgraph_other(g, AGG_TOTAL, ev);
 	if (rc == 0 && other) {
 		struct pprof_frame fr = { .sym = "[other]", .dso = "" };
 

@@ -122,7 +122,7 @@ void promtext_escape(struct promtext *p, const char *s)
 		} else if (*u == '\n') {
 			puts_(p, "\\n");
 			u++;
-		} else if ((n = utf8_seq_len(u)) > 1) {
+		} else if ((n = sanitize_utf8_len(u)) > 1) {
 			put(p, (const char *)u, n);
 			u += n;
 		} else {

@@ -22,7 +22,7 @@ static void json_exclude(struct json *j, unsigned bits)
 {
 	char buf[128], *p, *tok;
 
-	exclude_format(bits, buf, sizeof(buf));
+	evspec_exclude_format(bits, buf, sizeof(buf));
 	json_arr_begin(j, "exclude");
 	for (p = buf; (tok = strsep(&p, ",")) != NULL;)
 		if (*tok)
@@ -62,7 +62,7 @@ static void json_ratios(struct json *j, const struct ratio r[RATIO_COUNT])
 	for (size_t k = 0; k < RATIO_COUNT; k++) {
 		if (!r[k].valid)
 			continue;
-		json_obj_begin(j, ratio_key((enum ratio_kind)k));
+		json_obj_begin(j, ratios_key((enum ratio_kind)k));
 		json_double(j, "value", r[k].value, k == RATIO_IPC ? 3 : 2);
 		json_bool(j, "estimate", r[k].estimate);
 		json_obj_end(j);
@@ -74,8 +74,8 @@ static void json_ratios(struct json *j, const struct ratio r[RATIO_COUNT])
 static void json_links(struct json *j, struct dctx *c, const struct agg_sym *sym, bool callers)
 {
 	struct cg_link l[DUMP_LINKS];
-	size_t n = callers ? cg_callers(c->cg, sym, AGG_INTERVAL, 0, l, DUMP_LINKS)
-		   : cg_callees(c->cg, sym, AGG_INTERVAL, 0, l, DUMP_LINKS);
+	size_t n = callers ? callgraph_callers(c->cg, sym, AGG_INTERVAL, 0, l, DUMP_LINKS)
+		   : callgraph_callees(c->cg, sym, AGG_INTERVAL, 0, l, DUMP_LINKS);
 
 	json_arr_begin(j, callers ? "callers" : "callees");
 	for (size_t i = 0; i < n; i++) {

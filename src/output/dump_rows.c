@@ -177,8 +177,8 @@ void dump_text_ratios(FILE *f, const struct ratio r[RATIO_COUNT])
 	for (size_t k = 0; k < RATIO_COUNT; k++) {
 		if (!r[k].valid)
 			continue;
-		ratio_format(&r[k], (enum ratio_kind)k, buf, sizeof(buf));
-		fprintf(f, "  %s %s", ratio_title((enum ratio_kind)k), buf);
+		ratios_format(&r[k], (enum ratio_kind)k, buf, sizeof(buf));
+		fprintf(f, "  %s %s", ratios_title((enum ratio_kind)k), buf);
 	}
 }
 
@@ -186,7 +186,7 @@ static void text_event(struct dctx *c, const struct drow *r)
 {
 	char excl[128];
 
-	exclude_format(r->ev.exclude, excl, sizeof(excl));
+	evspec_exclude_format(r->ev.exclude, excl, sizeof(excl));
 	fprintf(c->f, "Event %-24s %s  samples %8" PRIu64 " (%6.0f/s)  lost %" PRIu64
 		"  throttled %" PRIu64 "  exclude %s", r->name, r->ev.enabled ? "on " : "off",
 		r->samples, c->m->interval > 0 ? (double)r->samples / c->m->interval : 0.0,

@@ -50,9 +50,9 @@ int flame_folded(FILE *f, struct agg *a, enum agg_scope scope, size_t ev)
 	struct folded_ctx c = { f, 0 };
 
 	if (g) {
-		cg_walk_paths(g, scope, ev, folded_path, &c);
-		if (cg_other(g, scope, ev))
-			fprintf(f, "[other] %" PRIu64 "\n", cg_other(g, scope, ev));
+		callgraph_walk_paths(g, scope, ev, folded_path, &c);
+		if (callgraph_other(g, scope, ev))
+			fprintf(f, "[other] %" PRIu64 "\n", callgraph_other(g, scope, ev));
 	}
 	if (fflush(f) == EOF || ferror(f))
 		return errno ? -errno : -EIO;
@@ -127,10 +127,10 @@ static const char svg_script[] =
 int flame_svg(FILE *f, struct agg *a, enum agg_scope scope, size_t ev, const char *title)
 {
 	const struct cg *g = agg_callgraph(a);
-	size_t n = g ? cg_nodes(g) : 0, maxd = 0;
+	size_t n = g ? callgraph_nodes(g) : 0, maxd = 0;
 	double *x = calloc(n ? n : 1, sizeof(*x)), *cursor = calloc(n ? n : 1, sizeof(*cursor));
 	unsigned *depth = calloc(n ? n : 1, sizeof(*depth));
-	uint64_t total = g ? cg_node_samples(g, 0, scope, ev) : 0;
+	uint64_t total = g ? callgraph_node_samples(g, 0, scope, ev) : 0;
 	int rc = 0;
 
 	if (x == NULL || cursor == NULL || depth == NULL) {
@@ -139,8 +139,8 @@ int flame_svg(FILE *f, struct agg *a, enum agg_scope scope, size_t ev, const cha
 	}
 	/* Children come after their parent: one pass lays every node out. */
 	for (size_t i = 1; i < n; i++) {
-		size_t p = cg_node_parent(g, i);
-		uint64_t s = cg_node_samples(g, i, scope, ev);
+		size_t p = callgraph_node_parent(g, i);
+		uint64_t s = callgraph_node_samples(g, i, scope, ev);
 
 		depth[i] = depth[p] + 1;
 		x[i] = x[p] + cursor[p];
@@ -159,8 +159,8 @@ int flame_svg(FILE *f, struct agg *a, enum agg_scope scope, size_t ev, const cha
 		"<text id=\"search\" x=\"1110\" y=\"18\" cursor=\"pointer\">[search]</text>\n"
 		"<text id=\"info\" x=\"10\" y=\"%zu\"> </text>\n", (maxd + 4) * SVG_ROW);
 	for (size_t i = 1; i < n && total; i++) {
-		uint64_t s = cg_node_samples(g, i, scope, ev);
-		struct cg_frame fr = cg_node_frame(g, i);
+		uint64_t s = callgraph_node_samples(g, i, scope, ev);
+		struct cg_frame fr = callgraph_node_frame(g, i);
 		char fill[32], name[NAME_OUT];
 		double y = (double)((maxd - depth[i] + 2) * SVG_ROW);
 

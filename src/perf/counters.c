@@ -125,7 +125,7 @@ void counters_attr(struct perf_event_attr *attr, const struct evspec *ev, bool l
 	attr->disabled = leader;
 }
 
-uint64_t counter_scale(uint64_t raw, uint64_t enabled, uint64_t running, enum counter_state *state)
+uint64_t counters_scale(uint64_t raw, uint64_t enabled, uint64_t running, enum counter_state *state)
 {
 	if (running == 0) {
 		*state = enabled ? COUNTER_NOT_RUN : COUNTER_OK;
@@ -345,7 +345,7 @@ static int collect_units(struct counters *c, const struct counters_target *t, ch
 				return rc;
 			continue;
 		}
-		if ((rc = thread_list(t->pids[i], &tids, &nt)) != 0) {
+		if ((rc = cpumap_threads(t->pids[i], &tids, &nt)) != 0) {
 			snprintf(err, errlen, "no such process: %d", (int)t->pids[i]);
 			return rc;
 		}
@@ -473,8 +473,8 @@ static void read_unit(struct counters *c, struct unit *u)
 
 				if (r->fd < 0 || r->id != ids[i])
 					continue;
-				v->value = counter_scale(vals[i] - r->raw, en - r->enabled, run - r->running, &st);
-				v->total = counter_scale(vals[i], en, run, &v->state);
+				v->value = counters_scale(vals[i] - r->raw, en - r->enabled, run - r->running, &st);
+				v->total = counters_scale(vals[i], en, run, &v->state);
 				if (st == COUNTER_SCALED)
 					v->state = COUNTER_SCALED;
 				r->raw = v->raw = vals[i];

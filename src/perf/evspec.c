@@ -495,7 +495,7 @@ out_free:
 /* In EXCL_* bit order. */
 static const char *const excl_words[] = { "user", "kernel", "hv", "idle", "host", "guest" };
 
-int exclude_parse(const char *list, unsigned *bits, char *err, size_t errlen)
+int evspec_exclude_parse(const char *list, unsigned *bits, char *err, size_t errlen)
 {
 	char buf[256], *p = buf, *tok;
 
@@ -520,7 +520,7 @@ int exclude_parse(const char *list, unsigned *bits, char *err, size_t errlen)
 	return 0;
 }
 
-void exclude_format(unsigned bits, char *buf, size_t len)
+void evspec_exclude_format(unsigned bits, char *buf, size_t len)
 {
 	if (len == 0)
 		return;

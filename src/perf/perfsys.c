@@ -40,7 +40,7 @@ int perfsys_paranoid(void)
 	return (int)v;
 }
 
-uint64_t perf_max_sample_rate(void)
+uint64_t perfsys_max_sample_rate(void)
 {
 	long long v;
 
@@ -142,7 +142,7 @@ void perfsys_strerror(char *buf, size_t len, int errnum, const struct perfsys_wh
 	case EINVAL:
 		snprintf(buf, len, "%s: the kernel rejected its attributes (EINVAL): check -F against "
 			 "kernel.perf_event_max_sample_rate (%llu) and the modifiers", w->what,
-			 (unsigned long long)perf_max_sample_rate());
+			 (unsigned long long)perfsys_max_sample_rate());
 		break;
 	default:
 		snprintf(buf, len, "%s: perf_event_open failed: %s", w->what, strerror(errnum));

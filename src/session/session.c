@@ -467,7 +467,7 @@ void session_stats(const struct session *s, struct session_stats *st)
 
 uint64_t session_max_sample_rate(void)
 {
-	return perf_max_sample_rate();
+	return perfsys_max_sample_rate();
 }
 
 bool session_demangle(const struct session *s)
@@ -482,7 +482,7 @@ void session_set_demangle(struct session *s, bool on)
 
 void session_exclude_format(unsigned bits, char *buf, size_t len)
 {
-	exclude_format(bits, buf, len);
+	evspec_exclude_format(bits, buf, len);
 }
 
 const char *session_comm(const struct session *s, pid_t pid)

@@ -63,14 +63,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	err[0] = '\0';
-	if (exclude_parse(text, &bits, err, sizeof(err)) == 0) {
+	if (evspec_exclude_parse(text, &bits, err, sizeof(err)) == 0) {
 		unsigned again;
 
 		if (bits & ~(unsigned)EXCL_ALL)
 			abort();
-		/* What exclude_format writes, exclude_parse reads back the same. */
-		exclude_format(bits, fmt, sizeof(fmt));
-		if (exclude_parse(fmt, &again, err, sizeof(err)) != 0 || again != bits)
+		/* What evspec_exclude_format writes, evspec_exclude_parse reads back the same. */
+		evspec_exclude_format(bits, fmt, sizeof(fmt));
+		if (evspec_exclude_parse(fmt, &again, err, sizeof(err)) != 0 || again != bits)
 			abort();
 	} else {
 		check_err(err, sizeof(err));

@@ -27,7 +27,7 @@ static void check_escaped(const char *s)
 		}
 		if (*u == '"' || *u == '\n' || *u < 0x20)
 			abort();
-		n = utf8_seq_len(u);
+		n = sanitize_utf8_len(u);
 		if (n == 0)
 			abort();
 		u += n;

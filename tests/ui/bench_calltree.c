@@ -81,8 +81,8 @@ int main(int argc, char **argv)
 	u.fixed_time = 1700000000; /* no /proc reads in frame_take */
 	t_plain = timed_take(&u, a, false);
 	t_cg = timed_take(&u, a, true);
-	printf("call-path tree: %zu nodes (bound %zu), %llu stacks past it\n", cg_nodes(agg_callgraph(a)),
-	       CG_MAX_NODES_DEFAULT, (unsigned long long)cg_other(agg_callgraph(a), AGG_INTERVAL, 0));
+	printf("call-path tree: %zu nodes (bound %zu), %llu stacks past it\n", callgraph_nodes(agg_callgraph(a)),
+	       CG_MAX_NODES_DEFAULT, (unsigned long long)callgraph_other(agg_callgraph(a), AGG_INTERVAL, 0));
 	printf("frame_take: %.2f ms without -g's copy, %.2f ms with it (+%.2f ms a tick; %zu nodes, %zu symbols, %zu KiB of names copied)\n",
 	       t_plain * 1e3, t_cg * 1e3, (t_cg - t_plain) * 1e3, u.cg.n, u.cg.nsyms, u.cg.plen / 1024);
 	for (size_t i = 0; i < u.fr.nsyms; i++)

@@ -59,7 +59,7 @@ int main(void)
 	u.fixed_time = 1700000000; /* no /proc reads in frame_take */
 	u.callgraph = true;
 	frame_take(&u, a, 1.0);
-	paths_open(&u, KEY_F(5));
+	tree_keys_paths_open(&u, KEY_F(5));
 	b = shown(&u, "busy");
 	CHECK(u.mode == MODE_PATHS, "F5: the call-path tree");
 	CHECK(shown(&u, "main") != UINT32_MAX && calltree_expanded(&u.paths, shown(&u, "main")),

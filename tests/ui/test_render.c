@@ -216,7 +216,7 @@ static void sort_order(struct ui *u)
 		u->sort_inv[VIEW_SYMBOLS] = inv;
 		views_build(u);
 		for (size_t i = 1; i < u->nrows; i++) {
-			uint64_t a = counts_of(u, u->rows[i - 1])->samples[e], b = counts_of(u, u->rows[i])->samples[e];
+			uint64_t a = columns_counts_of(u, u->rows[i - 1])->samples[e], b = columns_counts_of(u, u->rows[i])->samples[e];
 			uint64_t ka = views_row_key(u, u->rows[i - 1]), kb = views_row_key(u, u->rows[i]);
 
 			if (inv ? a > b : a < b)

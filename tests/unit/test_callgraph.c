@@ -121,18 +121,18 @@ static bool same_counts(struct agg *a, struct agg *b, const char **what)
 		return false;
 	if (ga == NULL)
 		return true;
-	if (cg_nodes(ga) != cg_nodes(gb))
+	if (callgraph_nodes(ga) != callgraph_nodes(gb))
 		return false;
 	for (size_t e = 0; e < nev; e++)
 		for (int sc = 0; sc < 2; sc++) {
 			enum agg_scope scope = sc ? AGG_TOTAL : AGG_INTERVAL;
 
-			if (cg_other(ga, scope, e) != cg_other(gb, scope, e))
+			if (callgraph_other(ga, scope, e) != callgraph_other(gb, scope, e))
 				return false;
-			for (size_t i = 0; i < cg_nodes(ga); i++)
-				if (cg_node_parent(ga, i) != cg_node_parent(gb, i) ||
-				    strcmp(cg_node_frame(ga, i).name, cg_node_frame(gb, i).name) ||
-				    cg_node_samples(ga, i, scope, e) != cg_node_samples(gb, i, scope, e))
+			for (size_t i = 0; i < callgraph_nodes(ga); i++)
+				if (callgraph_node_parent(ga, i) != callgraph_node_parent(gb, i) ||
+				    strcmp(callgraph_node_frame(ga, i).name, callgraph_node_frame(gb, i).name) ||
+				    callgraph_node_samples(ga, i, scope, e) != callgraph_node_samples(gb, i, scope, e))
 					return false;
 		}
 	*what = "edges";
@@ -144,8 +144,8 @@ static bool same_counts(struct agg *a, struct agg *b, const char **what)
 			for (int sc = 0; sc < 4; sc++) {
 				enum agg_scope scope = sc & 1 ? AGG_TOTAL : AGG_INTERVAL;
 				struct cg_link la[64], lb[64];
-				size_t na = (sc & 2 ? cg_callees : cg_callers)(ga, x, scope, e, la, 64);
-				size_t nb = (sc & 2 ? cg_callees : cg_callers)(gb, y, scope, e, lb, 64);
+				size_t na = (sc & 2 ? callgraph_callees : callgraph_callers)(ga, x, scope, e, la, 64);
+				size_t nb = (sc & 2 ? callgraph_callees : callgraph_callers)(gb, y, scope, e, lb, 64);
 				uint64_t suma = 0, sumb = 0;
 
 				if (na != nb)
@@ -274,13 +274,13 @@ int main(void)
 	      "main: self 0, children 105 (every stack once)");
 	CHECK(row(a, "rec")->ch_total.samples[0] == 5 && row(a, "rec")->total.samples[0] == 5,
 	      "recursion counts once per stack in children");
-	n = cg_callers(g, row(a, "hot"), AGG_TOTAL, 0, l, 4);
+	n = callgraph_callers(g, row(a, "hot"), AGG_TOTAL, 0, l, 4);
 	CHECK(n == 3 && l[0].sym == row(a, "a") && l[0].samples == 60 && l[1].sym == row(a, "b") &&
 	      l[1].samples == 30 && l[2].sym == row(a, "main") && l[2].samples == 10, "callers of hot, most first");
-	n = cg_callees(g, row(a, "main"), AGG_TOTAL, 0, l, 2);
+	n = callgraph_callees(g, row(a, "main"), AGG_TOTAL, 0, l, 2);
 	CHECK(n == 2 && l[0].sym == row(a, "a") && l[0].samples == 60 && l[1].sym == row(a, "b"),
 	      "callees of main, top 2");
-	cg_walk_paths(g, AGG_TOTAL, 0, on_path, &p);
+	callgraph_walk_paths(g, AGG_TOTAL, 0, on_path, &p);
 	CHECK(strstr(p.buf, "w;main;a;hot 60\n") && strstr(p.buf, "w;main;b;hot 30\n") &&
 	      strstr(p.buf, "w;main;hot 10\n") && strstr(p.buf, "w;main;rec;rec;rec 5\n"),
 	      "folded paths, outermost first");
@@ -307,28 +307,28 @@ int main(void)
 		free(buf);
 	}
 	agg_roll(a, 0);
-	CHECK(row(a, "main")->ch_iv.samples[0] == 0 && cg_node_samples(g, 0, AGG_INTERVAL, 0) == 0 &&
-	      cg_node_samples(g, 0, AGG_TOTAL, 0) == 105, "a roll zeroes the interval, keeps the totals");
+	CHECK(row(a, "main")->ch_iv.samples[0] == 0 && callgraph_node_samples(g, 0, AGG_INTERVAL, 0) == 0 &&
+	      callgraph_node_samples(g, 0, AGG_TOTAL, 0) == 105, "a roll zeroes the interval, keeps the totals");
 	agg_free(a);
 
 	/* A bound of 4 nodes: root, comm, main, a; the rest is "other". */
 	{
-		struct cg *b = cg_new(1, 4);
+		struct cg *b = callgraph_new(1, 4);
 		const struct agg_sym *x[3] = { (void *)1, (void *)2, (void *)3 };
 		struct agg_sym sy[3] = { { .sym = "hot" }, { .sym = "a" }, { .sym = "main" } };
 
 		x[0] = &sy[0];
 		x[1] = &sy[1];
 		x[2] = &sy[2];
-		cg_add(b, 0, "w", x, 3);
-		CHECK(cg_nodes(b) == 4 && cg_other(b, AGG_TOTAL, 0) == 1, "past the bound: counted as other");
-		cg_free(b);
+		callgraph_add(b, 0, "w", x, 3);
+		CHECK(callgraph_nodes(b) == 4 && callgraph_other(b, AGG_TOTAL, 0) == 1, "past the bound: counted as other");
+		callgraph_free(b);
 	}
 
 	/* The roll decays only what counts this interval, yet every node and
 	 * edge that counts again is decayed again. */
 	{
-		struct cg *c = cg_new(1, 64);
+		struct cg *c = callgraph_new(1, 64);
 		struct agg_sym sy[3] = { { .sym = "leaf" }, { .sym = "mid" }, { .sym = "top" } };
 		const struct agg_sym *x[3] = { &sy[0], &sy[1], &sy[2] };
 		struct cg_link lk[2];
@@ -336,22 +336,22 @@ int main(void)
 
 		for (int round = 0; round < 3; round++) {
 			for (int i = 0; i < 8; i++)
-				cg_add(c, 0, "w", x, 3);
-			cg_roll(c, 50);
-			ok &= cg_node_samples(c, 0, AGG_INTERVAL, 0) == 4 &&
-			      cg_callers(c, &sy[0], AGG_INTERVAL, 0, lk, 2) == 1 && lk[0].samples == 4;
+				callgraph_add(c, 0, "w", x, 3);
+			callgraph_roll(c, 50);
+			ok &= callgraph_node_samples(c, 0, AGG_INTERVAL, 0) == 4 &&
+			      callgraph_callers(c, &sy[0], AGG_INTERVAL, 0, lk, 2) == 1 && lk[0].samples == 4;
 			for (int r = 0; r < 4; r++)
-				cg_roll(c, 50);
-			ok &= cg_node_samples(c, 0, AGG_INTERVAL, 0) == 0 && cg_node_samples(c, 3, AGG_INTERVAL, 0) == 0 &&
-			      cg_callers(c, &sy[0], AGG_INTERVAL, 0, lk, 2) == 0;
+				callgraph_roll(c, 50);
+			ok &= callgraph_node_samples(c, 0, AGG_INTERVAL, 0) == 0 && callgraph_node_samples(c, 3, AGG_INTERVAL, 0) == 0 &&
+			      callgraph_callers(c, &sy[0], AGG_INTERVAL, 0, lk, 2) == 0;
 		}
-		CHECK(ok && cg_node_samples(c, 0, AGG_TOTAL, 0) == 24, "interval counts decay to zero, round after round");
-		cg_free(c);
+		CHECK(ok && callgraph_node_samples(c, 0, AGG_TOTAL, 0) == 24, "interval counts decay to zero, round after round");
+		callgraph_free(c);
 	}
 	/* Past the node map's first size (512 slots, rehashed at half load): the
 	 * rehash must leave out the root, which has no name to hash. */
 	{
-		struct cg *b = cg_new(1, CG_MAX_NODES_DEFAULT);
+		struct cg *b = callgraph_new(1, CG_MAX_NODES_DEFAULT);
 		static struct agg_sym sy[1000];
 		const struct agg_sym *x[2];
 		uint64_t sum = 0;
@@ -360,38 +360,38 @@ int main(void)
 			sy[i].sym = "f";
 			x[0] = &sy[i];
 			x[1] = &sy[(i + 1) % 1000];
-			cg_add(b, 0, "w", x, 2);
+			callgraph_add(b, 0, "w", x, 2);
 		}
-		for (size_t i = 0; b && i < cg_nodes(b); i++)
-			if (cg_node_parent(b, i) == 1) /* the comm's children */
-				sum += cg_node_samples(b, i, AGG_TOTAL, 0);
-		CHECK(b && cg_nodes(b) == 2 + 2000 && sum == 1000, "a tree of 2002 nodes, every stack kept (%zu nodes)",
-		      b ? cg_nodes(b) : 0);
-		cg_free(b);
+		for (size_t i = 0; b && i < callgraph_nodes(b); i++)
+			if (callgraph_node_parent(b, i) == 1) /* the comm's children */
+				sum += callgraph_node_samples(b, i, AGG_TOTAL, 0);
+		CHECK(b && callgraph_nodes(b) == 2 + 2000 && sum == 1000, "a tree of 2002 nodes, every stack kept (%zu nodes)",
+		      b ? callgraph_nodes(b) : 0);
+		callgraph_free(b);
 	}
 	/* Past the maps' first size (256 nodes, 256 edges): they rehash (the
 	 * root, which has no name, stays out), and every path is still found. */
 	{
 		static struct agg_sym sy[600];
-		struct cg *b = cg_new(1, 1 << 12);
+		struct cg *b = callgraph_new(1, 1 << 12);
 		bool found = true;
 
 		for (size_t i = 0; i < 600; i++) {
 			const struct agg_sym *x[2] = { &sy[i], &sy[(i + 1) % 600] };
 
 			sy[i].sym = "f";
-			cg_add(b, 0, "w", x, 2);
-			cg_add(b, 0, "w", x, 2);
+			callgraph_add(b, 0, "w", x, 2);
+			callgraph_add(b, 0, "w", x, 2);
 		}
 		for (size_t i = 0; i < 600 && found; i++) {
 			struct cg_link lk[2];
 
-			found = cg_callers(b, &sy[i], AGG_TOTAL, 0, lk, 2) == 1 && lk[0].sym == &sy[(i + 1) % 600] &&
+			found = callgraph_callers(b, &sy[i], AGG_TOTAL, 0, lk, 2) == 1 && lk[0].sym == &sy[(i + 1) % 600] &&
 				lk[0].samples == 2;
 		}
-		CHECK(cg_nodes(b) == 2 + 600 + 600 && found,
-		      "1 200 paths and 600 edges: the maps grow and each is counted twice (%zu nodes)", cg_nodes(b));
-		cg_free(b);
+		CHECK(callgraph_nodes(b) == 2 + 600 + 600 && found,
+		      "1 200 paths and 600 edges: the maps grow and each is counted twice (%zu nodes)", callgraph_nodes(b));
+		callgraph_free(b);
 	}
 	memo_run(0, 60000, 20000, "the default bound");
 	memo_run(60, 30000, 1000, "a bound of 60 nodes (\"other\")");

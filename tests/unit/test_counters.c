@@ -63,12 +63,12 @@ static void test_scale(void)
 {
 	enum counter_state st;
 
-	CHECK(counter_scale(1000, 100, 100, &st) == 1000 && st == COUNTER_OK, "ran the whole time: exact");
-	CHECK(counter_scale(1000, 100, 25, &st) == 4000 && st == COUNTER_SCALED, "ran a quarter: x4, marked scaled");
-	CHECK(counter_scale(1, 3, 2, &st) == 2 && st == COUNTER_SCALED, "rounds to nearest (1.5 -> 2)");
-	CHECK(counter_scale(0, 100, 0, &st) == 0 && st == COUNTER_NOT_RUN, "never scheduled: not run, not 0");
-	CHECK(counter_scale(0, 0, 0, &st) == 0 && st == COUNTER_OK, "not enabled yet: 0, exact");
-	CHECK(counter_scale(UINT64_C(1) << 62, 4, 2, &st) == (UINT64_C(1) << 63) && st == COUNTER_SCALED,
+	CHECK(counters_scale(1000, 100, 100, &st) == 1000 && st == COUNTER_OK, "ran the whole time: exact");
+	CHECK(counters_scale(1000, 100, 25, &st) == 4000 && st == COUNTER_SCALED, "ran a quarter: x4, marked scaled");
+	CHECK(counters_scale(1, 3, 2, &st) == 2 && st == COUNTER_SCALED, "rounds to nearest (1.5 -> 2)");
+	CHECK(counters_scale(0, 100, 0, &st) == 0 && st == COUNTER_NOT_RUN, "never scheduled: not run, not 0");
+	CHECK(counters_scale(0, 0, 0, &st) == 0 && st == COUNTER_OK, "not enabled yet: 0, exact");
+	CHECK(counters_scale(UINT64_C(1) << 62, 4, 2, &st) == (UINT64_C(1) << 63) && st == COUNTER_SCALED,
 	      "large counts scale without overflow");
 }
 

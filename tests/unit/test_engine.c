@@ -164,24 +164,24 @@ static void test_lists(void)
 	pid_t *p = NULL;
 	size_t n = 0;
 
-	CHECK(cpulist_parse("0-3,8,2", &c, &n) == 0 && n == 5 && c[0] == 0 && c[3] == 3 && c[4] == 8,
+	CHECK(cpumap_parse_cpus("0-3,8,2", &c, &n) == 0 && n == 5 && c[0] == 0 && c[3] == 3 && c[4] == 8,
 	      "0-3,8,2 -> 0 1 2 3 8 (sorted, de-duplicated)");
 	free(c);
-	CHECK(cpulist_parse("0-1\n", &c, &n) == 0 && n == 2, "sysfs form with a newline");
+	CHECK(cpumap_parse_cpus("0-1\n", &c, &n) == 0 && n == 2, "sysfs form with a newline");
 	free(c);
-	CHECK(cpulist_parse("3-1", &c, &n) < 0, "reversed range rejected");
-	CHECK(cpulist_parse("", &c, &n) < 0, "empty rejected");
-	CHECK(cpulist_parse("1,,2", &c, &n) < 0, "empty element rejected");
-	CHECK(cpulist_parse("x", &c, &n) < 0, "garbage rejected");
-	CHECK(cpulist_parse("99999", &c, &n) < 0, "CPU beyond CPUMAP_MAX rejected");
-	CHECK(pidlist_parse("12,34", &p, &n) == 0 && n == 2 && p[1] == 34, "PID list");
+	CHECK(cpumap_parse_cpus("3-1", &c, &n) < 0, "reversed range rejected");
+	CHECK(cpumap_parse_cpus("", &c, &n) < 0, "empty rejected");
+	CHECK(cpumap_parse_cpus("1,,2", &c, &n) < 0, "empty element rejected");
+	CHECK(cpumap_parse_cpus("x", &c, &n) < 0, "garbage rejected");
+	CHECK(cpumap_parse_cpus("99999", &c, &n) < 0, "CPU beyond CPUMAP_MAX rejected");
+	CHECK(cpumap_parse_pids("12,34", &p, &n) == 0 && n == 2 && p[1] == 34, "PID list");
 	free(p);
-	CHECK(pidlist_parse("0", &p, &n) < 0 && pidlist_parse("-1", &p, &n) < 0 &&
-	      pidlist_parse("12,", &p, &n) < 0 && pidlist_parse("99999999", &p, &n) < 0,
+	CHECK(cpumap_parse_pids("0", &p, &n) < 0 && cpumap_parse_pids("-1", &p, &n) < 0 &&
+	      cpumap_parse_pids("12,", &p, &n) < 0 && cpumap_parse_pids("99999999", &p, &n) < 0,
 	      "PID 0, negative, trailing comma, beyond pid_max rejected");
-	CHECK(thread_list(getpid(), &p, &n) == 0 && n >= 1 && p[0] == getpid(), "own threads listed");
+	CHECK(cpumap_threads(getpid(), &p, &n) == 0 && n >= 1 && p[0] == getpid(), "own threads listed");
 	free(p);
-	CHECK(thread_list(4194304 + 1, &p, &n) == -ESRCH, "missing process -> ESRCH");
+	CHECK(cpumap_threads(4194304 + 1, &p, &n) == -ESRCH, "missing process -> ESRCH");
 }
 
 /* What the unwinder says it used of a process's stack copies sets how much

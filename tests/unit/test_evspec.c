@@ -419,20 +419,20 @@ static void test_exclude(void)
 	int ok = 1;
 
 	for (unsigned i = 0; i < 6; i++)
-		CHECK(exclude_parse(words[i], &bits, err, sizeof(err)) == 0 && bits == 1u << i, "--exclude %s", words[i]);
-	CHECK(exclude_parse("user,hv,guest", &bits, err, sizeof(err)) == 0 && bits == (EXCL_USER | EXCL_HV | EXCL_GUEST),
+		CHECK(evspec_exclude_parse(words[i], &bits, err, sizeof(err)) == 0 && bits == 1u << i, "--exclude %s", words[i]);
+	CHECK(evspec_exclude_parse("user,hv,guest", &bits, err, sizeof(err)) == 0 && bits == (EXCL_USER | EXCL_HV | EXCL_GUEST),
 	      "exclude words");
-	exclude_format(bits, buf, sizeof(buf));
-	CHECK_STR(buf, "user,hv,guest", "exclude_format");
-	CHECK(exclude_parse("", &bits, err, sizeof(err)) == 0 && bits == 0, "empty exclude = none");
-	exclude_format(0, buf, sizeof(buf));
+	evspec_exclude_format(bits, buf, sizeof(buf));
+	CHECK_STR(buf, "user,hv,guest", "evspec_exclude_format");
+	CHECK(evspec_exclude_parse("", &bits, err, sizeof(err)) == 0 && bits == 0, "empty exclude = none");
+	evspec_exclude_format(0, buf, sizeof(buf));
 	CHECK_STR(buf, "", "no bits, empty text");
-	CHECK(exclude_parse("user,bogus", &bits, err, sizeof(err)) < 0 &&
+	CHECK(evspec_exclude_parse("user,bogus", &bits, err, sizeof(err)) < 0 &&
 	      strstr(err, "'bogus' (valid: user,kernel,hv,idle,host,guest)"), "unknown word named: %s", err);
-	CHECK(exclude_parse("user,,hv", &bits, err, sizeof(err)) < 0, "empty word refused");
-	exclude_format(EXCL_ALL, buf, sizeof(buf));
+	CHECK(evspec_exclude_parse("user,,hv", &bits, err, sizeof(err)) < 0, "empty word refused");
+	evspec_exclude_format(EXCL_ALL, buf, sizeof(buf));
 	CHECK_STR(buf, "user,kernel,hv,idle,host,guest", "all six");
-	exclude_format(EXCL_ALL, buf, 8);
+	evspec_exclude_format(EXCL_ALL, buf, 8);
 	CHECK(strlen(buf) < 8, "short buffer: cut, terminated");
 	for (unsigned b = 0; b <= EXCL_ALL; b++) {
 		struct perf_event_attr a;
@@ -440,8 +440,8 @@ static void test_exclude(void)
 
 		memset(&a, 0, sizeof(a));
 		evspec_set_exclude(&a, b);
-		exclude_format(b, buf, sizeof(buf));
-		if (evspec_exclude_bits(&a) != b || exclude_parse(buf, &back, err, sizeof(err)) || back != b)
+		evspec_exclude_format(b, buf, sizeof(buf));
+		if (evspec_exclude_bits(&a) != b || evspec_exclude_parse(buf, &back, err, sizeof(err)) || back != b)
 			ok = 0;
 	}
 	CHECK(ok, "all 64 combinations round-trip through attr and text");

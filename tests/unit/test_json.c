@@ -64,8 +64,8 @@ int main(void)
 	CHECK_STR(buf, "back\\\\slash\\ttab\\n", "backslash, tab and newline escaped");
 	sanitize(buf, 6, "\x1b\x1b\x1b");
 	CHECK(strlen(buf) < 6 && strchr(buf, 0x1b) == NULL, "truncation never splits an escape into raw bytes");
-	CHECK(utf8_seq_len((const unsigned char *)"\xe0\x80\x80") == 0, "overlong rejected");
-	CHECK(utf8_seq_len((const unsigned char *)"\xed\xa0\x80") == 0, "surrogate rejected");
-	CHECK(utf8_seq_len((const unsigned char *)"\xf0\x9f\x98\x80") == 4, "4-byte emoji accepted");
+	CHECK(sanitize_utf8_len((const unsigned char *)"\xe0\x80\x80") == 0, "overlong rejected");
+	CHECK(sanitize_utf8_len((const unsigned char *)"\xed\xa0\x80") == 0, "surrogate rejected");
+	CHECK(sanitize_utf8_len((const unsigned char *)"\xf0\x9f\x98\x80") == 4, "4-byte emoji accepted");
 	return check_done();
 }

@@ -30,9 +30,9 @@ static void test_exact(void)
 	      "cache miss %% = misses / references (%f)", r[RATIO_CACHE_MISS].value);
 	CHECK(r[RATIO_BRANCH_MISS].valid && near(r[RATIO_BRANCH_MISS].value, 1.0),
 	      "branch miss %% = branch-misses / branches (%f)", r[RATIO_BRANCH_MISS].value);
-	ratio_format(&r[RATIO_IPC], RATIO_IPC, buf, sizeof(buf));
+	ratios_format(&r[RATIO_IPC], RATIO_IPC, buf, sizeof(buf));
 	CHECK_STR(buf, "1.23", "exact IPC has no mark");
-	ratio_format(&r[RATIO_CACHE_MISS], RATIO_CACHE_MISS, buf, sizeof(buf));
+	ratios_format(&r[RATIO_CACHE_MISS], RATIO_CACHE_MISS, buf, sizeof(buf));
 	CHECK_STR(buf, "4.5%", "exact miss %");
 	CHECK(ratios_any(r), "some ratio is valid");
 }
@@ -54,7 +54,7 @@ static void test_missing(void)
 	CHECK(!r[RATIO_CACHE_MISS].valid, "no miss %% when references were never counted");
 	CHECK(!r[RATIO_BRANCH_MISS].valid, "no branch miss %% without branches");
 	CHECK(!ratios_any(r), "nothing valid");
-	ratio_format(&r[RATIO_IPC], RATIO_IPC, buf, sizeof(buf));
+	ratios_format(&r[RATIO_IPC], RATIO_IPC, buf, sizeof(buf));
 	CHECK_STR(buf, "-", "an invalid ratio shows -");
 	ratios_compute(NULL, 0, r);
 	CHECK(!ratios_any(r), "no parts, no ratios");
@@ -74,11 +74,11 @@ static void test_estimate(void)
 	ratios_compute(p, 4, r);
 	CHECK(r[RATIO_IPC].valid && near(r[RATIO_IPC].value, 0.5), "aliases and modifiers match");
 	CHECK(r[RATIO_IPC].estimate, "a scaled part makes the ratio an estimate");
-	ratio_format(&r[RATIO_IPC], RATIO_IPC, buf, sizeof(buf));
+	ratios_format(&r[RATIO_IPC], RATIO_IPC, buf, sizeof(buf));
 	CHECK_STR(buf, "~0.50", "estimates are marked ~");
 	CHECK(r[RATIO_BRANCH_MISS].valid && !r[RATIO_BRANCH_MISS].estimate &&
 	      near(r[RATIO_BRANCH_MISS].value, 1.5), "branch-instructions is branches");
-	ratio_format(&r[RATIO_BRANCH_MISS], RATIO_BRANCH_MISS, buf, sizeof(buf));
+	ratios_format(&r[RATIO_BRANCH_MISS], RATIO_BRANCH_MISS, buf, sizeof(buf));
 	CHECK_STR(buf, "1.5%", "branch miss % text");
 }
 
@@ -106,8 +106,8 @@ static void test_samples(void)
 	on[1] = false;
 	ratios_from_samples(ev, on, 3, &c, r);
 	CHECK(!r[RATIO_IPC].valid, "an event turned off gives no ratio");
-	CHECK_STR(ratio_key(RATIO_IPC), "ipc", "JSON key");
-	CHECK_STR(ratio_title(RATIO_CACHE_MISS), "Miss%", "title");
+	CHECK_STR(ratios_key(RATIO_IPC), "ipc", "JSON key");
+	CHECK_STR(ratios_title(RATIO_CACHE_MISS), "Miss%", "title");
 }
 
 int main(void)

@@ -323,7 +323,7 @@ static void test_lazy(void)
 static int heap_child(const char *how, int nblocks)
 {
 	struct rusage r0, r1;
-	size_t got = strcmp(how, "cold") == 0 ? 0 : heap_warm(heap_warm_size(0, 0, strcmp(how, "callgraph") == 0));
+	size_t got = strcmp(how, "cold") == 0 ? 0 : heapwarm(heapwarm_size(0, 0, strcmp(how, "callgraph") == 0));
 	char *blocks[HEAP_BLOCKS];
 
 	if (nblocks < 1 || nblocks > HEAP_BLOCKS)
@@ -372,18 +372,18 @@ static void test_heap_warm(void)
 	}
 	if (got_warm == 0) {
 		/* Sanitizers and valgrind bring their own malloc. */
-		CHECK_SKIP("heap_warm did nothing here: a malloc other than glibc's, or a kernel before 5.14 "
+		CHECK_SKIP("heapwarm did nothing here: a malloc other than glibc's, or a kernel before 5.14 "
 			   "(no MADV_POPULATE_WRITE)");
 		return;
 	}
-	CHECK(got_warm >= heap_warm_size(0, 0, false), "the heap's next %zu bytes populated", got_warm);
+	CHECK(got_warm >= heapwarm_size(0, 0, false), "the heap's next %zu bytes populated", got_warm);
 	CHECK(cold >= 100, "cold: 512 KiB of fresh heap is a fault a page (%ld)", cold);
 	CHECK(warm <= 8, "warmed: %ld faults for the same blocks", warm);
 	CHECK(flat_big >= 200 && cg_big <= 8,
 	      "2.5 MiB, a -g run's first interval: %ld faults warmed as a flat run, %ld as a call-graph run",
 	      flat_big, cg_big);
-	CHECK(heap_warm_size(50, 160, false) > heap_warm_size(0, 0, false) &&
-		      heap_warm_size(100000, 100000, true) <= (size_t)8 << 20,
+	CHECK(heapwarm_size(50, 160, false) > heapwarm_size(0, 0, false) &&
+		      heapwarm_size(100000, 100000, true) <= (size_t)8 << 20,
 	      "a live view's terminal adds its windows, within a bound");
 }
 
