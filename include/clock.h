@@ -32,4 +32,14 @@ static inline double clock_wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* This thread's CPU seconds so far (what the exporter's threads cost). */
+static inline double clock_thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 #endif

@@ -62,7 +62,5 @@ void export_count_request(struct exporter *x, bool rejected);
 /* CPU seconds spent exporting, counted in perftop_export_cpu_seconds_total:
  * the server adds what its thread used. */
 void export_count_cpu(struct exporter *x, double secs);
-/* The calling thread's CPU seconds so far. */
-double export_thread_cpu(void);
 
 #endif

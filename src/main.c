@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "dump.h"
 #include "flame.h"
 #include "heapwarm.h"
@@ -29,19 +30,11 @@ struct batch {
 	char final[128];
 };
 
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void batch_show(void *arg, double lap)
 {
 	struct batch *b = arg;
 	struct dump_meta m = {
-		.time = wall_now(),
+		.time = clock_wall_s(),
 		.interval = lap,
 		.iteration = ++b->iteration,
 		.freq = b->o->freq,

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "session.h"
 #include "ui.h"
 
@@ -22,14 +23,6 @@ static double draw_due;    /* CLOCK_MONOTONIC seconds; 0: none */
 static double first_until; /* early ticks up to then */
 static bool early;         /* the next tick is an early one */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int soon_fd(void)
 {
 	if (fd < 0)
@@ -39,7 +32,7 @@ int soon_fd(void)
 
 void soon_draw(double secs)
 {
-	double due = now_s() + secs;
+	double due = clock_mono_s() + secs;
 	long ns = (long)(secs * 1e9);
 	struct itimerspec its = { { 0, 0 }, { ns / 1000000000L, ns % 1000000000L } };
 
@@ -65,7 +58,7 @@ void soon_start(const struct ui *u)
 	/* Short intervals come soon enough by themselves. */
 	if (session_interval(u->s) < 4 * SOON_FIRST)
 		return;
-	first_until = now_s() + session_interval(u->s) / 2;
+	first_until = clock_mono_s() + session_interval(u->s) / 2;
 	early = session_tick_in(u->s, SOON_FIRST) == 0;
 }
 
@@ -79,6 +72,6 @@ bool soon_early(void)
 
 void soon_again(const struct ui *u)
 {
-	if (u->fr.nsyms == 0 && u->fr.ntasks == 0 && now_s() + SOON_FIRST < first_until)
+	if (u->fr.nsyms == 0 && u->fr.ntasks == 0 && clock_mono_s() + SOON_FIRST < first_until)
 		early = session_tick_in(u->s, SOON_FIRST) == 0;
 }

@@ -11,19 +11,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "ui.h"
 
 /* The second reading of a row come on screen: long enough that clock
  * ticks (10 ms) make a figure, short enough to seem at once. */
 #define TASKCPU_AGAIN 0.3
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static struct ui_taskcpu *slot(struct ui *u, pid_t id, bool thread)
 {
@@ -63,7 +56,7 @@ void taskcpu_update(struct ui *u, const struct agg_task *t)
 	if (u->fixed_time || id <= 0)
 		return;
 	c = slot(u, id, t->tid != 0);
-	now = now_s();
+	now = clock_mono_s();
 	/* read at this tick already, unless a second reading is due */
 	if (c->seq == u->frame_seq && !(c->pct < 0 && c->when > 0 && now - c->when >= TASKCPU_AGAIN))
 		return;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "engine_int.h"
 
 #define DRAIN_SLICE_NS 20000000ull /* a drain pass between epoll waits: 20 ms */
@@ -143,14 +144,6 @@ static void samples_flush(struct engine *e)
 		tally_take(e->tally, samples_out, e);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 enum drain_kind {
 	DRAIN_NEW,   /* the reader moves every kernel ring first; up to now less the slack */
 	DRAIN_MORE,  /* what the last pass had no time for: no transfer, the same limit */
@@ -173,7 +166,7 @@ enum drain_kind {
  * which all that was moved still honours. */
 static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 {
-	uint64_t t0 = mono_ns(), deadline = budget_ns ? t0 + budget_ns : UINT64_MAX;
+	uint64_t t0 = clock_mono_ns(), deadline = budget_ns ? t0 + budget_ns : UINT64_MAX;
 	const struct record *rec;
 	enum record_status st;
 	unsigned since_check = 0;
@@ -189,7 +182,7 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 	 * at most, then the pass claims anew (moving a ring that filled past
 	 * half into the spill), same limit, same budget. */
 	do {
-		uint64_t turn_end = engine_spill_claim(e, kind != DRAIN_MORE) ? mono_ns() + e->direct_ns : UINT64_MAX;
+		uint64_t turn_end = engine_spill_claim(e, kind != DRAIN_MORE) ? clock_mono_ns() + e->direct_ns : UINT64_MAX;
 
 		if (first && kind == DRAIN_ALL) {
 			e->limit = UINT64_MAX;
@@ -224,7 +217,7 @@ static void drain(struct engine *e, uint64_t budget_ns, enum drain_kind kind)
 				break;
 			}
 			if (since_check >= DRAIN_CHECK_EVERY) {
-				uint64_t now = mono_ns();
+				uint64_t now = clock_mono_ns();
 
 				since_check = 0;
 				if (now >= deadline) {

@@ -1,3 +1,4 @@
+#include "clock.h"
 #include "export.h"
 
 #include <errno.h>
@@ -73,31 +74,6 @@ struct exporter {
 	char focus_comm[AGG_COMM_MAX];    /* -p or -t of one task: its comm, for --push's name */
 	int statm;                        /* /proc/self/statm, -1 until opened */
 };
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double export_thread_cpu(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void export_count_cpu(struct exporter *x, double secs)
 {
@@ -178,7 +154,7 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 
 	pthread_mutex_lock(&x->mu);
 	for (int i = 0; i < 2; i++)
-		want[i] = x->page[i] == NULL || mono_now() - x->asked[i] < EXPORT_FORMAT_IDLE ||
+		want[i] = x->page[i] == NULL || clock_mono_s() - x->asked[i] < EXPORT_FORMAT_IDLE ||
 			  (i == PROMTEXT_PROM && x->tf);
 	f.http_requests = x->http_requests;
 	f.http_rejected = x->http_rejected;
@@ -242,7 +218,7 @@ static bool windows_open(struct exporter *x)
 static void add_symbols(struct exporter *x, struct agg *a)
 {
 	const struct agg_pair *pairs;
-	double now = mono_now();
+	double now = clock_mono_s();
 	size_t n = agg_pairs(a, &pairs);
 	bool open;
 
@@ -287,7 +263,7 @@ static void window_meta(const struct exporter *x, double dur, struct pprof_meta 
 /* Hands the push window to the push thread and opens the next one. */
 static void push_flush(struct exporter *x, bool force)
 {
-	double now = mono_now(), wall = wall_now();
+	double now = clock_mono_s(), wall = clock_wall_s();
 	struct pprof_meta m;
 	struct pprof *next;
 
@@ -318,8 +294,8 @@ void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 
 	if (x == NULL)
 		return;
-	cpu0 = export_thread_cpu();
-	now = mono_now();
+	cpu0 = clock_thread_cpu_s();
+	now = clock_mono_s();
 	len = now - x->last_end;
 	x->last_end = now;
 	x->intervals++;
@@ -328,7 +304,7 @@ void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 	add_symbols(x, a);
 	push_flush(x, false);
 	publish(x, a, s, len);
-	export_count_cpu(x, export_thread_cpu() - cpu0);
+	export_count_cpu(x, clock_thread_cpu_s() - cpu0);
 	/* After the count: resuming is the server's work, counted by its thread. */
 	httpd_wake(x->http);
 }
@@ -341,7 +317,7 @@ static void page_get(struct exporter *x, enum promtext_fmt fmt, bool wait, void 
 	struct timespec deadline;
 
 	pthread_mutex_lock(&x->mu);
-	x->asked[fmt] = mono_now();
+	x->asked[fmt] = clock_mono_s();
 	/* Not rendered at the last interval's end (nobody asked for it lately):
 	 * the next one renders it. The deadline guards a loop that stopped. */
 	clock_gettime(CLOCK_REALTIME, &deadline);
@@ -374,7 +350,7 @@ bool export_page_ready(struct exporter *x, enum promtext_fmt fmt)
 	bool r;
 
 	pthread_mutex_lock(&x->mu);
-	x->asked[fmt] = mono_now();
+	x->asked[fmt] = clock_mono_s();
 	r = x->page_pub[fmt] == x->published || x->stopping;
 	pthread_mutex_unlock(&x->mu);
 	return r;
@@ -402,7 +378,7 @@ void export_count_request(struct exporter *x, bool rejected)
 
 static void window_meta(const struct exporter *x, double dur, struct pprof_meta *m)
 {
-	m->time_nanos = (int64_t)((wall_now() - dur) * 1e9);
+	m->time_nanos = (int64_t)((clock_wall_s() - dur) * 1e9);
 	m->duration_nanos = (int64_t)(dur * 1e9);
 	m->period = period_ns(x);
 }
@@ -431,7 +407,7 @@ int export_profile_open(struct exporter *x, unsigned secs)
 	win->busy = true;
 	win->done = false;
 	win->started = false;
-	win->start = mono_now();
+	win->start = clock_mono_s();
 	win->want = secs;
 	pthread_mutex_unlock(&x->mu);
 	return (int)(i - 1);
@@ -458,7 +434,7 @@ int export_profile_take(struct exporter *x, int id, uint8_t **out, size_t *len)
 	win->done = true;
 	pthread_mutex_unlock(&x->mu);
 	/* Done: the main loop no longer touches this window. */
-	window_meta(x, mono_now() - win->start, &m);
+	window_meta(x, clock_mono_s() - win->start, &m);
 	rc = out ? pprof_build(win->prof, &m, out, len) : 0;
 	spare = pprof_recycle(win->prof);
 	pthread_mutex_lock(&x->mu);
@@ -532,7 +508,7 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	pthread_mutex_init(&x->mu, NULL);
 	pthread_cond_init(&x->cv, NULL);
 	x->clock_event = is_clock(agg_event(s->agg, 0)->name);
-	x->last_end = mono_now();
+	x->last_end = clock_mono_s();
 	x->whole_start = x->last_end;
 	x->whole_stacks = o->cg.mode != CALLGRAPH_NONE;
 	if (o->batch && o->format == DUMP_PPROF && (x->whole = pprof_new()) == NULL) {
@@ -546,8 +522,8 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	}
 	if (o->push) {
 		focus_comm(x, s);
-		x->push_start = mono_now();
-		x->push_start_wall = wall_now();
+		x->push_start = clock_mono_s();
+		x->push_start_wall = clock_wall_s();
 		if ((x->push_win = pprof_new()) == NULL) {
 			snprintf(err, errlen, "out of memory");
 			export_close(x);
@@ -593,7 +569,7 @@ static int write_whole(struct exporter *x, int fd, char *err, size_t errlen)
 	size_t len;
 	int rc;
 
-	window_meta(x, mono_now() - x->whole_start, &m);
+	window_meta(x, clock_mono_s() - x->whole_start, &m);
 	rc = x->whole_stacks ? profadd_stacks(x->whole, x->s->agg, 0, stack_nanos(x, x->s->agg)) : 0;
 	if (rc == 0)
 		rc = pprof_build(x->whole, &m, &buf, &len);

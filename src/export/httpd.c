@@ -1,3 +1,4 @@
+#include "clock.h"
 #include "httpd.h"
 
 #include <dlfcn.h>
@@ -124,24 +125,6 @@ struct httpd {
 	LIST_HEAD(, waiter) waiting;
 };
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* This thread's CPU seconds so far. */
-static double thread_cpu(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, void *body,
 			     size_t len, bool must_free)
 {
@@ -182,7 +165,7 @@ static bool ready(struct httpd *h, const struct waiter *w)
  * main loop can never resume it before it is suspended. */
 static enum MHD_Result wait_for(struct httpd *h, struct MHD_Connection *c, struct waiter *w, unsigned secs)
 {
-	w->limit = mono_now() + h->ops->wait_limit(h->x, secs);
+	w->limit = clock_mono_s() + h->ops->wait_limit(h->x, secs);
 	pthread_mutex_lock(&h->mu);
 	MHD_suspend_connection(c);
 	w->suspended = true;
@@ -333,7 +316,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state, enum
 {
 	struct httpd *h = cls;
 	struct waiter *w = *state == &headers_seen ? NULL : *state;
-	double now = thread_cpu();
+	double now = clock_thread_cpu_s();
 
 	if (w) {
 		/* Only at the server's stop can a request end while suspended. */
@@ -447,13 +430,13 @@ static void *serve(void *arg)
 	uint64_t v;
 
 	for (;;) {
-		double now = mono_now(), nearest, gate;
+		double now = clock_mono_s(), nearest, gate;
 		int ms = -1, n;
 
 		/* Connections the gate hands over are served by the run after it. */
 		gate = httpgate_run(h->gate, now, connections(h));
 		MHD_run(h->d);
-		now = mono_now();
+		now = clock_mono_s();
 		pthread_mutex_lock(&h->mu);
 		if (h->stopping) {
 			pthread_mutex_unlock(&h->mu);

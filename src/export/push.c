@@ -1,3 +1,4 @@
+#include "clock.h"
 #include "push.h"
 
 #include <errno.h>
@@ -125,14 +126,6 @@ int push_target(char *buf, size_t len, const char *prefix, const char *host, con
 	return n < 0 || (size_t)n >= len - o ? -1 : 0;
 }
 
-static double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int connect_to(const struct push *p)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
@@ -255,7 +248,7 @@ static void *push_main(void *arg)
 
 		while (p->n == 0 && !p->stopping)
 			pthread_cond_wait(&p->cv, &p->mu);
-		if (p->n == 0 || (p->stopping && now_mono() > p->deadline))
+		if (p->n == 0 || (p->stopping && clock_mono_s() > p->deadline))
 			break;
 		it = p->q[p->head];
 		pthread_mutex_unlock(&p->mu);
@@ -264,7 +257,7 @@ static void *push_main(void *arg)
 		/* The queue may have dropped this very item meanwhile. */
 		if (p->n && p->q[p->head].prof == it.prof && (code < 0 || code >= 500)) {
 			struct timespec ts;
-			double wake = now_mono() + backoff;
+			double wake = clock_mono_s() + backoff;
 
 			p->st.retries++;
 			if (p->stopping && wake > p->deadline)
@@ -373,7 +366,7 @@ size_t push_close(struct push *p, double grace)
 		return 0;
 	pthread_mutex_lock(&p->mu);
 	p->stopping = true;
-	p->deadline = now_mono() + grace;
+	p->deadline = clock_mono_s() + grace;
 	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 	pthread_join(p->thread, NULL);
