@@ -48,11 +48,15 @@ struct agg_task {
 	pid_t tid;              /* 0 on process rows; the thread on thread rows */
 	char comm[AGG_COMM_MAX];
 	uint64_t comm_gen;      /* new whenever comm is written (agg.c): a name's identity */
-	unsigned threads;       /* distinct TIDs seen sampling (process rows) */
+	/* Process rows: the process's threads, as the session last read them
+	 * (agg_task_threads); until it has, the distinct TIDs seen sampling. */
+	unsigned threads;
+	unsigned threads_seen;  /* process rows: distinct TIDs seen sampling */
+	bool threads_told;      /* threads is the session's count */
 	bool exited;
 	unsigned exited_ticks;  /* intervals since it exited */
 	bool active, aging;     /* on the roll's lists (agg.c) */
-	bool counted;           /* thread rows: counted in their process's threads */
+	bool counted;           /* thread rows: counted in their process's threads_seen */
 	bool is_thread, queued, gone; /* expiry's bookkeeping (agg.c) */
 	uint64_t idle_since;    /* the roll that found it idle (agg.c) */
 	uint64_t rank_roll;     /* the roll that found it within AGG_KEEP_TOP (agg_roll.c) */
@@ -143,6 +147,9 @@ void agg_task_new(struct agg *a, pid_t pid);
 
 /* A task renamed (exec, prctl) or gone. */
 void agg_task_comm(struct agg *a, pid_t pid, const char *comm);
+/* A process's number of threads, as the session read it (/proc's
+ * num_threads): what its row shows from then on, sampled or not. */
+void agg_task_threads(struct agg *a, pid_t pid, unsigned n);
 void agg_task_exit(struct agg *a, pid_t pid);
 /* The same for one thread (its name may differ from its process's). */
 void agg_thread_comm(struct agg *a, pid_t tid, const char *comm);

@@ -39,10 +39,12 @@ int procstat_parse_sys(const char *loadavg, const char *meminfo, struct procstat
 /* Whether the start of /proc/stat read so far holds every cpu line whole
  * (a line after them begun): reading stops there. */
 bool procstat_stat_complete(const char *stat);
-/* A task's CPU time and start, in clock ticks (start: since boot). */
+/* A task's CPU time and start, in clock ticks (start: since boot), and
+ * its process's threads. */
 struct procstat_task {
 	uint64_t ticks;            /* utime + stime */
 	uint64_t start;
+	unsigned threads;          /* num_threads: the whole process's, in a thread's file too */
 };
 
 /* The stat file of a process (tid 0) or of one of its threads: a thread's

@@ -75,8 +75,9 @@ int session_set_interval(struct session *s, double seconds);
 /* The next tick in secs, then every interval from it (engine_tick_in). */
 int session_tick_in(struct session *s, double secs);
 
-/* Ends an interval, the one sequence both front ends run: the counters and
- * the multiplexing read into the agg, show(arg, lap) with lap the interval
+/* Ends an interval, the one sequence both front ends run: the counters,
+ * the multiplexing and the thread counts of the interval's processes
+ * (/proc) read into the agg, show(arg, lap) with lap the interval
  * really measured, then the agg rolled (decay_pct: see agg_roll) and the
  * processes that exited before it forgotten. */
 void session_interval_end(struct session *s, unsigned decay_pct,

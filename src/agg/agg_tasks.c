@@ -46,7 +46,8 @@ static void task_reset(struct agg_task *t, pid_t pid, size_t nev)
 	t->pid = pid;
 	t->comm[0] = '\0';
 	t->comm_gen = 0; /* named anew (set_comm) before its next sample counts */
-	t->threads = 0;
+	t->threads = t->threads_seen = 0;
+	t->threads_told = false;
 	t->exited = false;
 	t->exited_ticks = 0;
 	t->counted = false;
@@ -54,8 +55,17 @@ static void task_reset(struct agg_task *t, pid_t pid, size_t nev)
 	memset(t->total.samples, 0, 2 * nev * sizeof(uint64_t));
 }
 
+/* A thread first seen sampling: what its process shows until the
+ * session has told its count. */
+static void thread_seen(struct agg_task *proc)
+{
+	proc->threads_seen++;
+	if (!proc->threads_told)
+		proc->threads = proc->threads_seen;
+}
+
 /* pid 0 is the idle task on every CPU; keys are pid + 1 so 0 stays "empty". */
-/* A thread's row, made on its first sample; its process counts it. */
+/* A thread's row, made on its first sample; its process counts it seen. */
 static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t tid, const char *comm)
 {
 	struct agg_task *t = agg_map_get(&a->tids, (uint64_t)tid + 1);
@@ -65,7 +75,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 			if (t->comm[0] == '\0')
 				set_comm(a, t, comm ? comm : proc->comm);
 			t->counted = true;
-			proc->threads++;
+			thread_seen(proc);
 		}
 		return t;
 	}
@@ -78,7 +88,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 		t->tid = tid;
 		set_comm(a, t, comm ? comm : proc->comm);
 		t->counted = true;
-		proc->threads++;
+		thread_seen(proc);
 		return t;
 	}
 	if (t) /* still someone else's: its EXIT has not come yet */
@@ -95,7 +105,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 		return NULL;
 	}
 	t->counted = true;
-	proc->threads++;
+	thread_seen(proc);
 	return t;
 }
 
@@ -131,6 +141,16 @@ void agg_task_comm(struct agg *a, pid_t pid, const char *comm)
 
 	if (t)
 		set_comm(a, t, comm);
+}
+
+void agg_task_threads(struct agg *a, pid_t pid, unsigned n)
+{
+	struct agg_task *t = agg_map_get(&a->tasks, (uint64_t)pid + 1);
+
+	if (t) {
+		t->threads = n;
+		t->threads_told = true;
+	}
 }
 
 static void mark_exited(struct agg *a, struct agg_task *t)

@@ -239,15 +239,17 @@ int procstat_task_path(char *buf, size_t len, pid_t pid, pid_t tid)
 
 int procstat_parse_task(const char *stat, struct procstat_task *out)
 {
-	unsigned long long ut, st, start;
+	unsigned long long ut, st, nthreads, start;
 	/* comm may hold spaces and ')': fields follow the last ')' */
 	const char *p = strrchr(stat, ')');
 
+	/* utime, stime: fields 14, 15; num_threads 20; starttime 22 */
 	if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu"
-			     " %*d %*d %*d %*d %*d %*d %llu", &ut, &st, &start) != 3)
+			     " %*d %*d %*d %*d %llu %*d %llu", &ut, &st, &nthreads, &start) != 4)
 		return -EINVAL;
 	out->ticks = ut + st;
 	out->start = start;
+	out->threads = nthreads > UINT_MAX ? UINT_MAX : (unsigned)nthreads;
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * themselves are session_record.c's. */
 #include "session.h"
 #include "perfsys.h"
+#include "procstat.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -386,6 +387,22 @@ static void counters_to_agg(struct session *s)
 		agg_counters_add(s->agg, &rows[i], session_comm(s, rows[i].pid));
 }
 
+/* The interval's processes' threads, as top's nTH and htop's NLWP count
+ * them: /proc/PID/stat's num_threads, read here, never on the sample
+ * path. Only the rows with samples this interval (the roll's list, what
+ * an interval view can show): one read each (about 9 us), so the cost
+ * follows them, not every process. An exited one keeps its last count. */
+static void threads_from_proc(struct session *s)
+{
+	const struct agg_task **rows;
+	size_t n = agg_tasks_in_scope(s->agg, AGG_INTERVAL, &rows);
+	struct procstat_task pt;
+
+	for (size_t i = 0; i < n; i++)
+		if (rows[i]->pid > 0 && !rows[i]->exited && procstat_task(rows[i]->pid, 0, &pt) == 0)
+			agg_task_threads(s->agg, rows[i]->pid, pt.threads);
+}
+
 void session_interval_end(struct session *s, unsigned decay_pct,
 			  void (*show)(void *arg, double lap), void *arg)
 {
@@ -393,9 +410,10 @@ void session_interval_end(struct session *s, unsigned decay_pct,
 		counters_read(s->cnt);
 		counters_to_agg(s);
 	}
-	for (size_t i = 0; i < agg_nevents(s->agg); i++)
-		agg_event(s->agg, i)->running_pct = engine_running_pct(s->eng, i);
+	for (size_t i = 0; i < agg_nevents(s->agg); i++) /* no engine: a test's session */
+		agg_event(s->agg, i)->running_pct = s->eng ? engine_running_pct(s->eng, i) : -1;
 	agg_settle(s->agg);
+	threads_from_proc(s);
 	show(arg, lap(s));
 	agg_roll(s->agg, decay_pct);
 	symbols_reap(s->syms);

@@ -474,6 +474,45 @@ static void test_flat_pending(void)
 	agg_free(a);
 }
 
+/* A process row shows the count the session hands it (/proc's threads),
+ * idle threads included; the threads seen sampling only until then, and
+ * again for a new owner of its pid. */
+static void test_threads_told(void)
+{
+	static const int one[] = { 0 };
+	struct agg *a = agg_new(1, one, 1);
+	struct sym_result x = sym("x", 1, false, "four");
+	const struct agg_task *t;
+
+	if (a == NULL) {
+		CHECK(false, "threads: an agg");
+		return;
+	}
+	agg_sample(a, 0, 0, 70, 70, &x, 1);
+	t = find_task(a, 70);
+	CHECK(t && t->threads == 1, "threads: one seen sampling, before the session says (%u)", t ? t->threads : 0);
+	agg_task_threads(a, 70, 4);
+	agg_sample(a, 0, 0, 70, 71, &x, 1);
+	t = find_task(a, 70);
+	CHECK(t && t->threads == 4 && t->threads_seen == 2,
+	      "threads: the process's 4, not the 2 seen sampling (%u, %u seen)", t ? t->threads : 0,
+	      t ? t->threads_seen : 0);
+	agg_task_threads(a, 70, 3);
+	agg_task_exit(a, 70);
+	agg_roll(a, 0);
+	t = find_task(a, 70);
+	CHECK(t && t->exited && t->threads == 3, "threads: an exited process keeps its last count (%u)",
+	      t ? t->threads : 0);
+	agg_task_new(a, 70);
+	agg_sample(a, 0, 0, 70, 70, &x, 1);
+	t = find_task(a, 70);
+	CHECK(t && !t->exited && t->threads == 1, "threads: a new owner of the pid starts from what it samples (%u)",
+	      t ? t->threads : 0);
+	agg_task_threads(a, 999, 9); /* no row: nothing made */
+	CHECK(find_task(a, 999) == NULL, "threads: a count for a process without a row makes none");
+	agg_free(a);
+}
+
 int main(void)
 {
 	int cpus[] = { 0, 3 };
@@ -702,5 +741,6 @@ int main(void)
 	test_flat_memo();
 	test_flat_pending();
 	test_samples_n();
+	test_threads_told();
 	return check_done();
 }

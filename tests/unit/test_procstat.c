@@ -132,6 +132,7 @@ static void test_task_path(void)
 	CHECK(procstat_parse_task(stat, &t) == 0 && t.ticks == 300 && t.start == 12345,
 	      "utime+stime and start after the comm's last ')' (%llu, %llu)", (unsigned long long)t.ticks,
 	      (unsigned long long)t.start);
+	CHECK(t.threads == 2, "num_threads, field 20 (%u)", t.threads);
 	CHECK(procstat_parse_task("42 (x R 1", &t) == -EINVAL, "no ')': refused");
 }
 
@@ -183,6 +184,8 @@ static void test_task_live(void)
 	      "the spinner's own time grew (%llu ticks), the sleeper's did not (%llu)",
 	      (unsigned long long)(spin1.ticks - spin0.ticks), (unsigned long long)(main1.ticks - main0.ticks));
 	CHECK(proc1.ticks >= spin1.ticks, "the process holds its threads' time");
+	CHECK(proc1.threads == 2 && spin1.threads == 2, "its threads: main and the spinner (%u; a thread's file: %u)",
+	      proc1.threads, spin1.threads);
 	CHECK(procstat_task(pid, 999999999, &proc1) < 0, "a thread that is not there: an error");
 }
 

@@ -1,9 +1,12 @@
 /* The session's record path and the dump: synthetic records decoded by the
  * real decoder, applied by session_record, dumped in the three formats.
  * usage: test_session FIXTURES_DIR */
+#include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sys/mman.h>
 
@@ -150,6 +153,104 @@ out:
 	symbols_free(s.syms);
 }
 
+/* Threads that never run while the test looks: they wait on a pipe. */
+static int idle_pipe[2];
+
+static void *idle_body(void *arg)
+{
+	char c;
+
+	(void)arg;
+	return read(idle_pipe[0], &c, 1) < 0 ? NULL : arg;
+}
+
+static int own_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+struct shown {
+	struct session *s;
+	char *json;
+};
+
+static void show_json(void *arg, double lap)
+{
+	struct shown *sh = arg;
+
+	(void)lap;
+	free(sh->json);
+	sh->json = dump(sh->s, DUMP_JSON, true);
+}
+
+/* A task's threads are its process's, as /proc (top's nTH) counts them:
+ * this process, its samples all from its main thread while three more
+ * threads wait, shows 4, not the 1 thread that took a sample; the thread
+ * rows list the sampled one. Once it has exited it keeps that count. */
+static void threads_are_the_process(const struct symbols_opts *so)
+{
+	static const int cpus[] = { 0 };
+	pid_t pid = getpid();
+	pthread_t th[3];
+	struct session s;
+	struct shown sh = { &s, NULL };
+	struct synth sy;
+	char want[96], row[64];
+	int made = 0, truth;
+
+	memset(&s, 0, sizeof(s));
+	s.syms = symbols_new(so);
+	s.agg = agg_new(1, cpus, 1);
+	CHECK(s.syms && s.agg && pipe(idle_pipe) == 0, "threads: a session without an engine, a pipe");
+	if (s.syms == NULL || s.agg == NULL)
+		goto out;
+	strlcpy(agg_event(s.agg, 0)->name, "cpu-clock", sizeof(agg_event(s.agg, 0)->name));
+	while (made < 3 && pthread_create(&th[made], NULL, idle_body, NULL) == 0)
+		made++;
+	truth = own_threads();
+	CHECK(made == 3 && truth == 4, "threads: this process has 4 (%d made, %d in /proc/self/task)", made, truth);
+	apply(&s, -1, comm_rec(&sy, (uint32_t)pid, (uint32_t)pid, "selftest"));
+	for (int i = 0; i < 5; i++)
+		apply(&s, 0, synth_sample(&sy, 7, 0x1234, (uint32_t)pid, (uint32_t)pid, 10 + (uint64_t)i, 0, 1000,
+					  PERF_RECORD_MISC_USER));
+	session_interval_end(&s, 0, show_json, &sh);
+	snprintf(want, sizeof(want), "{\"pid\":%d,\"comm\":\"selftest\",\"samples\":5,\"share\":100.00,\"threads\":%d,",
+		 (int)pid, truth);
+	CHECK(sh.json && strstr(sh.json, want), "threads: the task row counts its idle threads too (%s)", want);
+	snprintf(row, sizeof(row), "{\"pid\":%d,\"tid\":", (int)pid);
+	CHECK(sh.json && strstr(sh.json, row) && strstr(strstr(sh.json, row) + 1, row) == NULL,
+	      "threads: one thread row, the thread that took samples");
+	if (getenv("SHOW"))
+		puts(sh.json ? sh.json : "");
+	/* Gone: the count it had stays, whatever /proc says now. */
+	apply(&s, -1, exit_rec(&sy, (uint32_t)pid, (uint32_t)pid));
+	for (int i = 0; i < made; i++)
+		if (write(idle_pipe[1], "x", 1) != 1)
+			break;
+	for (int i = 0; i < made; i++)
+		pthread_join(th[i], NULL);
+	made = 0;
+	apply(&s, 0, synth_sample(&sy, 7, 0x1234, (uint32_t)pid, (uint32_t)pid, 20, 0, 1000, PERF_RECORD_MISC_USER));
+	session_interval_end(&s, 0, show_json, &sh);
+	snprintf(want, sizeof(want), "\"threads\":%d,\"exited\":true", truth);
+	CHECK(sh.json && strstr(sh.json, want), "threads: an exited process keeps its last count (%s)", want);
+out:
+	for (int i = 0; i < made; i++)
+		if (write(idle_pipe[1], "x", 1) == 1)
+			pthread_join(th[i], NULL);
+	free(sh.json);
+	agg_free(s.agg);
+	symbols_free(s.syms);
+}
+
 int main(int argc, char **argv)
 {
 	char kallsyms[512];
@@ -282,5 +383,6 @@ int main(int argc, char **argv)
 	agg_free(s.agg);
 	symbols_free(s.syms);
 	flat_memo_after_mmap(&so);
+	threads_are_the_process(&so);
 	return check_done();
 }
