@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "callgraph.h"
+#include "ptrheap.h"
 
 /* The idle queues: a row is on one at most once (queued). */
 static void idle_push(struct idleq *q, void *row, uint64_t tick, bool *queued)
@@ -195,24 +196,17 @@ static bool rank_below(enum rank_kind k, size_t ev, const void *x, const void *y
 	return cx != cy ? cx < cy : rank_key(k, x) > rank_key(k, y);
 }
 
-/* A heap whose root ranks lowest: the one a better row replaces. */
-static void rank_down(void **h, size_t n, size_t i, enum rank_kind k, size_t ev)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		void *t;
+struct rank_by {
+	enum rank_kind k;
+	size_t ev;
+};
 
-		if (l < n && rank_below(k, ev, h[l], h[m]))
-			m = l;
-		if (r < n && rank_below(k, ev, h[r], h[m]))
-			m = r;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
+/* A heap whose root ranks lowest: the one a better row replaces. */
+static bool rank_first(const void *x, const void *y, void *arg)
+{
+	const struct rank_by *by = arg;
+
+	return rank_below(by->k, by->ev, x, y);
 }
 
 /* Marks the top keep_top rows of m by each event's samples since start.
@@ -222,6 +216,7 @@ static bool rank_mark(struct agg *a, struct map *m, enum rank_kind k)
 	if (a->rank == NULL && (a->rank = calloc(a->keep_top, sizeof(*a->rank))) == NULL)
 		return false;
 	for (size_t ev = 0; ev < a->nevents; ev++) {
+		struct rank_by by = { k, ev };
 		size_t n = 0;
 
 		for (size_t i = 0; i <= m->mask; i++) {
@@ -233,10 +228,10 @@ static bool rank_mark(struct agg *a, struct map *m, enum rank_kind k)
 				a->rank[n++] = row;
 				if (n == a->keep_top)
 					for (size_t j = n / 2; j-- > 0;)
-						rank_down(a->rank, n, j, k, ev);
+						ptrheap_down(a->rank, n, j, rank_first, &by);
 			} else if (rank_below(k, ev, a->rank[0], row)) {
 				a->rank[0] = row;
-				rank_down(a->rank, n, 0, k, ev);
+				ptrheap_down(a->rank, n, 0, rank_first, &by);
 			}
 		}
 		for (size_t i = 0; i < n; i++)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptrheap.h"
+
 static uint64_t sum_samples(const struct agg_counts *c, size_t n)
 {
 	uint64_t s = 0;
@@ -35,25 +37,11 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 	return (x < y) - (x > y);
 }
 
-/* Sift-down in a heap whose root is the row that sorts LAST, so the root
- * is the one to evict when a better row comes. */
-static void heap_down(void **h, size_t n, size_t i, struct sort_ctx *ctx)
+/* A heap whose root is the row that sorts LAST, so the root is the one to
+ * evict when a better row comes. */
+static bool sorts_after(const void *x, const void *y, void *ctx)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		void *t;
-
-		if (l < n && cmp_rows(&h[l], &h[m], ctx) > 0)
-			m = l;
-		if (r < n && cmp_rows(&h[r], &h[m], ctx) > 0)
-			m = r;
-		if (m == i)
-			return;
-		t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
+	return cmp_rows(&x, &y, ctx) > 0;
 }
 
 /* The scratch array of row pointers, big enough for every row of m. */
@@ -124,10 +112,10 @@ static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, size_t li
 			a->sorted[n++] = row;
 			if (n == limit)
 				for (size_t k = n / 2; k-- > 0;)
-					heap_down(a->sorted, n, k, &ctx);
+					ptrheap_down(a->sorted, n, k, sorts_after, &ctx);
 		} else if (cmp_rows(&row, &a->sorted[0], &ctx) < 0) {
 			a->sorted[0] = row;
-			heap_down(a->sorted, n, 0, &ctx);
+			ptrheap_down(a->sorted, n, 0, sorts_after, &ctx);
 		}
 	}
 	if (n > 1)

@@ -36,14 +36,7 @@ void order_free(struct order *o)
 	free(o->win);
 	free(o->nwin);
 	free(o->mark);
-	o->copy = NULL;
-	o->win = NULL;
-	o->nwin = NULL;
-	o->mark = NULL;
-	o->head = NULL;
-	o->heap = NULL;
-	o->src = NULL;
-	o->then = NULL;
+	*o = (struct order){ 0 };
 }
 
 void order_source(struct order *o, size_t c, struct ring *r, struct ring *then)

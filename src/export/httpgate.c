@@ -37,19 +37,18 @@ struct httpgate *httpgate_new(int listen_fd, double timeout_secs, size_t max_byt
 			      const struct httpgate_ops *ops, void *arg, int *err)
 {
 	struct httpgate *g = calloc(1, sizeof(*g) + max_conns * sizeof(g->conn[0]));
+	char *peek = malloc(max_bytes);
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = GATE_LISTEN };
 
-	if (g == NULL || (g->peek = malloc(max_bytes)) == NULL) {
+	if (g == NULL || peek == NULL) {
 		free(g);
+		free(peek);
 		*err = -ENOMEM;
 		return NULL;
 	}
-	g->listen_fd = listen_fd;
-	g->timeout = timeout_secs;
-	g->max_bytes = max_bytes;
-	g->max_conns = max_conns;
-	g->ops = ops;
-	g->arg = arg;
+	/* conn[] stays as calloc left it: assignment copies no flexible array. */
+	*g = (struct httpgate){ .listen_fd = listen_fd, .timeout = timeout_secs, .max_bytes = max_bytes,
+				.max_conns = max_conns, .ops = ops, .arg = arg, .peek = peek };
 	g->ep = epoll_create1(EPOLL_CLOEXEC);
 	if (g->ep < 0 || epoll_ctl(g->ep, EPOLL_CTL_ADD, listen_fd, &ev)) {
 		*err = -errno;

@@ -45,16 +45,11 @@ static void collect_events(struct dctx *c)
 
 		if (r == NULL)
 			return;
-		r->name = c->evs[i].name;
-		r->ev = c->evs[i];
-		r->samples = e->samples_iv;
-		r->period = e->period_iv;
-		r->lost = e->lost_iv;
-		r->throttled = e->throttled_iv;
-		r->samples_total = e->samples_total;
-		r->lost_total = e->lost_total;
-		r->throttled_total = e->throttled_total;
-		r->running_pct = e->running_pct;
+		*r = (struct drow){ .name = c->evs[i].name, .ev = c->evs[i], .kernel = -1, .pid = -1, .tid = -1,
+				    .samples = e->samples_iv, .period = e->period_iv, .lost = e->lost_iv,
+				    .throttled = e->throttled_iv, .samples_total = e->samples_total,
+				    .lost_total = e->lost_total, .throttled_total = e->throttled_total,
+				    .running_pct = e->running_pct };
 	}
 }
 

@@ -94,6 +94,11 @@ struct proctab {
 
 int proctab_init(struct proctab *pt, const char *proc_root, struct dso_set *dsos);
 void proctab_free(struct proctab *pt);
+/* Frees what exited before the previous call; then a new interval. */
+void proctab_reap(struct proctab *pt);
+/* Every live process's /proc is read again, replacing its maps, at its
+ * next sample (what records said may be out of date). */
+void proctab_stale(struct proctab *pt);
 
 static inline uint32_t proctab_gen(const struct proctab *pt, pid_t pid)
 {
@@ -145,15 +150,11 @@ struct proctab_maps_line {
 /* True for an executable mapping (the only kind samples land in) whose
  * fields all parse, end above start; line is cut at its newline. */
 bool proctab_parse_maps_line(char *line, struct proctab_maps_line *out);
-/* Every live process's /proc is read again, replacing its maps, at its
- * next sample (what records said may be out of date). */
-void proctab_stale(struct proctab *pt);
+/* What symbols_mmap, _comm, _fork and _exit (symbols.h) say they do. */
 void proctab_mmap(struct proctab *pt, const struct sym_map *m);
 bool proctab_comm(struct proctab *pt, pid_t pid, pid_t tid, const char *comm, bool exec);
 bool proctab_fork(struct proctab *pt, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
 void proctab_exit(struct proctab *pt, pid_t pid, pid_t tid);
-/* Frees what exited before the previous call; then a new interval. */
-void proctab_reap(struct proctab *pt);
 
 /* The map of p holding ip, or NULL. */
 const struct proctab_map *proctab_map_find(const struct proctab_proc *p, uint64_t ip);

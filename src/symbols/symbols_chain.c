@@ -65,17 +65,11 @@ static inline uint64_t chain_hash(pid_t pid, const uint64_t *addrs, const uint64
 void symbols_chain_key(struct symbols_chain_key *k, pid_t pid, const uint64_t *addrs, const uint64_t *kmask,
 		       size_t n, uint64_t tag, uint32_t ver, uint32_t now1)
 {
-	memset(k->kmask, 0, sizeof(k->kmask));
+	*k = (struct symbols_chain_key){ .tag = tag, .ver = ver, .now1 = now1, .pid = pid, .n = n, .addrs = addrs };
 	memcpy(k->kmask, kmask, (n + 63) / 64 * sizeof(*k->kmask));
 	if (n % 64)
 		k->kmask[n / 64] &= (1ull << (n % 64)) - 1;
 	k->hash = chain_hash(pid, addrs, k->kmask, n);
-	k->tag = tag;
-	k->ver = ver;
-	k->now1 = now1;
-	k->pid = pid;
-	k->n = n;
-	k->addrs = addrs;
 }
 
 struct sym_result *symbols_chain_find(struct symbols_chains *c, const struct symbols_chain_key *k,

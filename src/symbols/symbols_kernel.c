@@ -17,6 +17,14 @@
 
 const char symbols_kernel_dso[] = "[kernel.kallsyms]";
 
+/* The kernel cache's paths, which symbols_kernel_set_cache replaces. */
+static void free_paths(struct symbols_kernel *k)
+{
+	free(k->cache_dir);
+	free(k->notes_path);
+	free(k->modules_path);
+}
+
 int symbols_kernel_init(struct symbols_kernel *k, const char *kallsyms_path)
 {
 	*k = (struct symbols_kernel){ 0 };
@@ -31,9 +39,7 @@ void symbols_kernel_free(struct symbols_kernel *k)
 	free(k->retired);
 	kallsyms_free(k->ks);
 	kallsyms_free(k->extra);
-	free(k->cache_dir);
-	free(k->notes_path);
-	free(k->modules_path);
+	free_paths(k);
 	free(k->kallsyms_path);
 	*k = (struct symbols_kernel){ 0 };
 }
@@ -50,9 +56,7 @@ int symbols_kernel_set_cache(struct symbols_kernel *k, const char *dir, const ch
 		free(m);
 		return -ENOMEM;
 	}
-	free(k->cache_dir);
-	free(k->notes_path);
-	free(k->modules_path);
+	free_paths(k);
 	k->cache_dir = d;
 	k->notes_path = n;
 	k->modules_path = m;

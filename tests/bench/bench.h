@@ -1,4 +1,4 @@
-/* What every benchmark program here needs: a clock, medians of noisy
+/* What every benchmark program here needs (and clock.h's clocks): medians of noisy
  * runs, a repeatable pseudo-random sequence, and timing a shell command. */
 #ifndef PERFTOP_BENCH_H
 #define PERFTOP_BENCH_H
@@ -9,23 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-static inline double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* This thread's CPU time, in seconds: on a shared machine a preempted run
- * would otherwise count another's work. */
-static inline double thread_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "clock.h"
 
 static inline int cmp_double(const void *a, const void *b)
 {
@@ -53,11 +37,11 @@ static inline uint64_t bench_rng(uint64_t *state)
 /* Wall seconds of a shell command, or -1 when it failed. */
 static inline double timed(const char *cmd)
 {
-	double t0 = now();
+	double t0 = clock_mono_s();
 
 	if (system(cmd) != 0)
 		return -1;
-	return now() - t0;
+	return clock_mono_s() - t0;
 }
 
 /* Lines of a shell command's output holding both needles (NULL: any). */

@@ -110,12 +110,12 @@ int main(int argc, char **argv)
 
 	if (runs == 0 || nlibs == 0 || mkdtemp(dir) == NULL)
 		return 2;
-	t0 = now();
+	t0 = clock_mono_s();
 	if (build_libs(dir, nlibs) != 0) {
 		fprintf(stderr, "bench_dsos: cannot build the libraries in %s\n", dir);
 		goto out;
 	}
-	printf("built %d libraries of %d functions in %.1f s\n", nlibs, FUNCS + 1, now() - t0);
+	printf("built %d libraries of %d functions in %.1f s\n", nlibs, FUNCS + 1, clock_mono_s() - t0);
 	hot = calloc((size_t)nlibs, sizeof(*hot));
 	if (hot == NULL)
 		goto out;
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
 		struct symbols *s;
 		struct sym_result res;
 
-		t0 = now();
+		t0 = clock_mono_s();
 		s = symbols_new(&o);
 		if (s == NULL)
 			goto out;
@@ -154,10 +154,10 @@ int main(int argc, char **argv)
 			snprintf(name, sizeof(name), "lib%03d_hot", i);
 			named += strcmp(res.sym, name) == 0;
 		}
-		t[r] = now() - t0;
-		t0 = now();
+		t[r] = clock_mono_s() - t0;
+		t0 = clock_mono_s();
 		symbols_load_kernel(s);
-		tk[r] = now() - t0;
+		tk[r] = clock_mono_s() - t0;
 		symbols_free(s);
 	}
 	m = median(t, (size_t)runs);

@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 		/* Odd intervals without the pairs (no window then): what keeping
 		 * them adds to the sample path. */
 		agg_pairs_keep(a, it % 2 == 0);
-		t0 = thread_cpu();
+		t0 = clock_thread_cpu_s();
 		for (int s = 0; s < 8000; s++) {
 			uint64_t r = bench_rng(&rng);
 			/* Skewed: a few symbols and tasks take most samples. */
@@ -61,10 +61,10 @@ int main(int argc, char **argv)
 
 			agg_sample(a, 0, (int)(r >> 40) & 1, pid, 1, &sr, 250000);
 		}
-		*(it % 2 == 0 ? &t_samp : &t_plain) += thread_cpu() - t0;
-		t0 = thread_cpu();
+		*(it % 2 == 0 ? &t_samp : &t_plain) += clock_thread_cpu_s() - t0;
+		t0 = clock_thread_cpu_s();
 		metrics_update(m, a);
-		t1 = thread_cpu();
+		t1 = clock_thread_cpu_s();
 		t_upd += t1 - t0;
 		for (int fmt = 0; fmt < 2; fmt++) {
 			char *page;
@@ -75,8 +75,8 @@ int main(int argc, char **argv)
 				free(page);
 			}
 		}
-		t_render += thread_cpu() - t1;
-		t1 = thread_cpu();
+		t_render += clock_thread_cpu_s() - t1;
+		t1 = clock_thread_cpu_s();
 		n = agg_pairs(a, &pairs);
 		for (size_t i = 0; i < n; i++) {
 			struct pprof_frame fr = { pairs[i].sym->sym, pairs[i].sym->dso, NULL, pairs[i].sym->key };
@@ -84,15 +84,15 @@ int main(int argc, char **argv)
 			if (pprof_add_known(win, fr.key, pairs[i].task->comm, pairs[i].samples, pairs[i].period))
 				pprof_add(win, &fr, 1, pairs[i].task->comm, pairs[i].samples, pairs[i].period);
 		}
-		t_win += thread_cpu() - t1;
-		per[it] = thread_cpu() - t0;
+		t_win += clock_thread_cpu_s() - t1;
+		per[it] = clock_thread_cpu_s() - t0;
 		t_iv += per[it];
 		if ((it + 1) % 15 == 0) {
 			struct pprof_meta pm = { .duration_nanos = 15000000000, .period = 250000 };
 			uint8_t *buf;
 			size_t len;
 
-			t0 = thread_cpu();
+			t0 = clock_thread_cpu_s();
 			if (pprof_build(win, &pm, &buf, &len) == 0) {
 				prof_bytes = len;
 				free(buf);
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "bench_export: out of memory\n");
 				return 1;
 			}
-			t_prof += thread_cpu() - t0;
+			t_prof += clock_thread_cpu_s() - t0;
 			nprof++;
 		}
 		agg_roll(a, 0);

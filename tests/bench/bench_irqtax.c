@@ -31,12 +31,12 @@ static double loop_ns(const unsigned char *buf, size_t kib)
 {
 	uint64_t st = 88172645463325252ull, sum = 0;
 	size_t mask = kib * 1024 - 1;
-	double t0 = thread_cpu();
+	double t0 = clock_thread_cpu_s();
 
 	for (unsigned long i = 0; i < ITERS; i++)
 		sum += buf[bench_rng(&st) & mask];
 	__asm__ volatile("" : : "r"(sum));
-	return (thread_cpu() - t0) / (double)ITERS * 1e9;
+	return (clock_thread_cpu_s() - t0) / (double)ITERS * 1e9;
 }
 
 /* A system-wide sampler at rate Hz, or -1 when perf cannot start one. */

@@ -41,22 +41,22 @@ static void bench_kallsyms(size_t n)
 	for (size_t i = 0; i < NSYMS; i++)
 		len += (size_t)sprintf(text + len, "%016" PRIx64 " %c sym_%zu\n",
 				       (uint64_t)(0xffffffff81000000ull + ((i * 7919) % NSYMS) * 64), i & 1 ? 't' : 'T', i);
-	t0 = now();
+	t0 = clock_mono_s();
 	if (kallsyms_load_buf(&ks, text, len) != 0) {
 		free(text);
 		return;
 	}
-	printf("kallsyms: parsed %zu lines in %.0f ms, %zu KiB\n", ks->nsyms, (now() - t0) * 1e3,
+	printf("kallsyms: parsed %zu lines in %.0f ms, %zu KiB\n", ks->nsyms, (clock_mono_s() - t0) * 1e3,
 	       kallsyms_bytes(ks) / 1024);
 	span = (uint64_t)NSYMS * 64;
-	t0 = now();
+	t0 = clock_mono_s();
 	for (size_t i = 0; i < n; i++) {
 		const struct kallsyms_sym *s = kallsyms_find(ks, 0xffffffff81000000ull + rng() % span);
 
 		found += s != NULL;
 		sum += s ? s->name : 0;
 	}
-	report("kallsyms_find, 1M symbols, random", n, now() - t0, found);
+	report("kallsyms_find, 1M symbols, random", n, clock_mono_s() - t0, found);
 	if (sum == 42)
 		puts("");
 	kallsyms_free(ks);
@@ -77,14 +77,14 @@ static void bench_elfsym(size_t n)
 	for (size_t i = 0; i < NSYMS; i++)
 		t->syms[i] = (struct elfsym_sym){ .addr = 0x1000 + i * 64, .size = 48, .name = 0 };
 	t->nsyms = NSYMS;
-	t0 = now();
+	t0 = clock_mono_s();
 	for (size_t i = 0; i < n; i++) {
 		const struct elfsym_sym *s = elfsym_find(t, 0x1000 + rng() % ((uint64_t)NSYMS * 64));
 
 		found += s != NULL;
 		sum += s ? s->addr : 0;
 	}
-	report("elfsym_find, 1M symbols, random", n, now() - t0, found);
+	report("elfsym_find, 1M symbols, random", n, clock_mono_s() - t0, found);
 	if (sum == 42)
 		puts("");
 	elfsym_free(t);
@@ -161,7 +161,7 @@ static void bench_resolve(size_t n, size_t working_set)
 		symbols_resolve(s, pid, ips[i], kern[i], &r);
 		known += strcmp(r.sym, "[unknown]") != 0;
 	}
-	t0 = now();
+	t0 = clock_mono_s();
 	for (size_t i = 0; i < n; i++) {
 		uint64_t x = rng();
 		/* Skew: half the samples on 1/16 of the set. */
@@ -170,7 +170,7 @@ static void bench_resolve(size_t n, size_t working_set)
 		symbols_resolve(s, pid, ips[k], kern[k], &r);
 	}
 	snprintf(what, sizeof(what), "symbols_resolve, %zu distinct ips", working_set);
-	report(what, n, now() - t0, known * n / working_set);
+	report(what, n, clock_mono_s() - t0, known * n / working_set);
 out:
 	symbols_free(s);
 	free(kaddr);
