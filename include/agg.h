@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* agg: what the samples add up to. The one API the dump and the UI read:
  * per event, per symbol, per task and per CPU, for the current interval and
  * since start. Fed from the hot path; allocates only for a new row. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cachedir: perftop's own cache directory, where parsed symbol tables are
  * kept between runs. Read only when we own it and no one else may write to
  * it, and its files only when they are ours and 0600: else another user

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* callgraph: what call stacks add up to (-g). agg keeps each symbol's self
  * and children counts; this keeps who calls whom (edges with counts) and a
  * call-path tree, comm at the root and the outermost frame first, for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cfarule: where a frameless leaf keeps its return address, read from the
  * code's CFI once and cached by (DSO id, file offset of the IP), shared by
  * every process mapping that code. -g's leaf fix asks it per user sample: a

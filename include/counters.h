@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* counters: exact counting (not sampling) for focused tasks, as event groups
  * read with GROUP|ID|TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING and scaled for
  * multiplexing. Software events share one group; hardware events go in pairs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cpumap: CPU and PID list parsing ("0-3,8", "/sys/.../online", "/proc/PID/task"). */
 #ifndef PERFTOP_CPUMAP_H
 #define PERFTOP_CPUMAP_H

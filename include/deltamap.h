@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* deltamap: the last cumulative figures seen per key (a PID, a symbol key),
  * so that what grew since can be taken from agg's AGG_TOTAL counts — which,
  * unlike the interval counts, the live view's decay never touches. */

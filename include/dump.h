@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dump: one interval of a session as text (like top -b), CSV or JSON Lines.
  * Reads the session's agg (and, through the session, the events' state and
  * perftop's own figures); everything from other processes is sanitised

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine: opens the events, owns one ring per CPU and the epoll loop.
  * It returns 0 or -errno and never prints: the caller turns failures into the
  * user's one line (engine_strerror fills the detail: which event, CPU, PID). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* evspec: turn perf-syntax event names into perf_event_attr. Pure parsing;
  * only tracepoints and PMU terms read sysfs/tracefs (roots overridable for tests). */
 #ifndef PERFTOP_EVSPEC_H

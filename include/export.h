@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* export: perftop's figures for other programs — /metrics and
  * /debug/pprof/profile over HTTP (--listen), node_exporter's textfile
  * (--textfile), a whole-run pprof file (-b --format pprof). Reads only the

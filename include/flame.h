@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* flame: a run's call paths (agg_callgraph) as folded stacks or as an SVG
  * flame graph. Names from other processes are sanitised and escaped. */
 #ifndef PERFTOP_FLAME_H

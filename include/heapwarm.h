@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef PERFTOP_HEAPWARM_H
 #define PERFTOP_HEAPWARM_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* httpq: the pure parsing behind the HTTP server — the listen address, the
  * route, the profile's seconds. No sockets here; fuzzed (tests/fuzz). */
 #ifndef PERFTOP_HTTPQ_H

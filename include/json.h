@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* json: the one JSON writer every machine-readable output uses. Writes
  * compact JSON (one object per line for JSON Lines) to a stdio stream. */
 #ifndef PERFTOP_JSON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* options: the command line, parsed and checked. Usage errors exit 2. */
 #ifndef PERFTOP_OPTIONS_H
 #define PERFTOP_OPTIONS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perfsys: the one way perftop calls perf_event_open(2), sizes its fd budget,
  * reads the perf sysctls, and turns an open's errno into the user's line. */
 #ifndef PERFTOP_PERFSYS_H

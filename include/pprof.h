@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pprof: a profile in the pprof format (profile.proto, gzip'd) built from
  * per-symbol counts. Our own protobuf encoder: the message is flat and
  * write-only, a few varint, length-delimited and packed fields, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* procstat: what the kernel says of the whole system in /proc — per-CPU
  * busy time (/proc/stat), load and task counts (/proc/loadavg), memory
  * (/proc/meminfo), a task's CPU time (/proc/PID[/task/TID]/stat). No perf, no curses. */

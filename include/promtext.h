@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* promtext: the Prometheus text exposition format (0.0.4) and OpenMetrics
  * 1.0 text, written into a growing buffer. Pure: no I/O, unit-tested. */
 #ifndef PERFTOP_PROMTEXT_H

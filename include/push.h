@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* push: sends profile windows to a Pyroscope server (POST /ingest,
  * format=pprof) from a thread of its own, through a bounded queue, so a
  * server that is down or slow never slows sampling. A small HTTP/1.1 client

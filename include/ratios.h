@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ratios: what two counts say together — IPC (instructions/cycles), cache
  * miss % (cache-misses/cache-references), branch miss % (branch-misses/
  * branches). From exact counters they are exact unless a part was scaled;

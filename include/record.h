@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* record: decode one ring record into a flat struct. Only the sample layout
  * perftop asks for (RECORD_SAMPLE_TYPE, sample_id_all) is understood. */
 #ifndef PERFTOP_RECORD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ring: reading one perf mmap ring buffer (metadata page + 2^n data pages)
  * with the kernel's ordering rules. Knows record framing, not record contents. */
 #ifndef PERFTOP_RING_H

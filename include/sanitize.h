@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sanitize: make text from other processes safe to print. */
 #ifndef PERFTOP_SANITIZE_H
 #define PERFTOP_SANITIZE_H

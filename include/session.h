@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* session: one monitoring run — the engine, the symbols, the aggregation
  * and (in focus mode) the exact counters wired together. Both front ends
  * (the dump and the screen) drive a session and read its agg; they reach

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* symbols: which function an address falls in, for the kernel and for every
  * process we know of. Owns the process table (pid -> comm, threads, maps;
  * src/proctab.c), the resolver with its cache (src/symbols.c) and the

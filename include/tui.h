@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tui: the interactive ncurses view. Reads the session's aggregation API;
  * drives the engine only through engine_* calls. */
 #ifndef PERFTOP_TUI_H

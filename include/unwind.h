@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* unwind: user call stacks from a sample's registers and stack copy
  * (--call-graph dwarf), through elfutils' libdw. One Dwfl per process is
  * kept (its modules reported as unwinding meets them), never one per

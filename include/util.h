@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* util: small helpers more than one module needs. */
 #ifndef PERFTOP_UTIL_H
 #define PERFTOP_UTIL_H

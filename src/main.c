@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perftop: a top-like live view of perf_event samples. */
 #include <errno.h>
 #include <fcntl.h>

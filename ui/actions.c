@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* actions: what the keys do to the state and to the session, shared by the
  * key tables of every mode; nothing here knows which key asked. */
 #include <errno.h>

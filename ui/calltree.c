@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* calltree: call trees for the live view (-g). At each tick the frame copies
  * the agg's call-path tree (nodes with samples only, strings copied); the
  * inline tree of a symbol (its callers or its callees) and F5's whole tree

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* columns: what each view's columns show and sort by. Rows are the frame's
  * copies of agg rows; text from other processes is marked foreign and
  * sanitised when drawn. */

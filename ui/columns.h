@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* columns: the column table of each view (title, width, text, sort key),
  * read by views.c to filter, sort, lay out and draw the rows. */
 #ifndef PERFTOP_UI_COLUMNS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* frame: what the screen shows, copied from the aggregation API at a tick. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* header: host and clock, the target and rate, one line per event, a
  * per-CPU sample-rate meter; the message line and the function bar. */
 #include <curses.h>

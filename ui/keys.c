@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* keys: one declarative table per mode (key -> action); an action changes
  * the state, drives the engine when it must, and returns what to redraw. */
 #include <curses.h>

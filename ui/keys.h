@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* keys: the key tables' shared parts (keys.c: the tables view,
  * panel_keys.c: panels, help and prompts). */
 #ifndef PERFTOP_UI_KEYS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mouse: clicks and the wheel, mapped through where the last frame drew
  * things (tabs, column titles, rows, the function bar) onto what keys do. */
 #include <curses.h>

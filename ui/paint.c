@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* paint: the few ways text reaches the screen. Everything that came from
  * another process goes through paint_foreign (sanitize, then width-checked
  * wide characters); nothing else writes row text. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* panel_keys: the keys of the event panel, the exclude panel, the help
  * screen and the one-line prompts (filter, interval, frequency). */
 #include <curses.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* panels: the event panel (e), the exclude panel (x), the help screen. */
 #include <curses.h>
 #include <stdio.h>

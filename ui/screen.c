@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* screen: the state's defaults and the one place a whole frame is drawn. */
 #include <curses.h>
 #include <stdio.h>

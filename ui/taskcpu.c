@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* taskcpu: %CPU of the task rows on screen, as top and htop show it —
  * utime+stime from /proc between two readings. Only rows drawn are read,
  * once per tick, so the cost follows the screen, not the system. A thread

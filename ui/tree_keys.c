@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tree_keys: what keys do to call trees (-g): the inline tree under a
  * symbol's row (Right/Enter open it, Left closes it, r flips callers and
  * callees) and F5's whole call-path tree. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* treeview: how call-tree lines read (inline under a symbol's row, and
  * F5's full screen): names from other processes sanitised here. */
 #include <stdio.h>

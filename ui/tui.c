@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tui: the live view's main loop. The engine's epoll loop drives everything
  * (ticks, the terminal's stdin, signals from its signalfd); this file owns
  * the terminal and restores it on every way out. */

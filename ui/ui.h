@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ui: the live view's shared state. The model is a frame: copies of the
  * aggregation's rows taken at each tick (so a paused screen stays still while
  * sampling goes on); views filter and sort it through a column table; key

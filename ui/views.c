@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* views: the table of the view shown — filtered, sorted, laid out and drawn
  * from the column tables in columns.c. */
 #include <curses.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* agg: the symbol rows, the CPU and event counts, and the path of samples
  * without a stack (with the flat memo) that feeds them; the tasks' rows are
  * agg_tasks.c's, stacks agg_stack.c's, the interval's end agg_roll.c's. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* agg's internals, shared by its files: agg_map.c (the maps), agg_rows.c
  * (what every row kind shares), agg_settle.c (the memos' pending hits),
  * agg_tasks.c (task and thread rows), agg.c (symbol rows and the flat

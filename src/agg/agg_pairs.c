@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* agg's (process, symbol) pairs of the current interval (agg_pairs in
  * agg.h): a table of its own, emptied by the roll, so that an exporter gets
  * what each pair grew by without sorting or diffing every row ever seen. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* agg_view: what the dump, the screen and the exporter read of the agg:
  * rows in order (the top few without sorting the rest), shares, and the
  * focus counters as the session handed them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* procstat: small /proc readers for the live view's header and %CPU.
  *
  * The three system-wide files are read at every tick of the live view:

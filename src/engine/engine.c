@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine: opening and closing one run's events and rings, and what was
  * opened. The events, the spill and the loop have their own files. */
 #include "engine.h"

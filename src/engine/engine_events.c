@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine events: opening the tracking and sampling events (with the
  * fallbacks perf takes), the id -> event map, enable/disable, re-open with
  * new exclude bits, and the running times behind engine_events_running_pct. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine internals shared by its modules, which call each other downward
  * only: engine.c (open, close, what was opened; the API the session calls)
  * -> engine_loop.c (epoll, timerfd, signalfd, pidfds, watches, drain

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine loop: the epoll loop of the main thread (timerfd ticks, signalfd,
  * pidfds of focused processes, the caller's watched fds, the reader's
  * "spill half full"), and the drain passes that decode the spills. */

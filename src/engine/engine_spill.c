@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* engine spill: a reader thread moves each kernel ring's records into a
  * larger ring of ours as soon as the kernel wakes it, so that a main loop
  * busy loading a symbol table, drawing, or blocked on a slow pipe never lets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* order: the records of several rings (one per CPU) in time order, as perf's
  * ordered events, but merged in place: a k-way merge over the rings' pull
  * iterators, each ring's next record held where it lies (or in its ring's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tally: flat samples (no stack) alike in all but time and period, counted
  * as one on their way from the rings. Only the records between samples
  * (MMAP, COMM, FORK, EXIT, LOST, ...) change what a sample resolves to and

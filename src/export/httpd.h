@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* httpd: the --listen server (libmicrohttpd, one polling thread for all
  * connections, with a connection limit, a request-size limit and a
  * timeout). Serves what the exporter publishes, reached only through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* metrics: perftop's figures as Prometheus families (doc/perftop.1 lists
  * them). Reads only the agg API and figures handed in; keeps the per-comm
  * accumulators that make the comm counters monotonic. Not thread-safe: the

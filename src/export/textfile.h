@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* textfile: DIR/perftop.prom for node_exporter's textfile collector,
  * replaced atomically (a temp file in DIR, fsync, rename) each interval. */
 #ifndef PERFTOP_TEXTFILE_H

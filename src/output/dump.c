@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dump: the text and CSV writers over the dump's tables (dump_rows.h),
  * and the entry points. */
 #include "dump.h"

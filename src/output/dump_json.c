@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dump_json: the JSON Lines writer over the dump's tables. */
 #include "dump_rows.h"
 

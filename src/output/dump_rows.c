@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dump_rows: agg rows into the dump's rows, and the tables that describe them. */
 #include "dump_rows.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dump_rows: the dump's row model, shared by its writers (dump.c: text and
  * CSV, dump_json.c: JSON). Every table is described once: its JSON key, its
  * CSV name, its text lines and the fields of its rows. */

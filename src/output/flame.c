@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* flame: the call-path tree as folded stacks (one line a stack, the format
  * flamegraph.pl, inferno and speedscope read) or as a self-contained SVG
  * flame graph with a small script of our own (hover, click to zoom, search). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* evspec: perf's -e syntax to perf_event_attr. The names, aliases and modifier
  * rules follow tools/perf (evsel.c, parse-events.c/.l) so that an event line
  * copied from a perf command means the same thing here. Only PMU terms and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* evspec_tables: the names perf knows without asking the filesystem
  * (hardware, software, hardware cache, raw) and the --list-events listing,
  * which probes each of them with a real perf_event_open. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* session: the run's parts opened, re-aimed and closed; the loop driven,
  * each interval ended; the figures read for the front ends. The records
  * themselves are session_record.c's. */

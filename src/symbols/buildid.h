@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* buildid: the GNU build-id note of an ELF file, read as the kernel reads it
  * for MMAP2 records (PT_NOTE segments), so that a file found in /proc gets
  * the identity a record would give it. */

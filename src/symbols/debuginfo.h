@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* debuginfo: where the separate debug file of a stripped binary may be, as
  * gdb and perf look for it: by build-id under the debug root, then by its
  * .gnu_debuglink name next to the binary, in .debug/ beside it, and under

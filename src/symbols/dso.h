@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dso: the files (and pseudo-files) code is mapped from, one per file
  * identity and shared by every process mapping it, and the loading of their
  * symbol tables (the file, else its separate debug file). Internal to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* elfsym: the function symbols of one ELF file (libelf; labels without a
  * type in code count, as perf counts them) and its loadable segments, so
  * that a runtime address turns into a symbol whatever the load bias: PIE,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* kallsyms: the kernel's text symbols (core and modules) from a kallsyms
  * text, sorted by address for binary search. Names live in one arena. */
 #ifndef PERFTOP_KALLSYMS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A kallsyms table read from its cache file as lookups reach it, each
  * stride of records and block of names checked against its hash as it is
  * read: a start reads the file's index and hashes, not the whole file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* kallsyms_lazy: the parts of a lazy kallsyms table (kallsyms_lazy_open)
  * that kallsyms.c calls: a stride of records read when a lookup reaches
  * it, and the table looked at for a reload without reading it into memory.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* kcache: the kernel's parsed symbols kept on disk between runs, so that a
  * repeat start does not have the kernel format all of /proc/kallsyms.
  *

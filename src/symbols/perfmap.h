@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perfmap: the symbols a JIT (Node --perf-basic-prof, JVM agents, .NET,
  * LuaJIT) writes for its code in /tmp/perf-PID.map, one "START SIZE name"
  * line (hex) per function. Read incrementally as the file grows; bounded,

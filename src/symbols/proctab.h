@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* proctab: the process table of symbols: pid -> comm, threads and
  * executable maps, kept from the ring's records (MMAP, COMM, FORK, EXIT) and
  * /proc. Internal to symbols: the resolver reads it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* symbols: the resolver. An address of a task becomes a symbol through a
  * direct-mapped cache in front of the kernel's tables (symbols_kernel.c)
  * and the processes' maps and files (symbols_user.c); whole stacks through

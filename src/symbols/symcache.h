@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* symcache: the parsed symbol tables of user-space files kept on disk
  * between runs, so that a repeat start reads libc's or perf's table (a few
  * milliseconds of ELF parsing, sorting and naming each) in one read.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What every benchmark program here needs (and clock.h's clocks): medians of noisy
  * runs, a repeatable pseudo-random sequence, and timing a shell command. */
 #ifndef PERFTOP_BENCH_H

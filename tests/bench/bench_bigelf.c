@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A real ELF of a million functions (generated assembly, linked here with
  * cc): its table's load time, lookups per second through elfsym_find and
  * through symbols_resolve (the cache in front mostly missing: the ips are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The first symbols of a process mapping many shared objects: NLIBS small
  * libraries are built here with cc, this program dlopens them all and
  * forks a child that keeps calling into each. Timed: perftop's symbols

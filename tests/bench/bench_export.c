@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The exporter's own work per interval, on a synthetic agg of NSYMS symbols
  * and NTASKS tasks fed 8000 samples an interval (4 kHz on two CPUs): what
  * export_interval does (comm accumulators, both /metrics pages, the symbols'

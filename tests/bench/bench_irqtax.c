@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The machine's tax on sampling: what a system-wide cpu-clock sampler at a
  * given rate costs every other program's CPU. A fixed loop of reads (a
  * small working set and a perftop-sized one) is timed by its own thread's

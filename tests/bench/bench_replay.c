@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Replay benchmark: synthetic ring contents through ring -> record -> session
  * (session_record: symbols, agg), as the engine does, without the kernel. Prints ns per sample for
  * decode alone and for the whole path.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Symbol lookup speed: kallsyms and ELF tables of a million symbols, and
  * symbols_resolve (cache in front) on a mix of user and kernel addresses of
  * this very process. Prints rates; asserts nothing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The floor under a tick: what one wakeup of a sleeping thread costs that
  * thread's CPU on this machine, and what touching memory again after it
  * costs (everything a tick touches comes back cold). A timerfd in an epoll

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Exporter benchmark: what serving /metrics every second and a 15 s profile
 back to back (as a profile scraper does) costs perftop at 4 kHz on busy CPUs.
 

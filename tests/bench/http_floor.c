@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The floor under issue 15's cost goal: what one HTTP request over a
  * kept-alive loopback connection costs the thread that answers it when it
  * does nothing else: an epoll loop, one recv, one send of a canned page of

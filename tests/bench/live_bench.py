@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Live benchmark: perftop -b against `perf top` on the same workload.
 
 For each rate, alternately runs each tool while the workload keeps every CPU

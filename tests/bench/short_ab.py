@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Short whole runs of two perftop builds, taking turns, each started at the
 same moment as a fresh perf top (both in tmux, 160x50, on WORKLOAD split
 load on every CPU): what a start, its first frames and its quit cost where

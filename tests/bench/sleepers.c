@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* N sleeping processes for the start-up benchmark (startup_bench.py).
  * usage: sleepers N
  * Prints "ready N" once all are forked, then waits for EOF on stdin (or a

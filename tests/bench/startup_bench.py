@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Start-up benchmark: what a repeat start of perftop costs, with 0 and with
 many (10 000) other processes running.
 

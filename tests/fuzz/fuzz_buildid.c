@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: arbitrary bytes as a mapped file whose build-id note
  * buildid_read_fd looks for (what /proc identification reads from every
  * file at start). The bytes go into a memfd; whatever it finds must be a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: arbitrary bytes as an ELF file through libelf and
  * elfsym's checks, then lookups at, around and between every symbol and
  * file offset to address translation over every load segment. */

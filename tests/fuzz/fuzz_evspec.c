@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: arbitrary text as an -e list and as an --exclude list.
  * PMU terms and tracepoints are looked up in the fixture trees only, so the
  * parser reads files but never the host's sysfs/tracefs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: what a client or the command line sends the exporter —
  * the --listen spec, the URL route, ?seconds= — and label values through
  * promtext_escape, whose output must be valid UTF-8 with no bare quote,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: arbitrary bytes (up to the first NUL, as C strings
  * reach us) through json_write_string, the JSON object writer and
  * sanitize(). Whatever comes in, what goes out is valid UTF-8 without a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: arbitrary bytes as a kallsyms text, then lookups at,
  * around and between every symbol and at addresses taken from the input. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: arbitrary bytes as a kernel-symbol cache file and a
  * /proc/modules text. Input: one byte of flags, two of the modules text's
  * length, that text, then the cache's bytes. Flag 1 seals the bytes (a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: arbitrary text as /proc/PID/maps, a line at a time,
  * through proctab_parse_maps_line. A line it takes must be an executable
  * mapping with end above start and a path inside the line with no newline,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # One bounded libFuzzer run for meson test: fuzz_one.sh HARNESS SEED_DIR OUT_DIR NAME
 # Fuzzes a copy of the seed corpus (the repo's stays as it is) for
 # $FUZZ_SECONDS (default 60). Exit 0 only when the whole run was clean.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: arbitrary bytes as a /tmp/perf-PID.map through
  * perfmap_refresh, which reads a path (and refuses symlinks, so no
  * /proc/self/fd trick): each run writes a real file in a private tmpfs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: arbitrary text as /proc/stat, and as /proc/loadavg
  * and /proc/meminfo (the first byte says where the input is cut in two),
  * through procstat's parsers. They must stay within the output array, never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: arbitrary bytes as ring contents, with an arbitrary
  * starting tail (so records wrap anywhere), through the pull iterator and
  * record_decode, and again with every call-graph layout (callchain, branch

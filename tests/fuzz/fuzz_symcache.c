@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness: arbitrary bytes as a user symbol-cache entry. Input:
  * one byte of flags, then the entry's bytes. Flag 1 seals them (a right
  * checksum), so that the checks behind it are reached; the key is taken

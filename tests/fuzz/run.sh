@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the libFuzzer harnesses (clang, ASan+UBSan) in build-fuzz and runs
 # each for FUZZ_SECONDS (default 60). Extra arguments go to meson test,
 # e.g. tests/fuzz/run.sh fuzz_elf, or --num-processes 1.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A workload with a known call tree, for the call-graph tests:
  *   main -> caller_a -> hot   (3 parts)
  *   main -> caller_b -> hot   (1 part)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A program that maps a library only when told to: the library's code
  * reaches perftop as a MMAP2 record, never through /proc/PID/maps.
  *

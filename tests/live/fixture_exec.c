@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A program that becomes another: perftop -p must follow the exec (COMM
  * with the exec flag, then the new image's MMAP2s) and name the new code.
  * Built twice, non-PIE both times, so the two images' code lies at the same

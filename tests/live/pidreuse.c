@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* For test_pidreuse.py, built twice:
  *   (default) THREADS SECS: spins in THREADS threads (the main one too) for
  *     SECS seconds; prints "ready" once they all run. Copied to the names

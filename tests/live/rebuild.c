@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* For test_rebuild.py, built twice at one path: -DHOT=alpha_hot, then
  * -DHOT=beta_hot. Spins in HOT for SECS seconds (argv[1]) of wall time or
  * until SIGTERM, then prints the CPU time it used in ns. */

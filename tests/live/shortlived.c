@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Short-lived processes for test_shortlived.py, built twice, static, and
  * timed with raw syscalls, so that every user-space sample of them lies in
  * these two binaries.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The fixtures' hot loop: SPIN_FN(name) defines `void name(double secs)`,
  * which burns CPU in its own body for secs seconds, so that samples land in
  * a function whose name the test knows. */

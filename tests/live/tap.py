@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Tiny TAP emitter and helpers shared by the live tests."""
 import json
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Bad use (issue 6's table): usage errors with their way out, tracepoints
 without tracefs, a bad PMU term, an offline CPU, a non-root user under
 perf_event_paranoid=2, too few fds, closed stdio, a reader gone, a full disk,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Call graphs (-g, --call-graph dwarf) on a workload with a known tree:
 main -> caller_a -> hot (3 parts), main -> caller_b -> hot (1), main -> lone (1).
 

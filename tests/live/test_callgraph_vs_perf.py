@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """perftop's call graphs against perf record -g + perf report --children on
 the same run (issue 12).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Focus mode's exact counters against perf stat on the same workload.
 
 The workload waits at a gate until both tools are attached, then starts its

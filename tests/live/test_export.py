@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Live tests of the exporter (--listen, --textfile, -b --format pprof): a real
 Prometheus scrapes perftop while our workload runs, promtool checks both text
 formats, go tool pprof reads the served profile and the pprof file, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Overload: sampling at the highest rate the kernel allows
 (kernel.perf_event_max_sample_rate) on every CPU while every CPU is busy.
 What the machine delivers is not perftop's to promise; what perftop

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Issue 11, case 3: a PID reused. Process A (comm "oldowner", 4 threads)
 runs under perftop, is sampled and exits; then process B (comm "newowner",
 one thread) is made to get A's PID: a helper of ours writes PID-1 to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Issue 11, case 2: a program rebuilt at the same path while an old copy
 still runs. Build v1 (its hot function alpha_hot) to DIR/prog and start it,
 before perftop (found by the /proc scan) or after (by its records); with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Live tests: run a workload of ours and check what perftop reports about it.
 
 usage: test_sampling.py PERFTOP WORKLOAD

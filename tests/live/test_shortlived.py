@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Issue 11, case 1: short-lived processes, system-wide, started two ways
 at once. A launcher of ours pinned to one CPU forks again and again; the
 child moves to the other CPU and execs a small program of ours there for

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Live symbol tests for code whose file is gone: a binary deleted while it
 runs, and a binary run from a memfd. Both must still be named by function.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Live symbol tests: code perftop must name although no ELF file holds it.
 
 usage: test_symbols_live.py PERFTOP WORKLOAD

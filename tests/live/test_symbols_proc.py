@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Live symbol tests of a process's life after perftop attached: code that
 only MMAP2 and COMM records tell of, never /proc/PID/maps.
 

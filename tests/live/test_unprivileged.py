@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Issue 11, case 4: an ordinary user under perf_event_paranoid=2 runs
 perftop -b -p PID on a process of its own, without --exclude: perftop exits
 0, names the workload's functions and says that only user space is sampled

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """perftop's symbols against perf report's on the same run.
 
 The workload waits at a gate until perftop -p and perf record -p are both

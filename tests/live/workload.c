@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A workload of known shape for the live tests.
  *   workload split A,B,C SECS   hot_a/hot_b/hot_c get A:B:C of the CPU time;
  *                               prints its measured split as JSON at the end

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Churn for the soak test: for SECS seconds, loop dlopen/dlsym/dlclose of
  * libm (new mappings, then none, for perftop's process table) and start
  * short-lived threads (FORK/EXIT records, thread rows coming and going),

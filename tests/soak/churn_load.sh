@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The churn both soaks run, until killed: every half second a helper
 # (dlopen/dlclose, short threads with new hostile names), a new copy of the
 # helper at a new path (a new binary: a new DSO, a new table), and 20 short

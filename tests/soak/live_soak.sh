@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The live view under churn, for as long as asked (10 minutes by default):
 # perftop's screen (not -b) in a private tmux server, and beside it `perf
 # top` (when present) in another, both sampling the whole system while

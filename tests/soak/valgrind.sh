@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # memcheck on a short live run: no leak, no invalid access. 77 = skipped.
 case "${PERFTOP_SANITIZED:-none}" in
 none|'') ;;

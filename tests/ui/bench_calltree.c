@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The live view's call-graph work per tick (-g): what frame_take costs with
  * and without the call-path tree's copy, and building the inline tree of a
  * symbol on every stack and F5's whole tree, on a tree filled to the

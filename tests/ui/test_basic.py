@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """perftop's live view in tmux: header and table with the workload's symbol,
 K hides kernel rows and says so, help, pause, resize to 40x10 and back, q;
 monochrome with NO_COLOR; without -d the live view refreshes every 2 s

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Call graphs in the live view (-g), on the workload of a known tree
 (tests/live/cgwork.c: main -> caller_a -> hot 3 parts, main -> caller_b -> hot
 1 part, main -> lone 1 part): Children and Self columns, sorting by either,

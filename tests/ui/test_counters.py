@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Focus mode (-p) in the live view: the counters section (task-clock shown
 and growing, cycles not listed without a PMU), H for thread rows, and the focused
 process exiting: the final figures stay, the message says so, q exits 0."""

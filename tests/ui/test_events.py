@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The event panel: Space turns an event off (its column stops growing) and
 on again; a per-event exclude flag is flipped there; x shows all six flags."""
 import re

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Enter on a task focuses on it (as -p): only that task in the table;
 Esc goes back to system-wide. The Tasks view's CPU% is each row's own:
 a thread row shows its thread's time, not its process's; a row come on

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A process whose comm holds escape sequences: the live view shows them
 escaped and nothing of them reaches the terminal."""
 import subprocess

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Issue 13, point 1: Ctrl-Z then fg gives the whole terminal back (keypad
 mode: Down moves, it does not leave a -p focus); an escape sequence the
 terminal description does not know is swallowed, not taken as Esc.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Issue 13, points 4-9, 11, 12 at 80x24 and 60x12: the function bar keeps
 Quit, the title's clock never covers the name, busy % meters, the tasks/
 load/memory line, row N of M, Symbol over [k], a filter says where it

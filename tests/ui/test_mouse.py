@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Issue 13, point 10: perftop asks for mouse reports itself; a click on a
 tab switches the view, on a title sorts, on a row selects it, the wheel
 scrolls, a click on the function bar's F10Quit quits."""

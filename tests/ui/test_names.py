@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """M switches C++ names between demangled and raw, live; --no-demangle
 starts raw. On the C++ fixture spinning in ns::Foo<int>::bar."""
 import subprocess

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Issue 13, points 2 and 3: Enter on a task gives what -p gives (its exact
 counters); the d and F prompts replace the value (shown as a hint), they do
 not append to it. Issue 46, item 12: Esc closes the filter, then keeps a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Render test: one fixed aggregation snapshot (no sampling) drawn by the real
  * ui code into a curses screen 100x30 (and a few other states and sizes),
  * read back as text and compared with tests/ui/render_expected.txt.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """SIGTERM, SIGHUP and SIGINT (Ctrl-C) end the live view with the terminal
 restored; F10 quits too; a crash (SIGSEGV, SIGABRT) restores it before dying."""
 import os

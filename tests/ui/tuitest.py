@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Driving the real perftop in a private tmux server: a shell in a pane, keys
 sent with send-keys, the screen read with capture-pane."""
 import os

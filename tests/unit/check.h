@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Minimal TAP helpers for unit tests (meson runs them with protocol: 'tap'). */
 #ifndef PERFTOP_CHECK_H
 #define PERFTOP_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Helpers of the symbol tests (test_symbols, test_identity). */
 #ifndef PERFTOP_SYMTEST_H
 #define PERFTOP_SYMTEST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Builders of synthetic ring records, laid out as the kernel writes them for
  * RECORD_SAMPLE_TYPE with sample_id_all. */
 #ifndef PERFTOP_SYNTH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Call graphs through agg: self and children, callers and callees, the
  * call-path tree and its bound. */
 #include <stdio.h>

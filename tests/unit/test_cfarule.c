@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The leaf fix's rule cache: hits, misses, negative entries, a new DSO id
  * (a new mapping's file, an exec'd or replaced binary) never meeting an
  * old rule; the rule read from our own CFI; and its use on a sample. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Counter groups, attrs, group-read parsing and scaling: the parts of focus
  * mode that must be right on machines with a PMU, which ours lack. */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Demangling at the string level: C++ (Itanium), Rust legacy and v0, and
  * what must come back as NULL (not mangled, or not valid). */
 #include <stdlib.h>

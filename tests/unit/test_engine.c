@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* How the engine builds perf_event_attr (hardware paths included, which the
  * build machines cannot open), sizes rings, and parses CPU/PID lists. */
 #include <errno.h>

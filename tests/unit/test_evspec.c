@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The event-spec parser against what perf does with the same text, on fixture
  * sysfs/tracefs trees (argv[1] = tests/fixtures). */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The exporter's pages: rendered only in the formats somebody asks for, and
  * served without a copy, so a page a response still holds outlives the
  * interval that replaces it (ASan checks the latter). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* httpq: --listen addresses, routes, ?seconds= values. */
 #include <arpa/inet.h>
 #include <netinet/in.h>

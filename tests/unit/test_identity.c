@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Identity in the symbol tables: a file is what its build-id (or device,
  * inode and generation) says, not its path; a pid or tid reused after an
  * exit is a new task; a resolve hands out the task's names.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* kallsyms parsing and lookup. usage: test_kallsyms FIXTURES_DIR */
 #include <errno.h>
 #include <inttypes.h>

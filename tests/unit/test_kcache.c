@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The kernel-symbol cache: its key, /proc/modules, the file's bytes (every
  * flipped bit and every cut refused), and the file's handling (owner,
  * mode, links). usage: test_kcache FIXTURES_DIR */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The time-ordered merge of per-CPU rings (engine drain passes): records
  * interleaved in time across CPUs come out in time order, records past the
  * limit stay for the next pass, a pass cut short resumes in order, a late

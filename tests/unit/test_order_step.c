@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* order_step: flat samples into the tally, the other records out in time
  * order, and at each one the tally holds exactly the samples older than it.
  * Checked against order_next's heap merge on random interleavings (longer

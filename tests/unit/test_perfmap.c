@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* JIT perf maps (/tmp/perf-PID.map): parsing, growth, replacement, the
  * trust checks and the bounds. Files live in a temporary directory. */
 #include <errno.h>

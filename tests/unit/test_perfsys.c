@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perfsys: the one line an open's errno becomes; the engine's notice
  * carrying several fallbacks at once, and its enabled flags. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pprof: the encoded profile read back by a small protobuf decoder of the
  * test's own (after gunzip), field by field as profile.proto says. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* procstat: the parsers on known text, and the system-wide files kept open
  * between reads (the live view reads them at every tick). */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* promtext escaping and the families metrics builds from a synthetic agg:
  * names, labels, counters only growing while comms move in and out of the
  * top N, OpenMetrics' TYPE names and # EOF. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* push: the URL it takes and the /ingest target it builds. */
 #include "check.h"
 #include "push.h"

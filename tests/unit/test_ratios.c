@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Derived ratios: the arithmetic, the estimate mark and the formatting. The
  * hardware events behind them are absent on PMU-less hosts, so this is where
  * they are checked. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The session's record path and the dump: synthetic records decoded by the
  * real decoder, applied by session_record, dumped in the three formats.
  * usage: test_session FIXTURES_DIR */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The start-up path of symbols: the kernel's table from the cache (and
  * whole reads on demand for what it lacks), and processes read from /proc
  * at their first sample rather than all at start.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Symbol resolution: ELF tables of the fixture binaries, live fixture
  * processes read through /proc as perftop reads them, the record-driven
  * flows (mmap, fork, comm, exit), and the kernel's kallsyms.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* DWARF unwinding of a stack of our own: registers and a stack copy taken
  * inside a known call chain (three frames without frame pointers), fed to
  * unwind_stack as a sample would be; the frames must be found in order. */
