@@ -140,7 +140,7 @@ void agg_pairs_add(struct agg *a, const struct agg_task *t, const struct agg_sym
 void agg_pairs_clear(struct agg *a);
 void agg_pairs_free(struct agg *a);
 
-/* Shared by agg's files: agg.c (rows, the flat sample path), agg_map.c,
+/* Shared by agg's files: agg.c (rows, the flat sample path),
  * agg_tasks.c, agg_stack.c (-g), agg_roll.c (the interval's end). */
 
 static inline size_t agg_hash64(uint64_t k)
