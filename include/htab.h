@@ -42,6 +42,10 @@ void htab_clear(struct htab *h);
 int htab_put(struct htab *h, uint64_t key, uintptr_t val);
 /* Removes the entry key -> val; false when it is not there. */
 bool htab_del(struct htab *h, uint64_t key, uintptr_t val);
+/* Halves the table while it is an eighth full and above min_cap (a power
+ * of two), so that walking it follows the entries kept, not the most ever
+ * held. Out of memory it stays as it is. */
+void htab_shrink(struct htab *h, size_t min_cap);
 
 /* The slot of the first value under key at or after slot i's run, or
  * SIZE_MAX: for (i = htab_first(h, k); i != SIZE_MAX; i = htab_next(h, k, i)). */

@@ -61,39 +61,15 @@ static uint32_t pool_add(struct ui_cgsnap *c, const char *s)
 	return at;
 }
 
-static bool imap_rehash(struct ui_cgsnap *c, size_t cap)
-{
-	struct ui_cgkey *m = calloc(cap, sizeof(*m));
-
-	if (m == NULL)
-		return false;
-	for (size_t i = 0; i < c->imap_cap; i++) {
-		size_t k;
-
-		if (c->imap[i].key == NULL)
-			continue;
-		for (k = mix((uint64_t)(uintptr_t)c->imap[i].key) & (cap - 1); m[k].key; k = (k + 1) & (cap - 1))
-			;
-		m[k] = c->imap[i];
-	}
-	free(c->imap);
-	c->imap = m;
-	c->imap_cap = cap;
-	return true;
-}
-
 /* The snapshot's symbol of a cg frame (its agg row, or a comm), copied once a tick. */
 static uint32_t intern(struct ui_cgsnap *c, struct cg_frame f)
 {
 	const void *key = f.sym ? (const void *)f.sym : (const void *)f.name;
+	uintptr_t idx1 = htab_get(&c->imap, (uint64_t)(uintptr_t)key);
 	struct ui_cgsym *s;
-	size_t k;
 
-	if (2 * (c->nsyms + 1) > c->imap_cap && !imap_rehash(c, c->imap_cap ? 2 * c->imap_cap : 256))
-		return NONE;
-	for (k = mix((uint64_t)(uintptr_t)key) & (c->imap_cap - 1); c->imap[k].key; k = (k + 1) & (c->imap_cap - 1))
-		if (c->imap[k].key == key)
-			return c->imap[k].idx;
+	if (idx1)
+		return (uint32_t)(idx1 - 1);
 	if (!grow((void **)&c->syms, &c->syms_cap, c->nsyms + 1, sizeof(*c->syms)))
 		return NONE;
 	s = &c->syms[c->nsyms];
@@ -103,7 +79,8 @@ static uint32_t intern(struct ui_cgsnap *c, struct cg_frame f)
 		return NONE;
 	s->kernel = f.sym && f.sym->kernel;
 	s->comm = f.sym == NULL;
-	c->imap[k] = (struct ui_cgkey){ key, (uint32_t)c->nsyms };
+	if (htab_put(&c->imap, (uint64_t)(uintptr_t)key, c->nsyms + 1))
+		return NONE;
 	return (uint32_t)c->nsyms++;
 }
 
@@ -113,8 +90,7 @@ void calltree_snap_clear(struct ui *u)
 
 	c->n = c->nsyms = c->plen = 0;
 	c->base = c->other = 0;
-	if (c->imap)
-		memset(c->imap, 0, c->imap_cap * sizeof(*c->imap));
+	htab_clear(&c->imap);
 }
 
 /* Nodes without samples in scope are left out, and with them their
@@ -184,7 +160,7 @@ void calltree_snap_free(struct ui *u)
 	free(c->samples);
 	free(c->syms);
 	free(c->pool);
-	free(c->imap);
+	htab_free(&c->imap);
 	free(c->map);
 	memset(c, 0, sizeof(*c));
 	calltree_free(&u->tree);
@@ -235,36 +211,18 @@ static uint32_t tnode_new(const struct ui *u, struct ui_tree *t, uint32_t parent
 	return (uint32_t)t->nn++;
 }
 
-/* The child of parent for sym, made if new (open addressing on (parent, sym)). */
+/* The child of parent for sym, made if new. */
 static uint32_t tchild(const struct ui *u, struct ui_tree *t, uint32_t parent, uint32_t sym)
 {
-	size_t mask, k;
+	uint64_t key = (uint64_t)parent << 32 | sym;
+	uintptr_t found = htab_get(&t->hash, key);
 	uint32_t c;
 
-	if (2 * (t->nn + 1) > t->hash_cap) {
-		size_t cap = t->hash_cap ? 2 * t->hash_cap : 1024;
-		uint32_t *h = malloc(cap * sizeof(*h));
-
-		if (h == NULL)
-			return NONE;
-		memset(h, 0xff, cap * sizeof(*h));
-		for (size_t i = 1; i < t->nn; i++) {
-			for (k = mix(((uint64_t)t->n[i].parent << 32) | t->n[i].sym) & (cap - 1); h[k] != NONE;
-			     k = (k + 1) & (cap - 1))
-				;
-			h[k] = (uint32_t)i;
-		}
-		free(t->hash);
-		t->hash = h;
-		t->hash_cap = cap;
-	}
-	mask = t->hash_cap - 1;
-	for (k = mix(((uint64_t)parent << 32) | sym) & mask; t->hash[k] != NONE; k = (k + 1) & mask)
-		if (t->n[t->hash[k]].parent == parent && t->n[t->hash[k]].sym == sym)
-			return t->hash[k];
+	if (found)
+		return (uint32_t)(found - 1);
 	c = tnode_new(u, t, parent, sym);
 	if (c != NONE)
-		t->hash[k] = c;
+		htab_put(&t->hash, key, (uintptr_t)c + 1); /* out of memory: unindexed, a twin may come */
 	return c;
 }
 
@@ -372,8 +330,7 @@ void calltree_build(struct ui *u, struct ui_tree *t)
 	uint64_t other = 0, kept;
 
 	t->nn = 0;
-	if (t->hash)
-		memset(t->hash, 0xff, t->hash_cap * sizeof(*t->hash));
+	htab_clear(&t->hash);
 	if (!grow((void **)&t->n, &t->ncap, 1, sizeof(*t->n)))
 		goto lines;
 	memset(&t->n[0], 0, sizeof(t->n[0]));
@@ -528,6 +485,6 @@ void calltree_free(struct ui_tree *t)
 	free(t->dso);
 	free(t->n);
 	free(t->vis);
-	free(t->hash);
+	htab_free(&t->hash);
 	memset(t, 0, sizeof(*t));
 }

@@ -14,6 +14,7 @@
 
 #include "agg.h"
 #include "counters.h"
+#include "htab.h"
 #include "options.h"
 #include "procstat.h"
 #include "ratios.h"
@@ -89,8 +90,7 @@ struct ui_cgsnap {
 	size_t nsyms, syms_cap;
 	char *pool;
 	size_t plen, pcap;
-	struct ui_cgkey { const void *key; uint32_t idx; } *imap; /* agg row -> syms */
-	size_t imap_cap;
+	struct htab imap;          /* agg row (or comm) -> syms index + 1 */
 	uint32_t *map;             /* cg node -> node here, while taking */
 	size_t map_cap;
 	size_t ev;
@@ -125,8 +125,7 @@ struct ui_tree {
 	size_t sel, top, page;     /* selected line (index into vis); F5's scroll */
 	uint64_t sel_id;
 	bool in;                   /* inline: the selection is on a tree line */
-	uint32_t *hash;            /* building: (parent, sym) -> node */
-	size_t hash_cap;
+	struct htab hash;          /* building: parent << 32 | sym -> node index */
 };
 
 /* %CPU of a task row shown: its CPU time at the last read. */

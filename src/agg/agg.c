@@ -52,8 +52,8 @@ struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus)
 	a->cpus = calloc(ncpus ? ncpus : 1, sizeof(*a->cpus));
 	a->cpu_counts = calloc((ncpus ? ncpus : 1) * 4 * nevents, sizeof(uint64_t));
 	a->cpu_index = malloc((size_t)(a->max_cpu + 1 > 0 ? a->max_cpu + 1 : 1) * sizeof(int));
-	if (a->cpus == NULL || a->cpu_counts == NULL || a->cpu_index == NULL || agg_map_init(&a->syms, 1024) ||
-	    agg_map_init(&a->tasks, 256) || agg_map_init(&a->tids, 256)) {
+	if (a->cpus == NULL || a->cpu_counts == NULL || a->cpu_index == NULL || htab_init(&a->syms, 1024) ||
+	    htab_init(&a->tasks, 256) || htab_init(&a->tids, 256)) {
 		agg_free(a);
 		return NULL;
 	}
@@ -76,17 +76,17 @@ void agg_free(struct agg *a)
 		return;
 	if (a->syms.tab)
 		for (size_t i = 0; i <= a->syms.mask; i++)
-			if (a->syms.tab[i].row)
-				agg_rows_sym_free(a->syms.tab[i].row);
+			if (agg_row_at(&a->syms, i))
+				agg_rows_sym_free(agg_row_at(&a->syms, i));
 	if (a->tasks.tab)
 		for (size_t i = 0; i <= a->tasks.mask; i++)
-			free(a->tasks.tab[i].row);
+			free(agg_row_at(&a->tasks, i));
 	if (a->tids.tab)
 		for (size_t i = 0; i <= a->tids.mask; i++)
-			free(a->tids.tab[i].row);
-	free(a->syms.tab);
-	free(a->tasks.tab);
-	free(a->tids.tab);
+			free(agg_row_at(&a->tids, i));
+	htab_free(&a->syms);
+	htab_free(&a->tasks);
+	htab_free(&a->tids);
 	free(a->cpus);
 	free(a->cpu_counts);
 	free(a->cpu_index);
@@ -128,7 +128,7 @@ struct agg_sym *agg_sym_row(struct agg *a, const struct sym_result *sr)
 
 	if (s && s->key == sr->key)
 		return s;
-	s = agg_map_get(&a->syms, sr->key);
+	s = (void *)htab_get(&a->syms, sr->key);
 	if (s == NULL) {
 		s = sym_alloc(a->nevents);
 		if (s == NULL)
@@ -142,7 +142,7 @@ struct agg_sym *agg_sym_row(struct agg *a, const struct sym_result *sr)
 		}
 		s->sym = strdup(sr->sym ? sr->sym : "[unknown]");
 		s->dso = strdup(sr->dso ? sr->dso : "[unknown]");
-		if (s->sym == NULL || s->dso == NULL || agg_map_put(&a->syms, sr->key, s)) {
+		if (s->sym == NULL || s->dso == NULL || htab_put(&a->syms, sr->key, (uintptr_t)s)) {
 			agg_rows_sym_free(s);
 			return NULL;
 		}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* agg's internals, shared by its files: agg_map.c (the maps), agg_rows.c
+/* agg's internals, shared by its files: agg_rows.c
  * (what every row kind shares), agg_settle.c (the memos' pending hits),
  * agg_tasks.c (task and thread rows), agg.c (symbol rows and the flat
  * sample path), agg_stack.c (-g), agg_roll.c (the interval's end, expiry),
@@ -9,19 +9,8 @@
 #define PERFTOP_AGG_INT_H
 
 #include "agg.h"
+#include "htab.h"
 #include "symbols.h"
-
-/* Open-addressing maps from a 64-bit key to a row pointer. Rows never move,
- * so the hot path hands out stable pointers. */
-struct slot {
-	uint64_t key;
-	void *row;
-};
-
-struct map {
-	struct slot *tab;
-	size_t mask, used;
-};
 
 /* Rows the roll must visit: those with interval counts, and exited tasks
  * ageing out. The roll's work follows them, not every row ever seen. */
@@ -97,7 +86,7 @@ struct agg_flat {
 struct agg {
 	size_t nevents;
 	struct agg_event ev[AGG_MAX_EVENTS];
-	struct map syms, tasks, tids;
+	struct htab syms, tasks, tids; /* key -> row: rows never move, so pointers stay good */
 	struct agg_cpu *cpus;
 	size_t ncpus;
 	int *cpu_index;       /* cpu number -> row, -1 when not sampled */
@@ -152,7 +141,7 @@ void agg_pairs_add(struct agg *a, const struct agg_task *t, const struct agg_sym
 void agg_pairs_clear(struct agg *a);
 void agg_pairs_free(struct agg *a);
 
-/* Shared by agg's files: agg.c (rows, the flat sample path), agg_map.c,
+/* Shared by agg's files: agg.c (rows, the flat sample path),
  * agg_tasks.c, agg_stack.c (-g), agg_roll.c (the interval's end). */
 
 static inline size_t agg_hash64(uint64_t k)
@@ -163,18 +152,11 @@ static inline size_t agg_hash64(uint64_t k)
 	return (size_t)k;
 }
 
-static inline void *agg_map_get(const struct map *m, uint64_t key)
+/* The row in a map's slot i, or NULL: for walking the maps. */
+static inline void *agg_row_at(const struct htab *m, size_t i)
 {
-	for (size_t i = agg_hash64(key) & m->mask; m->tab[i].row; i = (i + 1) & m->mask)
-		if (m->tab[i].key == key)
-			return m->tab[i].row;
-	return NULL;
+	return (void *)m->tab[i].val;
 }
-
-int agg_map_init(struct map *m, size_t cap);
-int agg_map_put(struct map *m, uint64_t key, void *row);
-void agg_map_del(struct map *m, uint64_t key, const void *row);
-void agg_map_shrink(struct map *m, size_t min_cap);
 
 /* A row and its sets of counts in one block: a symbol row has four (self
  * and children, interval and total), a task row two. */

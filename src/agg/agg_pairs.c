@@ -11,36 +11,15 @@
 struct agg_pairs {
 	struct agg_pair *v;
 	size_t n, cap;
-	uint32_t *ix;      /* open addressing: index into v + 1, 0 empty */
-	size_t mask;
+	struct htab ix;    /* pair_hash -> index into v + 1, several per hash */
 	size_t last;       /* consecutive samples mostly hit the same pair */
 };
 
-static inline size_t pair_hash(const struct agg_task *t, const struct agg_sym *s)
+static inline uint64_t pair_hash(const struct agg_task *t, const struct agg_sym *s)
 {
 	uint64_t k = (uint64_t)(uintptr_t)t * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)s * 0xc2b2ae3d27d4eb4full;
 
-	return (size_t)(k ^ k >> 29);
-}
-
-static int index_grow(struct agg_pairs *p)
-{
-	size_t cap = p->mask ? 2 * (p->mask + 1) : 256;
-	uint32_t *ix = calloc(cap, sizeof(*ix));
-
-	if (ix == NULL)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->n; i++) {
-		size_t j = pair_hash(p->v[i].task, p->v[i].sym) & (cap - 1);
-
-		while (ix[j])
-			j = (j + 1) & (cap - 1);
-		ix[j] = (uint32_t)i + 1;
-	}
-	free(p->ix);
-	p->ix = ix;
-	p->mask = cap - 1;
-	return 0;
+	return k ^ k >> 29;
 }
 
 int agg_pairs_keep(struct agg *a, bool on)
@@ -51,7 +30,7 @@ int agg_pairs_keep(struct agg *a, bool on)
 		a->keep_pairs = on && p;
 		return 0;
 	}
-	if ((p = calloc(1, sizeof(*p))) == NULL || index_grow(p)) {
+	if ((p = calloc(1, sizeof(*p))) == NULL || htab_init(&p->ix, 256)) {
 		free(p);
 		return -ENOMEM;
 	}
@@ -63,21 +42,15 @@ int agg_pairs_keep(struct agg *a, bool on)
 void agg_pairs_add(struct agg *a, const struct agg_task *t, const struct agg_sym *s, uint64_t n, uint64_t period)
 {
 	struct agg_pairs *p = a->pairs;
-	size_t j;
+	uint64_t h;
 
 	if (p->last < p->n && p->v[p->last].task == t && p->v[p->last].sym == s)
 		goto found;
-	for (j = pair_hash(t, s) & p->mask; p->ix[j]; j = (j + 1) & p->mask) {
-		p->last = p->ix[j] - 1;
+	h = pair_hash(t, s);
+	for (size_t j = htab_first(&p->ix, h); j != SIZE_MAX; j = htab_next(&p->ix, h, j)) {
+		p->last = p->ix.tab[j].val - 1;
 		if (p->v[p->last].task == t && p->v[p->last].sym == s)
 			goto found;
-	}
-	/* Half full at most; out of memory the sample is not in the pairs. */
-	if (2 * (p->n + 1) > p->mask + 1) {
-		if (index_grow(p))
-			return;
-		for (j = pair_hash(t, s) & p->mask; p->ix[j]; j = (j + 1) & p->mask)
-			;
 	}
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 128;
@@ -88,8 +61,11 @@ void agg_pairs_add(struct agg *a, const struct agg_task *t, const struct agg_sym
 		p->v = v;
 		p->cap = cap;
 	}
+	/* Out of memory the sample is not in the pairs. */
+	if (htab_put(&p->ix, h, p->n + 1))
+		return;
 	p->v[p->n] = (struct agg_pair){ .task = t, .sym = s };
-	p->ix[j] = (uint32_t)++p->n;
+	p->n++;
 	p->last = p->n - 1;
 found:
 	p->v[p->last].samples += n;
@@ -102,7 +78,7 @@ void agg_pairs_clear(struct agg *a)
 
 	if (p == NULL || p->n == 0)
 		return;
-	memset(p->ix, 0, (p->mask + 1) * sizeof(*p->ix));
+	htab_clear(&p->ix);
 	p->n = 0;
 }
 
@@ -111,7 +87,7 @@ void agg_pairs_free(struct agg *a)
 	if (a->pairs == NULL)
 		return;
 	free(a->pairs->v);
-	free(a->pairs->ix);
+	htab_free(&a->pairs->ix);
 	free(a->pairs);
 	a->pairs = NULL;
 }

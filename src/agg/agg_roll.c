@@ -57,7 +57,7 @@ static void relist(struct agg *a)
 	a->walk_all = false;
 	a->act_syms.n = a->act_tasks.n = a->aging.n = 0;
 	for (size_t i = 0; i <= a->syms.mask; i++) {
-		struct agg_sym *s = a->syms.tab[i].row;
+		struct agg_sym *s = agg_row_at(&a->syms, i);
 
 		if (s == NULL)
 			continue;
@@ -66,10 +66,10 @@ static void relist(struct agg *a)
 			agg_sym_active(a, s);
 	}
 	for (int m = 0; m < 2; m++) {
-		struct map *map = m ? &a->tids : &a->tasks;
+		struct htab *map = m ? &a->tids : &a->tasks;
 
 		for (size_t i = 0; i <= map->mask; i++) {
-			struct agg_task *t = map->tab[i].row;
+			struct agg_task *t = agg_row_at(map, i);
 
 			if (t == NULL)
 				continue;
@@ -105,7 +105,7 @@ static void sym_expire(struct agg *a, struct agg_sym *s)
 	agg_counts_add(&a->st.sym_expired, &s->total, a->nevents);
 	agg_counts_add(&a->st.sym_ch_expired, &s->ch_total, a->nevents);
 	a->st.expired_syms++;
-	agg_map_del(&a->syms, s->key, s);
+	htab_del(&a->syms, s->key, (uintptr_t)s);
 	dead_push(&a->dead_syms, s);
 	s->gone = true; /* flat_forget */
 }
@@ -117,9 +117,9 @@ static void task_expire(struct agg *a, struct agg_task *t)
 	t->gone = true;
 	agg_tasks_fold(a, t);
 	if (t->is_thread)
-		agg_map_del(&a->tids, (uint64_t)t->tid + 1, t);
+		htab_del(&a->tids, (uint64_t)t->tid + 1, (uintptr_t)t);
 	else
-		agg_map_del(&a->tasks, (uint64_t)t->pid + 1, t);
+		htab_del(&a->tasks, (uint64_t)t->pid + 1, (uintptr_t)t);
 	dead_push(&a->dead_tasks, t);
 }
 
@@ -211,7 +211,7 @@ static bool rank_first(const void *x, const void *y, void *arg)
 
 /* Marks the top keep_top rows of m by each event's samples since start.
  * False when the heap cannot be had: then nothing is judged to rank. */
-static bool rank_mark(struct agg *a, struct map *m, enum rank_kind k)
+static bool rank_mark(struct agg *a, struct htab *m, enum rank_kind k)
 {
 	if (a->rank == NULL && (a->rank = calloc(a->keep_top, sizeof(*a->rank))) == NULL)
 		return false;
@@ -220,7 +220,7 @@ static bool rank_mark(struct agg *a, struct map *m, enum rank_kind k)
 		size_t n = 0;
 
 		for (size_t i = 0; i <= m->mask; i++) {
-			void *row = m->tab[i].row;
+			void *row = agg_row_at(m, i);
 
 			if (row == NULL || rank_count(k, row, ev) == 0)
 				continue;
@@ -244,7 +244,7 @@ static bool rank_mark(struct agg *a, struct map *m, enum rank_kind k)
  * its kind by some event's samples since start. Ranked once a roll. */
 static bool ranks(struct agg *a, enum rank_kind k, void *row)
 {
-	struct map *m = k == RANK_SYMS ? &a->syms : k == RANK_TASKS ? &a->tasks : &a->tids;
+	struct htab *m = k == RANK_SYMS ? &a->syms : k == RANK_TASKS ? &a->tasks : &a->tids;
 
 	if (a->keep_top == 0)
 		return false;
@@ -405,7 +405,7 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 	}
 	n = expire_syms(a);
 	if (n)
-		agg_map_shrink(&a->syms, 1024);
+		htab_shrink(&a->syms, 1024);
 	gone += expire_tasks(a);
 	if (n || gone)
 		flat_forget(a);
@@ -413,7 +413,7 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 		rowlist_purge(&a->act_tasks);
 		rowlist_purge(&a->aging);
 		idleq_purge(&a->idle_tasks);
-		agg_map_shrink(&a->tasks, 256);
-		agg_map_shrink(&a->tids, 256);
+		htab_shrink(&a->tasks, 256);
+		htab_shrink(&a->tids, 256);
 	}
 }

@@ -68,7 +68,7 @@ static void thread_seen(struct agg_task *proc)
 /* A thread's row, made on its first sample; its process counts it seen. */
 static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t tid, const char *comm)
 {
-	struct agg_task *t = agg_map_get(&a->tids, (uint64_t)tid + 1);
+	struct agg_task *t = (void *)htab_get(&a->tids, (uint64_t)tid + 1);
 
 	if (t && t->pid == proc->pid) {
 		if (!t->counted) { /* reset for a new owner: counted by its first sample */
@@ -100,7 +100,7 @@ static struct agg_task *thread_row(struct agg *a, struct agg_task *proc, pid_t t
 	t->tid = tid;
 	t->is_thread = true;
 	set_comm(a, t, comm ? comm : proc->comm);
-	if (agg_map_put(&a->tids, (uint64_t)tid + 1, t)) {
+	if (htab_put(&a->tids, (uint64_t)tid + 1, (uintptr_t)t)) {
 		free(t);
 		return NULL;
 	}
@@ -115,7 +115,7 @@ struct agg_task *agg_tasks_row(struct agg *a, pid_t pid, pid_t tid, const struct
 
 	if (t && t->pid == pid && a->last_tid == tid)
 		return t;
-	t = agg_map_get(&a->tasks, (uint64_t)pid + 1);
+	t = (void *)htab_get(&a->tasks, (uint64_t)pid + 1);
 	if (t && t->comm[0] == '\0') /* reset for a new owner */
 		set_comm(a, t, sr->comm ? sr->comm : "?");
 	if (t == NULL) {
@@ -124,7 +124,7 @@ struct agg_task *agg_tasks_row(struct agg *a, pid_t pid, pid_t tid, const struct
 			return NULL;
 		t->pid = pid;
 		set_comm(a, t, sr->comm ? sr->comm : (pid == 0 ? "swapper" : "?"));
-		if (agg_map_put(&a->tasks, (uint64_t)pid + 1, t)) {
+		if (htab_put(&a->tasks, (uint64_t)pid + 1, (uintptr_t)t)) {
 			free(t);
 			return NULL;
 		}
@@ -137,7 +137,7 @@ struct agg_task *agg_tasks_row(struct agg *a, pid_t pid, pid_t tid, const struct
 
 void agg_task_comm(struct agg *a, pid_t pid, const char *comm)
 {
-	struct agg_task *t = agg_map_get(&a->tasks, (uint64_t)pid + 1);
+	struct agg_task *t = (void *)htab_get(&a->tasks, (uint64_t)pid + 1);
 
 	if (t)
 		set_comm(a, t, comm);
@@ -166,8 +166,8 @@ static void mark_exited(struct agg *a, struct agg_task *t)
 
 void agg_task_new(struct agg *a, pid_t pid)
 {
-	struct agg_task *t = agg_map_get(&a->tasks, (uint64_t)pid + 1);
-	struct agg_task *th = agg_map_get(&a->tids, (uint64_t)pid + 1);
+	struct agg_task *t = (void *)htab_get(&a->tasks, (uint64_t)pid + 1);
+	struct agg_task *th = (void *)htab_get(&a->tids, (uint64_t)pid + 1);
 
 	bool reset = false;
 
@@ -190,13 +190,13 @@ void agg_task_new(struct agg *a, pid_t pid)
 
 void agg_task_exit(struct agg *a, pid_t pid)
 {
-	mark_exited(a, agg_map_get(&a->tasks, (uint64_t)pid + 1));
+	mark_exited(a, (void *)htab_get(&a->tasks, (uint64_t)pid + 1));
 	agg_thread_exit(a, pid);
 }
 
 void agg_thread_comm(struct agg *a, pid_t tid, const char *comm)
 {
-	struct agg_task *t = agg_map_get(&a->tids, (uint64_t)tid + 1);
+	struct agg_task *t = (void *)htab_get(&a->tids, (uint64_t)tid + 1);
 
 	if (t)
 		set_comm(a, t, comm);
@@ -204,5 +204,5 @@ void agg_thread_comm(struct agg *a, pid_t tid, const char *comm)
 
 void agg_thread_exit(struct agg *a, pid_t tid)
 {
-	mark_exited(a, agg_map_get(&a->tids, (uint64_t)tid + 1));
+	mark_exited(a, (void *)htab_get(&a->tids, (uint64_t)tid + 1));
 }

@@ -46,7 +46,7 @@ static bool sorts_after(const void *x, const void *y, void *ctx)
 }
 
 /* The scratch array of row pointers, big enough for every row of m. */
-static bool sorted_fit(struct agg *a, const struct map *m)
+static bool sorted_fit(struct agg *a, const struct htab *m)
 {
 	void **p;
 
@@ -59,7 +59,7 @@ static bool sorted_fit(struct agg *a, const struct map *m)
 	return true;
 }
 
-static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, size_t limit, void ***out)
+static size_t sorted_rows(struct agg *a, struct htab *m, size_t offset, size_t limit, void ***out)
 {
 	struct sort_ctx ctx = { a->nevents, offset };
 	size_t n = 0;
@@ -83,13 +83,13 @@ static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, size_t li
 		for (size_t i = 0; i <= m->mask && n + idle < end; i++) {
 			const struct agg_counts *c;
 
-			if (m->tab[i].row == NULL)
+			if (agg_row_at(m, i) == NULL)
 				continue;
-			c = (const void *)((const char *)m->tab[i].row + offset);
+			c = (const void *)((const char *)agg_row_at(m, i) + offset);
 			if (c->samples[0] || sum_samples(c, a->nevents))
-				a->sorted[n++] = m->tab[i].row;
+				a->sorted[n++] = agg_row_at(m, i);
 			else
-				a->sorted[end - 1 - idle++] = m->tab[i].row;
+				a->sorted[end - 1 - idle++] = agg_row_at(m, i);
 		}
 		if (n + idle < end) /* fewer rows than counted: close the gap */
 			memmove(&a->sorted[n], &a->sorted[end - idle], idle * sizeof(*a->sorted));
@@ -105,7 +105,7 @@ static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, size_t li
 	}
 	/* Top `limit`: a bounded heap, O(rows log limit), then sort those. */
 	for (size_t i = 0; i <= m->mask; i++) {
-		void *row = m->tab[i].row;
+		void *row = agg_row_at(m, i);
 
 		if (row == NULL)
 			continue;
@@ -126,7 +126,7 @@ static size_t sorted_rows(struct agg *a, struct map *m, size_t offset, size_t li
 
 /* The roll's lists are exactly the rows with interval counts, unless one
  * could not grow (walk_all): then every row of the map, as it lies. */
-static size_t active_rows(struct agg *a, struct map *m, struct rowlist *l, void ***out)
+static size_t active_rows(struct agg *a, struct htab *m, struct rowlist *l, void ***out)
 {
 	size_t n = 0;
 
@@ -140,8 +140,8 @@ static size_t active_rows(struct agg *a, struct map *m, struct rowlist *l, void 
 		return 0;
 	}
 	for (size_t i = 0; i <= m->mask; i++)
-		if (m->tab[i].row)
-			a->sorted[n++] = m->tab[i].row;
+		if (agg_row_at(m, i))
+			a->sorted[n++] = agg_row_at(m, i);
 	*out = a->sorted;
 	return n;
 }
@@ -209,14 +209,14 @@ static bool counts_any(const struct agg_counts *c, size_t nev)
 /* One list holds process and thread rows: process rows have no tid, but
  * neither has the idle task's thread row (pid 0, tid 0). For that one, the
  * map m of the kind asked for says whether it holds the row. */
-static bool of_kind(const struct map *m, enum row_kind kind, const struct agg_task *t)
+static bool of_kind(const struct htab *m, enum row_kind kind, const struct agg_task *t)
 {
 	if (t->tid != 0)
 		return kind == ROW_THREAD;
 	if (t->pid != 0)
 		return kind == ROW_TASK;
 	for (size_t i = 0; i <= m->mask; i++)
-		if (m->tab[i].row == t)
+		if (agg_row_at(m, i) == t)
 			return true;
 	return false;
 }
@@ -237,7 +237,7 @@ static bool in_scope(const struct agg *a, enum row_kind kind, const void *row, e
 	}
 }
 
-static size_t rows_in_scope(struct agg *a, const struct map *m, const struct rowlist *l, enum row_kind kind,
+static size_t rows_in_scope(struct agg *a, const struct htab *m, const struct rowlist *l, enum row_kind kind,
 			    enum agg_scope scope, void ***out)
 {
 	/* The roll's list holds every row with interval counts, unless it
@@ -263,8 +263,8 @@ static size_t rows_in_scope(struct agg *a, const struct map *m, const struct row
 		return n;
 	}
 	for (size_t i = 0; i <= m->mask && n < cap; i++)
-		if (m->tab[i].row && in_scope(a, kind, m->tab[i].row, scope))
-			a->sorted[n++] = m->tab[i].row;
+		if (agg_row_at(m, i) && in_scope(a, kind, agg_row_at(m, i), scope))
+			a->sorted[n++] = agg_row_at(m, i);
 	return n;
 }
 

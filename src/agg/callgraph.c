@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "callgraph.h"
+#include "htab.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -33,12 +34,6 @@ struct edge {
 	const struct agg_sym *callee, *caller;
 };
 
-/* Open addressing from a hash to an index + 1 (0: empty). */
-struct imap {
-	uint32_t *tab;
-	size_t mask, used;
-};
-
 /* Indexes with interval counts: the roll visits these, not every node and
  * edge ever made. on[i] says whether i is listed. */
 struct actlist {
@@ -55,11 +50,11 @@ struct cg {
 	struct node *nodes;
 	uint64_t *ncount;
 	size_t nnodes, ncap, max;
-	struct imap nmap;
+	struct htab nmap;          /* node hash -> index + 1, several per hash */
 	struct edge *edges;
 	uint64_t *ecount;
 	size_t nedges, ecap;
-	struct imap emap;
+	struct htab emap;          /* edge hash -> index + 1, several per hash */
 	uint64_t *other;
 };
 
@@ -150,14 +145,6 @@ static void act_roll(struct actlist *l, uint64_t *counts, size_t stride, size_t 
 		l->n = k;
 }
 
-static int imap_init(struct imap *m, size_t cap)
-{
-	m->tab = calloc(cap, sizeof(*m->tab));
-	m->mask = cap - 1;
-	m->used = 0;
-	return m->tab ? 0 : -ENOMEM;
-}
-
 static uint64_t node_hash(const struct cg *g, uint32_t parent, const struct agg_sym *sym, const char *comm)
 {
 	(void)g;
@@ -167,44 +154,6 @@ static uint64_t node_hash(const struct cg *g, uint32_t parent, const struct agg_
 static uint64_t edge_hash(const struct agg_sym *callee, const struct agg_sym *caller)
 {
 	return mix((uint64_t)(uintptr_t)callee * 31 ^ mix((uint64_t)(uintptr_t)caller));
-}
-
-static void imap_put(struct imap *m, uint64_t h, uint32_t idx)
-{
-	size_t i;
-
-	for (i = h & m->mask; m->tab[i]; i = (i + 1) & m->mask)
-		;
-	m->tab[i] = idx + 1;
-	m->used++;
-}
-
-/* Rehashes at half load; hash(i) gives entry i's hash, for entries first
- * to n - 1 (the tree's root, node 0, is in no map: it has no name). */
-static int imap_grow(struct cg *g, struct imap *m, size_t first, size_t n,
-		     uint64_t (*hash)(const struct cg *, size_t))
-{
-	struct imap nm;
-
-	if (2 * (m->used + 1) <= m->mask + 1)
-		return 0;
-	if (imap_init(&nm, 2 * (m->mask + 1)))
-		return -ENOMEM;
-	for (size_t i = first; i < n; i++)
-		imap_put(&nm, hash(g, i), (uint32_t)i);
-	free(m->tab);
-	*m = nm;
-	return 0;
-}
-
-static uint64_t node_hash_at(const struct cg *g, size_t i)
-{
-	return node_hash(g, g->nodes[i].parent, node_sym(&g->nodes[i]), node_comm(&g->nodes[i]));
-}
-
-static uint64_t edge_hash_at(const struct cg *g, size_t i)
-{
-	return edge_hash(g->edges[i].callee, g->edges[i].caller);
 }
 
 struct cg *callgraph_new(size_t nevents, size_t max_nodes)
@@ -220,8 +169,8 @@ struct cg *callgraph_new(size_t nevents, size_t max_nodes)
 	g->nodes = calloc(g->ncap, sizeof(*g->nodes));
 	g->ncount = calloc(g->ncap * g->stride, sizeof(*g->ncount));
 	g->other = calloc(g->stride, sizeof(*g->other));
-	if (g->nodes == NULL || g->ncount == NULL || g->other == NULL || imap_init(&g->nmap, 512) ||
-	    imap_init(&g->emap, 512)) {
+	if (g->nodes == NULL || g->ncount == NULL || g->other == NULL || htab_init(&g->nmap, 512) ||
+	    htab_init(&g->emap, 512)) {
 		callgraph_free(g);
 		return NULL;
 	}
@@ -238,10 +187,10 @@ void callgraph_free(struct cg *g)
 			free(g->nodes[i].comm);
 	free(g->nodes);
 	free(g->ncount);
-	free(g->nmap.tab);
+	htab_free(&g->nmap);
 	free(g->edges);
 	free(g->ecount);
-	free(g->emap.tab);
+	htab_free(&g->emap);
 	free(g->other);
 	free(g->nact.v);
 	free(g->nact.on);
@@ -276,8 +225,8 @@ static uint32_t child(struct cg *g, uint32_t parent, const struct agg_sym *sym, 
 	uint64_t h = node_hash(g, parent, sym, comm);
 	struct node *n;
 
-	for (size_t i = h & g->nmap.mask; g->nmap.tab[i]; i = (i + 1) & g->nmap.mask) {
-		uint32_t k = g->nmap.tab[i] - 1;
+	for (size_t i = htab_first(&g->nmap, h); i != SIZE_MAX; i = htab_next(&g->nmap, h, i)) {
+		uint32_t k = (uint32_t)g->nmap.tab[i].val - 1;
 
 		n = &g->nodes[k];
 		/* Siblings share a depth: a root's children are comms, the rest symbols. */
@@ -301,8 +250,7 @@ static uint32_t child(struct cg *g, uint32_t parent, const struct agg_sym *sym, 
 	n->next_sibling = g->nodes[parent].first_child;
 	g->nodes[parent].first_child = (uint32_t)g->nnodes;
 	g->nnodes++;
-	if (imap_grow(g, &g->nmap, 1, g->nnodes - 1, node_hash_at) == 0)
-		imap_put(&g->nmap, h, (uint32_t)(g->nnodes - 1));
+	htab_put(&g->nmap, h, g->nnodes); /* out of memory: unindexed, a twin may come */
 	return (uint32_t)(g->nnodes - 1);
 }
 
@@ -329,10 +277,9 @@ static void count_at(struct cg *g, uint32_t k, size_t ev)
 static uint32_t edge_index(struct cg *g, const struct agg_sym *callee, const struct agg_sym *caller)
 {
 	uint64_t h = edge_hash(callee, caller);
-	size_t i;
 
-	for (i = h & g->emap.mask; g->emap.tab[i]; i = (i + 1) & g->emap.mask) {
-		uint32_t k = g->emap.tab[i] - 1;
+	for (size_t i = htab_first(&g->emap, h); i != SIZE_MAX; i = htab_next(&g->emap, h, i)) {
+		uint32_t k = (uint32_t)g->emap.tab[i].val - 1;
 
 		if (g->edges[k].callee == callee && g->edges[k].caller == caller)
 			return k;
@@ -350,8 +297,7 @@ static uint32_t edge_index(struct cg *g, const struct agg_sym *callee, const str
 	}
 	g->edges[g->nedges] = (struct edge){ callee, caller };
 	g->nedges++;
-	if (imap_grow(g, &g->emap, 0, g->nedges - 1, edge_hash_at) == 0)
-		imap_put(&g->emap, h, (uint32_t)(g->nedges - 1));
+	htab_put(&g->emap, h, g->nedges);
 	return (uint32_t)(g->nedges - 1);
 }
 

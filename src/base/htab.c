@@ -41,23 +41,40 @@ static void put_raw(struct htab *h, uint64_t key, uintptr_t val)
 	h->used++;
 }
 
+static int rehash(struct htab *h, size_t cap)
+{
+	struct htab n;
+
+	if (htab_init(&n, cap))
+		return -ENOMEM;
+	for (size_t i = 0; i <= h->mask; i++)
+		if (h->tab[i].val)
+			put_raw(&n, h->tab[i].key, h->tab[i].val);
+	free(h->tab);
+	*h = n;
+	return 0;
+}
+
 int htab_put(struct htab *h, uint64_t key, uintptr_t val)
 {
 	if (!h->tab && htab_init(h, 16))
 		return -ENOMEM;
-	if (2 * (h->used + 1) > h->mask + 1) {
-		struct htab n;
-
-		if (htab_init(&n, 2 * (h->mask + 1)))
-			return -ENOMEM;
-		for (size_t i = 0; i <= h->mask; i++)
-			if (h->tab[i].val)
-				put_raw(&n, h->tab[i].key, h->tab[i].val);
-		free(h->tab);
-		*h = n;
-	}
+	if (2 * (h->used + 1) > h->mask + 1 && rehash(h, 2 * (h->mask + 1)))
+		return -ENOMEM;
 	put_raw(h, key, val);
 	return 0;
+}
+
+void htab_shrink(struct htab *h, size_t min_cap)
+{
+	size_t cap = h->mask + 1;
+
+	if (!h->tab)
+		return;
+	while (cap > min_cap && cap > 2 && h->used * 8 < cap)
+		cap /= 2;
+	if (cap != h->mask + 1)
+		rehash(h, cap);
 }
 
 bool htab_del(struct htab *h, uint64_t key, uintptr_t val)

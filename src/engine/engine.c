@@ -257,9 +257,7 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	e->rings = calloc(e->ncpus, sizeof(*e->rings));
 	for (nids = 16; nids < 2 * (nfds + e->ncpus * e->ntids); nids <<= 1)
 		;
-	e->ids = calloc(nids, sizeof(*e->ids));
-	e->ids_mask = nids - 1;
-	if (e->fds == NULL || e->track == NULL || e->rings == NULL || e->ids == NULL)
+	if (e->fds == NULL || e->track == NULL || e->rings == NULL || htab_init(&e->ids, nids))
 		goto nomem;
 	memset(e->fds, -1, (nfds ? nfds : 1) * sizeof(*e->fds));
 	memset(e->track, -1, e->ncpus * e->ntids * sizeof(*e->track));
@@ -313,7 +311,7 @@ void engine_close(struct engine *e)
 	if (e->cgroup_fd >= 0)
 		close(e->cgroup_fd);
 	engine_loop_free(e);
-	free(e->ids);
+	htab_free(&e->ids);
 	free(e->rings);
 	free(e->track);
 	free(e->fds);

@@ -32,58 +32,35 @@ void engine_events_notice(struct engine *e, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void idmap_put(struct engine_idslot *tab, size_t mask, uint64_t id, int ev)
-{
-	size_t i;
-
-	for (i = (size_t)(id * 0x9e3779b97f4a7c15ULL) & mask; tab[i].id && tab[i].id != id;
-	     i = (i + 1) & mask)
-		;
-	tab[i].id = id;
-	tab[i].ev = ev;
-}
-
 /* Re-opens (exclude changes) keep adding ids: old ones stay so that samples
  * still queued under them are counted, hence the table grows. */
 static int idmap_add(struct engine *e, int fd, int ev)
 {
 	uint64_t id;
+	uintptr_t old;
 
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 		return -errno;
-	if (2 * (e->nids_used + 1) > e->ids_mask + 1) {
-		size_t nmask = 2 * (e->ids_mask + 1) - 1;
-		struct engine_idslot *n = calloc(nmask + 1, sizeof(*n));
-
-		if (n == NULL)
-			return -ENOMEM;
-		for (size_t i = 0; i <= e->ids_mask; i++)
-			if (e->ids[i].id)
-				idmap_put(n, nmask, e->ids[i].id, e->ids[i].ev);
-		free(e->ids);
-		e->ids = n;
-		e->ids_mask = nmask;
-	}
-	idmap_put(e->ids, e->ids_mask, id, ev);
-	e->nids_used++;
+	/* An id is the kernel's for one fd: seen again, its event is the newer. */
+	old = htab_get(&e->ids, id);
+	if (old)
+		htab_del(&e->ids, id, old);
+	if (htab_put(&e->ids, id, (uintptr_t)(ev + 2)))
+		return -ENOMEM;
 	return 0;
 }
 
 int engine_events_find(struct engine *e, uint64_t id)
 {
 	struct engine_idslot *c = &e->idc[id & (ENGINE_IDC - 1)];
-	size_t i;
+	uintptr_t v;
 
 	if (c->id == id)
 		return c->ev;
-	for (i = (size_t)(id * 0x9e3779b97f4a7c15ULL) & e->ids_mask; e->ids[i].id;
-	     i = (i + 1) & e->ids_mask) {
-		if (e->ids[i].id == id) {
-			*c = e->ids[i];
-			return c->ev;
-		}
-	}
-	return -2;
+	if ((v = htab_get(&e->ids, id)) == 0)
+		return -2;
+	*c = (struct engine_idslot){ id, (int)v - 2 };
+	return c->ev;
 }
 
 size_t engine_events_fds_needed(const struct engine *e)

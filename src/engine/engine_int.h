@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 
 #include "engine.h"
+#include "htab.h"
 #include "order.h"
 #include "ring.h"
 
@@ -36,7 +37,7 @@ struct engine_watch {
 
 struct engine_idslot {
 	uint64_t id;
-	int ev; /* -1 tracking; slot empty when id == 0 */
+	int ev; /* -1 tracking */
 };
 
 struct engine {
@@ -112,8 +113,7 @@ struct engine {
 	size_t npidfds;
 	struct engine_watch watch[ENGINE_MAX_WATCH];
 	size_t nwatch;
-	struct engine_idslot *ids;
-	size_t ids_mask, nids_used;
+	struct htab ids;      /* sample id -> event + 2 (-1: tracking) */
 	/* Found ids by their low bits: the kernel numbers one event's fds
 	 * (one per CPU) in a row, and their samples alternate, which a
 	 * last-hit cache missed at every one. An id's event never changes. */

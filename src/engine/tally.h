@@ -30,6 +30,9 @@ struct tally_slot {
 #define TALLY_BITS 9
 #define TALLY_PROBE 8  /* slots tried from the hashed one */
 
+/* Not htab: fixed size, a probe of at most TALLY_PROBE, and the counts in
+ * the slot itself, one line per sample on the drain's path. */
+
 struct tally {
 	size_t nused;
 	uint16_t used[1u << TALLY_BITS];  /* the slots filled, in order */

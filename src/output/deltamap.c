@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A slot is one run of words, key, mark and values together: a lookup
+/* Not htab: stride values and a mark inline with each key, swept by mark.
+ * A slot is one run of words, key, mark and values together: a lookup
  * touches one cache line, not three arrays'. */
 #define W(m) (2 + (m)->stride)
 #define KEY(m, i) ((m)->slots[(i) * W(m)])

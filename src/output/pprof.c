@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "deltamap.h"
+#include "htab.h"
 
 #define PPROF_MAX_DEPTH 128
 
@@ -20,9 +21,11 @@ struct pprof_sample { uint64_t *loc; size_t depth; uint64_t comm, fkey, chash; u
 struct pprof {
 	char **strs;
 	size_t nstrs, capstrs;
-	struct deltamap str_ix;          /* hash -> string index + 1 (chained by probing below) */
+	struct htab str_ix;              /* hash -> string index + 1, several per hash */
 	uint64_t *map_file, *map_bid;    /* per mapping: filename, build-id strings */
 	size_t nmaps, capmaps;
+	/* The maps below stay deltamaps (one value a key): their get-or-add
+	 * hands back the value to fill in or overwrite. */
 	struct deltamap map_ix;          /* filename << 32 | build-id string -> mapping id */
 	struct pprof_fn *fns;
 	size_t nfns, capfns;
@@ -60,7 +63,7 @@ struct pprof *pprof_new(void)
 
 	if (p == NULL)
 		return NULL;
-	if (deltamap_init(&p->str_ix, 1) || deltamap_init(&p->map_ix, 1) || deltamap_init(&p->fn_ix, 1) ||
+	if (htab_init(&p->str_ix, 64) || deltamap_init(&p->map_ix, 1) || deltamap_init(&p->fn_ix, 1) ||
 	    deltamap_init(&p->key_ix, 1) || deltamap_init(&p->ptr_ix, 1) || deltamap_init(&p->one_ix, 1) ||
 	    deltamap_init(&p->pair_ix, 1) ||
 	    deltamap_init(&p->sample_ix, 1) || grow((void **)&p->strs, &p->capstrs, 0, sizeof(char *)) ||
@@ -85,7 +88,7 @@ void pprof_free(struct pprof *p)
 	for (size_t i = 0; i < p->nsamples; i++)
 		free(p->samples[i].loc);
 	free(p->samples);
-	deltamap_free(&p->str_ix);
+	htab_free(&p->str_ix);
 	deltamap_free(&p->map_ix);
 	deltamap_free(&p->fn_ix);
 	deltamap_free(&p->key_ix);
@@ -105,33 +108,33 @@ static uint64_t hash_bytes(const void *b, size_t n, uint64_t h)
 	return h;
 }
 
-/* Interned: equal strings share an index. Hash collisions probe on by
- * rehashing with a counter, so the map itself stays u64 -> u64. */
+/* Interned: equal strings share an index; strings whose hashes collide
+ * share the hash's key in str_ix, told apart by the compare. */
 static int str_id(struct pprof *p, const char *s, uint64_t *id)
 {
-	size_t n;
+	uint64_t h;
+	char *dup;
 
 	if (s == NULL || *s == '\0') {
 		*id = 0;
 		return 0;
 	}
-	n = strlen(s);
-	for (uint64_t salt = 0;; salt++) {
-		uint64_t *v = deltamap_get(&p->str_ix, hash_bytes(s, n, 0xcbf29ce484222325ull + salt));
-
-		if (v == NULL)
-			return -ENOMEM;
-		if (*v == 0) {
-			if (grow((void **)&p->strs, &p->capstrs, p->nstrs, sizeof(char *)) ||
-			    (p->strs[p->nstrs] = strdup(s)) == NULL)
-				return -ENOMEM;
-			*v = ++p->nstrs;
-		}
-		if (strcmp(p->strs[*v - 1], s) == 0) {
-			*id = *v - 1;
+	h = hash_bytes(s, strlen(s), 0xcbf29ce484222325ull);
+	for (size_t i = htab_first(&p->str_ix, h); i != SIZE_MAX; i = htab_next(&p->str_ix, h, i)) {
+		if (strcmp(p->strs[p->str_ix.tab[i].val - 1], s) == 0) {
+			*id = p->str_ix.tab[i].val - 1;
 			return 0;
 		}
 	}
+	if (grow((void **)&p->strs, &p->capstrs, p->nstrs, sizeof(char *)) || (dup = strdup(s)) == NULL)
+		return -ENOMEM;
+	if (htab_put(&p->str_ix, h, p->nstrs + 1)) {
+		free(dup);
+		return -ENOMEM;
+	}
+	p->strs[p->nstrs] = dup;
+	*id = p->nstrs++;
+	return 0;
 }
 
 /* A file rebuilt at the same path is another mapping: its own build-id. */

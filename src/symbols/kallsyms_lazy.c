@@ -18,11 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "htab.h"
 #include "util.h"
 
 #define STRIDE KALLSYMS_INDEX_STRIDE
 #define CHUNK_BYTES 16384
-#define SLOTS_MIN 256
 
 static const char UNREADABLE[] = "[unknown]";
 
@@ -30,11 +30,6 @@ struct chunk {
 	struct chunk *next;
 	size_t used;
 	char data[CHUNK_BYTES];
-};
-
-struct name_slot {
-	uint32_t off1; /* arena offset + 1; 0: empty */
-	const char *s;
 };
 
 struct kallsyms_lazy {
@@ -46,8 +41,7 @@ struct kallsyms_lazy {
 	size_t area_len;  /* of ks->syms, an anonymous mapping */
 	uint8_t *loaded, *bad; /* by stride */
 	size_t nloaded;
-	struct name_slot *slots; /* names read, by offset */
-	size_t cap, used;
+	struct htab names_read; /* arena offset -> its name, interned */
 	struct chunk *chunks;
 	size_t chunk_count;
 	bool no_nowait;     /* the file system cannot say what is cached */
@@ -148,32 +142,6 @@ bool kallsyms_lazy_load(const struct kallsyms *ks, size_t k)
 	return true;
 }
 
-static struct name_slot *slot_of(const struct kallsyms_lazy *l, uint32_t off)
-{
-	size_t i = (size_t)((off * 0x9e3779b97f4a7c15ull) >> 32) & (l->cap - 1);
-
-	while (l->slots[i].off1 && l->slots[i].off1 != off + 1)
-		i = (i + 1) & (l->cap - 1);
-	return &l->slots[i];
-}
-
-static int slots_grow(struct kallsyms_lazy *l)
-{
-	size_t cap = l->cap ? l->cap * 2 : SLOTS_MIN;
-	struct name_slot *old = l->slots, *n = calloc(cap, sizeof(*n));
-	size_t oldcap = l->cap;
-
-	if (n == NULL)
-		return -ENOMEM;
-	l->slots = n;
-	l->cap = cap;
-	for (size_t i = 0; i < oldcap; i++)
-		if (old[i].off1)
-			*slot_of(l, old[i].off1 - 1) = old[i];
-	free(old);
-	return 0;
-}
-
 static const char *intern(struct kallsyms_lazy *l, const char *s, size_t len)
 {
 	struct chunk *c = l->chunks;
@@ -229,23 +197,16 @@ const char *kallsyms_lazy_name(const struct kallsyms *ks, const struct kallsyms_
 {
 	struct kallsyms_lazy *l = ks->lazy;
 	char buf[KALLSYMS_NAME_MAX + 1];
-	struct name_slot *slot;
-	const char *s;
+	const char *s = (const char *)htab_get(&l->names_read, sym->name);
 	size_t len;
 
-	if (l->cap) {
-		slot = slot_of(l, sym->name);
-		if (slot->off1)
-			return slot->s;
-	}
+	if (s)
+		return s;
 	if ((len = read_name(l, sym->name, buf)) == 0)
 		return UNREADABLE;
-	if (((l->used + 1) * 2 > l->cap && slots_grow(l) != 0) || (s = intern(l, buf, len)) == NULL)
-		return UNREADABLE; /* out of memory: named as unknown, not crashed */
-	slot = slot_of(l, sym->name);
-	slot->off1 = sym->name + 1;
-	slot->s = s;
-	l->used++;
+	/* Out of memory: named as unknown, not crashed. */
+	if ((s = intern(l, buf, len)) == NULL || htab_put(&l->names_read, sym->name, (uintptr_t)s))
+		return UNREADABLE;
 	return s;
 }
 
@@ -336,7 +297,7 @@ void kallsyms_lazy_free(struct kallsyms *ks)
 		l->chunks = c->next;
 		free(c);
 	}
-	free(l->slots);
+	htab_free(&l->names_read);
 	free(l->loaded);
 	free(l->bad);
 	free(l);
@@ -355,7 +316,7 @@ size_t kallsyms_lazy_bytes(const struct kallsyms *ks)
 
 	return sizeof(*l) + 2 * (ks->nindex / 8 + 1) + l->nloaded * STRIDE * sizeof(*ks->syms) +
 	       (ks->nindex + l->nblocks) * sizeof(uint64_t) +
-	       l->cap * sizeof(*l->slots) + l->chunk_count * sizeof(struct chunk);
+	       (l->names_read.tab ? l->names_read.mask + 1 : 0) * sizeof(struct htab_slot) + l->chunk_count * sizeof(struct chunk);
 }
 
 struct kallsyms_peek *kallsyms_peek_new(void)
@@ -409,11 +370,9 @@ const char *kallsyms_peek_name(struct kallsyms_peek *p, const struct kallsyms *k
 {
 	struct kallsyms_lazy *l = ks->lazy;
 
-	if (l->cap) {
-		const struct name_slot *slot = slot_of(l, s->name);
+	const char *name = (const char *)htab_get(&l->names_read, s->name);
 
-		if (slot->off1)
-			return slot->s;
-	}
+	if (name)
+		return name;
 	return read_name(l, s->name, p->name) ? p->name : NULL;
 }

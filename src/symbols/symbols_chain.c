@@ -8,6 +8,9 @@
 #define BITS_MIN 10  /* the cache's slots, as 1 << bits (symbols_set_chain_rate) */
 #define BITS_MAX 12
 
+/* Not htab: a direct-mapped cache (a slot overwritten, never probed), its
+ * entries' stacks inline. */
+
 /* Valid while the pid's maps (its generation), the kernel's tables and
  * the resolver's ver are those it was resolved under. */
 struct symbols_chain_entry {

@@ -38,6 +38,9 @@ struct handle {
  * have all its pages resident after a few thousand rules. */
 #define START_BITS 10
 
+/* Not htab: a lossy cache (a collision overwrites), bounded by max_bits,
+ * the rule inline in its slot. */
+
 struct cfarule_cache {
 	struct entry *tab;
 	uint64_t mask;

@@ -74,6 +74,28 @@ static void test_shared_and_clear(void)
 	CHECK(htab_get(&h, 7) == 0, "a freed table answers 0");
 }
 
+static void test_shrink(void)
+{
+	struct htab h = { 0 };
+	size_t big;
+
+	for (uint64_t k = 1; k <= 1000; k++)
+		htab_put(&h, k, (uintptr_t)k);
+	big = h.mask + 1;
+	htab_shrink(&h, 64);
+	CHECK(h.mask + 1 == big, "a table half full is not shrunk");
+	for (uint64_t k = 1; k <= 990; k++)
+		htab_del(&h, k, (uintptr_t)k);
+	htab_shrink(&h, 64);
+	CHECK(h.mask + 1 == 64, "ten left of 1000: down to the floor (%zu slots)", h.mask + 1);
+	for (uint64_t k = 991; k <= 1000; k++)
+		CHECK(htab_get(&h, k) == k, "key %llu kept through the shrink", (unsigned long long)k);
+	CHECK(h.used == 10, "ten entries");
+	htab_free(&h);
+	htab_shrink(&h, 64);
+	CHECK(h.tab == NULL, "an empty table stays empty");
+}
+
 static void test_clock(void)
 {
 	uint64_t a = clock_mono_ns(), b = clock_mono_ns();
@@ -87,6 +109,7 @@ int main(void)
 {
 	test_model();
 	test_shared_and_clear();
+	test_shrink();
 	test_clock();
 	return check_done();
 }
