@@ -145,7 +145,7 @@ void agg_task_comm(struct agg *a, pid_t pid, const char *comm)
 
 void agg_task_threads(struct agg *a, pid_t pid, unsigned n)
 {
-	struct agg_task *t = agg_map_get(&a->tasks, (uint64_t)pid + 1);
+	struct agg_task *t = (void *)htab_get(&a->tasks, (uint64_t)pid + 1);
 
 	if (t) {
 		t->threads = n;
