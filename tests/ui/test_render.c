@@ -250,7 +250,7 @@ static void fake_proc(struct ui *u)
 {
 	static const double busy[] = { 97.5, 42.0, 3.1, 0.0 };
 
-	u->fr.sys = (struct procstat_sys){ .load = { 1.25, 0.5, 0.08 }, .running = 3, .tasks = 412,
+	u->fr.sys = (struct procstat_sys){ .load = { 1.25, 0.5, 0.08 }, .running = 3, .procs = 180, .tasks = 412,
 					   .mem_total = 4ull << 30, .mem_used = 1300ull << 20 };
 	u->fr.sys_ok = true;
 	for (size_t i = 0; i < u->fr.ncpus && i < 4; i++)
