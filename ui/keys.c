@@ -183,6 +183,17 @@ static unsigned act_exclude_panel(struct ui *u, int key)
 	return open_panel(u, MODE_EXCLUDE);
 }
 
+/* Why Enter or F9 found no task: in the Tasks view, an empty table (a filter,
+ * a user or nothing sampled), not the wrong view. */
+static const char *no_task_why(const struct ui *u)
+{
+	if (u->view != VIEW_TASKS)
+		return "Tab to the Tasks view and select one";
+	if (u->filter[VIEW_TASKS][0])
+		return "no task shown (Esc clears the filter)";
+	return u->user[0] ? "no task shown (u, Enter: all users)" : "no task shown yet";
+}
+
 static unsigned act_focus(struct ui *u, int key)
 {
 	const struct agg_task *t;
@@ -191,7 +202,7 @@ static unsigned act_focus(struct ui *u, int key)
 		return tree_enter(u);
 
 	if (u->view != VIEW_TASKS || u->nrows == 0) {
-		ui_message(u, false, "Enter focuses on a task: Tab to the Tasks view and select one");
+		ui_message(u, false, "Enter focuses on a task: %s", no_task_why(u));
 		return UI_DRAW;
 	}
 	t = u->rows[u->sel[VIEW_TASKS]];
@@ -330,7 +341,7 @@ static unsigned act_kill(struct ui *u, int key)
 	const struct agg_task *t;
 
 	if (u->view != VIEW_TASKS || u->nrows == 0) {
-		ui_message(u, false, "F9 signals a task: Tab to the Tasks view and select one");
+		ui_message(u, false, "F9 signals a task: %s", no_task_why(u));
 		return UI_DRAW;
 	}
 	t = u->rows[u->sel[VIEW_TASKS]];

@@ -231,6 +231,44 @@ void paint_words(int y, int x, int w, enum ui_role r, const char *s)
 	paint_text(y, x, w, r, buf, false);
 }
 
+void paint_name(int y, int x, int w, enum ui_role r, const char *s)
+{
+	char buf[1024];
+	size_t n = strlen(s), cut = 0, i = 0;
+	int cols = 0;
+	mbstate_t st;
+
+	if (w <= 1 || text_cols(s, n) <= w) {
+		paint_text(y, x, w, r, s, false);
+		return;
+	}
+	/* Whole characters up to the column left for the mark. */
+	memset(&st, 0, sizeof(st));
+	while (i < n) {
+		wchar_t wc;
+		size_t k = mbrtowc(&wc, s + i, n - i, &st);
+		int cw;
+
+		if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+			k = 1;
+			wc = L'?';
+			memset(&st, 0, sizeof(st));
+		}
+		cw = wcwidth(wc);
+		cols += cw < 0 ? 1 : cw;
+		if (cols > w - 1)
+			break;
+		i += k;
+		cut = i;
+	}
+	if (cut >= sizeof(buf) - 1)
+		cut = sizeof(buf) - 2;
+	memcpy(buf, s, cut);
+	buf[cut] = '~';
+	buf[cut + 1] = '\0';
+	paint_text(y, x, w, r, buf, false);
+}
+
 void paint_foreign_words(int y, int x, int w, enum ui_role r, const char *s)
 {
 	char safe[1024];

@@ -19,10 +19,13 @@ static const struct {
 
 #define NFLAGS (sizeof(flags) / sizeof(flags[0]))
 
+/* h: the screen's lines; the box keeps clear of the message line and the
+ * function bar, which are drawn after it (at 60x12 they hid its last row). */
 static void panel_geometry(int h, int w, int rows, int want_w, int *y, int *x, int *ph, int *pw)
 {
+	h -= 2;
 	*pw = want_w < w - 2 ? want_w : w - 2;
-	*ph = rows + 4 < h - 2 ? rows + 4 : h - 2;
+	*ph = rows + 4 < h ? rows + 4 : h;
 	*y = (h - *ph) / 2;
 	*x = (w - *pw) / 2;
 }

@@ -66,9 +66,10 @@ void treeview_paths_draw(struct ui *u, int h, int w)
 	int rows = h - 3;
 	char line[1024];
 
-	paint_text(0, 0, w, R_HEAD,
-		   " Call paths (F5): % of all samples, % of the line above  Right/Enter expand  Left collapse"
-		   "  Esc back", false);
+	/* Cut after a whole word, marked, as every line of prose. */
+	paint_words(0, 0, w, R_HEAD,
+		    " Call paths (F5): % of all samples, % of the line above  Right/Enter expand  Left collapse"
+		    "  Esc back");
 	if (rows < 1)
 		return;
 	t->page = (size_t)rows;
@@ -87,6 +88,6 @@ void treeview_paths_draw(struct ui *u, int h, int w)
 		enum ui_role role;
 
 		treeview_line(u, t, i, line, sizeof(line), &role);
-		paint_text(1 + r, 0, w, i == t->sel ? R_SELECTED : role, line, false);
+		paint_name(1 + r, 0, w, i == t->sel ? R_SELECTED : role, line);
 	}
 }

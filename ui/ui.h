@@ -351,6 +351,9 @@ void paint_foreign(int y, int x, int w, enum ui_role r, const char *s);
  * word and marked with '~', never mid-word. */
 void paint_words(int y, int x, int w, enum ui_role r, const char *s);
 void paint_foreign_words(int y, int x, int w, enum ui_role r, const char *s);
+/* A name (symbol, comm, tree line): too long, it is cut at the line's end
+ * and marked with '~' in its last column. */
+void paint_name(int y, int x, int w, enum ui_role r, const char *s);
 void paint_fill(int y, int x, int w, enum ui_role r);
 /* A blank in the role's full attributes: a gap between two cells of one
  * colour, which a plain blank would cut with two attribute changes. */

@@ -499,7 +499,7 @@ void views_draw(struct ui *u, int y, int h, int w)
 			enum ui_role role;
 
 			treeview_line(u, &u->tree, tl, buf, sizeof(buf), &role);
-			paint_text(y + 2 + r, 0, w, sel ? R_SELECTED : role, buf, false);
+			paint_name(y + 2 + r, 0, w, sel ? R_SELECTED : role, buf);
 			continue;
 		}
 
@@ -523,7 +523,10 @@ void views_draw(struct ui *u, int y, int h, int w)
 				t = strlen(safe) > u->hscroll[v] ? safe + u->hscroll[v] : "";
 			else if ((c->fit || c->shrinks) && (int)strlen(safe) > inst[i].width && inst[i].width > 1)
 				strlcpy(safe + inst[i].width - 1, "~", 2); /* cut: marked */
-			paint_text(y + 2 + r, x, inst[i].width, role, t, !c->left);
+			if (c->width == 0 && c->left) /* a long name: cut, marked */
+				paint_name(y + 2 + r, x, inst[i].width, role, t);
+			else
+				paint_text(y + 2 + r, x, inst[i].width, role, t, !c->left);
 			/* "[k] name": the gap in the colour of both. */
 			if (!sel && role != R_NORMAL && i + 1 < n && row_role(v, row, inst[i + 1].c, sel, hit) == role)
 				paint_gap(y + 2 + r, x + inst[i].width, role);
