@@ -15,6 +15,7 @@ void ui_init(struct ui *u, struct session *s, const struct options *o)
 	memset(u, 0, sizeof(*u));
 	u->s = s;
 	u->o = o;
+	u->threads = o->threads; /* --threads: the Tasks view starts with thread rows (H) */
 	u->freq = o->freq;
 	u->period = o->period;
 	u->sort_col[VIEW_TASKS] = 1; /* the first event's share */

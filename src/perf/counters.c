@@ -222,7 +222,8 @@ static void shown_events(struct counters *c)
 				strlcat(names, ", ", sizeof(names));
 			strlcat(names, c->evs[k].name, sizeof(names));
 		}
-		add_notice(c, "not counted, not shown: %s (%s)", names, why);
+		/* The reason first: a message line cut at its end keeps it. */
+		add_notice(c, "%s: not counted, not shown: %s", why, names);
 	}
 	names[0] = '\0';
 	for (size_t ev = 0; ev < c->nev; ev++)

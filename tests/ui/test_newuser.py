@@ -4,7 +4,7 @@
 At 60x12 a panel keeps its bottom border (the message line hid it) and a
 comm too long for its column ends in '~'; in an empty Tasks view Enter does
 not say "Tab to the Tasks view"; F5's title at 80x24 is cut after a whole
-word, marked, not mid-word."""
+word, marked, not mid-word; --threads starts the Tasks view with thread rows."""
 import re
 import subprocess
 import sys
@@ -39,6 +39,16 @@ def small(t, perftop, wpid):
     t.quit("q")
 
 
+def threads_option(t, perftop, wpid):
+    """--threads: the Tasks view starts with a row per thread, as H gives."""
+    pid, s = t.live(perftop, "--threads", "-d", "0.5", "-p", str(wpid), ready=r"Target: PID %d\b" % wpid)
+    tap.ok(s is not None, "--threads: -p focus up")
+    t.keys("Tab")
+    s = t.wait(lambda sc: any("busy_qua" in r for r in tuitest.table_rows(sc)), 15)
+    tap.ok(s is not None, "--threads: the thread rows show without H (busy_quarter's row)")
+    t.quit("q")
+
+
 def paths(t, perftop, cgwork):
     p = t.own(subprocess.Popen([cgwork, "120"], stdout=subprocess.DEVNULL))
     pid, s = t.live(perftop, "-g", "-d", "0.5", "-p", str(p.pid), ready=r"Target: PID %d\b" % p.pid)
@@ -62,6 +72,7 @@ def main():
     t, wl, wpid = tuitest.workload_session(workload, 60, 12, "duty", "120")
     try:
         small(t, perftop, wpid)
+        threads_option(t, perftop, wpid)
     finally:
         tuitest.teardown(t, wl)
     t = tuitest.Tmux(80, 24)
