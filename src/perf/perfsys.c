@@ -169,7 +169,7 @@ static void cgroup2_mount(char *buf, size_t len)
 
 int perfsys_cgroup_open(const char *path, char *err, size_t errlen)
 {
-	char mnt[256], hint[320];
+	char mnt[256], hint[640];
 	struct statfs st;
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
 
