@@ -642,6 +642,9 @@ void export_close(struct exporter *x)
 		export_page_put(x->page[i]);
 	pprof_free(x->whole);
 	pprof_free(x->spare);
+	/* Windows no request took (the server is stopped): theirs to free. */
+	for (int i = 0; i < EXPORT_WINDOWS; i++)
+		pprof_free(x->win[i].prof);
 	metrics_free(x->met);
 	if (x->statm >= 0)
 		close(x->statm);

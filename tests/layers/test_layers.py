@@ -48,7 +48,8 @@ def read(src_root, build):
             f = line.split()
             if len(f) == 3 and f[1] in "TDBRVWCG":
                 defs.setdefault(f[2], src)
-                exported[src].add(f[2])
+                if not f[2].startswith("__"):  # the compiler's (ASan's __odr_asan.*)
+                    exported[src].add(f[2])
             elif len(f) == 2 and f[0] == "U":
                 undefs[src].add(f[1])
     edges = collections.defaultdict(set)
