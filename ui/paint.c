@@ -179,25 +179,33 @@ void paint_text(int y, int x, int w, enum ui_role r, const char *s, bool right)
 	attrset(A_NORMAL);
 }
 
-/* Columns of s's first n bytes (a byte that is no character: one column). */
+/* The bytes of s's next character (of n bytes at most) and its columns in
+ * *cw; a byte that is no character counts as one column. */
+static size_t next_char(const char *s, size_t n, mbstate_t *st, int *cw)
+{
+	wchar_t wc;
+	size_t k = mbrtowc(&wc, s, n, st);
+
+	if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+		k = 1;
+		wc = L'?';
+		memset(st, 0, sizeof(*st));
+	}
+	*cw = wcwidth(wc) < 0 ? 1 : wcwidth(wc);
+	return k;
+}
+
+/* Columns of s's first n bytes. */
 static int text_cols(const char *s, size_t n)
 {
 	mbstate_t st;
-	int cols = 0;
+	int cols = 0, cw;
 
 	memset(&st, 0, sizeof(st));
 	while (n) {
-		wchar_t wc;
-		size_t k = mbrtowc(&wc, s, n, &st);
-		int cw;
+		size_t k = next_char(s, n, &st, &cw);
 
-		if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
-			k = 1;
-			wc = L'?';
-			memset(&st, 0, sizeof(st));
-		}
-		cw = wcwidth(wc);
-		cols += cw < 0 ? 1 : cw;
+		cols += cw;
 		s += k;
 		n -= k;
 	}
@@ -245,17 +253,10 @@ void paint_name(int y, int x, int w, enum ui_role r, const char *s)
 	/* Whole characters up to the column left for the mark. */
 	memset(&st, 0, sizeof(st));
 	while (i < n) {
-		wchar_t wc;
-		size_t k = mbrtowc(&wc, s + i, n - i, &st);
 		int cw;
+		size_t k = next_char(s + i, n - i, &st, &cw);
 
-		if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
-			k = 1;
-			wc = L'?';
-			memset(&st, 0, sizeof(st));
-		}
-		cw = wcwidth(wc);
-		cols += cw < 0 ? 1 : cw;
+		cols += cw;
 		if (cols > w - 1)
 			break;
 		i += k;
