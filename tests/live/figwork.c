@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gate.h"
+
 static volatile uint64_t sink;
 
 static double clock_s(clockid_t id)
@@ -171,21 +173,10 @@ int main(int argc, char **argv)
 		argv += 2;
 	}
 	bool gate = argc > 1 && strcmp(argv[1], "gate") == 0;
+	int gate_rc = gate_open(&argc, &argv, 3);
 
-	if (gate) {
-		argc--;
-		argv++;
-	}
-	if (argc < 3)
-		return 2;
-	printf("ready %d\n", (int)getpid());
-	fflush(stdout);
-	if (gate) {
-		char line[16];
-
-		if (fgets(line, sizeof(line), stdin) == NULL)
-			return 1;
-	}
+	if (gate_rc)
+		return gate_rc;
 	int rc = 2;
 
 	if (strcmp(argv[1], "spin") == 0) {

@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gate.h"
+
 static volatile uint64_t sink;
 
 static double now(void)
@@ -202,22 +204,10 @@ int main(int argc, char **argv)
 		argc -= 2;
 		argv += 2;
 	}
-	bool gate = argc > 1 && strcmp(argv[1], "gate") == 0;
+	int gate_rc = gate_open(&argc, &argv, 2);
 
-	if (gate) {
-		argc--;
-		argv++;
-	}
-	if (argc < 2)
-		return 2;
-	printf("ready %d\n", (int)getpid());
-	fflush(stdout);
-	if (gate) {
-		char line[16];
-
-		if (fgets(line, sizeof(line), stdin) == NULL)
-			return 1;
-	}
+	if (gate_rc)
+		return gate_rc;
 	if (strcmp(argv[1], "split") == 0)
 		return split(argc, argv);
 	if (strcmp(argv[1], "threads") == 0 && argc > 3)
