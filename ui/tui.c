@@ -20,6 +20,9 @@
 #include "tui.h"
 #include "ui.h"
 
+/* Last: its macros (lines, columns, …) would rewrite the headers above. */
+#include <term.h>
+
 static SCREEN *screen;
 static bool curses_on;
 static const struct tui_hook *hook; /* --listen, --textfile: fed at each tick */
@@ -187,17 +190,22 @@ static int term_start(struct ui *u)
 {
 	static bool registered;
 
+	int err;
+	bool addressable;
+
 	setlocale(LC_ALL, "");
+	/* The terminal is looked up before newterm, which leaks its half-made
+	 * screen when TERM is unknown (ncurses 6.4). */
+	if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
+		return -1;
+	/* TERM=dumb and kin: no cursor moves, so no table, only the last line. */
+	addressable = term_addressable();
+	del_curterm(cur_term);
+	if (!addressable)
+		return -2;
 	screen = newterm(NULL, stdout, stdin);
 	if (screen == NULL)
 		return -1;
-	/* TERM=dumb and kin: no cursor moves, so no table, only the last line. */
-	if (!term_addressable()) {
-		endwin();
-		delscreen(screen);
-		screen = NULL;
-		return -2;
-	}
 	/* ncurses 6.4 writes out at every cursor move until the screen has
 	 * been left and resumed once (mvcur flushes while _endwin is still
 	 * its initial state): a frame was about 110 small writes to the
