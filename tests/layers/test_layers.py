@@ -3,7 +3,7 @@
 """The layering, read from the objects the linker sees (nm over the build's
 objects, mapped to their sources through compile_commands.json):
 no two files and no two folders call each other in a circle, each folder
-calls only the folders below it (ui/ only the session, agg, output and
+calls only the folders below it (ui/ only the session, agg, annotate, output and
 base), every exported name starts with its module's prefix, at most two
 .c files stand directly in src/ and no source file is over 700 lines.
 usage: test_layers.py SOURCE_ROOT BUILD_ROOT   (TAP)"""
@@ -20,14 +20,17 @@ BELOW = {
     "src/unwind": {"src/perf", "src/base"},
     "src/engine": {"src/unwind", "src/perf", "src/base"},
     "src/symbols": {"src/base"},
+    "src/annotate": {"src/symbols", "src/base"},
+    "src/perfdata": {"src/perf", "src/base"},
     "src/agg": {"src/symbols", "src/engine", "src/unwind", "src/perf", "src/base"},
-    "src/session": {"src/agg", "src/symbols", "src/engine", "src/unwind", "src/perf", "src/base"},
-    "src/output": {"src/session", "src/agg", "src/symbols", "src/engine", "src/unwind",
+    "src/session": {"src/perfdata", "src/annotate", "src/agg", "src/symbols", "src/engine", "src/unwind", "src/perf", "src/base"},
+    "src/output": {"src/session", "src/perfdata", "src/annotate", "src/agg", "src/symbols", "src/engine", "src/unwind",
                    "src/perf", "src/base"},
-    "src/export": {"src/output", "src/session", "src/agg", "src/symbols", "src/engine",
+    "src/export": {"src/output", "src/session", "src/perfdata", "src/annotate", "src/agg", "src/symbols", "src/engine",
                    "src/unwind", "src/perf", "src/base"},
-    # The front end reads the session, agg's read API, output and base helpers.
-    "ui": {"src/session", "src/agg", "src/output", "src/base"},
+    # The front end reads the session, agg's read API, output, the annotation
+    # (disassembly and source lines) and base helpers.
+    "ui": {"src/session", "src/agg", "src/annotate", "src/output", "src/base"},
 }
 
 
