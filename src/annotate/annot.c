@@ -67,9 +67,7 @@ void annot_cache_free(struct annot_cache *c)
 		}
 	}
 	htab_free(&c->funcs);
-	for (size_t i = 0; c->strs.tab && i <= c->strs.mask; i++)
-		free((char *)c->strs.tab[i].val);
-	htab_free(&c->strs);
+	annot_str_free(c);
 	annot_source_free(c);
 	annot_syms_drop(c);
 	annot_disasm_free(c);
@@ -87,30 +85,12 @@ bool annot_source_on(const struct annot_cache *c)
 	return c->o.source;
 }
 
-const char *annot_intern(struct annot_cache *c, const char *s)
-{
-	uint64_t key;
-	char *d;
-
-	if (s == NULL)
-		return NULL;
-	key = util_hash64(s, strlen(s), 1);
-	for (size_t i = htab_first(&c->strs, key); i != SIZE_MAX; i = htab_next(&c->strs, key, i))
-		if (strcmp((const char *)c->strs.tab[i].val, s) == 0)
-			return (const char *)c->strs.tab[i].val;
-	if ((d = strdup(s)) == NULL || htab_put(&c->strs, key, (uintptr_t)d)) {
-		free(d);
-		return NULL;
-	}
-	return d;
-}
-
 static const char *intern_clean(struct annot_cache *c, const char *s)
 {
 	char buf[PATH_MAX + 256];
 
 	sanitize(buf, sizeof(buf), s ? s : "");
-	return annot_intern(c, buf);
+	return annot_str_intern(c, buf);
 }
 
 /* What the code is, whatever its path: the build-id, else the file's

@@ -102,9 +102,9 @@ static const char *callee(struct annot_cache *c, const struct annot_symtab *name
 		return NULL;
 	sanitize(name, sizeof(name), s->name);
 	if (s->addr == addr - bias)
-		return annot_intern(c, name);
+		return annot_str_intern(c, name);
 	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, name, addr - bias - s->addr);
-	return annot_intern(c, buf);
+	return annot_str_intern(c, buf);
 }
 
 long annot_disasm(struct annot_cache *c, const struct annot_code *code, const struct annot_symtab *names,

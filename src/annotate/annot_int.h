@@ -105,8 +105,9 @@ long annot_disasm(struct annot_cache *c, const struct annot_code *code, const st
 		  uint64_t bias, struct annot_insn **insn);
 void annot_disasm_free(struct annot_cache *c);
 
-/* annot: a string kept until the cache is freed, one copy of each. */
-const char *annot_intern(struct annot_cache *c, const char *s);
+/* annot_str: a string kept until the cache is freed, one copy of each. */
+const char *annot_str_intern(struct annot_cache *c, const char *s);
+void annot_str_free(struct annot_cache *c);
 
 /* annot_source: the cache of source files. */
 void annot_source_free(struct annot_cache *c);
