@@ -6,10 +6,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "annot_int.h"
 #include "util.h"
+
+/* The program headers are at the start of a file: a header placing them
+ * further is not believed. */
+#define PHDR_MAX_BYTES (16u << 20)
 
 
 static bool header(const void *hdr, size_t hlen, Elf64_Ehdr *eh)
@@ -67,13 +72,17 @@ ssize_t annot_phdr_read(int fd, void **hdr)
 	ssize_t n = util_pread_full(fd, &eh, sizeof(eh), 0);
 	size_t len;
 	void *buf;
+	struct stat st;
 
 	*hdr = NULL;
 	if (n < 0)
 		return n;
-	if (!header(&eh, (size_t)n, &eh) || eh.e_phoff > (1u << 30))
+	if (!header(&eh, (size_t)n, &eh) || eh.e_phoff > PHDR_MAX_BYTES)
 		return -ENOEXEC;
 	len = (size_t)eh.e_phoff + (size_t)eh.e_phnum * sizeof(Elf64_Phdr);
+	/* Not more than the file holds (kcore's size is the memory's). */
+	if (fstat(fd, &st) || (st.st_size > 0 && (uint64_t)st.st_size < len))
+		return -ENOEXEC;
 	if ((buf = malloc(len)) == NULL)
 		return -ENOMEM;
 	if ((n = util_pread_full(fd, buf, len, 0)) < 0 || (size_t)n < len) {
