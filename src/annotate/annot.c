@@ -94,11 +94,11 @@ static const char *intern_clean(struct annot_cache *c, const char *s)
 }
 
 /* What the code is, whatever its path: the build-id, else the file's
- * device and inode (through the process's root), then the symbol. */
+ * device and inode (as the process maps it), then the symbol. */
 static void identity(struct annot_cache *c, const struct annot_target *t, char *key, size_t len)
 {
-	char path[PATH_MAX], id[2 * SRCLINE_BUILD_ID_MAX + 64] = "";
-	struct stat st;
+	char id[2 * SRCLINE_BUILD_ID_MAX + 64] = "";
+	uint64_t dev, ino;
 	int n = 0;
 
 	if (t->kernel) {
@@ -107,11 +107,8 @@ static void identity(struct annot_cache *c, const struct annot_target *t, char *
 		n = snprintf(id, sizeof(id), "B");
 		for (size_t i = 0; i < t->build_id_len; i++)
 			n += snprintf(id + n, sizeof(id) - (size_t)n, "%02x", t->build_id[i]);
-	} else if (t->dso[0] == '/' &&
-		   !(t->pid > 0 ? util_pathf(path, sizeof(path), "%s/%d/root%s", c->proc_root, (int)t->pid, t->dso)
-				: util_pathf(path, sizeof(path), "%s", t->dso)) &&
-		   stat(path, &st) == 0) {
-		snprintf(id, sizeof(id), "I%" PRIx64 ":%" PRIx64, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
+	} else if (annot_bytes_ident(c, t, &dev, &ino)) {
+		snprintf(id, sizeof(id), "I%" PRIx64 ":%" PRIx64, dev, ino);
 	} else {
 		snprintf(id, sizeof(id), "P%d", (int)t->pid);
 	}

@@ -64,6 +64,28 @@ static void find_mapping(const char *proc_root, pid_t pid, const char *dso, stru
 	fclose(f);
 }
 
+bool annot_bytes_ident(struct annot_cache *c, const struct annot_target *t, uint64_t *dev, uint64_t *ino)
+{
+	char path[PATH_MAX];
+	struct mapping m;
+	struct stat st;
+
+	find_mapping(c->proc_root, t->pid, t->dso, &m);
+	if (m.found && m.ino) {
+		*dev = m.dev;
+		*ino = m.ino;
+		return true;
+	}
+	if (t->dso[0] != '/' ||
+	    (t->pid > 0 ? util_pathf(path, sizeof(path), "%s/%d/root%s", c->proc_root, (int)t->pid, t->dso)
+			: util_pathf(path, sizeof(path), "%s", t->dso)) ||
+	    stat(path, &st))
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
+}
+
 /* Whether the file open at fd is the one t names: its build-id when t has
  * one, else the device and inode the mapping says (when known). */
 static bool same_file(int fd, const struct annot_target *t, const struct mapping *m)
@@ -125,7 +147,7 @@ static int open_file(struct annot_cache *c, const struct annot_target *t, struct
 		code->dev = st.st_dev;
 		code->ino = st.st_ino;
 		snprintf(code->origin, sizeof(code->origin), "%s%s", t->dso,
-			 strstr(cand[i], "/map_files/") ? " (deleted: the process's mapping)" : "");
+			 strstr(cand[i], "/map_files/") ? (m.deleted ? " (deleted: the process's mapping)" : " (replaced: the process's mapping)") : "");
 		return fd;
 	}
 	return err;
@@ -245,8 +267,12 @@ static int kernel_bytes(struct annot_cache *c, const struct annot_target *t, str
 		}
 	} else if (rc) {
 		rc = -errno;
-		snprintf(why, whylen, "cannot read kernel code: %s: %s (run as root, or give -k VMLINUX)", c->kcore,
-			 strerror(errno));
+		if (c->vmlinux)
+			snprintf(why, whylen, "cannot read the kernel's code of %s: not in %s, and %s: %s (run as root)",
+				 t->sym, c->vmlinux, c->kcore, strerror(errno));
+		else
+			snprintf(why, whylen, "cannot read kernel code: %s: %s (run as root, or give -k VMLINUX)",
+				 c->kcore, strerror(errno));
 		return rc;
 	}
 	if (rc) {

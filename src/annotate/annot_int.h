@@ -75,6 +75,9 @@ ssize_t annot_phdr_read(int fd, void **hdr);
 uint64_t annot_jitmap_parse(const char *buf, size_t len, uint64_t addr);
 uint64_t annot_jitmap_len(const char *path, uint64_t addr);
 
+/* annot_bytes: the device and inode of t's file: as the process maps it
+ * (its maps), else as its path is now; false when neither is known. */
+bool annot_bytes_ident(struct annot_cache *c, const struct annot_target *t, uint64_t *dev, uint64_t *ino);
 /* annot_bytes: t's code. 0, or -errno with one line in why. */
 int annot_bytes_get(struct annot_cache *c, const struct annot_target *t, struct annot_code *code, char *why,
 		    size_t whylen);

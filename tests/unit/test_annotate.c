@@ -302,6 +302,52 @@ static void test_deleted(void)
 	unlink(bin);
 }
 
+/* A binary replaced at its path (the old one kept by another link, so the
+ * mapping is not "(deleted)"): the process's file by its inode, through
+ * map_files, not the new one at the path. */
+static void test_replaced(void)
+{
+	char cmd[4 * PATH_MAX], bin[PATH_MAX], why[512], ready[16] = "";
+	int in[2], out[2];
+	pid_t pid;
+	struct annot_cache *c;
+	struct annot_target t;
+	const struct annot_func *f;
+
+	snprintf(bin, sizeof(bin), "%s/replaced-prog", tmp);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && ln '%s' '%s.keep'", fix, bin, bin, bin);
+	if (run(cmd) != 0 || pipe(in) || pipe(out)) {
+		CHECK(0, "cannot set up the replaced-file case");
+		return;
+	}
+	if ((pid = fork()) == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		execl(bin, bin, "wait", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	snprintf(cmd, sizeof(cmd), "cp /bin/true '%s.new' && mv '%s.new' '%s'", bin, bin, bin);
+	if (read(out[0], ready, sizeof(ready) - 1) <= 0 || strncmp(ready, "ready", 5) || run(cmd) != 0) {
+		CHECK(0, "the fixture did not start, or cannot replace it");
+	} else {
+		t = hot_target(bin);
+		t.pid = pid;
+		c = cache(false, true);
+		f = annot_get(c, &t, why, sizeof(why));
+		CHECK(f && find_text(f, "idiv") && strstr(f->origin, "process's mapping"),
+		      "replaced binary: the process's own file (%s)", f ? f->origin : why);
+		annot_cache_free(c);
+	}
+	close(in[1]);
+	close(out[0]);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	snprintf(cmd, sizeof(cmd), "rm -f '%s' '%s.keep'", bin, bin);
+	run(cmd);
+}
+
 /* JIT code: this process's own memory named in a perf-PID.map. */
 static void test_jit(void)
 {
@@ -560,6 +606,7 @@ int main(int argc, char **argv)
 	test_stripped();
 	test_debuglink();
 	test_deleted();
+	test_replaced();
 	test_jit();
 	test_kcore_file();
 	test_kcore_live();
