@@ -443,6 +443,58 @@ static void test_kcore_file(void)
 	unlink(ksyms);
 }
 
+/* -k: a vmlinux of our own (linked at a kernel address, with DWARF), the
+ * running "kernel" 2 MiB above it as its kallsyms says (KASLR). */
+static void test_vmlinux(void)
+{
+	char cmd[4 * PATH_MAX], vsrc[PATH_MAX], vm[PATH_MAX], ksyms[PATH_MAX], why[512];
+	const uint64_t shift = 0x200000;
+	uint64_t stext, kfn, kfn_size;
+	struct annot_cache *c;
+	const struct annot_func *f;
+	const struct annot_insn *div;
+	FILE *k;
+
+	snprintf(vsrc, sizeof(vsrc), "%s/vm.c", tmp);
+	snprintf(vm, sizeof(vm), "%s/vmlinux", tmp);
+	snprintf(ksyms, sizeof(ksyms), "%s/kallsyms-vm", tmp);
+	if ((k = fopen(vsrc, "w")) == NULL ||
+	    fputs("void _stext(void);\nlong kfn(long a, long b);\nvoid _stext(void) {}\n"
+		  "long kfn(long a, long b)\n{\n\treturn a / b;\n}\n", k) < 0 || fclose(k)) {
+		CHECK(0, "cannot write %s", vsrc);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "cc -O1 -g -mcmodel=kernel -fno-pie -nostdlib -static -no-pie -Wl,-Ttext-segment=0xffffffff81000000 "
+		 "-Wl,-e,kfn -o '%s' '%s' 2>/dev/null", vm, vsrc);
+	if (run(cmd) != 0 || !nm_sym(vm, "_stext", &stext, &(uint64_t){ 0 }) || !nm_sym(vm, "kfn", &kfn, &kfn_size)) {
+		CHECK_SKIP("cc cannot link a kernel-address ELF here");
+		return;
+	}
+	if ((k = fopen(ksyms, "w")) == NULL ||
+	    fprintf(k, "%" PRIx64 " T _stext\n%" PRIx64 " T kfn\n%" PRIx64 " T after_kfn\n", stext + shift, kfn + shift,
+		    kfn + shift + kfn_size) < 0 || fclose(k)) {
+		CHECK(0, "cannot write %s", ksyms);
+		return;
+	}
+	c = annot_cache_new(&(struct annot_opts){ .source = true, .vmlinux = vm, .kcore = "/nonexistent/kcore",
+						  .kallsyms = ksyms });
+	f = annot_get(c, &(struct annot_target){ .sym = "kfn", .dso = "[kernel.kallsyms]", .kernel = true,
+						 .start = kfn + shift },
+		      why, sizeof(why));
+	div = find_text(f, "idiv");
+	CHECK(f && f->kernel && f->size == kfn_size && div && div->addr == f->start + div->offset &&
+	      strcmp(f->origin, vm) == 0, "-k: kfn from the vmlinux under a 2 MiB KASLR shift (%s)", f ? f->origin : why);
+	CHECK(f && !f->lacks && div && base_is(div->file, "vm.c") && div->line == 6,
+	      "-k: its divide at vm.c:6 from the vmlinux's DWARF (%s:%u, lacks %s)", div && div->file ? div->file : "-",
+	      div ? div->line : 0, f && f->lacks ? f->lacks : "nothing");
+	CHECK(annot_get(c, &(struct annot_target){ .sym = "mod_fn", .dso = "[mod]", .kernel = true,
+						   .start = 0xffffffffc0000000ULL, .size = 16 },
+			why, sizeof(why)) == NULL && strstr(why, "not in ") && strstr(why, "run as root"),
+	      "-k, a module's code and no kcore: \"%s\"", why);
+	annot_cache_free(c);
+}
+
 /* The real /proc/kcore (root): a kernel function's bytes as libelf finds
  * them in kcore at its kallsyms address. */
 static void test_kcore_live(void)
@@ -609,6 +661,7 @@ int main(int argc, char **argv)
 	test_replaced();
 	test_jit();
 	test_kcore_file();
+	test_vmlinux();
 	test_kcore_live();
 	test_srcline();
 	test_parsers();
