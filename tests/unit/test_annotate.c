@@ -619,6 +619,33 @@ static void test_parsers(void)
 	      "perf map: a line without a name, a size of 17 digits: none");
 }
 
+/* arm64 by e_machine: calls, jumps, returns and their targets. */
+static void test_arm64(void)
+{
+	static uint8_t bytes[] = {
+		0x1f, 0x20, 0x03, 0xd5, /* nop */
+		0x02, 0x00, 0x00, 0x94, /* bl 0x100c */
+		0xff, 0xff, 0xff, 0x17, /* b 0x1004 */
+		0x40, 0x00, 0x00, 0xb4, /* cbz x0, 0x1014 (past the end) */
+		0xc0, 0x03, 0x5f, 0xd6, /* ret */
+	};
+	struct annot_code code = { .bytes = bytes, .len = sizeof(bytes), .start = 0x1000, .machine = EM_AARCH64 };
+	struct annot_cache *c = cache(false, true);
+	struct annot_insn *in = NULL;
+	long n = annot_disasm(c, &code, NULL, 0, &in);
+
+	CHECK(n == 5 && strcmp(in[0].text, "nop") == 0 && in[0].kind == ANNOT_PLAIN, "arm64: 5 instructions, nop first (%ld)", n);
+	CHECK(n == 5 && in[1].kind == ANNOT_CALL && in[1].target_in_func && in[1].target_off == 0xc,
+	      "arm64: bl to +0xc (%s)", n == 5 ? in[1].text : "");
+	CHECK(n == 5 && in[2].kind == ANNOT_JUMP && in[2].target_in_func && in[2].target_off == 4,
+	      "arm64: b back to +4 (%s)", n == 5 ? in[2].text : "");
+	CHECK(n == 5 && in[3].kind == ANNOT_JUMP && in[3].has_target && !in[3].target_in_func &&
+	      in[3].target_addr == 0x1014, "arm64: cbz past the end (%s)", n == 5 ? in[3].text : "");
+	CHECK(n == 5 && in[4].kind == ANNOT_RET, "arm64: ret");
+	free(in);
+	annot_cache_free(c);
+}
+
 static void test_errors(void)
 {
 	struct annot_cache *c = cache(false, true);
@@ -665,6 +692,7 @@ int main(int argc, char **argv)
 	test_kcore_live();
 	test_srcline();
 	test_parsers();
+	test_arm64();
 	test_errors();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
