@@ -286,25 +286,31 @@ static int kernel_bytes(struct annot_cache *c, const struct annot_target *t, str
 	return 0;
 }
 
-/* "perf-PID.map" as the symbols name JIT code, or its path. */
-static bool is_jit(const struct annot_target *t)
+/* "perf-PID.map" as the symbols name JIT code, or its path: its PID, 0 when not. */
+static pid_t jit_pid(const struct annot_target *t)
 {
 	const char *b = strrchr(t->dso, '/');
 	int pid, n = 0;
 
 	b = b ? b + 1 : t->dso;
-	return sscanf(b, "perf-%d.map%n", &pid, &n) == 1 && n > 0 && b[n] == '\0';
+	return sscanf(b, "perf-%d.map%n", &pid, &n) == 1 && n > 0 && b[n] == '\0' && pid > 0 ? pid : 0;
 }
 
-static int jit_bytes(struct annot_cache *c, const struct annot_target *t, struct annot_code *code, char *why,
-		     size_t whylen)
+static int jit_bytes(struct annot_cache *c, const struct annot_target *target, pid_t pid, struct annot_code *code,
+		     char *why, size_t whylen)
 {
+	/* The map's process when the caller named none. */
+	struct annot_target tt = *target;
+	const struct annot_target *t = &tt;
+
 	char path[PATH_MAX];
 	uint64_t len = t->size;
 	struct iovec local, remote;
 	ssize_t got;
 	int fd;
 
+	if (tt.pid <= 0)
+		tt.pid = pid;
 	code->jit = true;
 	code->machine = HOST_MACHINE;
 	if (t->pid <= 0) {
@@ -349,8 +355,8 @@ int annot_bytes_get(struct annot_cache *c, const struct annot_target *t, struct 
 	code->start = t->start;
 	if (t->kernel)
 		return kernel_bytes(c, t, code, why, whylen);
-	if (is_jit(t))
-		return jit_bytes(c, t, code, why, whylen);
+	if (jit_pid(t))
+		return jit_bytes(c, t, jit_pid(t), code, why, whylen);
 	if (t->dso[0] != '/') {
 		snprintf(why, whylen, "no code file for %s (%s)", t->sym, t->dso);
 		return -ENOENT;

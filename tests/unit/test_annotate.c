@@ -380,6 +380,10 @@ static void test_jit(void)
 	      f ? "" : why);
 	CHECK(f && f->lacks && strstr(f->lacks, "JIT code from perf-") && strstr(f->lacks, "live process"),
 	      "JIT code: marked as such (%s)", f && f->lacks ? f->lacks : "(null)");
+	f = annot_get(c, &(struct annot_target){ .sym = "jitted_fn", .dso = dso, .start = (uintptr_t)mem }, why,
+		      sizeof(why));
+	CHECK(f && f->jit && f->ninsn == 5, "JIT code: the process named by the map when the caller names none (%s)",
+	      f ? "" : why);
 	annot_cache_free(c);
 	unlink(path);
 	munmap(mem, 4096);
