@@ -38,8 +38,9 @@ struct annot_cache *annot_cache_new(const struct annot_opts *o)
 	c->kcore = dup_or(c->o.kcore, "/proc/kcore");
 	c->kallsyms = dup_or(c->o.kallsyms, "/proc/kallsyms");
 	c->jit_dir = dup_or(c->o.jit_dir, "/tmp");
+	c->debug_root = dup_or(c->o.debug_root, "/usr/lib/debug");
 	c->lines = srcline_cache_new(c->o.debug_root);
-	if (!c->proc_root || (c->o.vmlinux && !c->vmlinux) || !c->kcore || !c->kallsyms || !c->jit_dir || !c->lines) {
+	if (!c->debug_root || !c->proc_root || (c->o.vmlinux && !c->vmlinux) || !c->kcore || !c->kallsyms || !c->jit_dir || !c->lines) {
 		annot_cache_free(c);
 		return NULL;
 	}
@@ -49,7 +50,7 @@ struct annot_cache *annot_cache_new(const struct annot_opts *o)
 	c->o.kcore = c->kcore;
 	c->o.kallsyms = c->kallsyms;
 	c->o.jit_dir = c->jit_dir;
-	c->o.debug_root = NULL;
+	c->o.debug_root = c->debug_root;
 	return c;
 }
 
@@ -77,6 +78,8 @@ void annot_cache_free(struct annot_cache *c)
 	free(c->kcore);
 	free(c->kallsyms);
 	free(c->jit_dir);
+	free(c->debug_root);
+	free(c->kdebug);
 	free(c);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* annot_phdr: an ELF64 file's program headers read by hand, every field
  * checked, for /proc/kcore (whose "file" is the kernel's memory: libelf
- * would size it by its huge segments), a vmlinux and a program alike. */
+ * would size it by its huge segments), a vmlinux and a program alike, and
+ * a function's bytes read through them. */
 #include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -91,4 +92,38 @@ ssize_t annot_phdr_read(int fd, void **hdr)
 	}
 	*hdr = buf;
 	return (ssize_t)len;
+}
+
+int annot_phdr_read_at(int fd, uint64_t addr, uint64_t len, bool guess, struct annot_code *code)
+{
+	void *hdr;
+	ssize_t hlen = annot_phdr_read(fd, &hdr);
+	uint64_t off, avail;
+	ssize_t got;
+	int rc;
+
+	if (hlen < 0)
+		return (int)hlen;
+	code->machine = annot_phdr_machine(hdr, (size_t)hlen);
+	rc = annot_phdr_map(hdr, (size_t)hlen, addr, len, &off, &avail);
+	free(hdr);
+	if (rc == -ENOENT && guess && avail)
+		len = avail;
+	else if (rc)
+		return rc == -ENOENT ? -EFAULT : rc;
+	if ((code->bytes = malloc(len)) == NULL)
+		return -ENOMEM;
+	got = util_pread_full(fd, code->bytes, len, (off_t)off);
+	if (got <= 0) {
+		free(code->bytes);
+		code->bytes = NULL;
+		return got < 0 ? (int)got : -EIO;
+	}
+	code->len = (size_t)got;
+	return 0;
+}
+
+uint64_t annot_phdr_bound(uint64_t len)
+{
+	return len > ANNOT_MAX_BYTES ? ANNOT_MAX_BYTES : len;
 }

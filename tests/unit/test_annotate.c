@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -447,6 +448,71 @@ static void test_kcore_file(void)
 	unlink(ksyms);
 }
 
+/* No -k: the code from a kcore (here one made of the vmlinux's text, at the
+ * shifted address), its lines from the debug vmlinux installed under the
+ * debug root as the distribution puts it (boot/vmlinux-RELEASE). */
+static void kcore_debug_vmlinux(const char *vm, const char *ksyms, uint64_t kfn, uint64_t shift, uint64_t kfn_size)
+{
+	char kcore[PATH_MAX], root[PATH_MAX], dbg[PATH_MAX + 128], cmd[3 * PATH_MAX + 512], why[512];
+	Elf64_Ehdr eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT },
+			  .e_type = ET_CORE, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+			  .e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
+			  .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 1 };
+	Elf64_Phdr ph = { .p_type = PT_LOAD, .p_offset = 4096, .p_filesz = 4096, .p_memsz = 4096 };
+	uint8_t page[4096] = { 0 };
+	uint64_t page_addr = kfn & ~4095ULL, foff = 0;
+	struct annot_cache *c;
+	const struct annot_func *f;
+	const struct annot_insn *div;
+	struct utsname u;
+	Elf *e;
+	size_t nph;
+	int fd = open(vm, O_RDONLY);
+
+	/* The vmlinux's page holding kfn, by its program headers. */
+	elf_version(EV_CURRENT);
+	if (fd >= 0 && (e = elf_begin(fd, ELF_C_READ, NULL)) != NULL) {
+		for (size_t i = 0; elf_getphdrnum(e, &nph) == 0 && i < nph; i++) {
+			GElf_Phdr p;
+
+			if (gelf_getphdr(e, (int)i, &p) && p.p_type == PT_LOAD && kfn >= p.p_vaddr &&
+			    kfn < p.p_vaddr + p.p_filesz)
+				foff = p.p_offset + (page_addr - p.p_vaddr);
+		}
+		elf_end(e);
+	}
+	if (fd < 0 || foff == 0 || pread(fd, page, sizeof(page), (off_t)foff) <= 0 || uname(&u)) {
+		CHECK(0, "cannot read the vmlinux's text");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	ph.p_vaddr = page_addr + shift;
+	snprintf(kcore, sizeof(kcore), "%s/kcore-vm", tmp);
+	snprintf(root, sizeof(root), "%s/dbgroot", tmp);
+	snprintf(dbg, sizeof(dbg), "%s/boot/vmlinux-%s", root, u.release);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/boot' && cp '%s' '%s'", root, vm, dbg);
+	fd = open(kcore, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || run(cmd) != 0 || pwrite(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
+	    pwrite(fd, &ph, sizeof(ph), sizeof(eh)) != sizeof(ph) || pwrite(fd, page, sizeof(page), 4096) != sizeof(page)) {
+		CHECK(0, "cannot write the vmlinux's kcore");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	c = annot_cache_new(&(struct annot_opts){ .source = true, .kcore = kcore, .kallsyms = ksyms, .debug_root = root });
+	f = annot_get(c, &(struct annot_target){ .sym = "kfn", .dso = "[kernel.kallsyms]", .kernel = true,
+						 .start = kfn + shift },
+		      why, sizeof(why));
+	div = find_text(f, "idiv");
+	CHECK(f && strcmp(f->origin, kcore) == 0 && f->size == kfn_size && !f->lacks && div && base_is(div->file, "vm.c") &&
+	      div->line == 6, "kcore's code with lines from the debug vmlinux (%s, %s:%u, lacks %s)", f ? f->origin : why,
+	      div && div->file ? div->file : "-", div ? div->line : 0, f && f->lacks ? f->lacks : "nothing");
+	annot_cache_free(c);
+}
+
 /* -k: a vmlinux of our own (linked at a kernel address, with DWARF), the
  * running "kernel" 2 MiB above it as its kallsyms says (KASLR). */
 static void test_vmlinux(void)
@@ -497,6 +563,7 @@ static void test_vmlinux(void)
 			why, sizeof(why)) == NULL && strstr(why, "not in ") && strstr(why, "run as root"),
 	      "-k, a module's code and no kcore: \"%s\"", why);
 	annot_cache_free(c);
+	kcore_debug_vmlinux(vm, ksyms, kfn, shift, kfn_size);
 }
 
 /* The real /proc/kcore (root): a kernel function's bytes as libelf finds
