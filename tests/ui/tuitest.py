@@ -22,7 +22,8 @@ class Tmux:
         os.makedirs(self.tmp, exist_ok=True)
         self.tmux("kill-server")
         r = self.tmux("new-session", "-d", "-x", str(width), "-y", str(height), "-s", "t",
-                      "env -u TMUX TERM=screen bash --norc --noprofile")
+                      "env -u TMUX TERM=screen XDG_CONFIG_HOME=%s XDG_STATE_HOME=%s bash --norc --noprofile"
+                      % (os.environ["XDG_CONFIG_HOME"], os.environ["XDG_STATE_HOME"]))
         if r.returncode:
             raise RuntimeError("tmux new-session: " + r.stderr)
         self.tmux("set-option", "-g", "remain-on-exit", "on")
