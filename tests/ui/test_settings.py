@@ -35,7 +35,7 @@ def write(path, text):
 
 def body(t):
     # 1. Set in the live view, quit: kept.
-    _, s = t.live(PERFTOP, "-e", "cpu-clock")
+    _, s = t.live(PERFTOP, "-e", "cpu-clock", keep=True)
     tap.ok(s is not None and "Delay: 2s" in s, "no file: the default delay")
     t.prompt("d", "3")
     t.keys("Tab")
@@ -53,7 +53,7 @@ def body(t):
 
     # 2. Start again: as left; a quit without change writes nothing.
     mtime = os.stat(RC).st_mtime_ns
-    _, s = t.live(PERFTOP, "-e", "cpu-clock")
+    _, s = t.live(PERFTOP, "-e", "cpu-clock", keep=True)
     s = t.wait(lambda sc: "Delay: 3s" in sc and re.search(r"cumulative\s+sort: PID", sc), 10)
     tap.ok(s is not None, "started again: Tasks by PID, cumulative, every 3 s")
     time.sleep(0.05)
@@ -62,7 +62,7 @@ def body(t):
 
     # 3. A hand edit: read, and kept when perftop writes again.
     write(RC, "# mine: keep this\ndelay = 5\nview = cpus\n")
-    _, s = t.live(PERFTOP, "-e", "cpu-clock")
+    _, s = t.live(PERFTOP, "-e", "cpu-clock", keep=True)
     s = t.wait(lambda sc: "Delay: 5s" in sc and re.search(r"^\s*CPU\s+Overhead", sc, re.M), 10)
     tap.ok(s is not None, "a hand edit read: every 5 s, in the CPUs view (view = cpus over the last view)")
     t.keys("z")
@@ -73,7 +73,7 @@ def body(t):
     # 4. A corrupt value: one warning naming file and line, the default used.
     write(RC, "# broken\ndelay = soon\n")
     err = os.path.join(t.tmp, "stderr")
-    _, s = t.live(PERFTOP, "-e", "cpu-clock", "2>" + err)
+    _, s = t.live(PERFTOP, "-e", "cpu-clock", "2>" + err, keep=True)
     s = t.wait(lambda sc: "Delay: 2s" in sc and "perftoprc:2: delay wants" in sc, 10)
     tap.ok(s is not None, "delay = soon: the default, and the message line names perftoprc:2")
     t.quit()
@@ -83,7 +83,7 @@ def body(t):
 
     # 5. --no-config: the file neither read nor written.
     write(RC, "delay = 5\n")
-    _, s = t.live(PERFTOP, "-e", "cpu-clock", "--no-config")
+    _, s = t.live(PERFTOP, "-e", "cpu-clock", "--no-config", keep=True)
     tap.ok(s is not None and t.wait(lambda sc: "Delay: 2s" in sc, 5) is not None, "--no-config: the file not read")
     t.keys("c")
     t.quit()
