@@ -166,7 +166,7 @@ def body(t, w, h, extra):
     tap.ok(re.search(r"^colors = monochrome$", rc, re.M) is not None and
            re.search(r"^columns\.tasks = PID,events,CPU%,(?!.*Samples).*COMM$", rc, re.M) is not None,
            "%s: q wrote the scheme and the Tasks columns to perftoprc: %r" % (sz, rc))
-    os.unlink(os.path.join(os.environ["XDG_CONFIG_HOME"], "perftop", "perftoprc"))
+    shutil.rmtree(os.environ["XDG_CONFIG_HOME"], ignore_errors=True)
 
 
 def main():
