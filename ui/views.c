@@ -421,10 +421,12 @@ static void draw_tabs(struct ui *u, int y, int w)
 	{
 		char where[96] = "";
 
-		char user[48] = "";
+		char user[80] = "";
 
 		if (u->view == VIEW_TASKS && u->user[0])
 			snprintf(user, sizeof(user), "user: %s  ", u->user);
+		if (u->ntags) /* F9 signals them, from any view */
+			snprintf(user + strlen(user), sizeof(user) - strlen(user), "%zu tagged  ", u->ntags);
 		if (u->nrows)
 			snprintf(where, sizeof(where), "%srow %zu of %zu  ", user, u->sel[u->view] + 1, u->nrows);
 		else

@@ -95,6 +95,8 @@ def body(t, w, h, extra):
     t.keys("Space")
     s = t.wait(lambda sc: tagged(sc, apid) and tagged(sc, bpid), 5)
     tap.ok(s is not None, "%s: Space again (it moved down): both rows tagged (marked *)" % sz)
+    tap.ok(s is not None and re.search(r"filter: %s\s+2 tagged\s+row" % name, s) is not None,
+           "%s: the tab line counts them" % sz)
     t.keys("C-u")
     s = t.wait(lambda sc: "2 tags cleared" in sc and not tagged(sc, apid) and not tagged(sc, bpid), 5)
     tap.ok(s is not None, "%s: Ctrl-U untags both" % sz)
