@@ -70,6 +70,17 @@ def body(t):
     tap.ok(read(RC) == "# mine: keep this\ndelay = 5\nview = cpus\ndecay = yes\n",
            "z, q: the edit and its comment kept, the change added: %r" % read(RC))
 
+    # 3b. What the setup screen writes, read at the start: columns, colours, meters.
+    write(RC, "view = tasks\ncolumns.tasks = COMM,PID\ncolors = monochrome\nmeters = cpus\n")
+    _, s = t.live(PERFTOP, "-e", "cpu-clock", keep=True)
+    s = t.wait_re(r"^\s*COMM\s+PID\s*$", 10)
+    tap.ok(s is not None, "columns.tasks = COMM,PID: those two, in that order")
+    tap.ok(s is not None and "Load average" not in s and not re.search(r"^cpu-clock\s+on", s, re.M) and
+           re.search(r"^\s+0\[", s, re.M) is not None, "meters = cpus: the CPU meters only")
+    colours = re.compile(r"\x1b\[[0-9;]*(3[0-7]|4[0-7])[;m]")
+    tap.ok(colours.search(t.screen(escapes=True)) is None, "colors = monochrome: no colour drawn")
+    t.quit()
+
     # 4. A corrupt value: one warning naming file and line, the default used.
     write(RC, "# broken\ndelay = soon\n")
     err = os.path.join(t.tmp, "stderr")
