@@ -16,6 +16,10 @@
 
 unsigned save_key(struct ui *u, int key)
 {
+	if (u->final_taken) { /* no tick comes again: the agg has rolled past the screen's interval */
+		ui_message(u, true, "P: the focused processes exited; no interval left to write (perftop -b writes runs)");
+		return UI_DRAW;
+	}
 	u->save_pending = true;
 	ui_message(u, false, "P: the table is written at the next refresh");
 	return UI_DRAW;
