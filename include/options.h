@@ -59,6 +59,13 @@ struct options {
 	size_t metrics_comms, metrics_symbols;
 	const char *push;        /* --push URL (Pyroscope) */
 	double push_every;       /* --push-every SECS */
+	/* the settings file (src/cli/config.c) */
+	const char *config;      /* --config FILE */
+	bool no_config;          /* --no-config */
+	struct rcfile *rc;       /* as read (NULL: none); the live view writes it back */
+	char rc_path[512];       /* where it is (or would be) */
+	char rc_warning[256];    /* the first complaint about it, for the live view */
+	double live_delay;       /* the live view's -d default: the file's delay, else OPTIONS_LIVE_DELAY */
 };
 
 /* Fills o from argv. Returns 0, 1 when the run is done (--help, --version),

@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 	/* The live view refreshes as perf top and tiptop do; a frame costs
 	 * about what a second of samples does at 4 kHz (doc/DESIGN.md). */
 	if (!o.batch && !headless && !o.interval_given)
-		o.interval = OPTIONS_LIVE_DELAY;
+		o.interval = o.live_delay; /* perftoprc's delay, else OPTIONS_LIVE_DELAY */
 	warm_heap(!o.batch && !headless, o.cg.mode != CALLGRAPH_NONE);
 	if (o.batch && o.output == NULL && fcntl(STDOUT_FILENO, F_GETFD) == -1) {
 		fputs("perftop: cannot write the dump: stdout is closed: redirect it or give -o FILE\n", stderr);

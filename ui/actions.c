@@ -90,6 +90,22 @@ unsigned actions_event_flip_exclude(struct ui *u, size_t i, unsigned bit)
 	return UI_DRAW;
 }
 
+/* + and -: the next step of a ladder up or down. */
+unsigned actions_interval_step(struct ui *u, bool longer)
+{
+	static const double steps[] = { 0.1, 0.2, 0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60 };
+	size_t n = sizeof(steps) / sizeof(steps[0]), i = 0;
+
+	while (i < n && steps[i] < session_interval(u->s) - 1e-9)
+		i++;
+	/* i: the first step at or above the interval now. */
+	if (longer)
+		i = i < n && steps[i] <= session_interval(u->s) + 1e-9 ? i + 1 : i;
+	else
+		i = i > 0 ? i - 1 : 0;
+	return actions_interval_set(u, steps[i < n ? i : n - 1]);
+}
+
 unsigned actions_interval_set(struct ui *u, double secs)
 {
 	int rc = session_set_interval(u->s, secs);

@@ -39,15 +39,16 @@ static struct header_layout header_layout(const struct ui *u, int h, int w)
 	struct header_layout l = { 0, 0, 0 };
 	int avail = h - 2 - TABLE_MIN_H - 2; /* two title lines; message and footer */
 	int cap = h / 6 > 1 ? h / 6 : 1;
+	int nev = u->meters & METER_EVENTS ? (int)u->fr.nev : 0; /* the setup's meters */
 
 	if (avail < 0)
 		avail = 0;
 	/* Tasks, load and memory, as htop's header: after the events. */
-	l.sys_lines = avail > (int)u->fr.nev + 1 ? 1 : 0;
+	l.sys_lines = u->meters & METER_SYSTEM && avail > nev + 1 ? 1 : 0;
 	avail -= l.sys_lines;
-	l.ev_lines = (int)u->fr.nev < avail ? (int)u->fr.nev : avail;
+	l.ev_lines = nev < avail ? nev : avail;
 	avail -= l.ev_lines;
-	l.meter_lines = meter_lines_wanted(u, w);
+	l.meter_lines = u->meters & METER_CPUS ? meter_lines_wanted(u, w) : 0;
 	if (l.meter_lines > cap)
 		l.meter_lines = cap;
 	if (l.meter_lines > avail)
@@ -327,7 +328,7 @@ void header_draw(struct ui *u, int w, int h)
 	draw_target(u, w);
 	for (int i = 0; i < l.ev_lines; i++)
 		draw_event(u, y++, w, (size_t)i);
-	if (l.ev_lines < (int)u->fr.nev && l.ev_lines > 0) {
+	if (l.ev_lines < (int)u->fr.nev && l.ev_lines > 0 && u->meters & METER_EVENTS) {
 		char more[48];
 
 		snprintf(more, sizeof(more), " +%zu more: e", u->fr.nev - (size_t)l.ev_lines);
@@ -389,7 +390,7 @@ static const struct fkey bar_main[] = {
 	FK("F6", "SortBy", KEY_F(6)), FK("F9", "Kill", KEY_F(9)), FK("Tab", "View", '\t'),
 	{ "Enter", "Focus", '\n', is_focused, "Esc", "Back", KEY_ESC_CODE, NULL },
 	FK("e", "Events", 'e'), FK("x", "Excl", 'x'),
-	{ "Spc", "Pause", ' ', is_paused, "Spc", "Resume", ' ', NULL },
+	{ "Z", "Pause", 'Z', is_paused, "Z", "Resume", 'Z', NULL }, FK("F2", "Setup", KEY_F(2)),
 	FK("U", "User", 'U'), FK("K", "Kernel", 'K'), FK("z", "Decay", 'z'), FK("c", "Total", 'c'),
 	FK("d", "Delay", 'd'), FK("F", "Freq", 'F'),
 	FK("F10", "Quit", KEY_F(10)), FK(NULL, NULL, 0),
@@ -408,6 +409,10 @@ static const struct fkey bar_sort[] = {
 static const struct fkey bar_paths[] = {
 	FK("Right", "Expand", KEY_RIGHT), FK("Left", "Collapse", KEY_LEFT), FK("Enter", "Toggle", '\n'),
 	FK("F1", "Help", KEY_F(1)), FK("Esc", "Back", KEY_ESC_CODE), FK(NULL, NULL, 0),
+};
+static const struct fkey bar_setup[] = {
+	FK("Space", "Toggle", ' '), FK("F7", "Up", KEY_F(7)), FK("F8", "Down", KEY_F(8)), FK("Tab", "Section", '\t'),
+	FK("Esc", "Done", KEY_ESC_CODE), FK(NULL, NULL, 0),
 };
 static const struct fkey bar_help[] = {
 	FK("Up/Down", "Scroll", 0), FK("Esc", "Close", KEY_ESC_CODE), FK(NULL, NULL, 0),
@@ -432,12 +437,17 @@ void header_footer_draw(struct ui *u, int y, int w)
 
 		if (u->prompt == PROMPT_FILTER || u->prompt == PROMPT_SEARCH)
 			snprintf(label, sizeof(label), "%s: ", what[u->prompt]);
+		else if (u->prompt == PROMPT_KILL && u->ntags)
+			snprintf(label, sizeof(label), "Send %zu tagged task%s which signal (Enter: 15 TERM; KILL HUP INT STOP CONT, a number): ",
+				 u->ntags, u->ntags == 1 ? "" : "s");
 		else if (u->prompt == PROMPT_KILL)
 			snprintf(label, sizeof(label), "Send PID %d which signal (Enter: 15 TERM; KILL HUP INT STOP CONT, a number): ",
 				 (int)u->kill_pid);
 		else
 			snprintf(label, sizeof(label), "%s, now %s): ", what[u->prompt], u->hint);
-		if ((int)strlen(label) > w / 2 && u->prompt == PROMPT_KILL)
+		if ((int)strlen(label) > w / 2 && u->prompt == PROMPT_KILL && u->ntags)
+			snprintf(label, sizeof(label), "Signal to %zu tagged (Enter: TERM): ", u->ntags);
+		else if ((int)strlen(label) > w / 2 && u->prompt == PROMPT_KILL)
 			snprintf(label, sizeof(label), "Signal to PID %d (Enter: TERM): ", (int)u->kill_pid);
 		paint_fill(y, 0, w, R_FLABEL);
 		paint_text(y, 0, (int)strlen(label), R_FKEY, label, false);
@@ -457,6 +467,8 @@ void header_footer_draw(struct ui *u, int y, int w)
 		bar = bar_sort;
 	else if (u->mode == MODE_PATHS)
 		bar = bar_paths;
+	else if (u->mode == MODE_SETUP)
+		bar = bar_setup;
 	paint_fill(y, 0, w, R_FLABEL);
 	u->nbar_hit = 0;
 	size_t n = 0;

@@ -340,6 +340,10 @@ static unsigned act_kill(struct ui *u, int key)
 {
 	const struct agg_task *t;
 
+	if (u->ntags) { /* the tagged tasks, from any view */
+		u->kill_pid = 0;
+		return start_prompt(u, PROMPT_KILL, "15");
+	}
 	if (u->view != VIEW_TASKS || u->nrows == 0) {
 		ui_message(u, false, "F9 signals a task: %s", no_task_why(u));
 		return UI_DRAW;
@@ -397,17 +401,7 @@ static unsigned act_interval(struct ui *u, int key)
 
 static unsigned act_adjust(struct ui *u, int key)
 {
-	static const double steps[] = { 0.1, 0.2, 0.25, 0.5, 1, 2, 3, 5, 10, 15, 30, 60 };
-	size_t n = sizeof(steps) / sizeof(steps[0]), i = 0;
-
-	while (i < n && steps[i] < session_interval(u->s) - 1e-9)
-		i++;
-	/* i: the first step at or above the interval now. */
-	if (key == '+')
-		i = i < n && steps[i] <= session_interval(u->s) + 1e-9 ? i + 1 : i;
-	else
-		i = i > 0 ? i - 1 : 0;
-	return actions_interval_set(u, steps[i < n ? i : n - 1]);
+	return actions_interval_step(u, key == '+');
 }
 
 static unsigned act_freq(struct ui *u, int key)
@@ -466,13 +460,18 @@ static const struct key_binding main_keys[] = {
 	{ KEY_F(3), act_search, { "F3", "search: jump to a match, hide nothing" } },
 	{ KEY_F(6), act_sort_menu, { "F6", "sort menu: pick the sort column" } },
 	{ 'u', act_user, { "u", "tasks of one user only (empty: all)" } },
-	{ KEY_F(9), act_kill, { "F9", "send a signal to the selected task" } },
+	{ KEY_F(9), act_kill, { "F9", "signal the tagged tasks, else the selected one" } },
+	{ ' ', tags_key_tag, { "Space", "tasks: tag / untag the selected one, move down" } },
+	{ 'Y', tags_key_children, { "Y", "tasks: tag it with its children" } },
+	{ KEY_CTRL('u'), tags_key_untag, { "Ctrl-U", "untag all" } },
+	{ 'P', save_key, { "P", "save the table to perftop.hist.N (text dump)" } },
+	{ KEY_F(2), setup_key_open, { "F2 C", "setup: columns, colours, meters, defaults" } },
+	{ 'C', setup_key_open, { NULL, NULL } },
 	{ 'n', act_next, { "n N", "next / previous match (search, else filter)" } },
 	{ 'N', act_prev, { NULL, NULL } },
 	{ 'z', act_decay, { "z", "zero each interval / decay history" } },
 	{ 'c', act_cumulative, { "c", "cumulative since start / interval" } },
-	{ ' ', act_pause, { "Space Z", "pause the display (sampling goes on)" } },
-	{ 'Z', act_pause, { NULL, NULL } },
+	{ 'Z', act_pause, { "Z", "pause the display (sampling goes on)" } },
 	{ 'd', act_interval, { "d", "set the refresh interval" } },
 	{ '+', act_adjust, { "+ -", "longer / shorter refresh interval" } },
 	{ '-', act_adjust, { NULL, NULL } },
@@ -492,6 +491,7 @@ static const struct {
 	{ "Exclude panel (x)", panel_keys_exclude },
 	{ "Sort menu (F6)", panel_keys_sort },
 	{ "Call trees (-g)", tree_doc_keys },
+	{ "Setup (F2 C)", setup_keys },
 	{ "Prompts (/ F3 F9 u d F)", panel_keys_prompt },
 };
 
@@ -528,7 +528,7 @@ unsigned keys_dispatch(struct ui *u, int key)
 	static const struct key_binding *const mode_keys[] = {
 		[MODE_MAIN] = main_keys, [MODE_EVENTS] = panel_keys_event,
 		[MODE_EXCLUDE] = panel_keys_exclude, [MODE_SORT] = panel_keys_sort,
-		[MODE_PATHS] = tree_keys_paths,
+		[MODE_PATHS] = tree_keys_paths, [MODE_SETUP] = setup_keys,
 	};
 	const struct key_binding *b = NULL;
 

@@ -43,7 +43,17 @@ unsigned actions_exclude_toggle_all(struct ui *u, unsigned bit);
 unsigned actions_event_toggle(struct ui *u, size_t i);
 unsigned actions_event_flip_exclude(struct ui *u, size_t i, unsigned bit);
 unsigned actions_interval_set(struct ui *u, double secs);
+unsigned actions_interval_step(struct ui *u, bool longer);
 /* Rows of the open panel. */
 size_t actions_panel_len(const struct ui *u);
+
+/* Keys of the tables defined beside what they do: tags.c (Space, Y,
+ * Ctrl-U), save.c (P), setup_keys.c (F2, C and the setup screen's). */
+unsigned tags_key_tag(struct ui *u, int key);
+unsigned tags_key_children(struct ui *u, int key);
+unsigned tags_key_untag(struct ui *u, int key);
+unsigned save_key(struct ui *u, int key);
+unsigned setup_key_open(struct ui *u, int key);
+extern const struct key_binding setup_keys[];
 
 #endif

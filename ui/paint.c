@@ -44,40 +44,93 @@ static const struct role_style styles[R_ROLES] = {
 	[R_PANEL] = { -1, -1, 0, 0 },
 	[R_PANEL_SEL] = { COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE },
 	[R_OFF] = { COLOR_RED, -1, A_BOLD, A_DIM },
+	[R_TAGGED] = { COLOR_YELLOW, -1, A_BOLD, A_BOLD | A_UNDERLINE }, /* htop's tagged rows */
 };
 
-void paint_init(struct ui *u)
-{
-	bool defaults;
+/* The other schemes: the roles they draw otherwise. Light terminals: no
+ * yellow or cyan text on white, no bold white. Colour-blind safe: no
+ * meaning carried by red against green (blue and yellow instead). */
+static const struct {
+	enum ui_scheme scheme;
+	enum ui_role role;
+	struct role_style st;
+} scheme_styles[] = {
+	{ SCHEME_LIGHT, R_LABEL, { COLOR_BLUE, -1, 0, 0 } },
+	{ SCHEME_LIGHT, R_HEAD, { COLOR_WHITE, COLOR_BLUE, 0, 0 } },
+	{ SCHEME_LIGHT, R_HEAD_SORT, { COLOR_WHITE, COLOR_MAGENTA, A_BOLD, 0 } },
+	{ SCHEME_LIGHT, R_SELECTED, { COLOR_WHITE, COLOR_BLUE, 0, 0 } },
+	{ SCHEME_LIGHT, R_METER, { COLOR_BLUE, -1, A_BOLD, 0 } },
+	{ SCHEME_LIGHT, R_FLABEL, { COLOR_WHITE, COLOR_BLUE, 0, 0 } },
+	{ SCHEME_LIGHT, R_PANEL_SEL, { COLOR_WHITE, COLOR_BLUE, 0, 0 } },
+	{ SCHEME_LIGHT, R_TAGGED, { COLOR_RED, -1, A_BOLD, 0 } },
+	{ SCHEME_COLORBLIND, R_HEAD, { COLOR_BLACK, COLOR_CYAN, 0, 0 } },
+	{ SCHEME_COLORBLIND, R_HEAD_SORT, { COLOR_BLACK, COLOR_YELLOW, A_BOLD, 0 } },
+	{ SCHEME_COLORBLIND, R_METER, { COLOR_BLUE, -1, A_BOLD, 0 } },
+	{ SCHEME_COLORBLIND, R_KERNEL, { COLOR_CYAN, -1, 0, 0 } },
+	{ SCHEME_COLORBLIND, R_ERROR, { COLOR_WHITE, COLOR_BLUE, A_BOLD, 0 } },
+	{ SCHEME_COLORBLIND, R_OFF, { COLOR_YELLOW, -1, A_BOLD, 0 } },
+	{ SCHEME_COLORBLIND, R_TAGGED, { COLOR_YELLOW, -1, A_BOLD | A_UNDERLINE, 0 } },
+};
 
-	u->color = !u->o->no_color && has_colors();
-	if (u->color && start_color() == ERR)
-		u->color = false;
-	if (!u->color) {
+static bool default_colors;
+
+static struct role_style style_of(enum ui_scheme sc, int r)
+{
+	struct role_style st = styles[r];
+
+	for (size_t i = 0; i < sizeof(scheme_styles) / sizeof(scheme_styles[0]); i++)
+		if (scheme_styles[i].scheme == sc && (int)scheme_styles[i].role == r) {
+			st = scheme_styles[i].st;
+			st.mono = styles[r].mono;
+		}
+	return st;
+}
+
+/* Every role's attributes in the scheme: a pair each (made again when the
+ * setup changes the scheme; the screen is then repainted whole). */
+static void apply(const struct ui *u)
+{
+	if (!u->color || u->scheme == SCHEME_MONO) {
 		for (int r = 0; r < R_ROLES; r++) {
 			attrs[r] = styles[r].mono;
 			pad_attrs[r] = attrs[r] & VISIBLE_ON_BLANK ? attrs[r] : 0;
 		}
 		return;
 	}
-	defaults = use_default_colors() == OK;
 	for (int r = 0; r < R_ROLES; r++) {
-		short fg = styles[r].fg, bg = styles[r].bg;
+		struct role_style st = style_of(u->scheme, r);
+		short fg = st.fg, bg = st.bg;
 
-		if (!defaults) {
+		if (!default_colors) {
 			fg = fg < 0 ? COLOR_WHITE : fg;
 			bg = bg < 0 ? COLOR_BLACK : bg;
 		}
 		if (fg < 0 && bg < 0) {
-			attrs[r] = styles[r].attr;
+			attrs[r] = st.attr;
 			pad_attrs[r] = attrs[r] & VISIBLE_ON_BLANK ? attrs[r] : 0;
 			continue;
 		}
 		init_pair((short)(r + 1), fg, bg);
-		attrs[r] = (int)COLOR_PAIR(r + 1) | styles[r].attr;
+		attrs[r] = (int)COLOR_PAIR(r + 1) | st.attr;
 		/* Without default colours a pair's background is drawn. */
 		pad_attrs[r] = bg < 0 && !(attrs[r] & VISIBLE_ON_BLANK) ? 0 : attrs[r];
 	}
+}
+
+void paint_init(struct ui *u)
+{
+	u->color = !u->o->no_color && has_colors();
+	if (u->color && start_color() == ERR)
+		u->color = false;
+	if (u->color)
+		default_colors = use_default_colors() == OK;
+	apply(u);
+}
+
+void paint_scheme(struct ui *u, enum ui_scheme sc)
+{
+	u->scheme = sc;
+	apply(u);
 }
 
 int paint_attr(enum ui_role r)

@@ -221,6 +221,8 @@ static unsigned kill_apply(struct ui *u)
 			   u->input);
 		return UI_DRAW;
 	}
+	if (u->ntags)
+		return tags_signal(u, sig);
 	if (kill(u->kill_pid, sig) != 0) {
 		ui_message(u, true, "signal %d to PID %d: %s", sig, (int)u->kill_pid, strerror(errno));
 		return UI_DRAW;

@@ -2,6 +2,7 @@
 /* screen: the state's defaults and the one place a whole frame is drawn. */
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -23,6 +24,8 @@ void ui_init(struct ui *u, struct session *s, const struct options *o)
 	u->callgraph = o->cg.mode != CALLGRAPH_NONE;
 	u->sort_col[VIEW_SYMBOLS] = u->callgraph && !o->children ? 1 : 0;
 	u->tree_row = SIZE_MAX;
+	u->meters = METER_ALL;
+	u->start_view = -1;
 	if (gethostname(u->host, sizeof(u->host)) < 0)
 		strlcpy(u->host, "?", sizeof(u->host));
 	u->host[sizeof(u->host) - 1] = '\0';
@@ -32,6 +35,7 @@ void ui_init(struct ui *u, struct session *s, const struct options *o)
 
 void ui_free(struct ui *u)
 {
+	free(u->tags);
 	frame_free(u);
 	paint_free();
 	procstat_close();
@@ -56,6 +60,14 @@ void screen_draw(struct ui *u, unsigned what)
 	}
 	if (u->mode == MODE_PATHS) {
 		treeview_paths_draw(u, h, w);
+		header_message_draw(u, h - 2, w);
+		header_footer_draw(u, h - 1, w);
+		curs_set(0);
+		paint_refresh(what & UI_CLEAR);
+		return;
+	}
+	if (u->mode == MODE_SETUP) {
+		setup_draw(u, h, w);
 		header_message_draw(u, h - 2, w);
 		header_footer_draw(u, h - 1, w);
 		curs_set(0);

@@ -264,6 +264,8 @@ static void show(void *arg, double lap)
 	struct ui *u = arg;
 
 	frame_take(u, u->s->agg, lap);
+	if (u->save_pending) /* P: the agg holds what the frame took, until the roll */
+		save_write(u, lap);
 	if (u->ended && !u->paused)
 		u->final_taken = true;
 	if (hook)
@@ -400,6 +402,7 @@ static void on_stdin(void *arg)
 		what |= UI_QUIT;
 	}
 	if (what & UI_QUIT) {
+		u->clean_quit = !u->stdin_gone; /* q or F10: the settings changed are kept */
 		u->quit = true;
 		leave(u);
 		return;
@@ -509,6 +512,7 @@ int tui_run(struct session *s, const struct options *o, const struct tui_hook *x
 	int rc;
 
 	ui_init(&u, s, o);
+	prefs_load(&u); /* before the terminal is taken: a warning reaches stderr */
 	hook = x;
 	h.arg = &u;
 	rc = term_start(&u);
@@ -518,6 +522,7 @@ int tui_run(struct session *s, const struct options *o, const struct tui_hook *x
 		return 1;
 	}
 	frame_take(&u, s->agg, 0);
+	prefs_load_sort(&u); /* the sorts name events: the frame has them */
 	screen_draw(&u, UI_DRAW);
 	while (!u.quit) {
 		if (s->eng != watched) {
@@ -544,6 +549,8 @@ int tui_run(struct session *s, const struct options *o, const struct tui_hook *x
 		screen_draw(&u, UI_DRAW);
 	}
 	term_stop();
+	if (u.clean_quit && !fatal[0])
+		prefs_save(&u);
 	if (fatal[0]) {
 		fprintf(stderr, "perftop: %s\n", fatal);
 		u.exit_code = 1;

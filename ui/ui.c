@@ -59,6 +59,14 @@ void ui_task_ratios(const struct ui *u, const struct agg_task *t, struct ratio o
 		    ui_counter_row(u, t->pid, t->tid), total, out);
 }
 
+bool ui_tagged(const struct ui *u, pid_t id)
+{
+	for (size_t i = 0; i < u->ntags; i++)
+		if (u->tags[i] == id)
+			return true;
+	return false;
+}
+
 void ui_message(struct ui *u, bool error, const char *fmt, ...)
 {
 	va_list ap;

@@ -21,7 +21,7 @@
 #include "session.h"
 
 enum ui_view { VIEW_SYMBOLS, VIEW_TASKS, VIEW_CPUS, VIEW_COUNT };
-enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT, MODE_SORT, MODE_PATHS };
+enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT, MODE_SORT, MODE_PATHS, MODE_SETUP };
 enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ, PROMPT_SEARCH, PROMPT_KILL, PROMPT_USER };
 
 /* What an action asks of the main loop. */
@@ -36,8 +36,16 @@ enum {
 /* Display roles; paint.c maps them to colours or to monochrome attributes. */
 enum ui_role {
 	R_NORMAL, R_LABEL, R_VALUE, R_HEAD, R_HEAD_SORT, R_SELECTED, R_KERNEL, R_DIM,
-	R_METER, R_WARN, R_ERROR, R_FKEY, R_FLABEL, R_PANEL, R_PANEL_SEL, R_OFF, R_ROLES
+	R_METER, R_WARN, R_ERROR, R_FKEY, R_FLABEL, R_PANEL, R_PANEL_SEL, R_OFF, R_TAGGED, R_ROLES
 };
+
+/* Colour schemes (paint.c), as perftoprc's colors names them. */
+enum ui_scheme { SCHEME_DEFAULT, SCHEME_MONO, SCHEME_LIGHT, SCHEME_COLORBLIND, SCHEME_COUNT };
+
+/* Header lines shown (setup's meters). */
+enum { METER_EVENTS = 1u << 0, METER_SYSTEM = 1u << 1, METER_CPUS = 1u << 2, METER_ALL = 7 };
+
+#define UI_MAX_COLS 24      /* columns of a view's table (columns.c) */
 
 #define UI_DECAY_PCT 75
 #define UI_MIN_W 60
@@ -224,6 +232,20 @@ struct ui {
 	bool quit;
 	long frames; /* ticks drawn, for -n */
 	bool stdin_gone;
+	/* tags (tags.c): IDs as F9 signals them (a thread row's TID, else PID) */
+	pid_t *tags;
+	size_t ntags, tags_cap;
+	bool save_pending;         /* P: the table written at the next tick (save.c) */
+	/* settings (prefs.c, setup.c): perftoprc's and the state file's */
+	enum ui_scheme scheme;
+	unsigned meters;           /* METER_* shown */
+	int start_view;            /* perftoprc's view: -1 the last one (state) */
+	bool col_custom[VIEW_COUNT];
+	uint8_t col_order[VIEW_COUNT][UI_MAX_COLS]; /* columns shown, in order (col_custom) */
+	size_t ncol_order[VIEW_COUNT];
+	bool clean_quit;           /* q or F10: settings changed are written */
+	char state_path[512];
+	size_t setup_sec, setup_sel, setup_col; /* the setup screen's selection */
 };
 
 /* ui.c: the state's queries, read by the frame, the call trees and the views. */
@@ -369,6 +391,49 @@ void paint_fmt_count(char *buf, size_t len, double v);
 void paint_fmt_bytes(char *buf, size_t len, uint64_t b);
 /* A duration in ns as "12.3ms", "4.56s": clock counters count ns. */
 void paint_fmt_nsec(char *buf, size_t len, double ns);
+
+/* colset.c: a view's columns as settings name them: shown, in order. A
+ * spanning column ("Symbol" over [k]) and the one it spans are one. */
+size_t colset_list(const struct ui *u, enum ui_view v, size_t *out, size_t max);
+/* Every column of the view that can be listed (not a span's second). */
+size_t colset_all(enum ui_view v, size_t *out, size_t max);
+const char *colset_name(enum ui_view v, size_t col);
+/* The column named so (case-insensitive), or -1. */
+int colset_find(enum ui_view v, const char *name);
+bool colset_shown(const struct ui *u, enum ui_view v, size_t col);
+/* Shown on/off; moved one place (dir -1, 1) among the shown. */
+void colset_toggle(struct ui *u, enum ui_view v, size_t col);
+void colset_move(struct ui *u, enum ui_view v, size_t col, int dir);
+
+/* tags.c: Space, Y, Ctrl-U; F9 on the tagged (ui.c: whether an ID is). */
+bool ui_tagged(const struct ui *u, pid_t id);
+unsigned tags_signal(struct ui *u, int sig);
+
+/* save.c: P's table, written when the tick has it. */
+void save_write(struct ui *u, double lap);
+
+/* prefs.c: perftoprc's live-view keys and the state file, read at the
+ * start (after the first frame) and written at a clean quit. */
+void prefs_load(struct ui *u);
+/* The sorts, once the first frame says the events; the values to compare
+ * with at the quit are taken then. */
+void prefs_load_sort(struct ui *u);
+/* At a clean quit: perftoprc's keys changed in the live view, and the
+ * state; a failure is one line on stderr (the terminal is back). */
+void prefs_save(struct ui *u);
+/* "Samples", "Samples, inverted": view v's sort as the file says it. */
+void prefs_sort_text(const struct ui *u, enum ui_view v, char *buf, size_t len);
+extern const char *const prefs_scheme_names[SCHEME_COUNT];
+
+/* views.c: the sort column's identity, kept across a change of columns. */
+void views_sort_get(const struct ui *u, const void **col, size_t *ev);
+void views_sort_set(struct ui *u, const void *col, size_t ev);
+
+/* setup.c: the F2 screen, whole. */
+void setup_draw(struct ui *u, int h, int w);
+
+/* paint.c: another scheme, at once (the pairs made again). */
+void paint_scheme(struct ui *u, enum ui_scheme s);
 
 /* screen.c: the state's defaults, and one whole frame on the screen */
 void ui_init(struct ui *u, struct session *s, const struct options *o);

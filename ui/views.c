@@ -33,36 +33,43 @@ bool views_match(const struct ui *u, const void *row, const char *pat)
 	return columns_views[u->view].match(row, pat);
 }
 
-/* Every column of the view, per-event ones expanded. */
+/* Column c's instances (per-event ones once an event) after out[*n]. */
+static void expand_col(const struct ui *u, const struct column *c, struct col_inst *out, size_t *n)
+{
+	if (c->threads_only && !u->threads)
+		return;
+	if (c->cg && (c->cg > 0) != u->callgraph)
+		return;
+	if (c->ratio) {
+		if (u->fr.ratio_avail[c->ratio - 1])
+			out[(*n)++] = (struct col_inst){ c, (size_t)(c->ratio - 1), c->width };
+		return;
+	}
+	if (!c->per_event) {
+		out[(*n)++] = (struct col_inst){ c, 0, c->width };
+		return;
+	}
+	if (c->multi_only && u->fr.nev < 2)
+		return;
+	for (size_t e = 0; e < u->fr.nev && *n < MAX_INST; e++) {
+		int nl = (int)strlen(u->fr.ev[e].name);
+
+		/* As wide as the event's name, within reason. */
+		out[(*n)++] = (struct col_inst){ c, e, nl < c->width ? c->width : nl > 16 ? 16 : nl };
+	}
+}
+
+/* The columns shown (colset.c: the setup's order), per-event ones
+ * expanded; a spanning column with the one it spans. */
 static size_t expand(const struct ui *u, struct col_inst *out)
 {
 	const struct view_def *v = &columns_views[u->view];
-	size_t n = 0;
+	size_t n = 0, list[UI_MAX_COLS], nl = colset_list(u, u->view, list, UI_MAX_COLS);
 
-	for (size_t i = 0; i < v->ncols; i++) {
-		const struct column *c = &v->cols[i];
-
-		if (c->threads_only && !u->threads)
-			continue;
-		if (c->cg && (c->cg > 0) != u->callgraph)
-			continue;
-		if (c->ratio) {
-			if (u->fr.ratio_avail[c->ratio - 1])
-				out[n++] = (struct col_inst){ c, (size_t)(c->ratio - 1), c->width };
-			continue;
-		}
-		if (!c->per_event) {
-			out[n++] = (struct col_inst){ c, 0, c->width };
-			continue;
-		}
-		if (c->multi_only && u->fr.nev < 2)
-			continue;
-		for (size_t e = 0; e < u->fr.nev && n < MAX_INST; e++) {
-			int nl = (int)strlen(u->fr.ev[e].name);
-
-			/* As wide as the event's name, within reason. */
-			out[n++] = (struct col_inst){ c, e, nl < c->width ? c->width : nl > 16 ? 16 : nl };
-		}
+	for (size_t k = 0; k < nl && n + AGG_MAX_EVENTS < MAX_INST; k++) {
+		expand_col(u, &v->cols[list[k]], out, &n);
+		if (v->cols[list[k]].span && list[k] + 1 < v->ncols)
+			expand_col(u, &v->cols[list[k] + 1], out, &n);
 	}
 	return n;
 }
@@ -75,6 +82,25 @@ size_t views_ncols(const struct ui *u)
 }
 
 static void column_title(const struct ui *u, const struct col_inst *ci, char *buf, size_t len);
+
+void views_sort_get(const struct ui *u, const void **col, size_t *ev)
+{
+	struct col_inst inst[MAX_INST];
+	size_t n = expand(u, inst), sc = u->sort_col[u->view];
+
+	*col = sc < n ? inst[sc].c : NULL;
+	*ev = sc < n ? inst[sc].ev : 0;
+}
+
+void views_sort_set(struct ui *u, const void *col, size_t ev)
+{
+	struct col_inst inst[MAX_INST];
+	size_t n = expand(u, inst);
+
+	for (size_t i = 0; i < n; i++)
+		if (inst[i].c == col && inst[i].ev == ev)
+			u->sort_col[u->view] = i;
+}
 
 void views_col_name(const struct ui *u, size_t i, char *buf, size_t len)
 {
@@ -224,9 +250,11 @@ void views_build(struct ui *u)
 	}
 	if (u->sort_col[v] >= ncols)
 		u->sort_col[v] = 0;
-	cx.col = inst[u->sort_col[v]];
-	cx.inv = u->sort_inv[v];
-	sort_rows(u, &cx);
+	if (ncols) { /* none: every column hidden in the setup (it keeps one) */
+		cx.col = inst[u->sort_col[v]];
+		cx.inv = u->sort_inv[v];
+		sort_rows(u, &cx);
+	}
 	if (u->sel_valid[v])
 		for (i = 0; i < u->nrows; i++)
 			if (columns_views[v].key(u->rows[i]) == u->sel_key[v]) {
@@ -393,10 +421,12 @@ static void draw_tabs(struct ui *u, int y, int w)
 	{
 		char where[96] = "";
 
-		char user[48] = "";
+		char user[80] = "";
 
 		if (u->view == VIEW_TASKS && u->user[0])
 			snprintf(user, sizeof(user), "user: %s  ", u->user);
+		if (u->ntags) /* F9 signals them, from any view */
+			snprintf(user + strlen(user), sizeof(user) - strlen(user), "%zu tagged  ", u->ntags);
 		if (u->nrows)
 			snprintf(where, sizeof(where), "%srow %zu of %zu  ", user, u->sel[u->view] + 1, u->nrows);
 		else
@@ -421,6 +451,12 @@ static void draw_tabs(struct ui *u, int y, int w)
 static enum ui_role row_role(int v, const void *row, const struct column *c, bool sel, bool hit)
 {
 	return sel ? R_SELECTED : hit ? R_METER : columns_views[v].role ? columns_views[v].role(row, c) : R_NORMAL;
+}
+
+/* A tagged task (Space): its row in the tagged colour, '*' in its first cell. */
+static bool row_tagged(const struct ui *u, const void *row)
+{
+	return u->view == VIEW_TASKS && u->ntags && ui_tagged(u, (pid_t)columns_views[VIEW_TASKS].key(row));
 }
 
 void views_draw(struct ui *u, int y, int h, int w)
@@ -492,7 +528,7 @@ void views_draw(struct ui *u, int y, int h, int w)
 	for (int r = 0; r < rows && u->top[v] + (size_t)r < nlines; r++) {
 		size_t line = u->top[v] + (size_t)r, tl, idx = views_line(u, line, &tl);
 		const void *row = u->rows[idx];
-		bool sel = line == sl;
+		bool sel = line == sl, tagged;
 		bool hit = u->search[0] && columns_views[v].match(row, u->search);
 
 		if (tl != SIZE_MAX) {
@@ -505,12 +541,13 @@ void views_draw(struct ui *u, int y, int h, int w)
 
 		if (v == VIEW_TASKS)
 			taskcpu_update(u, row);
+		tagged = row_tagged(u, row);
 
 		paint_fill(y + 2 + r, 0, w, sel ? R_SELECTED : R_NORMAL);
 		x = 0;
 		for (size_t i = 0; i < n; x += inst[i].width + 1, i++) {
 			const struct column *c = inst[i].c;
-			enum ui_role role = row_role(v, row, c, sel, hit);
+			enum ui_role role = tagged && !sel ? R_TAGGED : row_role(v, row, c, sel, hit);
 			char safe[1024];
 			const char *t = safe;
 
@@ -528,9 +565,12 @@ void views_draw(struct ui *u, int y, int h, int w)
 			else
 				paint_text(y + 2 + r, x, inst[i].width, role, t, !c->left);
 			/* "[k] name": the gap in the colour of both. */
-			if (!sel && role != R_NORMAL && i + 1 < n && row_role(v, row, inst[i + 1].c, sel, hit) == role)
+			if (!sel && role != R_NORMAL && i + 1 < n &&
+			    (tagged || row_role(v, row, inst[i + 1].c, sel, hit) == role))
 				paint_gap(y + 2 + r, x + inst[i].width, role);
 		}
+		if (tagged)
+			paint_text(y + 2 + r, 0, 1, sel ? R_SELECTED : R_TAGGED, "*", false);
 	}
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "counters.h"
 #include "cpumap.h"
 #include "options_table.h"
@@ -254,7 +255,10 @@ int options_parse(struct options *o, int argc, char **argv)
 	int rc;
 
 	set_defaults(o);
-	if ((rc = read_args(&st, argc, argv)) != 0 || (rc = finish_call_graph(o, st.children)) != 0)
+	if ((rc = read_args(&st, argc, argv)) != 0)
+		return rc;
+	config_apply(&st); /* under the command line: what it left unset */
+	if ((rc = finish_call_graph(o, st.children)) != 0)
 		return rc;
 	if (o->list_events)
 		return 0;

@@ -85,6 +85,7 @@ static int set_exclude(struct options_state *st, const struct options_row *row, 
 
 static int set_freq(struct options_state *st, const struct options_row *row, const char *arg)
 {
+	st->freq_given = true;
 	return parse_u64(arg, 1, 10000000, &st->o->freq);
 }
 
@@ -165,6 +166,7 @@ static int set_format(struct options_state *st, const struct options_row *row, c
 static int set_fp(struct options_state *st, const struct options_row *row, const char *arg)
 {
 	st->o->cg.mode = CALLGRAPH_FP;
+	st->cg_given = true;
 	return 0;
 }
 
@@ -188,6 +190,7 @@ static int set_call_graph(struct options_state *st, const struct options_row *ro
 	if (comma && (parse_u64(comma + 1, 8, 65528, &size) || size % 8))
 		return -1;
 	cg->stack_size = (uint32_t)size;
+	st->cg_given = true;
 	return 0;
 }
 
@@ -343,6 +346,10 @@ const struct options_row options_rows[] = {
 	  "/proc/kcore, as root)", set_vmlinux, NULL, 0 },
 	{ "source", 0, NULL, "annotate with source lines (the default)", set_source, NULL, 0 },
 	{ "no-source", 0, NULL, "annotate without source lines", set_source, NULL, 0 },
+	{ "config", 0, "FILE", "settings from FILE, not $XDG_CONFIG_HOME/perftop/perftoprc\n"
+	  "(the command line wins; the live view writes changes back)", set_str, NULL, AT(config) },
+	{ "no-config", 0, NULL, "neither read nor write a settings or state file", set_flag, NULL,
+	  AT(no_config) },
 	{ "help", 'h', NULL, "this text", set_help, NULL, 0 },
 	{ "version", 'V', NULL, "the version", set_version, NULL, 0 },
 };

@@ -16,6 +16,7 @@ struct options_state {
 	const char *events;   /* -e, parsed at the end */
 	const char *counters; /* --counters, parsed at the end */
 	int children;         /* --children 1, --no-children 0, neither -1 */
+	bool freq_given, cg_given; /* -F, -g or --call-graph: the settings file's stay out */
 	char err[512];        /* a handler's own complaint, when it has one */
 };
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rcfile.h"
+
 bool options_exporting(const struct options *o)
 {
 	return o->listen != NULL || o->textfile != NULL || o->push != NULL;
@@ -23,6 +25,7 @@ void options_free(struct options *o)
 	free(o->counters);
 	free(o->cpus);
 	free(o->pids);
+	rcfile_free(o->rc);
 	memset(o, 0, sizeof(*o));
 }
 

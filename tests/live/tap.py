@@ -1,12 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Tiny TAP emitter and helpers shared by the live tests."""
+import atexit
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+
+# perftop reads $XDG_CONFIG_HOME/perftop/perftoprc and writes its state in
+# $XDG_STATE_HOME: every perftop a test starts gets empty ones of its own,
+# never a developer's (nor CI's) home.
+SETTINGS_HOME = tempfile.mkdtemp(prefix="perftop-test-home-")
+os.environ["XDG_CONFIG_HOME"] = os.path.join(SETTINGS_HOME, "config")
+os.environ["XDG_STATE_HOME"] = os.path.join(SETTINGS_HOME, "state")
+atexit.register(shutil.rmtree, SETTINGS_HOME, True)
 
 _n = 0
 _failed = 0

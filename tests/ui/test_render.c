@@ -538,7 +538,7 @@ int main(int argc, char **argv)
 	type(&u, "/hot");
 	frame(out, &u, "typing a filter", 12, 60);
 	keys_dispatch(&u, '\r');
-	keys_dispatch(&u, ' ');
+	keys_dispatch(&u, 'Z'); /* Z pauses (Space tags, as htop) */
 	frame(out, &u, "filtered, paused", 12, 60);
 	frame(out, &u, "too small", 11, 59);
 	keys_dispatch(&u, 'h');

@@ -22,7 +22,8 @@ class Tmux:
         os.makedirs(self.tmp, exist_ok=True)
         self.tmux("kill-server")
         r = self.tmux("new-session", "-d", "-x", str(width), "-y", str(height), "-s", "t",
-                      "env -u TMUX TERM=screen bash --norc --noprofile")
+                      "env -u TMUX TERM=screen XDG_CONFIG_HOME=%s XDG_STATE_HOME=%s bash --norc --noprofile"
+                      % (os.environ["XDG_CONFIG_HOME"], os.environ["XDG_STATE_HOME"]))
         if r.returncode:
             raise RuntimeError("tmux new-session: " + r.stderr)
         self.tmux("set-option", "-g", "remain-on-exit", "on")
@@ -99,8 +100,13 @@ class Tmux:
             time.sleep(0.1)
         return None
 
-    def start(self, perftop, *args):
-        """Runs perftop in the pane; its exit code is printed after it."""
+    def start(self, perftop, *args, keep=False):
+        """Runs perftop in the pane; its exit code is printed after it. Each
+        start from no perftoprc and no state (a q writes what the view
+        changed, and the last view), unless keep."""
+        if not keep:
+            for d in ("XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+                shutil.rmtree(os.environ[d], ignore_errors=True)
         cmd = " ".join([perftop] + list(args))
         self.line("%s; echo rc=$?" % cmd)
         return self.child_pid()
@@ -131,9 +137,9 @@ class Tmux:
         p, pid = tap.start_workload(workload, *args)
         self.own(p)
         return p, pid
-    def live(self, perftop, *args, ready=r"^Target: ", secs=15):
+    def live(self, perftop, *args, ready=r"^Target: ", secs=15, keep=False):
         """Starts perftop and waits for its header; returns (pid, screen)."""
-        pid = self.start(perftop, *args)
+        pid = self.start(perftop, *args, keep=keep)
         return pid, self.wait_re(ready, secs)
 
     def quit(self, what="q"):

@@ -349,7 +349,7 @@ static void option_errors(void)
 		{ { "-bp" }, "perftop: -p needs PID[,PID]; see --help" },
 		{ { "--listen" }, "perftop: --listen needs [ADDR:]PORT; see --help" },
 		{ { "--batch=1" }, "perftop: --batch takes no argument; see --help" },
-		{ { "--no-c" }, "perftop: option --no-c is ambiguous: --no-children, --no-color; see --help" },
+		{ { "--no-c" }, "perftop: option --no-c is ambiguous: --no-children, --no-color, --no-config; see --help" },
 	};
 	struct options o;
 	int rc;
