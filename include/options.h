@@ -55,6 +55,11 @@ struct options {
 	size_t metrics_comms, metrics_symbols;
 	const char *push;        /* --push URL (Pyroscope) */
 	double push_every;       /* --push-every SECS */
+	/* --record FILE ("-": stdout, perf's pipe format), --max-size */
+	const char *record;
+	uint64_t max_size;       /* bytes; 0: no bound */
+	int argc;                /* the command line, for the recording's header */
+	char **argv;
 };
 
 /* Fills o from argv. Returns 0, 1 when the run is done (--help, --version),
