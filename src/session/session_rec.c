@@ -45,6 +45,12 @@ struct session_rec {
 	size_t nfiles, cap;
 	bool noted;
 	char note[256];
+	/* -g (frame pointers) samples carry a small user stack copy and the
+	 * registers for the leaf fix (leaffix.h): cut off, as perf record -g
+	 * keeps none. cut_at: the callchain's nr, from the record's start. */
+	bool cut_stack;
+	size_t cut_at;
+	unsigned char cut[65536];
 };
 
 /* A sample's pid and tid: after IDENTIFIER and IP (RECORD_SAMPLE_TYPE). */
@@ -173,6 +179,25 @@ static void track(struct session_rec *r, const struct perf_event_header *hdr)
 	}
 }
 
+/* The sample up to its callchain's end (the registers and stack after it
+ * dropped), its header's size patched. */
+static const struct perf_event_header *cut_stack(struct session_rec *r, const struct perf_event_header *hdr)
+{
+	struct perf_event_header *h = (struct perf_event_header *)(void *)r->cut;
+	uint64_t nr;
+	size_t end;
+
+	if (hdr->size < r->cut_at + 8)
+		return hdr;
+	memcpy(&nr, (const unsigned char *)hdr + r->cut_at, 8);
+	end = r->cut_at + 8 + 8 * (size_t)nr;
+	if (nr > 0xffff || end > hdr->size)
+		return hdr;
+	memcpy(r->cut, hdr, end);
+	h->size = (uint16_t)end;
+	return h;
+}
+
 void session_rec_raw(void *arg, int ev, const struct perf_event_header *hdr)
 {
 	struct session *s = arg;
@@ -185,6 +210,8 @@ void session_rec_raw(void *arg, int ev, const struct perf_event_header *hdr)
 		memcpy(pt, (const unsigned char *)hdr + SAMPLE_PID_OFF, sizeof(pt));
 		if (!htab_get(&r->tids, pt[1]) || !htab_get(&r->pids, pt[0]))
 			first_sight(r, pt[0], pt[1]);
+		if (r->cut_stack)
+			hdr = cut_stack(r, hdr);
 	} else if (hdr->type == PERF_RECORD_COMM || hdr->type == PERF_RECORD_FORK) {
 		track(r, hdr);
 	}
@@ -220,6 +247,18 @@ static int add_attrs(struct session *s, struct session_rec *r)
 		engine_event_attr(s->eng, ev, &attr);
 		if (i == 0)
 			r->id_size = pdsynth_id_size(attr.sample_type);
+		if (ev >= 0 && s->opts->cg.mode == CALLGRAPH_FP && (attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+		    (attr.sample_type & PERF_SAMPLE_STACK_USER)) {
+			uint64_t before = attr.sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+							      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+							      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+
+			r->cut_stack = true;
+			r->cut_at = sizeof(struct perf_event_header) + 8 * util_popcount64(before);
+			attr.sample_type &= ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+			attr.sample_regs_user = 0;
+			attr.sample_stack_user = 0;
+		}
 		rc = pdwrite_attr(r->w, i, &attr, ev >= 0 ? engine_event(s->eng, (size_t)ev)->name : "dummy:u", ids, n);
 	}
 	free(ids);
