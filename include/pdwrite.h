@@ -58,13 +58,17 @@ int pdwrite_round(struct pdwrite *w);
  * record at the end). kernel: the kernel's ("[kernel.kallsyms]"). */
 int pdwrite_build_id(struct pdwrite *w, const char *path, const uint8_t *id, size_t len, bool kernel);
 
-/* Ends the file: the buffer, the features, the attrs, the header's sizes.
- * The fd is the caller's. Returns the first error of the run, if any. */
-int pdwrite_close(struct pdwrite *w);
+/* Ends the file: the buffer, the features, the attrs, the header's sizes;
+ * st (if not NULL) gets the run's final figures (a stop, and why). The fd
+ * is the caller's. 0 when the file is whole (perf reads it: what came
+ * before a stop), else -errno (the header could not be written). */
+struct pdwrite_stats;
+int pdwrite_close(struct pdwrite *w, struct pdwrite_stats *st);
 
 struct pdwrite_stats {
 	uint64_t bytes;       /* written (or buffered) so far */
 	uint64_t records, samples;
+	uint64_t written;     /* of the samples, those in the file (or its buffer) */
 	bool stopped;         /* nothing more is written */
 	int error;            /* why: -EFBIG (max_size), -ENOSPC, ... 0 */
 };

@@ -42,6 +42,8 @@ struct pdwrite {
 	uint64_t first, last;
 	size_t time_off;        /* of a sample's time; 0: none */
 	uint64_t records, samples;
+	uint64_t written;       /* samples in the file (or pipe) */
+	uint64_t buf_samples;   /* samples in buf */
 };
 
 int pdwrite_create(const char *path)
@@ -92,57 +94,76 @@ static void stop(struct pdwrite *w, int err)
 		w->err = err;
 }
 
-/* The buffer out: a file's at its offset (a failed write is cut off
- * again, so the file ends at a record), a pipe's in order. */
+/* The records of buf[0..len) that lie whole within its first n bytes:
+ * their length, and how many samples they hold. */
+static size_t whole_records(const unsigned char *buf, size_t len, size_t n, uint64_t *samples)
+{
+	size_t at = 0;
+
+	*samples = 0;
+	while (at + sizeof(struct perf_event_header) <= len) {
+		const struct perf_event_header *h = (const void *)(buf + at);
+
+		if (h->size < sizeof(*h) || at + h->size > n)
+			break;
+		*samples += h->type == PERF_RECORD_SAMPLE;
+		at += h->size;
+	}
+	return at;
+}
+
+/* The buffer out: a file's at its offset, a pipe's in order. The buffer
+ * holds whole records: a write that fails part way (a full disk) leaves
+ * the file cut at the last record it wrote whole. */
 static int flush(struct pdwrite *w)
 {
-	int rc;
+	size_t done = 0;
+	uint64_t kept;
+	int rc = 0;
 
 	if (w->blen == 0)
 		return 0;
-	if (w->pipe) {
-		rc = util_write_full(w->fd, w->buf, w->blen);
-	} else {
-		ssize_t n = 0;
-		size_t done = 0;
+	while (done < w->blen) {
+		ssize_t n = w->pipe ? write(w->fd, w->buf + done, w->blen - done)
+				    : pwrite(w->fd, w->buf + done, w->blen - done, (off_t)(w->off + done));
 
-		rc = 0;
-		while (done < w->blen) {
-			n = pwrite(w->fd, w->buf + done, w->blen - done, (off_t)(w->off + done));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				rc = n < 0 ? -errno : -EIO;
-				break;
-			}
-			done += (size_t)n;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -ENOSPC;
+			break;
 		}
-		if (rc && ftruncate(w->fd, (off_t)w->off) != 0)
+		done += (size_t)n;
+	}
+	if (rc == 0) {
+		w->off += w->blen;
+		w->written += w->buf_samples;
+	} else if (!w->pipe) {
+		done = whole_records(w->buf, w->blen, done, &kept);
+		w->off += done;
+		w->written += kept;
+		if (ftruncate(w->fd, (off_t)w->off) != 0)
 			rc = rc ? rc : -errno;
+	} else {
+		w->off += done;
 	}
-	if (rc) {
-		w->blen = 0;
-		stop(w, rc);
-		return rc;
-	}
-	w->off += w->blen;
 	w->blen = 0;
-	return 0;
+	w->buf_samples = 0;
+	if (rc)
+		stop(w, rc);
+	return rc;
 }
 
-/* Appends to the buffer (records, pipe headers). */
+/* Appends to the buffer, out first if it would not fit: it holds whole
+ * records (none is longer than a u16 size). */
 static int put(struct pdwrite *w, const void *p, size_t n)
 {
-	while (n) {
-		size_t room = PDW_BUF - w->blen, k = n < room ? n : room;
-
-		memcpy(w->buf + w->blen, p, k);
-		w->blen += k;
-		p = (const unsigned char *)p + k;
-		n -= k;
-		if (w->blen == PDW_BUF && flush(w))
-			return w->err;
-	}
+	if (w->blen + n > PDW_BUF && flush(w))
+		return w->err;
+	if (n > PDW_BUF)
+		return -E2BIG;
+	memcpy(w->buf + w->blen, p, n);
+	w->blen += n;
 	return 0;
 }
 
@@ -342,6 +363,7 @@ int pdwrite_record(struct pdwrite *w, const struct perf_event_header *hdr)
 	}
 	if (hdr->type == PERF_RECORD_SAMPLE) {
 		w->samples++;
+		w->buf_samples++;
 		if (w->time_off && hdr->size >= w->time_off + 8) {
 			uint64_t t;
 
@@ -402,7 +424,7 @@ static int pipe_close(struct pdwrite *w)
 	struct pdfeat_buf b = { 0 };
 
 	if (!w->begun || (w->stopped && w->err != -EFBIG))
-		return w->err;
+		return 0; /* a broken pipe: nothing more to say to it */
 	w->stopped = false; /* past --max-size: the trailer still goes */
 	pipe_feature(w, PDF_FEAT_SAMPLE_TIME);
 	for (size_t i = 0; i < w->nbid; i++)
@@ -412,8 +434,8 @@ static int pipe_close(struct pdwrite *w)
 	else
 		put(w, b.p, b.len);
 	pdfeat_free(&b);
-	flush(w);
-	return w->err;
+	w->stopped = true;
+	return flush(w);
 }
 
 /* A file's end: the feature table right after the data, the bodies. */
@@ -434,7 +456,7 @@ static int file_close(struct pdwrite *w)
 
 	if (!w->begun)
 		return w->err;
-	flush(w);
+	flush(w); /* what is buffered goes, even past a --max-size stop */
 	data_end = w->off;
 	ctx_of(w, &c);
 	/* Which features have something to say: their table's size first. */
@@ -473,22 +495,25 @@ static int file_close(struct pdwrite *w)
 	}
 	if (ftruncate(w->fd, (off_t)end) != 0 && w->err == 0)
 		w->err = -errno;
-	if ((rc = write_header(w, data_end - w->data_off, bits)) != 0 && w->err == 0)
+	rc = write_header(w, data_end - w->data_off, bits);
+	if (rc && w->err == 0)
 		w->err = rc;
 	pdfeat_free(&body);
 	pdfeat_free(&table);
-	return w->err == -EFBIG ? 0 : w->err;
+	return rc;
 }
 
-int pdwrite_close(struct pdwrite *w)
+int pdwrite_close(struct pdwrite *w, struct pdwrite_stats *st)
 {
 	int rc;
 
 	if (w == NULL)
 		return 0;
 	rc = w->pipe ? pipe_close(w) : file_close(w);
-	if (w->pipe && rc == -EFBIG)
-		rc = 0;
+	if (st) {
+		pdwrite_stats(w, st);
+		st->stopped = w->err != 0;
+	}
 	for (size_t i = 0; i < w->nev; i++)
 		free(w->ev[i].ids);
 	for (size_t i = 0; i < w->nbid; i++)
@@ -507,6 +532,7 @@ void pdwrite_stats(const struct pdwrite *w, struct pdwrite_stats *st)
 	st->bytes = w->off + w->blen;
 	st->records = w->records;
 	st->samples = w->samples;
+	st->written = w->written + w->buf_samples;
 	st->stopped = w->stopped;
 	st->error = w->err;
 }

@@ -316,7 +316,7 @@ int session_rec_open(struct session *s, char *err, size_t errlen)
 	if ((rc = pdwrite_open(&r->w, r->fd, r->pipe, o->max_size, &info)) != 0 || (rc = add_attrs(s, r)) != 0 ||
 	    (rc = pdwrite_begin(r->w)) != 0) {
 		snprintf(err, errlen, "--record %s: cannot write it: %s", o->record, strerror(-rc));
-		pdwrite_close(r->w);
+		pdwrite_close(r->w, NULL);
 		rec_free(r);
 		return rc;
 	}
@@ -379,16 +379,20 @@ int session_rec_finish(struct session *s, char *msg, size_t len)
 		return 0;
 	s->rec = NULL;
 	build_ids(r);
-	pdwrite_stats(r->w, &st);
-	rc = pdwrite_close(r->w);
+	rc = pdwrite_close(r->w, &st);
+	if (rc == 0 && st.error && st.error != -EFBIG)
+		rc = st.error; /* whole, but not all of the run: a failure */
 	if (msg && len) {
-		if (rc)
-			snprintf(msg, len, "recording %s: %s: the file may be incomplete", r->pipe ? "to stdout" : r->path,
-				 strerror(-rc));
+		const char *to = r->pipe ? "stdout" : r->path;
+
+		if (rc && st.error == 0)
+			snprintf(msg, len, "recording to %s: cannot complete the file: %s", to, strerror(-rc));
+		else if (rc)
+			snprintf(msg, len, "recorded %" PRIu64 " samples (%.1f MB) to %s, then stopped: %s (the file holds what came before)",
+				 st.written, (double)st.bytes / 1e6, to, strerror(-st.error));
 		else
-			snprintf(msg, len, "recorded %" PRIu64 " samples (%.1f MB) to %s%s", st.samples,
-				 (double)st.bytes / 1e6, r->pipe ? "stdout" : r->path,
-				 st.error == -EFBIG ? ", stopped at --max-size" : "");
+			snprintf(msg, len, "recorded %" PRIu64 " samples (%.1f MB) to %s%s", st.written,
+				 (double)st.bytes / 1e6, to, st.error == -EFBIG ? ", stopped at --max-size" : "");
 	}
 	rec_free(r);
 	return rc;

@@ -119,7 +119,7 @@ static void test_file(void)
 	sample_at(&s, 8, 3000);
 	pdwrite_record(w, &s.h);
 	CHECK(pdwrite_build_id(w, "/usr/bin/x", bid, 20, false) == 0, "build id");
-	CHECK(pdwrite_close(w) == 0, "close");
+	CHECK(pdwrite_close(w, NULL) == 0, "close");
 	close(fd);
 
 	f = slurp(path, &len);
@@ -221,7 +221,7 @@ static void test_pipe(void)
 	sample_at(&s, 5, 10);
 	pdwrite_record(w, &s.h);
 	pdwrite_round(w);
-	CHECK(pdwrite_close(w) == 0, "pipe close");
+	CHECK(pdwrite_close(w, NULL) == 0, "pipe close");
 	close(fd);
 	f = slurp(path, &len);
 	if (f == NULL || len < 16)
@@ -272,7 +272,31 @@ static void test_max_size(void)
 	pdwrite_stats(w, &st);
 	CHECK(st.stopped && st.error == -EFBIG && st.bytes <= 4096, "stops at --max-size: %llu bytes",
 	      (unsigned long long)st.bytes);
-	CHECK(pdwrite_close(w) == 0, "a stop at the bound is no error");
+	CHECK(pdwrite_close(w, NULL) == 0, "a stop at the bound is no error");
+	close(fd);
+}
+
+/* A full disk: the writer says so and stops; nothing is written after. */
+static void test_full(void)
+{
+	struct perf_event_attr a;
+	struct pdwrite *w;
+	struct pdwrite_stats st;
+	uint64_t ids[] = { 5 };
+	int fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		CHECK_SKIP("no /dev/full");
+		return;
+	}
+	pdwrite_open(&w, fd, true, 0, NULL);
+	attr_of(&a);
+	pdwrite_attr(w, 0, &a, "cpu-clock", ids, 1);
+	CHECK(pdwrite_begin(w) == -ENOSPC, "ENOSPC from the first write");
+	pdwrite_stats(w, &st);
+	CHECK(st.stopped && st.error == -ENOSPC, "stopped, and why");
+	pdwrite_close(w, &st);
+	CHECK(st.stopped && st.error == -ENOSPC, "still so at the close");
 	close(fd);
 }
 
@@ -389,6 +413,7 @@ int main(void)
 	test_file();
 	test_pipe();
 	test_max_size();
+	test_full();
 	test_create();
 	test_synth();
 	if (fork() == 0)
