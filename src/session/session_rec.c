@@ -378,6 +378,13 @@ int session_rec_finish(struct session *s, char *msg, size_t len)
 	if (r == NULL)
 		return 0;
 	s->rec = NULL;
+	/* The stop's notice goes with r. */
+	for (size_t i = 0; i < s->nnotices; i++)
+		if (s->notices[i] == r->note) {
+			memmove(&s->notices[i], &s->notices[i + 1], (s->nnotices - i - 1) * sizeof(s->notices[0]));
+			s->nnotices--;
+			break;
+		}
 	build_ids(r);
 	rc = pdwrite_close(r->w, &st);
 	if (rc == 0 && st.error && st.error != -EFBIG)

@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """--record's cost (issue 48): perftop watching (-b, a dump each second)
 and recording, perf record on the same run beside it (started together,
-same event, rate and length, system-wide), and perftop watching without
-recording after, each on the same workload. Reports each tool's CPU (user +
+same event, rate and length, system-wide), then perftop watching without
+recording beside perf record again (so that both perftop runs bear the
+same sampling interrupts), each on the same workload. Reports each tool's CPU (user +
 system, its whole run, from wait4) and file size, medians of REPS.
 
 usage: record_bench.py PERFTOP WORKLOAD [--rates 4000,20000] [--secs 10] [--reps 3] [--callgraph]
 """
 import argparse
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -28,6 +30,13 @@ def stop(p):
     return ru.ru_utime + ru.ru_stime
 
 
+def samples(f):
+    """The samples in a file, as perf counts them (perf report --stats)."""
+    out = subprocess.run(["perf", "report", "-i", f, "--stats"], capture_output=True, text=True).stdout
+    m = re.search(r"^\s*SAMPLE events:\s+(\d+)", out, re.M)
+    return int(m.group(1)) if m else 0
+
+
 def one(perftop, workload, rate, secs, cg, tmp):
     wl = subprocess.Popen([workload, "split", "6,3,1", str(secs + 4)], stdout=subprocess.DEVNULL)
     time.sleep(0.3)
@@ -40,17 +49,16 @@ def one(perftop, workload, rate, secs, cg, tmp):
     pr = start(["perf", "record", "-a", "-q", "-e", "cpu-clock", "-F", str(rate), "-o", pr_file] + g)
     time.sleep(secs)
     cpu_pt, cpu_pr = stop(pt), stop(pr)
-    # perf's samples: its own count of them, for the size per sample.
-    n_pt = int(subprocess.run("perf script -i %s -F event | wc -l" % pt_file, shell=True, capture_output=True,
-                              text=True).stdout or 0)
-    n_pr = int(subprocess.run("perf script -i %s -F event | wc -l" % pr_file, shell=True, capture_output=True,
-                              text=True).stdout or 0)
-    res = {"cpu_pt": cpu_pt, "cpu_pr": cpu_pr, "size_pt": os.path.getsize(pt_file),
-           "size_pr": os.path.getsize(pr_file), "n_pt": n_pt, "n_pr": n_pr}
-    # perftop watching alone, the same length: what recording adds to it.
+    res = {}
+    res["n_pt"], res["n_pr"] = samples(pt_file), samples(pr_file)
+    res.update({"cpu_pt": cpu_pt, "cpu_pr": cpu_pr, "size_pt": os.path.getsize(pt_file),
+                "size_pr": os.path.getsize(pr_file)})
+    # perftop watching without recording, beside perf record again (the
+    # same interrupt load): what recording adds to watching.
     pw = start([perftop, "-b", "-F", str(rate), "-d", "1", "-o", os.devnull] + g)
+    pr = start(["perf", "record", "-a", "-q", "-e", "cpu-clock", "-F", str(rate), "-o", pr_file] + g)
     time.sleep(secs)
-    res["cpu_watch"] = stop(pw)
+    res["cpu_watch"], _ = stop(pw), stop(pr)
     wl.kill()
     wl.wait()
     return res
@@ -66,7 +74,7 @@ def main():
     ap.add_argument("--callgraph", action="store_true")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        print("rate  | perftop -b --record CPU s | perf record CPU s | ratio | perftop -b alone CPU s | "
+        print("rate  | perftop -b --record CPU s | perf record CPU s | ratio | perftop -b without --record CPU s | "
               "file perftop / perf (bytes a sample)")
         for rate in [int(x) for x in a.rates.split(",")]:
             runs = [one(a.perftop, a.workload, rate, a.secs, a.callgraph, tmp) for _ in range(a.reps)]
