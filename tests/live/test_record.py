@@ -163,6 +163,10 @@ def test_callgraph():
     ma, mb = mine.get("caller_a", 0), mine.get("caller_b", 0)
     ok(ta + tb and ma + mb and abs(100.0 * ta / (ta + tb) - 100.0 * ma / (ma + mb)) <= 2.0,
        "the file's stacks split hot between its callers as perftop did: %d/%d vs %d/%d" % (ta, tb, ma, mb))
+    ev = perf("evlist", "-v", "-i", path("cg.data")).stdout
+    ok("CALLCHAIN" in ev and "STACK_USER" not in ev and "REGS_USER" not in ev,
+       "-g's samples carry their chain, not the leaf fix's stack copy (as perf record -g): %s"
+       % ev.splitlines()[0] if ev else "no evlist")
     rep = perf("report", "-i", path("cg.data"), "--children", "--stdio", "-G")
     ok(rep.returncode == 0 and "caller_a" in rep.stdout and "caller_b" in rep.stdout,
        "perf report --children shows the callers")
