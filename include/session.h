@@ -139,6 +139,11 @@ void session_exclude_format(unsigned bits, char *buf, size_t len);
  * the error). 0, or -errno when the file could not be completed. */
 int session_rec_finish(struct session *s, char *msg, size_t len);
 
+/* --record's state alone (session_stats has it too, with everything
+ * else): the file ("-": stdout; NULL: not recording), its bytes so far,
+ * and whether it stopped. Cheap: for the live view's header. */
+void session_rec_stats(const struct session *s, const char **path, uint64_t *bytes, bool *stopped);
+
 /* comm of a process the session knows, or NULL. */
 const char *session_comm(const struct session *s, pid_t pid);
 

@@ -20,7 +20,5 @@ void session_rec_raw(void *arg, int ev, const struct perf_event_header *hdr);
 void session_rec_engine(struct session *s);
 /* An interval's end: a FINISHED_ROUND and the buffer out. */
 void session_rec_round(struct session *s);
-/* For session_stats: the file ("-": stdout; NULL: not recording), its bytes, stopped. */
-void session_rec_stats(const struct session *s, const char **path, uint64_t *bytes, bool *stopped);
 
 #endif
