@@ -261,6 +261,16 @@ def test_symlink():
        "a symlink is refused, its target untouched: %d %s" % (r.returncode, r.stderr.strip()))
 
 
+def test_usage():
+    for args, want in ((["--record", "-"], "give -b"), (["-b", "--record", "-"], "give -o FILE"),
+                       (["-b", "--max-size", "1M"], "give --record"),
+                       (["-b", "--record", path("u.data"), "--max-size", "10X"], "--max-size wants")):
+        r = subprocess.run([PERFTOP, *args], capture_output=True, text=True, timeout=30,
+                           stdin=subprocess.DEVNULL)
+        ok(r.returncode == 2 and want in r.stderr and r.stdout == "",
+           "%s: usage error, %r (%d: %s)" % (" ".join(args), want, r.returncode, r.stderr.strip()))
+
+
 def test_live_view():
     if shutil.which("tmux") is None:
         skip("live view --record", "no tmux")
@@ -305,6 +315,7 @@ def main():
         test_max_size()
         test_full_disk()
         test_symlink()
+        test_usage()
         test_live_view()
     finally:
         cleanup()
