@@ -51,6 +51,12 @@ struct engine_handlers {
 	 * other records but in no order among themselves (src/engine/tally.h).
 	 * Every drain pass ends with all of them handed on. */
 	void (*samples)(void *record_arg, int ev, const struct engine_samples *s);
+	/* If set (--record), every record's bytes as the ring had them, in the
+	 * order above, just before it is handed on: each flat sample too, as
+	 * it goes into the tally (so in time order with the other records,
+	 * among themselves by ring). ev as for record; -1 also for the types
+	 * perftop does not decode. hdr is valid during the call only. */
+	void (*raw)(void *record_arg, int ev, const struct perf_event_header *hdr);
 	void *arg; /* for the handlers below */
 	/* Sampling has just begun (the interval clock too, unless
 	 * engine_start_clock started it before). */
@@ -151,6 +157,11 @@ bool engine_attr_never_multiplexed(uint32_t type);
 /* What was actually opened (after any fallback). */
 const struct evspec *engine_event(const struct engine *e, size_t ev);
 size_t engine_nevents(const struct engine *e);
+/* The attr event ev was opened with (-1: the tracking event's), as the
+ * kernel has it; and its ids (PERF_EVENT_IOC_ID, one per fd, those of
+ * earlier opens of it too): how many there are, at most max into ids. */
+void engine_event_attr(const struct engine *e, int ev, struct perf_event_attr *attr);
+size_t engine_event_ids(const struct engine *e, int ev, uint64_t *ids, size_t max);
 /* Notice of a fallback ("cycles not supported … using cpu-clock"), or NULL. */
 const char *engine_notice(const struct engine *e);
 size_t engine_ncpus(const struct engine *e);

@@ -66,6 +66,11 @@ struct options {
 	char rc_path[512];       /* where it is (or would be) */
 	char rc_warning[256];    /* the first complaint about it, for the live view */
 	double live_delay;       /* the live view's -d default: the file's delay, else OPTIONS_LIVE_DELAY */
+	/* --record FILE ("-": stdout, perf's pipe format), --max-size */
+	const char *record;
+	uint64_t max_size;       /* bytes; 0: no bound */
+	int argc;                /* the command line, for the recording's header */
+	char **argv;
 };
 
 /* Fills o from argv. Returns 0, 1 when the run is done (--help, --version),

@@ -41,6 +41,7 @@ struct session {
 	char target[256];
 	struct timespec last_tick;
 	double interval;           /* seconds between ticks: session_interval() */
+	struct session_rec *rec;   /* --record, else NULL (src/session/session_rec.c) */
 };
 
 /* Opens everything; on failure err holds the user's one line. Returns 0 or -errno. */
@@ -119,6 +120,11 @@ struct session_stats {
 	uint64_t leaf_rule_memo; /* of the hits, those the (pid, IP) memo answered */
 	uint64_t unwind_dwfl; /* Dwfl made (per process; -g: leaves with no file, e.g. the vDSO) */
 	struct agg_stats agg; /* live rows and expiry */
+	/* --record: the file ("-": stdout; NULL: none), bytes written, and
+	 * whether it stopped (--max-size, a full disk: see the notices). */
+	const char *record_path;
+	uint64_t record_bytes;
+	bool record_stopped;
 };
 void session_stats(const struct session *s, struct session_stats *st);
 
@@ -130,6 +136,17 @@ uint64_t session_max_sample_rate(void);
 bool session_demangle(const struct session *s);
 void session_set_demangle(struct session *s, bool on);
 void session_exclude_format(unsigned bits, char *buf, size_t len);
+
+/* Ends --record's file (the features, the sizes): before the run's end is
+ * shown, after the last records were taken (session_close does it too).
+ * msg gets the one line to show ("recorded N samples (X MB) to FILE", or
+ * the error). 0, or -errno when the file could not be completed. */
+int session_rec_finish(struct session *s, char *msg, size_t len);
+
+/* --record's state alone (session_stats has it too, with everything
+ * else): the file ("-": stdout; NULL: not recording), its bytes so far,
+ * and whether it stopped. Cheap: for the live view's header. */
+void session_rec_stats(const struct session *s, const char **path, uint64_t *bytes, bool *stopped);
 
 /* comm of a process the session knows, or NULL. */
 const char *session_comm(const struct session *s, pid_t pid);

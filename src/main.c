@@ -280,6 +280,11 @@ int main(int argc, char **argv)
 
 		rc = tui_run(&s, &o, x ? &hook : NULL);
 	}
+	/* --record: the file completed, and said so (the terminal is back). */
+	if (session_rec_finish(&s, err, sizeof(err)) != 0 && rc == 0)
+		rc = 1;
+	if (err[0])
+		fprintf(stderr, "perftop: %s\n", err);
 #ifndef __SANITIZE_ADDRESS__
 	/* A live view that quit: the terminal is restored and nothing is
 	 * written after. The kernel takes the events, rings and memory back

@@ -139,8 +139,11 @@ static void draw_title(struct ui *u, int w)
 
 static void draw_target(struct ui *u, int w)
 {
-	char tgt[300], iv[32], rate[48], excl[64];
+	char tgt[300], iv[32], rate[48], excl[64], rec[160] = "";
 	unsigned bits = common_exclude(u);
+	const char *rec_path;
+	uint64_t rec_bytes;
+	bool rec_stopped;
 	int x = 0;
 
 	sanitize(tgt, sizeof(tgt), u->s->target);
@@ -150,6 +153,14 @@ static void draw_target(struct ui *u, int w)
 	else
 		snprintf(rate, sizeof(rate), "%llu Hz", (unsigned long long)u->freq);
 	session_exclude_format(bits, excl, sizeof(excl));
+	/* --record: where it goes and how big it is (stopped: in the notices). */
+	session_rec_stats(u->s, &rec_path, &rec_bytes, &rec_stopped);
+	if (rec_path) {
+		char name[128];
+
+		sanitize(name, sizeof(name), rec_path);
+		snprintf(rec, sizeof(rec), "%s %.1fM%s", name, (double)rec_bytes / 1e6, rec_stopped ? " stopped" : "");
+	}
 	paint_fill(1, 0, w, R_NORMAL);
 	if (u->paused) {
 		paint_text(1, 0, 8, R_WARN, " PAUSED ", false);
@@ -163,6 +174,7 @@ static void draw_target(struct ui *u, int w)
 		{ "Exclude: ", excl[0] ? excl : "none", excl[0] ? R_WARN : R_VALUE },
 		{ "Rate: ", rate, R_VALUE },
 		{ "Delay: ", iv, R_VALUE },
+		{ "Rec: ", rec, rec_stopped ? R_WARN : R_VALUE },
 	};
 	fields_draw(1, x, w, f, sizeof(f) / sizeof(f[0]));
 }

@@ -218,6 +218,12 @@ static int finish_events(struct options *o, const struct options_state *st)
 		return bad("%s", "at most 16 events at once");
 	if (o->format == DUMP_PPROF && (!o->batch || !o->output))
 		return bad("%s", "--format pprof writes one file at the end: give -b and -o FILE");
+	if (o->record && strcmp(o->record, "-") == 0 && !o->batch && !options_exporting(o))
+		return bad("%s", "--record - writes perf.data to stdout: give -b (and -o FILE for the dump) or --listen");
+	if (o->record && strcmp(o->record, "-") == 0 && o->batch && !o->output && o->format != DUMP_PPROF)
+		return bad("%s", "--record - writes perf.data to stdout: give -o FILE for the dump");
+	if (o->max_size && !o->record)
+		return bad("%s", "--max-size bounds --record FILE: give --record too");
 	if (o->cgroup && o->pids)
 		return bad("%s", "-G cannot be combined with -p or -t");
 	if (st->counters && !o->pids && !o->cgroup)
@@ -255,6 +261,8 @@ int options_parse(struct options *o, int argc, char **argv)
 	int rc;
 
 	set_defaults(o);
+	o->argc = argc;
+	o->argv = argv;
 	if ((rc = read_args(&st, argc, argv)) != 0)
 		return rc;
 	config_apply(&st); /* under the command line: what it left unset */

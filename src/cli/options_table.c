@@ -263,6 +263,32 @@ static int set_source(struct options_state *st, const struct options_row *row, c
 	return 0;
 }
 
+/* --max-size: perf record's N[BKMG]. */
+static int set_max_size(struct options_state *st, const struct options_row *row, const char *arg)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *arg == '-')
+		return -1;
+	switch (*end) {
+	case 'G': case 'g': shift = 30; break;
+	case 'M': case 'm': shift = 20; break;
+	case 'K': case 'k': shift = 10; break;
+	case 'B': case 'b': case '\0': break;
+	default: return -1;
+	}
+	if (*end && end[1])
+		return -1;
+	if (v == 0 || v > (UINT64_MAX >> shift))
+		return -1;
+	st->o->max_size = (uint64_t)v << shift;
+	return 0;
+}
+
 static int set_help(struct options_state *st, const struct options_row *row, const char *arg)
 {
 	options_usage(stdout);
@@ -332,6 +358,11 @@ const struct options_row options_rows[] = {
 	  "--push wants http://HOST[:PORT][/PATH] (http only), not '%s'", 0 },
 	{ "push-every", 0, "SECS", "seconds of samples per pushed profile (default 10)", set_push_every,
 	  "--push-every wants seconds from 0.1 to 3600, not '%s'", 0 },
+	{ "record", 0, "FILE", "also write what is sampled to FILE in perf.data format\n"
+	  "(perf report, perf script; - : perf's pipe format\n"
+	  "to stdout); an existing FILE becomes FILE.old", set_str, NULL, AT(record) },
+	{ "max-size", 0, "SIZE", "stop recording at SIZE bytes (N, NK, NM, NG)", set_max_size,
+	  "--max-size wants a size like 100M (B, K, M or G), not '%s'", 0 },
 	{ "list-events", 0, NULL, "events this host supports, probed", set_flag, NULL, AT(list_events) },
 	{ "stats", 0, NULL, "add engine and symbol-table figures to the dump", set_flag, NULL, AT(stats) },
 	{ "no-color", 0, NULL, "monochrome live view (also NO_COLOR)", set_flag, NULL, AT(no_color) },

@@ -331,6 +331,36 @@ const struct evspec *engine_event(const struct engine *e, size_t ev)
 	return ev < e->o.nevents ? &e->events[ev] : NULL;
 }
 
+void engine_event_attr(const struct engine *e, int ev, struct perf_event_attr *attr)
+{
+	bool inherit = e->o.pids && !e->o.pids_are_tids;
+
+	if (ev < 0 || (size_t)ev >= e->o.nevents)
+		engine_attr_tracking(attr, inherit);
+	else
+		engine_attr_build(attr, &e->events[ev], &e->o, inherit);
+	attr->wakeup_watermark = (uint32_t)e->wake;
+	if (!e->clock_mono)
+		attr->use_clockid = 0, attr->clockid = 0;
+	if (ev >= 0 && (size_t)ev < e->o.nevents)
+		attr->disabled = !e->enabled[ev];
+}
+
+size_t engine_event_ids(const struct engine *e, int ev, uint64_t *ids, size_t max)
+{
+	size_t n = 0;
+
+	if (e->ids.tab == NULL)
+		return 0;
+	for (size_t i = 0; i <= e->ids.mask; i++)
+		if (e->ids.tab[i].val && (int)e->ids.tab[i].val - 2 == ev) {
+			if (n < max)
+				ids[n] = e->ids.tab[i].key;
+			n++;
+		}
+	return n;
+}
+
 size_t engine_nevents(const struct engine *e) { return e->o.nevents; }
 const char *engine_notice(const struct engine *e) { return e->notice[0] ? e->notice : NULL; }
 size_t engine_ncpus(const struct engine *e) { return e->ncpus; }

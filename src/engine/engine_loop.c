@@ -104,8 +104,11 @@ static void on_record(struct engine *e, const struct record *rec, enum record_st
 	int ev;
 
 	e->st.records++;
-	if (st == RECORD_IGNORED)
+	if (st == RECORD_IGNORED) {
+		if (e->h->raw)
+			e->h->raw(e->h->record_arg, -1, order_hdr(&e->order));
 		return;
+	}
 	if (st == RECORD_BAD) {
 		e->st.bad_records++;
 		return;
@@ -119,7 +122,31 @@ static void on_record(struct engine *e, const struct record *rec, enum record_st
 	}
 	if (rec->type == PERF_RECORD_SAMPLE)
 		e->st.samples++;
+	if (e->h->raw)
+		e->h->raw(e->h->record_arg, ev, order_hdr(&e->order));
 	e->h->record(e->h->record_arg, ev, rec);
+}
+
+/* The raw tap's flat samples (order_step): their bytes again, as the ring
+ * had them (a flat sample is its header and record_flat, less the period
+ * under -c). */
+static void flat_raw(void *arg, const struct order_flat *w)
+{
+	struct engine *e = arg;
+	struct {
+		struct perf_event_header h;
+		struct record_flat f;
+	} buf;
+	int ev = engine_events_find(e, w->f.id);
+
+	if (ev == -2)
+		return;
+	buf.h.type = PERF_RECORD_SAMPLE;
+	buf.h.misc = w->misc;
+	buf.h.size = (uint16_t)(sizeof(buf.h) + (e->layout.period ? offsetof(struct record_flat, period)
+							    : sizeof(buf.f)));
+	buf.f = w->f;
+	e->h->raw(e->h->record_arg, ev, &buf.h);
 }
 
 static void samples_out(void *arg, const struct tally_slot *t)
@@ -322,6 +349,8 @@ int engine_loop_run(struct engine *e, const struct engine_handlers *h)
 	int rc;
 
 	e->h = h;
+	e->order.flat_raw = h->raw ? flat_raw : NULL;
+	e->order.flat_arg = e;
 	e->stop = e->quit = false;
 	if (!e->started) {
 		if ((rc = engine_loop_start(e)) != 0)

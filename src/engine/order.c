@@ -117,6 +117,7 @@ static bool take(struct order *o, size_t c)
 	if (!h->held)
 		return false;
 	h->st = record_decode_with(hdr, o->layout, &h->rec);
+	h->hdr = hdr;
 	h->key = h->st == RECORD_OK ? h->rec.sid.time : 0;
 	/* A sample with a stack copy is a cold kilobyte or more, read in full by
 	 * nobody: the next record's first lines and the few stack words a walk
@@ -247,12 +248,13 @@ static bool window_read(struct order *o, size_t c, uint64_t *fence)
 				ring_unread(h->from);
 				break;
 			}
-			w[k].misc = hdr->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+			w[k].misc = hdr->misc;
 			hi = w[k].f.time > hi ? w[k].f.time : hi;
 			pos_get(o, c, &w[k++].after);
 			continue;
 		}
 		h->st = record_decode_with(hdr, o->layout, &h->rec);
+		h->hdr = hdr;
 		h->key = h->st == RECORD_OK ? h->rec.sid.time : 0;
 		/* One older than the samples before it in its own ring (or with
 		 * no time) comes right after them, as the heap would have it. */
@@ -298,11 +300,13 @@ enum order_out order_step(struct order *o, const struct record **rec, enum recor
 		size_t k = 0;
 
 		for (; !full && k < o->nwin[c] && w[k].f.time <= fence; k++) {
-			if (!tally_add(o->tally, w[k].f.id, w[k].f.cpu, w[k].f.pid, w[k].f.tid, w[k].f.ip, w[k].misc,
-				       w[k].f.period)) {
+			if (!tally_add(o->tally, w[k].f.id, w[k].f.cpu, w[k].f.pid, w[k].f.tid, w[k].f.ip,
+				       w[k].misc & PERF_RECORD_MISC_CPUMODE_MASK, w[k].f.period)) {
 				full = true;
 				break;
 			}
+			if (o->flat_raw)
+				o->flat_raw(o->flat_arg, &w[k]);
 			if (w[k].f.time < o->last)
 				o->late++;
 			else if (w[k].f.time > newest)
@@ -363,7 +367,8 @@ int order_release(struct order *o, size_t c)
 		if (len == 0)
 			return -ENOMEM;
 		/* The same bytes: the same status and fields. */
-		(void)record_decode_with((const struct perf_event_header *)(void *)o->copy, o->layout, &h->rec);
+		h->hdr = (const struct perf_event_header *)(void *)o->copy;
+		(void)record_decode_with(h->hdr, o->layout, &h->rec);
 	} else if (h->held && h->from == r) {
 		for (size_t i = 0; i < o->nheap; i++)
 			if (o->heap[i].ring == c) {

@@ -23,6 +23,7 @@
 
 struct order_head {        /* a ring's next record, decoded once */
 	struct record rec;
+	const struct perf_event_header *hdr; /* rec's bytes (the raw tap) */
 	enum record_status st;
 	uint64_t key;          /* its time; 0: none (goes straight through) */
 	bool held;
@@ -40,7 +41,7 @@ struct order_pos {
 
 struct order_flat {         /* one of them */
 	struct record_flat f;
-	uint16_t misc;
+	uint16_t misc;          /* the header's, whole */
 	struct order_pos after;
 };
 
@@ -68,6 +69,10 @@ struct order {
 	size_t *nwin;           /* [n] */
 	struct order_pos *mark; /* [n]: where each window began */
 	size_t tallied;         /* flat samples the last step put in the tally */
+	/* The raw tap (--record): each flat sample as it goes into the tally,
+	 * in the tally's order; NULL: none (one untaken branch a sample). */
+	void (*flat_raw)(void *arg, const struct order_flat *w);
+	void *flat_arg;
 	size_t lead;            /* the ring whose window set the last fence: read first */
 	unsigned sparse;        /* steps that gave a record and fewer samples than rings, none of as
 				 * many samples as rings between */
@@ -115,6 +120,12 @@ bool order_next(struct order *o, const struct record **rec, enum record_status *
  * (ORDER_SPARSE steps in a row with fewer samples than rings), the rest of
  * the pass is order_next's, every record out (samples too). */
 enum order_out order_step(struct order *o, const struct record **rec, enum record_status *st);
+
+/* The bytes of the record order_next/order_step returned last. */
+static inline const struct perf_event_header *order_hdr(const struct order *o)
+{
+	return o->head[o->cur].hdr;
+}
 
 /* Gives up c's second ring for the rest of the pass (the engine hands a
  * kernel ring back to its reader before slow work): the record in hand,

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "session_rec.h"
+
 static void *load_kernel(void *syms)
 {
 	symbols_load_kernel(syms);
@@ -246,6 +248,8 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	if (rc)
 		return rc;
 	size_chains(s, &eo);
+	if ((rc = session_rec_open(s, err, errlen)) != 0)
+		return rc;
 	/* The interval clock starts now, the sampling with the loop: kallsyms
 	 * (from the cache; else slow: the kernel formats every symbol), the
 	 * focus's /proc and the front end's start run before our own sampling
@@ -269,6 +273,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 
 void session_close(struct session *s)
 {
+	session_rec_finish(s, NULL, 0);
 	counters_close(s->cnt);
 	leaffix_free(s->leaf);
 	unwind_free(s->unw);
@@ -330,14 +335,15 @@ int session_run(struct session *s, struct engine_handlers *front)
 	struct engine_handlers h = {
 		.record = session_record, .record_arg = s, .samples = session_samples,
 		.arg = &c, .start = on_start, .tick = on_tick, .signal = on_signal,
-		.pid_exit = on_pid_exit,
+		.pid_exit = on_pid_exit, .raw = s->rec ? session_rec_raw : NULL,
 	};
 
 	return engine_run(s->eng, &h);
 }
 
 void session_stop(struct session *s) { engine_stop(s->eng); }
-void session_quit(struct session *s) { engine_quit(s->eng); }
+/* A recording is completed with what the rings hold: a flush, not a quit. */
+void session_quit(struct session *s) { s->rec ? engine_flush(s->eng) : engine_quit(s->eng); }
 void session_flush(struct session *s) { engine_flush(s->eng); }
 
 int session_watch_fd(struct session *s, int fd, void (*cb)(void *arg), void *arg)
@@ -429,6 +435,7 @@ void session_interval_end(struct session *s, unsigned decay_pct,
 	threads_from_proc(s);
 	show(arg, lap(s));
 	agg_roll(s->agg, decay_pct);
+	session_rec_round(s);
 	symbols_reap(s->syms);
 	leaffix_idle(s->leaf);
 }
@@ -472,6 +479,7 @@ void session_stats(const struct session *s, struct session_stats *st)
 	if (s->agg)
 		agg_get_stats(s->agg, &st->agg);
 	st->tracking_lost = s->tracking_lost;
+	session_rec_stats(s, &st->record_path, &st->record_bytes, &st->record_stopped);
 	if (s->unw) {
 		struct unwind_stats us;
 
@@ -626,5 +634,6 @@ int session_reopen(struct session *s, const struct session_target *t, char *err,
 		open_counters(s, t, false, NULL, 0);
 	}
 	describe(s, t);
+	session_rec_engine(s);
 	return 0;
 }
