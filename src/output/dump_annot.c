@@ -60,18 +60,17 @@ struct annot_out {
 	uint64_t samples;              /* the instructions' in all */
 };
 
-/* The samples of insn i: the counts at offsets it covers (cursor *k walks
- * the sorted counts alongside the instructions). */
+/* The samples of insn i: the count at its offset (cursor *k walks the
+ * sorted counts alongside the instructions). A sampled IP is where an
+ * instruction starts; a count elsewhere (code the disassembly misread)
+ * is in the symbol's samples but in no line, as perf annotate has it. */
 static uint64_t insn_samples(const struct annot_out *o, size_t i, size_t *k)
 {
-	const struct annot_insn *in = &o->fn->insn[i];
-	uint64_t end = in->offset + (in->len ? in->len : 1), n = 0;
+	uint64_t off = o->fn->insn[i].offset;
 
-	while (*k < o->ncnt && o->cnt[*k].offset < in->offset)
-		++*k; /* before this instruction (a gap): counted in no line */
-	for (; *k < o->ncnt && o->cnt[*k].offset < end; ++*k)
-		n += o->cnt[*k].samples;
-	return n;
+	while (*k < o->ncnt && o->cnt[*k].offset < off)
+		++*k;
+	return *k < o->ncnt && o->cnt[*k].offset == off ? o->cnt[*k].samples : 0;
 }
 
 /* The rows of the wanted names with samples this interval, each with its
