@@ -267,7 +267,7 @@ static int set_sym_annotate(struct options_state *st, const struct options_row *
 
 	for (const char *p = arg; *p; p++)
 		n += *p == ',';
-	if (*arg == '\0' || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',')
+	if (*arg == '\0' || *arg == ',' || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',')
 		return -1;
 	if (st->o->nsym_annotate_names + n > OPTIONS_SYM_ANNOTATE_MAX) {
 		snprintf(st->err, sizeof(st->err), "--sym-annotate: %d symbols at most (give fewer)",
