@@ -19,7 +19,7 @@ static size_t names(const struct options *o, char buf[][NAME_MAX_OUT], size_t ma
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < o->nsym_annotate; i++) {
+	for (size_t i = 0; o && i < o->nsym_annotate; i++) {
 		const char *p = o->sym_annotate[i];
 
 		while (*p && n < max) {
@@ -239,7 +239,7 @@ void dump_annot_json(struct dctx *c, struct json *j)
 		json_u64(j, "dropped", st.dropped);
 		json_obj_end(j);
 	}
-	if (c->s->opts->nsym_annotate == 0)
+	if (c->s->opts == NULL || c->s->opts->nsym_annotate == 0)
 		return;
 	json_arr_begin(j, "annotate");
 	each(c, json_one, j);
