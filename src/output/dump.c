@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dump_annot.h"
 #include "dump_rows.h"
 #include "sanitize.h"
 
@@ -39,6 +40,12 @@ static void csv_field(FILE *f, const char *s)
 
 int dump_begin(FILE *f, enum dump_format fmt, const struct session *s, bool threads)
 {
+	int rc = dump_annot_begin(s);
+
+	if (rc) {
+		errno = -rc;
+		return rc;
+	}
 	if (fmt != DUMP_CSV)
 		return 0;
 	fputs("time,iteration,table,rank,name,dso,kernel,pid,samples,share,lost,throttled", f);
@@ -210,6 +217,7 @@ static void dump_text(struct dctx *c)
 				st.unwound, st.unwind_truncated, st.unwind_slow, st.leaf_fixed, st.leaf_rule_hits,
 				st.leaf_rule_misses, st.leaf_rule_negative, st.leaf_rule_opens, st.leaf_rule_memo,
 				st.unwind_dwfl, st.sym.chain_hits, st.sym.chain_misses);
+		dump_annot_stats_text(c);
 		if (m->push)
 			fprintf(c->f, "Push: sent %" PRIu64 "  failed %" PRIu64 "  dropped %" PRIu64 "\n",
 				m->push_sent, m->push_failed, m->push_dropped);
@@ -226,6 +234,7 @@ static void dump_text(struct dctx *c)
 	}
 	if (c->ac)
 		text_counters(c);
+	dump_annot_text(c);
 	fputc('\n', c->f);
 }
 
