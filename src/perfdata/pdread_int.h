@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pdread's parts, private to the perfdata layer: the sample decoder
+ * (pdsample), the features (pdfeat_read), the round queue (pdorder) and
+ * zstd (pdzstd). */
+#ifndef PERFTOP_PDREAD_INT_H
+#define PERFTOP_PDREAD_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "htab.h"
+#include "pdformat.h"
+#include "pdread.h"
+#include "record.h"
+
+/* --- pdsample: records of one attr's layout ------------------------------ */
+
+struct pdsample_layout {
+	uint64_t sample_type, read_format, regs_user_mask;
+	bool sample_id_all, branch_hw_idx;
+	/* Offsets of the fields ordering needs, -1 when absent: time and id
+	 * from a sample's start (after the header), and from the end of
+	 * another record's sample_id trailer. */
+	int time_at, id_at, trailer_time_from_end, trailer_id_from_end;
+	unsigned trailer;            /* bytes of the sample_id trailer */
+	bool ours;                   /* perftop's own layout: record_decode_with */
+	struct record_layout lay;    /* for that, and the call-graph bits */
+};
+
+void pdsample_layout_init(struct pdsample_layout *l, const struct perf_event_attr *a);
+/* A record's time for ordering (false: it has none). */
+bool pdsample_time(const struct pdsample_layout *l, const struct perf_event_header *h, uint64_t *t);
+/* Its event id (false: none, or the record is too short to hold it). */
+bool pdsample_id(const struct pdsample_layout *l, const struct perf_event_header *h, uint64_t *id);
+/* Decodes h into out (RECORD_OK, RECORD_IGNORED, RECORD_BAD); scratch (h's
+ * size plus 64 bytes) may hold a normalised copy that out points into. */
+enum record_status pdsample_decode(const struct pdsample_layout *l, const struct perf_event_header *h,
+				   struct record *out, unsigned char *scratch);
+
+/* --- pdfeat_read: the feature sections -------------------------------------- */
+
+struct pdfeat_desc {          /* one EVENT_DESC entry */
+	char name[PDREAD_NAME_MAX];
+	uint64_t first_id;        /* 0: none */
+};
+
+struct pdfeat {
+	struct pdread_info info;
+	struct pdread_buildid *bids;
+	uint32_t *bid_off;        /* each one's path in the pool */
+	size_t nbids, bids_cap;
+	char *pool;               /* the build-ids' paths */
+	size_t pool_used, pool_cap;
+	struct pdfeat_desc *descs;
+	size_t ndescs;
+};
+
+/* Feature bit's body of len bytes; 0 or -1 with err (what was wrong, the
+ * caller adds where). Unknown features are skipped. */
+int pdfeat_parse(struct pdfeat *f, unsigned bit, const unsigned char *p, size_t len, char *err, size_t errlen);
+void pdfeat_free(struct pdfeat *f);
+/* The build-id entries' paths set from their offsets in the pool (which
+ * moves as it grows): after each parse that may have added some. */
+void pdfeat_finish(struct pdfeat *f);
+
+/* --- pdorder: records queued per round, handed on in time order ---------- */
+
+struct pdorder_entry {
+	uint64_t time;
+	const struct perf_event_header *h;
+	uint32_t seq;
+	uint32_t attr;
+};
+
+struct pdorder {
+	struct pdorder_entry *q, *tmp;
+	size_t n, cap, next;          /* q[next .. ready) are ready */
+	size_t ready;
+	uint64_t limit;               /* the previous round's newest time */
+	uint64_t newest;              /* newest time queued */
+	uint32_t seq;
+	bool sorted;                  /* q[next..n) appended in order */
+};
+
+int pdorder_push(struct pdorder *o, const struct perf_event_header *h, uint64_t time, uint32_t attr);
+/* A round ended (FINISHED_ROUND): what is older than the previous round's
+ * newest record becomes ready. At the end (all true): everything. */
+int pdorder_round(struct pdorder *o, bool all);
+/* The next ready entry, or NULL. */
+static inline const struct pdorder_entry *pdorder_pop(struct pdorder *o)
+{
+	return o->next < o->ready ? &o->q[o->next++] : NULL;
+}
+/* Queued, not yet ready (what still points into the round's memory). */
+static inline size_t pdorder_pending(const struct pdorder *o)
+{
+	return o->n - o->ready;
+}
+void pdorder_free(struct pdorder *o);
+
+/* --- pdzstd: PERF_RECORD_COMPRESSED ---------------------------------------- */
+
+struct pdzstd;
+/* NULL when this build has no libzstd (*have false) or out of memory. */
+struct pdzstd *pdzstd_new(bool *have);
+void pdzstd_free(struct pdzstd *z);
+/* Decompresses src into *buf (grown as needed, from *len on): 0, or -1
+ * with err. */
+int pdzstd_run(struct pdzstd *z, const void *src, size_t srclen, unsigned char **buf, size_t *len,
+	       size_t *cap, char *err, size_t errlen);
+
+#endif
