@@ -504,6 +504,7 @@ int tui_run(struct session *s, const struct options *o, const struct tui_hook *x
 		.arg = NULL, .tick = on_tick, .signal = on_signal, .pid_exit = on_pid_exit,
 	};
 	struct engine *watched = NULL;
+	bool first = true; /* a replay (-i) has no engine: watched once */
 	char fatal[1024] = "";
 	struct ui u;
 	int rc;
@@ -520,7 +521,7 @@ int tui_run(struct session *s, const struct options *o, const struct tui_hook *x
 	frame_take(&u, s->agg, 0);
 	screen_draw(&u, UI_DRAW);
 	while (!u.quit) {
-		if (s->eng != watched) {
+		if (first || s->eng != watched) {
 			rc = session_watch_fd(s, STDIN_FILENO, on_stdin, &u);
 			if (rc == 0)
 				rc = session_watch_fd(s, jc_pipe[0], on_jobctl_pipe, &u);
@@ -531,6 +532,7 @@ int tui_run(struct session *s, const struct options *o, const struct tui_hook *x
 				break;
 			}
 			watched = s->eng;
+			first = false;
 		}
 		rc = session_run(s, &h);
 		if (rc) {
