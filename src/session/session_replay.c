@@ -590,6 +590,9 @@ int session_replay_open(struct session *s, struct options *o, char *err, size_t 
 	}
 	if (o->cg.mode != CALLGRAPH_NONE && o->cg.max_stack == 0)
 		o->cg.max_stack = SESSION_STACK_MAX;
+	/* The rate shown is the recording's (its first event's). */
+	o->freq = pdread_event(r->rd, 0)->attr.freq ? pdread_event(r->rd, 0)->attr.sample_freq : 0;
+	o->period = o->freq ? 0 : pdread_event(r->rd, 0)->attr.sample_period;
 	s->opts = o;
 	s->interval = o->interval;
 	r->ncpus = in->nr_cpus_avail ? in->nr_cpus_avail : in->nr_cpus_online ? in->nr_cpus_online : 256;
