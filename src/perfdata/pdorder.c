@@ -16,24 +16,17 @@ static bool before(const struct pdorder_entry *a, const struct pdorder_entry *b)
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
-int pdorder_push(struct pdorder *o, const struct perf_event_header *h, uint64_t time, uint32_t attr)
+int pdorder_grow(struct pdorder *o)
 {
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 4096;
-		struct pdorder_entry *q = reallocarray(o->q, cap, sizeof(*q));
+	size_t cap = o->cap ? o->cap * 2 : 4096;
+	struct pdorder_entry *q = reallocarray(o->q, cap, sizeof(*q));
 
-		if (q == NULL)
-			return -ENOMEM;
-		o->q = q;
-		o->cap = cap;
-		free(o->tmp);
-		o->tmp = NULL;
-	}
-	if (o->n > o->ready && time < o->q[o->n - 1].time)
-		o->sorted = false;
-	o->q[o->n++] = (struct pdorder_entry){ .time = time, .h = h, .seq = o->seq++, .attr = attr };
-	if (time > o->newest)
-		o->newest = time;
+	if (q == NULL)
+		return -ENOMEM;
+	o->q = q;
+	o->cap = cap;
+	free(o->tmp); /* sized with the queue: made again when needed */
+	o->tmp = NULL;
 	return 0;
 }
 
@@ -77,8 +70,12 @@ static int sort_runs(struct pdorder *o, size_t lo, size_t hi)
 		src = dst;
 		dst = t;
 	}
-	if (src != o->q + lo)
+	if (src != o->q + lo && lo == 0) {
+		o->tmp = o->q; /* the sorted copy becomes the queue: no copy back */
+		o->q = src;
+	} else if (src != o->q + lo) {
 		memcpy(o->q + lo, src, n * sizeof(*src));
+	}
 	free(runs);
 	return 0;
 }

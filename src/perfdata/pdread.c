@@ -246,8 +246,8 @@ static uint32_t attr_of(const struct pdread *r, const struct perf_event_header *
 
 /* A kernel record queued in time order (copied first when it will not stay
  * where it is). */
-static int queue(struct pdread *r, const struct perf_event_header *h, bool copy, uint64_t off,
-		 char *err, size_t errlen)
+static inline int queue(struct pdread *r, const struct perf_event_header *h, bool copy, uint64_t off,
+			char *err, size_t errlen)
 {
 	uint32_t ai = attr_of(r, h);
 	const struct pdsample_layout *l = &r->attrs[ai == NO_ATTR ? 0 : ai].lay;
@@ -259,7 +259,10 @@ static int queue(struct pdread *r, const struct perf_event_header *h, bool copy,
 		if (ai == NO_ATTR || r->attrs[ai].ev < 0)
 			return 0; /* a tracking event's samples count for nothing */
 	}
-	if (!pdsample_time(l, h, &t))
+	/* A sample's time, inline: this is every record's path. */
+	if (h->type == PERF_RECORD_SAMPLE && l->time_at >= 0 && h->size >= sizeof(*h) + (size_t)l->time_at + 8)
+		memcpy(&t, (const unsigned char *)(h + 1) + l->time_at, 8);
+	else if (!pdsample_time(l, h, &t))
 		t = r->last_time;
 	r->last_time = t;
 	if (copy && (h = copy_record(r, h)) == NULL)
@@ -512,6 +515,21 @@ static int fill_round(struct pdread *r, char *err, size_t errlen)
 	while (!round) {
 		const struct perf_event_header *h;
 		uint64_t off;
+
+		/* A file's kernel records, read in place: most of a file, kept
+		 * tight; anything else (or anything wrong) takes the way below. */
+		while (!r->pipe && r->dpos == r->dlen && r->data_end - r->pos >= sizeof(*h)) {
+			struct perf_event_header hh;
+
+			h = (const struct perf_event_header *)(const void *)(r->map + r->pos);
+			memcpy(&hh, h, sizeof(hh));
+			if (hh.type >= PDF_RECORD_USER_TYPE_START || hh.size < sizeof(hh) || hh.size > r->data_end - r->pos ||
+			    r->nattrs == 0)
+				break;
+			r->pos += hh.size;
+			if (queue(r, h, false, r->pos - hh.size, err, errlen) != 0)
+				return -1;
+		}
 
 		if (r->dlen > r->dpos) {
 			size_t before = r->dpos;

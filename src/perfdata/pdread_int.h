@@ -19,11 +19,17 @@
 struct pdsample_layout {
 	uint64_t sample_type, read_format, regs_user_mask;
 	bool sample_id_all, branch_hw_idx;
+	bool build_id;               /* attr.build_id: MMAP2s may carry build-ids */
 	/* Offsets of the fields ordering needs, -1 when absent: time and id
 	 * from a sample's start (after the header), and from the end of
 	 * another record's sample_id trailer. */
 	int time_at, id_at, trailer_time_from_end, trailer_id_from_end;
 	unsigned trailer;            /* bytes of the sample_id trailer */
+	/* A sample's fields before the first of variable size, at fixed
+	 * offsets from its body (-1: absent), and their bytes. */
+	int ip_at, tid_at, cpu_at, period_at;
+	unsigned fixed;
+	bool tail;                   /* READ, CALLCHAIN, RAW, ... follow them */
 	bool ours;                   /* perftop's own layout: record_decode_with */
 	struct record_layout lay;    /* for that, and the call-graph bits */
 };
@@ -83,7 +89,19 @@ struct pdorder {
 	bool sorted;                  /* q[next..n) appended in order */
 };
 
-int pdorder_push(struct pdorder *o, const struct perf_event_header *h, uint64_t time, uint32_t attr);
+int pdorder_grow(struct pdorder *o);
+
+static inline int pdorder_push(struct pdorder *o, const struct perf_event_header *h, uint64_t time, uint32_t attr)
+{
+	if (o->n == o->cap && pdorder_grow(o) != 0)
+		return -1;
+	if (o->n > o->ready && time < o->q[o->n - 1].time)
+		o->sorted = false;
+	o->q[o->n++] = (struct pdorder_entry){ .time = time, .h = h, .seq = o->seq++, .attr = attr };
+	if (time > o->newest)
+		o->newest = time;
+	return 0;
+}
 /* A round ended (FINISHED_ROUND): what is older than the previous round's
  * newest record becomes ready. At the end (all true): everything. */
 int pdorder_round(struct pdorder *o, bool all);
