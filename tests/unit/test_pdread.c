@@ -386,6 +386,53 @@ static void test_our_layout(void)
 	free(f.b);
 }
 
+/* An MMAP2 flagged as of the build-id form by a kernel whose attr asked
+ * for none (this machine's kernel does it): read as the inode form. */
+static void data_mmap2(struct fb *f, const struct rec_opts *o)
+{
+	char name[16] = "/usr/bin/x";
+
+	header(f, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID,
+	       (uint16_t)(8 + 8 + 24 + 24 + 8 + 16 + trailer_len(o)));
+	u32(f, 5);
+	u32(f, 5);
+	u64(f, 0x400000);
+	u64(f, 0x1000);
+	u64(f, 0);
+	u32(f, 20);     /* maj, read as a build-id size 20 by the flag */
+	u32(f, 0);      /* min */
+	u64(f, 248139); /* ino */
+	u64(f, 0);      /* generation */
+	u32(f, PROT_EXEC);
+	u32(f, MAP_PRIVATE);
+	put(f, name, sizeof(name));
+	trailer(f, o, 5, 9);
+}
+
+static void test_mmap2_flag(void)
+{
+	struct rec_opts o = { .st = PERF_ST };
+	struct perf_event_attr a;
+	const char *names[] = { "cpu-clock" };
+	struct fb f;
+	char path[64], err[512];
+	int fd, ev;
+	struct pdread *r = NULL;
+	struct record rec;
+
+	attr_of(&a, &o, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	f = make_file(&o, &a, 1, names, data_mmap2);
+	fd = memfile(&f, path, sizeof(path));
+	CHECK(pdread_open(&r, path, err, sizeof(err)) == 0 && pdread_next(r, &rec, &ev, err, sizeof(err)) == 1 &&
+	      rec.type == PERF_RECORD_MMAP2, "the MMAP2 reads (%s)", err);
+	CHECK(rec.mmap.build_id == NULL && rec.mmap.maj == 20 && rec.mmap.ino == 248139 &&
+	      strcmp(rec.mmap.filename, "/usr/bin/x") == 0 && rec.sid.time == 9,
+	      "the build-id flag of an attr without build_id is not believed: the inode form");
+	pdread_close(r);
+	close(fd);
+	free(f.b);
+}
+
 /* Cut anywhere: never a crash, always an error naming an offset (or, cut
  * exactly between records of the data with the sizes fixed, fewer records). */
 static void test_cut_everywhere(void)
@@ -547,6 +594,7 @@ int main(void)
 	test_round_rule();
 	test_identifier();
 	test_our_layout();
+	test_mmap2_flag();
 	test_cut_everywhere();
 	test_corrupt();
 	test_pipe();
