@@ -43,6 +43,7 @@ struct pdread {
 	const unsigned char *map;       /* the whole file */
 	size_t map_len;
 	uint64_t pos, data_end;         /* a file's data section, read up to pos */
+	uint64_t round_pos[2], dropped; /* where the last two rounds began; pages unmapped below */
 	/* A pipe: bytes [ppos, plen) of pbuf are read, not yet taken; pbase
 	 * is the stream offset of pbuf[0]. */
 	unsigned char *pbuf;
@@ -118,9 +119,20 @@ static const struct perf_event_header *copy_record(struct pdread *r, const struc
 /* A new round is read: what the round before the last copied is handed on. */
 static void next_round(struct pdread *r)
 {
+	uint64_t drop = r->round_pos[0] & ~(uint64_t)4095;
+
 	blk_free_all(r->old);
 	r->old = r->cur;
 	r->cur = NULL;
+	/* The same for the mapped file: what lies before the round before the
+	 * last was handed on, and its pages leave our RSS (the page cache
+	 * keeps them). */
+	if (r->map && drop > r->dropped) {
+		madvise((void *)(uintptr_t)(r->map + r->dropped), drop - r->dropped, MADV_DONTNEED);
+		r->dropped = drop;
+	}
+	r->round_pos[0] = r->round_pos[1];
+	r->round_pos[1] = r->pos;
 }
 
 /* --- events ------------------------------------------------------------------ */
@@ -704,8 +716,9 @@ static int open_file(struct pdread *r, char *err, size_t errlen)
 			    "the file is cut short", fh.data.size, fh.data.offset, r->map_len);
 	if (read_features(r, &fh, err, errlen) != 0)
 		return -1;
-	r->pos = fh.data.offset;
+	r->pos = r->round_pos[0] = r->round_pos[1] = fh.data.offset;
 	r->data_end = fh.data.offset + fh.data.size;
+	madvise((void *)(uintptr_t)r->map, r->map_len, MADV_SEQUENTIAL);
 	return 0;
 }
 

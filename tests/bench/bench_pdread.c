@@ -7,7 +7,8 @@
  * ended each recorded second). Prints ns and millions of samples per
  * second of CPU for each.
  *
- * usage: bench_pdread [SAMPLES_MILLIONS [REPS]]   (default 10, 3) */
+ * usage: bench_pdread [SAMPLES_MILLIONS [REPS [KEEP]]]   (default 10, 3; KEEP: the
+ *        file is kept there, for perf report -i KEEP and perftop -i KEEP -b side by side) */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,6 +235,8 @@ int main(int argc, char **argv)
 	printf("replay -b whole (+ resolve, aggregate, intervals): %.1f ns a sample, %.1f M samples/s (%llu counted)\n",
 	       median(tf, (size_t)reps) * 1e9 / (double)counted, (double)counted / median(tf, (size_t)reps) / 1e6,
 	       (unsigned long long)counted);
+	if (argc > 3 && rename(path, argv[3]) == 0)
+		return 0;
 	unlink(path);
 	return 0;
 }
