@@ -96,9 +96,15 @@ static void blk_free_all(struct blk *b)
 	}
 }
 
+/* h may lie at any address (after perf record -z's records, which are not
+ * padded): its size is read by memcpy, and the copy is aligned. */
 static const struct perf_event_header *copy_record(struct pdread *r, const struct perf_event_header *h)
 {
-	size_t need = (h->size + 7u) & ~(size_t)7;
+	struct perf_event_header hh;
+	size_t need;
+
+	memcpy(&hh, h, sizeof(hh));
+	need = (hh.size + 7u) & ~(size_t)7;
 	struct blk *b = r->cur;
 
 	if (b == NULL || b->cap - b->used < need) {
@@ -111,7 +117,7 @@ static const struct perf_event_header *copy_record(struct pdread *r, const struc
 		b->next = r->cur;
 		r->cur = b;
 	}
-	memcpy(b->data + b->used, h, h->size);
+	memcpy(b->data + b->used, h, hh.size);
 	b->used += need;
 	return (const struct perf_event_header *)(b->data + b->used - need);
 }
@@ -411,6 +417,13 @@ static int take_decompressed(struct pdread *r, bool *round, char *err, size_t er
 static int record_in(struct pdread *r, const struct perf_event_header *h, bool copy, uint64_t off,
 		     bool *round, char *err, size_t errlen)
 {
+	/* A record at an odd address (after an unpadded COMPRESSED) is read
+	 * from an aligned copy. */
+	if ((uintptr_t)h & 7) {
+		if ((h = copy_record(r, h)) == NULL)
+			return fail(r, err, errlen, off, "out of memory");
+		copy = false;
+	}
 	if (h->type < PDF_RECORD_USER_TYPE_START) {
 		if (r->nattrs == 0)
 			return fail(r, err, errlen, off, "a record before any event's attr");
@@ -536,7 +549,7 @@ static int fill_round(struct pdread *r, char *err, size_t errlen)
 			h = (const struct perf_event_header *)(const void *)(r->map + r->pos);
 			memcpy(&hh, h, sizeof(hh));
 			if (hh.type >= PDF_RECORD_USER_TYPE_START || hh.size < sizeof(hh) || hh.size > r->data_end - r->pos ||
-			    r->nattrs == 0)
+			    r->nattrs == 0 || ((uintptr_t)h & 7))
 				break;
 			r->pos += hh.size;
 			if (queue(r, h, false, r->pos - hh.size, err, errlen) != 0)
