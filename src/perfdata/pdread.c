@@ -108,7 +108,11 @@ static const struct perf_event_header *copy_record(struct pdread *r, const struc
 	struct blk *b = r->cur;
 
 	if (b == NULL || b->cap - b->used < need) {
-		size_t cap = need > ((size_t)1 << 20) ? need : (size_t)1 << 20;
+		/* 64 KiB first, doubling to 1 MiB: a small file stays small. */
+		size_t cap = b ? (b->cap < ((size_t)1 << 20) ? b->cap * 2 : b->cap) : (size_t)65536;
+
+		if (cap < need)
+			cap = need;
 
 		if ((b = malloc(sizeof(*b) + cap)) == NULL)
 			return NULL;

@@ -46,7 +46,7 @@ int pdzstd_run(struct pdzstd *z, const void *src, size_t srclen, unsigned char *
 		size_t rc, was = in.pos;
 
 		if (*cap - *len < 65536) {
-			size_t ncap = *cap ? *cap * 2 : 1 << 20;
+			size_t ncap = *cap ? *cap * 2 : 1 << 17;
 			unsigned char *nb = realloc(*buf, ncap);
 
 			if (nb == NULL) {
