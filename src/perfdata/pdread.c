@@ -20,70 +20,6 @@
 
 #include "util.h"
 
-struct pdread_attr {
-	struct perf_event_attr attr;
-	struct pdsample_layout lay;
-	int ev;                 /* sampling index, or -1 */
-	uint64_t first_id;
-};
-
-/* Memory for records that do not stay where they were read (a pipe's,
- * decompressed ones) until they are handed on: blocks, freed a round later
- * (pdorder: after a round is handed on only its own records wait). */
-struct blk {
-	struct blk *next;
-	size_t used, cap;
-	unsigned char data[];
-};
-
-struct pdread {
-	char name[256];                 /* for messages */
-	int fd;
-	bool pipe, own_fd;
-	const unsigned char *map;       /* the whole file */
-	size_t map_len;
-	uint64_t pos, data_end;         /* a file's data section, read up to pos */
-	uint64_t round_pos[2], dropped; /* where the last two rounds began; pages unmapped below */
-	/* A pipe: bytes [ppos, plen) of pbuf are read, not yet taken; pbase
-	 * is the stream offset of pbuf[0]. */
-	unsigned char *pbuf;
-	size_t plen, pcap, ppos;
-	uint64_t pbase;
-	bool eof;
-	struct pdread_attr *attrs;
-	size_t nattrs;
-	struct pdread_event events[PDREAD_MAX_EVENTS];
-	size_t nevents;
-	struct htab ids;                /* event id -> attr index + 1 */
-	struct pdfeat feat;
-	struct pdorder ord;
-	struct blk *cur, *old;          /* this round's copies, the round before's */
-	struct pdzstd *z;
-	bool have_zstd, zstd_tried;
-	unsigned char *dbuf;            /* decompressed, not yet taken: [dpos, dlen) */
-	size_t dlen, dcap, dpos;
-	uint64_t doff;                  /* the COMPRESSED record's offset, for messages */
-	unsigned char *scratch;
-	uint64_t last_time;
-	uint64_t nrecords, nsamples;
-	bool done, callchains;
-};
-
-static int fail(struct pdread *r, char *err, size_t errlen, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-
-static int fail(struct pdread *r, char *err, size_t errlen, uint64_t off, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	snprintf(err, errlen, "%s: at offset %" PRIu64 ": %s", r->name, off, what);
-	return -1;
-}
-
 /* --- copies that outlive their read --------------------------------------- */
 
 static void blk_free_all(struct blk *b)
@@ -145,109 +81,6 @@ static void next_round(struct pdread *r)
 	r->round_pos[1] = r->pos;
 }
 
-/* --- events ------------------------------------------------------------------ */
-
-static const char *const hw_names[] = {
-	"cycles", "instructions", "cache-references", "cache-misses", "branches",
-	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles",
-};
-static const char *const sw_names[] = {
-	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
-	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
-	"bpf-output", "cgroup-switches",
-};
-
-static void attr_name(const struct perf_event_attr *a, char *buf, size_t len)
-{
-	if (a->type == PERF_TYPE_HARDWARE && a->config < sizeof(hw_names) / sizeof(hw_names[0]))
-		snprintf(buf, len, "%s", hw_names[a->config]);
-	else if (a->type == PERF_TYPE_SOFTWARE && a->config < sizeof(sw_names) / sizeof(sw_names[0]))
-		snprintf(buf, len, "%s", sw_names[a->config]);
-	else if (a->type == PERF_TYPE_TRACEPOINT)
-		snprintf(buf, len, "tracepoint:%" PRIu64, (uint64_t)a->config);
-	else
-		snprintf(buf, len, "raw:%u:0x%" PRIx64, a->type, (uint64_t)a->config);
-}
-
-static bool is_tracking(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY;
-}
-
-/* An attr of the file (bytes long, as recorded) and its ids. */
-static int add_attr(struct pdread *r, const void *attr, size_t bytes, const uint64_t *ids, size_t nids,
-		    uint64_t off, char *err, size_t errlen)
-{
-	struct pdread_attr *a, *na;
-	uint32_t size;
-
-	if (bytes < PERF_ATTR_SIZE_VER0)
-		return fail(r, err, errlen, off, "an attr of %zu bytes is shorter than any perf writes", bytes);
-	memcpy(&size, (const unsigned char *)attr + offsetof(struct perf_event_attr, size), 4);
-	if (r->nattrs >= 4096)
-		return fail(r, err, errlen, off, "more than 4096 attrs");
-	if ((na = reallocarray(r->attrs, r->nattrs + 1, sizeof(*na))) == NULL)
-		return fail(r, err, errlen, off, "out of memory");
-	r->attrs = na;
-	a = &r->attrs[r->nattrs];
-	memset(a, 0, sizeof(*a));
-	memcpy(&a->attr, attr, bytes < sizeof(a->attr) ? bytes : sizeof(a->attr));
-	a->attr.size = sizeof(a->attr);
-	pdsample_layout_init(&a->lay, &a->attr);
-	a->ev = -1;
-	if (!is_tracking(&a->attr)) {
-		if (r->nevents >= PDREAD_MAX_EVENTS)
-			return fail(r, err, errlen, off, "more than %d sampling events", PDREAD_MAX_EVENTS);
-		a->ev = (int)r->nevents;
-		r->events[r->nevents].attr = a->attr;
-		attr_name(&a->attr, r->events[r->nevents].name, sizeof(r->events[r->nevents].name));
-		r->nevents++;
-		if (a->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
-			r->callchains = true;
-	}
-	for (size_t i = 0; i < nids; i++) {
-		uint64_t id;
-
-		memcpy(&id, ids + i, 8);
-		if (i == 0)
-			a->first_id = id;
-		if (htab_put(&r->ids, id, r->nattrs + 1) != 0)
-			return fail(r, err, errlen, off, "out of memory");
-	}
-	r->nattrs++;
-	(void)size;
-	return 0;
-}
-
-/* Records tell their attr by an id at one place for all attrs (perf's own
- * rule): a file whose attrs put it in different places cannot be read. */
-static int check_attrs(struct pdread *r, char *err, size_t errlen)
-{
-	if (r->nattrs == 0)
-		return fail(r, err, errlen, 0, "no events: is this a perf.data file?");
-	for (size_t i = 1; i < r->nattrs; i++) {
-		const struct pdsample_layout *a = &r->attrs[0].lay, *b = &r->attrs[i].lay;
-
-		if (a->id_at != b->id_at || a->trailer_id_from_end != b->trailer_id_from_end ||
-		    a->sample_id_all != b->sample_id_all || a->id_at < 0)
-			return fail(r, err, errlen, 0, "its events' records cannot be told apart (no id at one place in all)");
-	}
-	return 0;
-}
-
-/* EVENT_DESC names the events, in the attrs' order. */
-static void name_events(struct pdread *r)
-{
-	for (size_t i = 0; i < r->nattrs && i < r->feat.ndescs; i++) {
-		const struct pdfeat_desc *d = &r->feat.descs[i];
-		const struct pdread_attr *a = &r->attrs[i];
-
-		if (a->ev < 0 || d->name[0] == '\0' || (d->first_id && a->first_id && d->first_id != a->first_id))
-			continue;
-		snprintf(r->events[a->ev].name, sizeof(r->events[a->ev].name), "%s", d->name);
-	}
-}
-
 #define NO_ATTR UINT32_MAX
 
 /* The record's attr, NO_ATTR when its id is none of the file's. */
@@ -288,9 +121,9 @@ static inline int queue(struct pdread *r, const struct perf_event_header *h, boo
 		t = r->last_time;
 	r->last_time = t;
 	if (copy && (h = copy_record(r, h)) == NULL)
-		return fail(r, err, errlen, off, "out of memory");
+		return pdread_fail(r, err, errlen, off, "out of memory");
 	if (pdorder_push(&r->ord, h, t, ai) != 0)
-		return fail(r, err, errlen, off, "out of memory");
+		return pdread_fail(r, err, errlen, off, "out of memory");
 	return 0;
 }
 
@@ -302,11 +135,11 @@ static int header_attr(struct pdread *r, const struct perf_event_header *h, uint
 	uint32_t size;
 
 	if (body < PERF_ATTR_SIZE_VER0)
-		return fail(r, err, errlen, off, "an attr record is cut short");
+		return pdread_fail(r, err, errlen, off, "an attr record is cut short");
 	memcpy(&size, p + offsetof(struct perf_event_attr, size), 4);
 	if (size < PERF_ATTR_SIZE_VER0 || size > body || (body - size) % 8)
-		return fail(r, err, errlen, off, "an attr record's size (%u) is wrong", size);
-	return add_attr(r, p, size, (const uint64_t *)(const void *)(p + size), (body - size) / 8, off, err, errlen);
+		return pdread_fail(r, err, errlen, off, "an attr record's size (%u) is wrong", size);
+	return pdread_add_attr(r, p, size, (const uint64_t *)(const void *)(p + size), (body - size) / 8, off, err, errlen);
 }
 
 static int header_feature(struct pdread *r, const struct perf_event_header *h, uint64_t off, char *err, size_t errlen)
@@ -315,16 +148,16 @@ static int header_feature(struct pdread *r, const struct perf_event_header *h, u
 	char why[160];
 
 	if (h->size < sizeof(*h) + 8)
-		return fail(r, err, errlen, off, "a feature record is cut short");
+		return pdread_fail(r, err, errlen, off, "a feature record is cut short");
 	memcpy(&bit, h + 1, 8);
 	if (bit >= PDF_FEAT_BITS)
-		return fail(r, err, errlen, off, "a feature record names feature %" PRIu64, bit);
+		return pdread_fail(r, err, errlen, off, "a feature record names feature %" PRIu64, bit);
 	if (pdfeat_parse(&r->feat, (unsigned)bit, (const unsigned char *)(h + 1) + 8, h->size - sizeof(*h) - 8,
 			 why, sizeof(why)) != 0)
-		return fail(r, err, errlen, off, "feature %" PRIu64 ": %s", bit, why);
+		return pdread_fail(r, err, errlen, off, "feature %" PRIu64 ": %s", bit, why);
 	pdfeat_finish(&r->feat);
 	if (bit == PDF_FEAT_EVENT_DESC)
-		name_events(r);
+		pdread_name_events(r);
 	return 0;
 }
 
@@ -351,7 +184,7 @@ static int header_build_id(struct pdread *r, const struct perf_event_header *h, 
 	char why[160];
 
 	if (pdfeat_parse(&r->feat, PDF_FEAT_BUILD_ID, (const unsigned char *)h, h->size, why, sizeof(why)) != 0)
-		return fail(r, err, errlen, off, "%s", why);
+		return pdread_fail(r, err, errlen, off, "%s", why);
 	pdfeat_finish(&r->feat);
 	return 0;
 }
@@ -366,10 +199,10 @@ static int decompress(struct pdread *r, const struct perf_event_header *h, uint6
 		uint64_t ds;
 
 		if (len < 8)
-			return fail(r, err, errlen, off, "a compressed record is cut short");
+			return pdread_fail(r, err, errlen, off, "a compressed record is cut short");
 		memcpy(&ds, src, 8);
 		if (ds > len - 8)
-			return fail(r, err, errlen, off, "a compressed record's size is wrong");
+			return pdread_fail(r, err, errlen, off, "a compressed record's size is wrong");
 		src += 8;
 		len = (size_t)ds;
 	}
@@ -378,7 +211,7 @@ static int decompress(struct pdread *r, const struct perf_event_header *h, uint6
 		r->z = pdzstd_new(&r->have_zstd);
 	}
 	if (r->z == NULL)
-		return fail(r, err, errlen, off, r->have_zstd ? "out of memory" :
+		return pdread_fail(r, err, errlen, off, r->have_zstd ? "out of memory" :
 			    "zstd-compressed records (perf record -z), and this perftop was built without libzstd");
 	/* A record cut at the previous body's end goes first. */
 	if (r->dpos) {
@@ -388,7 +221,7 @@ static int decompress(struct pdread *r, const struct perf_event_header *h, uint6
 	}
 	r->doff = off;
 	if (pdzstd_run(r->z, src, len, &r->dbuf, &r->dlen, &r->dcap, why, sizeof(why)) != 0)
-		return fail(r, err, errlen, off, "%s", why);
+		return pdread_fail(r, err, errlen, off, "%s", why);
 	return 0;
 }
 
@@ -404,11 +237,11 @@ static int take_decompressed(struct pdread *r, bool *round, char *err, size_t er
 
 		memcpy(&h, r->dbuf + r->dpos, sizeof(h));
 		if (h.size < sizeof(h))
-			return fail(r, err, errlen, r->doff, "a compressed record holds a record of size %u", h.size);
+			return pdread_fail(r, err, errlen, r->doff, "a compressed record holds a record of size %u", h.size);
 		if (h.size > r->dlen - r->dpos)
 			break;
 		if (h.type == PDF_RECORD_COMPRESSED || h.type == PDF_RECORD_COMPRESSED + 2)
-			return fail(r, err, errlen, r->doff, "a compressed record holds another");
+			return pdread_fail(r, err, errlen, r->doff, "a compressed record holds another");
 		if (record_in(r, (const struct perf_event_header *)(r->dbuf + r->dpos), true, r->doff, round,
 			      err, errlen) != 0)
 			return -1;
@@ -425,12 +258,12 @@ static int record_in(struct pdread *r, const struct perf_event_header *h, bool c
 	 * from an aligned copy. */
 	if ((uintptr_t)h & 7) {
 		if ((h = copy_record(r, h)) == NULL)
-			return fail(r, err, errlen, off, "out of memory");
+			return pdread_fail(r, err, errlen, off, "out of memory");
 		copy = false;
 	}
 	if (h->type < PDF_RECORD_USER_TYPE_START) {
 		if (r->nattrs == 0)
-			return fail(r, err, errlen, off, "a record before any event's attr");
+			return pdread_fail(r, err, errlen, off, "a record before any event's attr");
 		return queue(r, h, copy, off, err, errlen);
 	}
 	switch (h->type) {
@@ -442,7 +275,7 @@ static int record_in(struct pdread *r, const struct perf_event_header *h, bool c
 		return decompress(r, h, off, err, errlen) || take_decompressed(r, round, err, errlen);
 	case PDF_RECORD_HEADER_ATTR:
 		if (r->ord.n || r->nrecords)
-			return fail(r, err, errlen, off, "an attr record after the data began");
+			return pdread_fail(r, err, errlen, off, "an attr record after the data began");
 		return header_attr(r, h, off, err, errlen);
 	case PDF_RECORD_HEADER_FEATURE:
 		return header_feature(r, h, off, err, errlen);
@@ -454,84 +287,6 @@ static int record_in(struct pdread *r, const struct perf_event_header *h, bool c
 	default:
 		return 0; /* perf's own (ID_INDEX, THREAD_MAP, ...): nothing perftop uses */
 	}
-}
-
-/* --- the stream: a mapped file's data section, or a pipe ------------------------ */
-
-/* A pipe's next n bytes at ppos, reading as needed: 1, 0 at the end, -1. */
-static int pipe_fill(struct pdread *r, size_t n, char *err, size_t errlen)
-{
-	while (r->plen - r->ppos < n) {
-		ssize_t got;
-
-		if (r->eof)
-			return 0;
-		if (r->ppos) {
-			memmove(r->pbuf, r->pbuf + r->ppos, r->plen - r->ppos);
-			r->plen -= r->ppos;
-			r->pbase += r->ppos;
-			r->ppos = 0;
-		}
-		if (r->pcap - r->plen < 65536) {
-			size_t cap = r->pcap ? r->pcap * 2 : (size_t)1 << 20;
-			unsigned char *nb = realloc(r->pbuf, cap);
-
-			if (nb == NULL)
-				return fail(r, err, errlen, r->pbase + r->plen, "out of memory");
-			r->pbuf = nb;
-			r->pcap = cap;
-		}
-		got = read(r->fd, r->pbuf + r->plen, r->pcap - r->plen);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return fail(r, err, errlen, r->pbase + r->plen, "cannot read: %s", strerror(errno));
-		if (got == 0)
-			r->eof = true;
-		r->plen += (size_t)got;
-	}
-	return 1;
-}
-
-/* The next record of the stream and its offset: 1, 0 at the end, -1. */
-static int raw_next(struct pdread *r, const struct perf_event_header **out, uint64_t *off, char *err, size_t errlen)
-{
-	struct perf_event_header h;
-	int rc;
-
-	if (!r->pipe) {
-		if (r->pos >= r->data_end)
-			return 0;
-		*off = r->pos;
-		if (r->data_end - r->pos < sizeof(h))
-			return fail(r, err, errlen, r->pos, "a record header is cut short (the file ends inside it)");
-		memcpy(&h, r->map + r->pos, sizeof(h));
-		if (h.size < sizeof(h))
-			return fail(r, err, errlen, r->pos, "a record of size %u (type %u): the file is corrupt", h.size, h.type);
-		if (h.size > r->data_end - r->pos)
-			return fail(r, err, errlen, r->pos, "a record of %u bytes runs past the data's end (the file is cut short)",
-				    h.size);
-		*out = (const struct perf_event_header *)(const void *)(r->map + r->pos);
-		r->pos += h.size;
-		return 1;
-	}
-	if ((rc = pipe_fill(r, sizeof(h), err, errlen)) <= 0) {
-		if (rc == 0 && r->plen > r->ppos)
-			return fail(r, err, errlen, r->pbase + r->ppos, "the stream ends inside a record header");
-		return rc;
-	}
-	*off = r->pbase + r->ppos;
-	memcpy(&h, r->pbuf + r->ppos, sizeof(h));
-	if (h.size < sizeof(h))
-		return fail(r, err, errlen, *off, "a record of size %u (type %u): the stream is corrupt", h.size, h.type);
-	if ((rc = pipe_fill(r, h.size, err, errlen)) < 0)
-		return rc;
-	if (rc == 0)
-		return fail(r, err, errlen, *off, "a record of %u bytes is cut short (the stream ends inside it)", h.size);
-	/* pipe_fill may have moved the buffer: the offset is kept. */
-	*out = (const struct perf_event_header *)(const void *)(r->pbuf + r->ppos);
-	r->ppos += h.size;
-	return 1;
 }
 
 /* Reads on to a round's end (or the stream's) and queues what it held. */
@@ -568,11 +323,11 @@ static int fill_round(struct pdread *r, char *err, size_t errlen)
 			if (round || r->dpos != before)
 				continue;
 		}
-		if ((rc = raw_next(r, &h, &off, err, errlen)) < 0)
+		if ((rc = pdread_raw_next(r, &h, &off, err, errlen)) < 0)
 			return -1;
 		if (rc == 0) {
 			if (r->dlen > r->dpos)
-				return fail(r, err, errlen, r->doff, "the compressed data ends inside a record");
+				return pdread_fail(r, err, errlen, r->doff, "the compressed data ends inside a record");
 			r->done = true;
 			break;
 		}
@@ -580,7 +335,7 @@ static int fill_round(struct pdread *r, char *err, size_t errlen)
 			return -1;
 	}
 	if (pdorder_round(&r->ord, r->done) != 0)
-		return fail(r, err, errlen, r->pipe ? r->pbase + r->ppos : r->pos, "out of memory");
+		return pdread_fail(r, err, errlen, r->pipe ? r->pbase + r->ppos : r->pos, "out of memory");
 	return 0;
 }
 
@@ -607,7 +362,7 @@ int pdread_next(struct pdread *r, struct record *rec, int *ev, char *err, size_t
 			if (st == RECORD_IGNORED)
 				continue;
 			if (st == RECORD_BAD)
-				return fail(r, err, errlen, offset_of(r, e->h),
+				return pdread_fail(r, err, errlen, offset_of(r, e->h),
 					    "a record of type %u is malformed (its fields run past its %u bytes)",
 					    e->h->type, e->h->size);
 			*ev = e->attr == NO_ATTR ? -1 : a->ev;
@@ -632,11 +387,11 @@ static int read_attrs(struct pdread *r, const struct pdformat_header *fh, char *
 	uint64_t n, entry = fh->attr_size;
 
 	if (!section_ok(r, &fh->attrs))
-		return fail(r, err, errlen, offsetof(struct pdformat_header, attrs),
+		return pdread_fail(r, err, errlen, offsetof(struct pdformat_header, attrs),
 			    "the attrs (%" PRIu64 " bytes at %" PRIu64 ") lie past the file's end (%zu bytes: cut short?)",
 			    fh->attrs.size, fh->attrs.offset, r->map_len);
 	if (entry < PERF_ATTR_SIZE_VER0 + sizeof(struct pdformat_section) || entry > 4096 || fh->attrs.size % entry)
-		return fail(r, err, errlen, offsetof(struct pdformat_header, attr_size),
+		return pdread_fail(r, err, errlen, offsetof(struct pdformat_header, attr_size),
 			    "an attr entry of %" PRIu64 " bytes: not a perf.data file perftop knows", entry);
 	n = fh->attrs.size / entry;
 	for (uint64_t i = 0; i < n; i++) {
@@ -651,13 +406,13 @@ static int read_attrs(struct pdread *r, const struct pdformat_header *fh, char *
 		if (size && size < bytes)
 			bytes = size;
 		if (!section_ok(r, &ids) || ids.size % 8)
-			return fail(r, err, errlen, at + bytes, "the ids of attr %" PRIu64 " lie past the file's end "
+			return pdread_fail(r, err, errlen, at + bytes, "the ids of attr %" PRIu64 " lie past the file's end "
 				    "(cut short?)", i);
-		if (add_attr(r, p, bytes, (const uint64_t *)(const void *)(r->map + ids.offset), ids.size / 8, at,
+		if (pdread_add_attr(r, p, bytes, (const uint64_t *)(const void *)(r->map + ids.offset), ids.size / 8, at,
 			     err, errlen) != 0)
 			return -1;
 	}
-	return check_attrs(r, err, errlen);
+	return pdread_check_attrs(r, err, errlen);
 }
 
 static int read_features(struct pdread *r, const struct pdformat_header *fh, char *err, size_t errlen)
@@ -671,18 +426,18 @@ static int read_features(struct pdread *r, const struct pdformat_header *fh, cha
 		if (!(fh->features[bit / 64] & (1ull << (bit % 64))))
 			continue;
 		if (at > r->map_len || r->map_len - at < sizeof(sec))
-			return fail(r, err, errlen, at, "the feature table runs past the file's end (%zu bytes: cut short?)",
+			return pdread_fail(r, err, errlen, at, "the feature table runs past the file's end (%zu bytes: cut short?)",
 				    r->map_len);
 		memcpy(&sec, r->map + at, sizeof(sec));
 		if (!section_ok(r, &sec))
-			return fail(r, err, errlen, at, "feature %u (%" PRIu64 " bytes at %" PRIu64 ") lies past the "
+			return pdread_fail(r, err, errlen, at, "feature %u (%" PRIu64 " bytes at %" PRIu64 ") lies past the "
 				    "file's end (%zu bytes: cut short?)", bit, sec.size, sec.offset, r->map_len);
 		if (pdfeat_parse(&r->feat, bit, r->map + sec.offset, (size_t)sec.size, why, sizeof(why)) != 0)
-			return fail(r, err, errlen, sec.offset, "feature %u: %s", bit, why);
+			return pdread_fail(r, err, errlen, sec.offset, "feature %u: %s", bit, why);
 		at += sizeof(sec);
 	}
 	pdfeat_finish(&r->feat);
-	name_events(r);
+	pdread_name_events(r);
 	return 0;
 }
 
@@ -692,19 +447,19 @@ static int open_file(struct pdread *r, char *err, size_t errlen)
 	struct stat st;
 
 	if (fstat(r->fd, &st) != 0)
-		return fail(r, err, errlen, 0, "cannot stat: %s", strerror(errno));
+		return pdread_fail(r, err, errlen, 0, "cannot stat: %s", strerror(errno));
 	if (!S_ISREG(st.st_mode)) {
 		r->pipe = true; /* a fifo or a character device: read as a stream */
 		return 0;
 	}
 	if (st.st_size < (off_t)sizeof(struct pdformat_pipe_header))
-		return fail(r, err, errlen, 0, "the file has %lld bytes: too short for a perf.data header",
+		return pdread_fail(r, err, errlen, 0, "the file has %lld bytes: too short for a perf.data header",
 			    (long long)st.st_size);
 	r->map_len = (size_t)st.st_size;
 	r->map = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, r->fd, 0);
 	if (r->map == MAP_FAILED) {
 		r->map = NULL;
-		return fail(r, err, errlen, 0, "cannot map: %s", strerror(errno));
+		return pdread_fail(r, err, errlen, 0, "cannot map: %s", strerror(errno));
 	}
 	memset(&fh, 0, sizeof(fh));
 	memcpy(&fh, r->map, r->map_len < sizeof(fh) ? r->map_len : sizeof(fh));
@@ -717,18 +472,18 @@ static int open_file(struct pdread *r, char *err, size_t errlen)
 		return 0;
 	}
 	if (memcmp(r->map, "PERFFILE", 8) == 0)
-		return fail(r, err, errlen, 0, "a perf.data of the first version (PERFFILE): perf 3.x and older, not read");
+		return pdread_fail(r, err, errlen, 0, "a perf.data of the first version (PERFFILE): perf 3.x and older, not read");
 	if (fh.magic == PDF_MAGIC2_SWAPPED)
-		return fail(r, err, errlen, 0, "written on a machine of the other byte order: not read");
+		return pdread_fail(r, err, errlen, 0, "written on a machine of the other byte order: not read");
 	if (fh.magic != PDF_MAGIC2)
-		return fail(r, err, errlen, 0, "no perf.data magic (PERFILE2): not a perf.data file");
+		return pdread_fail(r, err, errlen, 0, "no perf.data magic (PERFILE2): not a perf.data file");
 	if (fh.size < sizeof(fh) || r->map_len < sizeof(fh))
-		return fail(r, err, errlen, 8, "a header of %" PRIu64 " bytes in a file of %zu: cut short or corrupt",
+		return pdread_fail(r, err, errlen, 8, "a header of %" PRIu64 " bytes in a file of %zu: cut short or corrupt",
 			    fh.size, r->map_len);
 	if (read_attrs(r, &fh, err, errlen) != 0)
 		return -1;
 	if (!section_ok(r, &fh.data))
-		return fail(r, err, errlen, offsetof(struct pdformat_header, data),
+		return pdread_fail(r, err, errlen, offsetof(struct pdformat_header, data),
 			    "the data section (%" PRIu64 " bytes at %" PRIu64 ") runs past the file's end (%zu bytes): "
 			    "the file is cut short", fh.data.size, fh.data.offset, r->map_len);
 	if (read_features(r, &fh, err, errlen) != 0)
@@ -745,17 +500,17 @@ static int open_pipe(struct pdread *r, char *err, size_t errlen)
 	struct pdformat_pipe_header ph;
 	int rc;
 
-	if ((rc = pipe_fill(r, sizeof(ph), err, errlen)) < 0)
+	if ((rc = pdread_pipe_fill(r, sizeof(ph), err, errlen)) < 0)
 		return -1;
 	if (rc == 0)
-		return fail(r, err, errlen, 0, "the stream ends before a perf.data header");
+		return pdread_fail(r, err, errlen, 0, "the stream ends before a perf.data header");
 	memcpy(&ph, r->pbuf, sizeof(ph));
 	if (ph.magic == PDF_MAGIC2_SWAPPED)
-		return fail(r, err, errlen, 0, "written on a machine of the other byte order: not read");
+		return pdread_fail(r, err, errlen, 0, "written on a machine of the other byte order: not read");
 	if (ph.magic != PDF_MAGIC2)
-		return fail(r, err, errlen, 0, "no perf.data magic (PERFILE2): not perf's pipe format");
+		return pdread_fail(r, err, errlen, 0, "no perf.data magic (PERFILE2): not perf's pipe format");
 	if (ph.size != sizeof(ph))
-		return fail(r, err, errlen, 8, "a file's header (%" PRIu64 " bytes) where a pipe's was expected: "
+		return pdread_fail(r, err, errlen, 8, "a file's header (%" PRIu64 " bytes) where a pipe's was expected: "
 			    "give the file by name", ph.size);
 	r->ppos = sizeof(ph);
 	for (;;) {
@@ -764,7 +519,7 @@ static int open_pipe(struct pdread *r, char *err, size_t errlen)
 		uint64_t off;
 		bool round = false;
 
-		if ((rc = pipe_fill(r, sizeof(h), err, errlen)) < 0)
+		if ((rc = pdread_pipe_fill(r, sizeof(h), err, errlen)) < 0)
 			return -1;
 		if (rc == 0)
 			break;
@@ -773,12 +528,12 @@ static int open_pipe(struct pdread *r, char *err, size_t errlen)
 		if (h.type < PDF_RECORD_USER_TYPE_START || h.type == PDF_RECORD_FINISHED_ROUND ||
 		    h.type == PDF_RECORD_COMPRESSED || h.type == PDF_RECORD_COMPRESSED + 2)
 			break;
-		if ((rc = raw_next(r, &hp, &off, err, errlen)) <= 0)
-			return rc < 0 ? -1 : fail(r, err, errlen, r->pbase + r->ppos, "the stream ends in its header");
+		if ((rc = pdread_raw_next(r, &hp, &off, err, errlen)) <= 0)
+			return rc < 0 ? -1 : pdread_fail(r, err, errlen, r->pbase + r->ppos, "the stream ends in its header");
 		if (record_in(r, hp, true, off, &round, err, errlen) != 0)
 			return -1;
 	}
-	return check_attrs(r, err, errlen);
+	return pdread_check_attrs(r, err, errlen);
 }
 
 int pdread_open(struct pdread **out, const char *path, char *err, size_t errlen)

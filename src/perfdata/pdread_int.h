@@ -128,4 +128,70 @@ void pdzstd_free(struct pdzstd *z);
 int pdzstd_run(struct pdzstd *z, const void *src, size_t srclen, unsigned char **buf, size_t *len,
 	       size_t *cap, char *err, size_t errlen);
 
+/* --- pdread: the reader's state, shared by its files ------------------------ */
+
+struct pdread_attr {
+	struct perf_event_attr attr;
+	struct pdsample_layout lay;
+	int ev;                 /* sampling index, or -1 */
+	uint64_t first_id;
+};
+
+/* Memory for records that do not stay where they were read (a pipe's,
+ * decompressed ones) until they are handed on: blocks, freed a round later
+ * (pdorder: after a round is handed on only its own records wait). */
+struct blk {
+	struct blk *next;
+	size_t used, cap;
+	unsigned char data[];
+};
+
+struct pdread {
+	char name[256];                 /* for messages */
+	int fd;
+	bool pipe, own_fd;
+	const unsigned char *map;       /* the whole file */
+	size_t map_len;
+	uint64_t pos, data_end;         /* a file's data section, read up to pos */
+	uint64_t round_pos[2], dropped; /* where the last two rounds began; pages unmapped below */
+	/* A pipe: bytes [ppos, plen) of pbuf are read, not yet taken; pbase
+	 * is the stream offset of pbuf[0]. */
+	unsigned char *pbuf;
+	size_t plen, pcap, ppos;
+	uint64_t pbase;
+	bool eof;
+	struct pdread_attr *attrs;
+	size_t nattrs;
+	struct pdread_event events[PDREAD_MAX_EVENTS];
+	size_t nevents;
+	struct htab ids;                /* event id -> attr index + 1 */
+	struct pdfeat feat;
+	struct pdorder ord;
+	struct blk *cur, *old;          /* this round's copies, the round before's */
+	struct pdzstd *z;
+	bool have_zstd, zstd_tried;
+	unsigned char *dbuf;            /* decompressed, not yet taken: [dpos, dlen) */
+	size_t dlen, dcap, dpos;
+	uint64_t doff;                  /* the COMPRESSED record's offset, for messages */
+	unsigned char *scratch;
+	uint64_t last_time;
+	uint64_t nrecords, nsamples;
+	bool done, callchains;
+};
+
+/* pdread_stream.c: "NAME: at offset OFF: what" into err; returns -1. */
+int pdread_fail(struct pdread *r, char *err, size_t errlen, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* A pipe's next n bytes at ppos, reading as needed: 1, 0 at the end, -1. */
+int pdread_pipe_fill(struct pdread *r, size_t n, char *err, size_t errlen);
+/* The next record of the stream and its offset: 1, 0 at the end, -1. */
+int pdread_raw_next(struct pdread *r, const struct perf_event_header **out, uint64_t *off, char *err, size_t errlen);
+
+/* pdread_attrs.c: an attr (bytes long, as recorded) and its ids; the id's
+ * place checked alike in all; names from EVENT_DESC. */
+int pdread_add_attr(struct pdread *r, const void *attr, size_t bytes, const uint64_t *ids, size_t nids,
+		    uint64_t off, char *err, size_t errlen);
+int pdread_check_attrs(struct pdread *r, char *err, size_t errlen);
+void pdread_name_events(struct pdread *r);
+
 #endif

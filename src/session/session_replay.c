@@ -141,9 +141,19 @@ static void apply(struct session *s, struct session_replay *r)
 	session_record(s, ev, rec);
 }
 
+/* The session's interval (session_interval's, read here: session.c calls
+ * this file, not the other way). */
+static double interval_s(const struct session *s)
+{
+	double d;
+
+	__atomic_load(&s->interval, &d, __ATOMIC_RELAXED);
+	return d > 0 ? d : s->opts->interval;
+}
+
 static uint64_t interval_ns(const struct session *s)
 {
-	double d = session_interval(s);
+	double d = interval_s(s);
 
 	return d > 0 ? (uint64_t)(d * 1e9) : 1000000000ull;
 }
@@ -241,7 +251,7 @@ static int play_interval(struct session *s, struct session_replay *r, const stru
 
 static int arm(struct session *s, struct session_replay *r)
 {
-	double period = r->paused || r->ended || r->fast ? 0 : session_interval(s) / r->speed;
+	double period = r->paused || r->ended || r->fast ? 0 : interval_s(s) / r->speed;
 	struct itimerspec its = { 0 };
 
 	if (period == r->armed)
