@@ -267,6 +267,34 @@ def test_zstd():
        % (total, theirs, err.strip()[:200]))
 
 
+def test_own():
+    """perftop's own recording (--record, the writer of issue 48) replayed:
+    the same samples and the same shares as the run's own dump."""
+    h = subprocess.run([PERFTOP, "--help"], capture_output=True, text=True)
+    if "--record" not in h.stdout:
+        skip("a perftop recording replayed", "this build has no --record (issue 48's writer, another branch)")
+        return
+    data = os.path.join(TMP, "own.data")
+    # System-wide, as the writer synthesizes a task's maps at its first sample.
+    wl = subprocess.Popen([WORKLOAD, "split", "3,2,1", "4"], stdout=subprocess.DEVNULL)
+    time.sleep(0.3)
+    top = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-e", "cpu-clock", "-F", "999", "-d", "1", "-n", "2",
+                            "-E", "500", "--record", data], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = top.communicate(timeout=120)
+    wl.wait()
+    live = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    lrows, ltotal = perftop_rows(live, "samples")
+    rc, recs, rerr = perftop_json(data)
+    rows, total = perftop_rows(recs, "samples")
+    ok(top.returncode == 0 and rc == 0 and total == ltotal and total > 100,
+       "own: perftop -i reads perftop --record's file: the run's %d samples, %d replayed (%s %s)"
+       % (ltotal, total, err.strip()[-200:], rerr.strip()[:200]))
+    big = {k: 100.0 * v / max(ltotal, 1) for k, v in lrows.items() if 100.0 * v / max(ltotal, 1) >= MIN_SHARE}
+    far = [(k, round(v, 2), round(100.0 * rows.get(k, 0) / max(total, 1), 2)) for k, v in big.items()
+           if abs(v - 100.0 * rows.get(k, 0) / max(total, 1)) > SHARE_POINTS]
+    ok(big and not far, "own: the run's top symbols and the replay's within %g point (%r)" % (SHARE_POINTS, far))
+
+
 def test_cut(data):
     size = os.path.getsize(data)
     rnd = random.Random(48)
@@ -332,6 +360,7 @@ else:
     test_callgraph()
     test_exec()
     test_zstd()
+    test_own()
     if flat:
         test_cut(flat[0])
         test_nobody(*flat)
