@@ -510,9 +510,9 @@ static const struct key_binding main_keys[] = {
 	{ 'N', act_prev, { NULL, NULL } },
 	{ 'z', act_decay, { "z", "zero each interval / decay history" } },
 	{ 'c', act_cumulative, { "c", "cumulative since start / interval" } },
-	{ ' ', act_pause, { "Space Z", "pause the display (sampling goes on)" } },
+	{ ' ', act_pause, { "Space Z . ] [", "pause; -i: the replay, . a step, ] [ pace" } },
 	{ 'Z', act_pause, { NULL, NULL } },
-	{ '.', act_replay_step, { ". ] [", "replay (-i): one interval; faster, slower (Z pauses)" } },
+	{ '.', act_replay_step, { NULL, NULL } }, /* with Space Z: the help has no line to spare */
 	{ ']', act_replay_speed, { NULL, NULL } },
 	{ '[', act_replay_speed, { NULL, NULL } },
 	{ 'd', act_interval, { "d", "set the refresh interval" } },
