@@ -51,7 +51,7 @@ static int bad(char *err, size_t errlen, const char *what)
 	return -1;
 }
 
-static int build_ids(struct pdfeat *f, struct fcur *c, char *err, size_t errlen)
+static int build_ids(struct pdfeat_read *f, struct fcur *c, char *err, size_t errlen)
 {
 	while (c->p < c->end) {
 		struct pdformat_build_id b;
@@ -85,7 +85,7 @@ static int build_ids(struct pdfeat *f, struct fcur *c, char *err, size_t errlen)
 			return bad(err, errlen, "out of memory");
 		e = &f->bids[f->nbids++];
 		memset(e, 0, sizeof(*e));
-		f->bid_off[f->nbids - 1] = off; /* the pool may move: pdfeat_finish sets path */
+		f->bid_off[f->nbids - 1] = off; /* the pool may move: pdfeat_read_finish sets path */
 		memcpy(e->id, b.build_id, PDF_BUILD_ID_MAX);
 		e->len = b.header.misc & PDF_MISC_BUILD_ID_SIZE ? b.size : PDF_BUILD_ID_MAX;
 		if (e->len > PDF_BUILD_ID_MAX)
@@ -101,7 +101,7 @@ static int build_ids(struct pdfeat *f, struct fcur *c, char *err, size_t errlen)
 	return 0;
 }
 
-static int event_desc(struct pdfeat *f, struct fcur *c, char *err, size_t errlen)
+static int event_desc(struct pdfeat_read *f, struct fcur *c, char *err, size_t errlen)
 {
 	uint32_t nr, attr_size;
 
@@ -114,7 +114,7 @@ static int event_desc(struct pdfeat *f, struct fcur *c, char *err, size_t errlen
 	if ((f->descs = calloc(nr ? nr : 1, sizeof(*f->descs))) == NULL)
 		return bad(err, errlen, "out of memory");
 	for (uint32_t i = 0; i < nr; i++) {
-		struct pdfeat_desc *d = &f->descs[i];
+		struct pdfeat_read_desc *d = &f->descs[i];
 		uint32_t nids;
 
 		if ((size_t)(c->end - c->p) < attr_size)
@@ -131,7 +131,7 @@ static int event_desc(struct pdfeat *f, struct fcur *c, char *err, size_t errlen
 	return 0;
 }
 
-static int cmdline(struct pdfeat *f, struct fcur *c, char *err, size_t errlen)
+static int cmdline(struct pdfeat_read *f, struct fcur *c, char *err, size_t errlen)
 {
 	uint32_t nr;
 	size_t used = 0;
@@ -151,7 +151,7 @@ static int cmdline(struct pdfeat *f, struct fcur *c, char *err, size_t errlen)
 	return 0;
 }
 
-int pdfeat_parse(struct pdfeat *f, unsigned bit, const unsigned char *p, size_t len, char *err, size_t errlen)
+int pdfeat_read_parse(struct pdfeat_read *f, unsigned bit, const unsigned char *p, size_t len, char *err, size_t errlen)
 {
 	struct fcur c = { p, p + len };
 	struct pdread_info *in = &f->info;
@@ -213,13 +213,13 @@ int pdfeat_parse(struct pdfeat *f, unsigned bit, const unsigned char *p, size_t 
 	return take_str(&c, str, slen) ? 0 : bad(err, errlen, "a string is cut short");
 }
 
-void pdfeat_finish(struct pdfeat *f)
+void pdfeat_read_finish(struct pdfeat_read *f)
 {
 	for (size_t i = 0; i < f->nbids; i++)
 		f->bids[i].path = f->pool + f->bid_off[i];
 }
 
-void pdfeat_free(struct pdfeat *f)
+void pdfeat_read_free(struct pdfeat_read *f)
 {
 	free(f->bids);
 	free(f->bid_off);

@@ -152,10 +152,10 @@ static int header_feature(struct pdread *r, const struct perf_event_header *h, u
 	memcpy(&bit, h + 1, 8);
 	if (bit >= PDF_FEAT_BITS)
 		return pdread_fail(r, err, errlen, off, "a feature record names feature %" PRIu64, bit);
-	if (pdfeat_parse(&r->feat, (unsigned)bit, (const unsigned char *)(h + 1) + 8, h->size - sizeof(*h) - 8,
+	if (pdfeat_read_parse(&r->feat, (unsigned)bit, (const unsigned char *)(h + 1) + 8, h->size - sizeof(*h) - 8,
 			 why, sizeof(why)) != 0)
 		return pdread_fail(r, err, errlen, off, "feature %" PRIu64 ": %s", bit, why);
-	pdfeat_finish(&r->feat);
+	pdfeat_read_finish(&r->feat);
 	if (bit == PDF_FEAT_EVENT_DESC)
 		pdread_name_events(r);
 	return 0;
@@ -183,9 +183,9 @@ static int header_build_id(struct pdread *r, const struct perf_event_header *h, 
 {
 	char why[160];
 
-	if (pdfeat_parse(&r->feat, PDF_FEAT_BUILD_ID, (const unsigned char *)h, h->size, why, sizeof(why)) != 0)
+	if (pdfeat_read_parse(&r->feat, PDF_FEAT_BUILD_ID, (const unsigned char *)h, h->size, why, sizeof(why)) != 0)
 		return pdread_fail(r, err, errlen, off, "%s", why);
-	pdfeat_finish(&r->feat);
+	pdfeat_read_finish(&r->feat);
 	return 0;
 }
 
@@ -432,11 +432,11 @@ static int read_features(struct pdread *r, const struct pdformat_header *fh, cha
 		if (!section_ok(r, &sec))
 			return pdread_fail(r, err, errlen, at, "feature %u (%" PRIu64 " bytes at %" PRIu64 ") lies past the "
 				    "file's end (%zu bytes: cut short?)", bit, sec.size, sec.offset, r->map_len);
-		if (pdfeat_parse(&r->feat, bit, r->map + sec.offset, (size_t)sec.size, why, sizeof(why)) != 0)
+		if (pdfeat_read_parse(&r->feat, bit, r->map + sec.offset, (size_t)sec.size, why, sizeof(why)) != 0)
 			return pdread_fail(r, err, errlen, sec.offset, "feature %u: %s", bit, why);
 		at += sizeof(sec);
 	}
-	pdfeat_finish(&r->feat);
+	pdfeat_read_finish(&r->feat);
 	pdread_name_events(r);
 	return 0;
 }
@@ -576,7 +576,7 @@ void pdread_close(struct pdread *r)
 	free(r->pbuf);
 	free(r->attrs);
 	htab_free(&r->ids);
-	pdfeat_free(&r->feat);
+	pdfeat_read_free(&r->feat);
 	pdorder_free(&r->ord);
 	blk_free_all(r->cur);
 	blk_free_all(r->old);

@@ -103,7 +103,7 @@ int pdread_check_attrs(struct pdread *r, char *err, size_t errlen)
 void pdread_name_events(struct pdread *r)
 {
 	for (size_t i = 0; i < r->nattrs && i < r->feat.ndescs; i++) {
-		const struct pdfeat_desc *d = &r->feat.descs[i];
+		const struct pdfeat_read_desc *d = &r->feat.descs[i];
 		const struct pdread_attr *a = &r->attrs[i];
 
 		if (a->ev < 0 || d->name[0] == '\0' || (d->first_id && a->first_id && d->first_id != a->first_id))

@@ -46,29 +46,29 @@ enum record_status pdsample_decode(const struct pdsample_layout *l, const struct
 
 /* --- pdfeat_read: the feature sections -------------------------------------- */
 
-struct pdfeat_desc {          /* one EVENT_DESC entry */
+struct pdfeat_read_desc {          /* one EVENT_DESC entry */
 	char name[PDREAD_NAME_MAX];
 	uint64_t first_id;        /* 0: none */
 };
 
-struct pdfeat {
+struct pdfeat_read {
 	struct pdread_info info;
 	struct pdread_buildid *bids;
 	uint32_t *bid_off;        /* each one's path in the pool */
 	size_t nbids, bids_cap;
 	char *pool;               /* the build-ids' paths */
 	size_t pool_used, pool_cap;
-	struct pdfeat_desc *descs;
+	struct pdfeat_read_desc *descs;
 	size_t ndescs;
 };
 
 /* Feature bit's body of len bytes; 0 or -1 with err (what was wrong, the
  * caller adds where). Unknown features are skipped. */
-int pdfeat_parse(struct pdfeat *f, unsigned bit, const unsigned char *p, size_t len, char *err, size_t errlen);
-void pdfeat_free(struct pdfeat *f);
+int pdfeat_read_parse(struct pdfeat_read *f, unsigned bit, const unsigned char *p, size_t len, char *err, size_t errlen);
+void pdfeat_read_free(struct pdfeat_read *f);
 /* The build-id entries' paths set from their offsets in the pool (which
  * moves as it grows): after each parse that may have added some. */
-void pdfeat_finish(struct pdfeat *f);
+void pdfeat_read_finish(struct pdfeat_read *f);
 
 /* --- pdorder: records queued per round, handed on in time order ---------- */
 
@@ -165,7 +165,7 @@ struct pdread {
 	struct pdread_event events[PDREAD_MAX_EVENTS];
 	size_t nevents;
 	struct htab ids;                /* event id -> attr index + 1 */
-	struct pdfeat feat;
+	struct pdfeat_read feat;
 	struct pdorder ord;
 	struct blk *cur, *old;          /* this round's copies, the round before's */
 	struct pdzstd *z;
