@@ -43,6 +43,7 @@ struct options {
 	long iterations;         /* 0: until a signal (and q in the live view) */
 	size_t rows;
 	const char *output;
+	const char *input;       /* -i FILE: replay a perf.data file ("-": stdin) */
 	enum dump_format format;
 	bool list_events;
 	bool no_color;

@@ -24,8 +24,11 @@
 #define SESSION_NOTICES 4
 #define SESSION_STACK_MAX 512   /* frames per sample at most (--max-stack is u16) */
 
+struct session_replay;
+
 struct session {
 	const struct options *opts;
+	struct session_replay *replay; /* -i: the file played (no engine), else NULL */
 	struct engine *eng;
 	struct symbols *syms;
 	struct agg *agg;
@@ -168,5 +171,38 @@ struct session_target {
  * had to be closed to make room (EPERM, EMFILE, ENOMEM from locked ring
  * memory or fds): then s->eng is NULL and the caller must open a target again. */
 int session_reopen(struct session *s, const struct session_target *t, char *err, size_t errlen);
+
+/* --- -i: a perf.data file played (session_replay.c) ---------------------- */
+
+/* Opens a session that plays o->input: the file's events, tasks and
+ * symbols, no perf_event_open. Call graphs when its samples carry them
+ * (o->cg and o->children are set then). 0, or -errno with err. */
+int session_replay_open(struct session *s, struct options *o, char *err, size_t errlen);
+bool session_replaying(const struct session *s);
+/* The reading's failure (a cut or corrupt file: offset and what), or NULL. */
+const char *session_replay_error(const struct session *s);
+/* The live view's keys: pause, one interval now, faster (dir 1) or slower
+ * (-1) by two (0: as it is); returns the speed. */
+void session_replay_pause(struct session *s, bool paused);
+void session_replay_step(struct session *s);
+double session_replay_speed(struct session *s, int dir);
+struct session_replay_state {
+	double at, length;   /* seconds into the recording, its length (0: unknown) */
+	double speed;
+	bool paused, ended;
+};
+void session_replay_state(const struct session *s, struct session_replay_state *st);
+
+/* session.c's calls when s->replay is set. */
+void session_replay_close(struct session *s);
+int session_replay_run(struct session *s, struct engine_handlers *front);
+void session_replay_stop(struct session *s);
+int session_replay_watch_fd(struct session *s, int fd, void (*cb)(void *arg), void *arg);
+int session_replay_tick_in(struct session *s, double secs);
+double session_replay_lap(const struct session *s);
+void session_replay_event(const struct session *s, size_t ev, struct session_event *out);
+int session_replay_enable_event(struct session *s, size_t ev, bool on);
+int session_replay_set_exclude(struct session *s, size_t ev, unsigned excl, char *err, size_t errlen);
+int session_replay_reopen(struct session *s, const struct session_target *t, char *err, size_t errlen);
 
 #endif

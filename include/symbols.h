@@ -222,6 +222,22 @@ bool symbols_demangle(const struct symbols *s);
 #define SYMBOLS_TABLE_IDLE 32
 void symbols_set_table_limit(struct symbols *s, size_t bytes);
 
+/* A replay (-i): the recording's pids are not this machine's, so /proc is
+ * never read (tasks and maps come from its records alone, no JIT maps),
+ * and a file mapped with a build-id is used only when it is that file:
+ * its path's, else from perf's build-id cache buildid_cache ("$HOME/.debug";
+ * NULL: none), else its debug file; else its samples are [unknown] in it.
+ * Before the first record. */
+void symbols_set_replay(struct symbols *s, const char *buildid_cache);
+/* Files with a build-id none of which matched, and the first one's path. */
+size_t symbols_replay_unmatched(const struct symbols *s, const char **first);
+/* The kernel's symbols perf record saved in its build-id cache for a
+ * kernel of that build-id (its path into out): 0, or -ENOENT. */
+int symbols_replay_kallsyms(const char *buildid_cache, const uint8_t *bid, size_t len, char *out, size_t outlen);
+/* The running kernel's build-id (notes_path NULL: /sys/kernel/notes): its
+ * length, 0 when none, or -errno. */
+int symbols_kernel_build_id(const char *notes_path, uint8_t out[20]);
+
 /* Where JITs write perf-PID.map ("/tmp"); tests point it elsewhere. */
 int symbols_set_jit_dir(struct symbols *s, const char *dir);
 

@@ -145,7 +145,10 @@ static int run_batch(struct session *s, const struct options *o, struct exporter
 		return 1;
 	}
 	rc = session_run(s, &h);
-	if (rc) {
+	if (rc && session_replay_error(s)) {
+		fprintf(stderr, "perftop: %s\n", session_replay_error(s)); /* -i: where the file is bad */
+		b.rc = 1;
+	} else if (rc) {
 		fprintf(stderr, "perftop: event loop failed: %s\n", strerror(-rc));
 		b.rc = 1;
 	}
@@ -259,7 +262,8 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return rc;
 	}
-	if (session_open(&s, &o, err, sizeof(err))) {
+	/* -i: the file's session, no perf_event_open. */
+	if (o.input ? session_replay_open(&s, &o, err, sizeof(err)) : session_open(&s, &o, err, sizeof(err))) {
 		fprintf(stderr, "perftop: %s\n", err);
 		session_close(&s);
 		close_output(out, &o, 1);

@@ -387,7 +387,41 @@ static unsigned act_cumulative(struct ui *u, int key)
 
 static unsigned act_pause(struct ui *u, int key)
 {
+	struct session_replay_state st;
+
+	if (session_replaying(u->s) && key == 'Z') {
+		/* -i: the replay itself stops, not just the display. */
+		session_replay_state(u->s, &st);
+		session_replay_pause(u->s, !st.paused);
+		ui_message(u, false, st.paused ? "replay resumed" : "replay paused: Z resumes, . plays one interval");
+		return UI_DRAW;
+	}
 	u->paused = !u->paused;
+	return UI_DRAW;
+}
+
+/* -i: one recorded interval now (paused or not). */
+static unsigned act_replay_step(struct ui *u, int key)
+{
+	if (!session_replaying(u->s)) {
+		ui_message(u, false, ". steps a replay (-i FILE)");
+		return UI_DRAW;
+	}
+	session_replay_step(u->s);
+	return 0;
+}
+
+/* -i: ] twice as fast, [ half as fast. */
+static unsigned act_replay_speed(struct ui *u, int key)
+{
+	double x;
+
+	if (!session_replaying(u->s)) {
+		ui_message(u, false, "%c speeds a replay up or down (-i FILE)", key);
+		return UI_DRAW;
+	}
+	x = session_replay_speed(u->s, key == ']' ? 1 : -1);
+	ui_message(u, false, "replay at %gx the recorded pace", x);
 	return UI_DRAW;
 }
 
@@ -407,6 +441,11 @@ static unsigned act_adjust(struct ui *u, int key)
 static unsigned act_freq(struct ui *u, int key)
 {
 	char now[32];
+
+	if (session_replaying(u->s)) {
+		ui_message(u, false, "a replay plays the recorded rate");
+		return UI_DRAW;
+	}
 
 	snprintf(now, sizeof(now), "%llu", (unsigned long long)u->freq);
 	return start_prompt(u, PROMPT_FREQ, now);
@@ -471,7 +510,10 @@ static const struct key_binding main_keys[] = {
 	{ 'N', act_prev, { NULL, NULL } },
 	{ 'z', act_decay, { "z", "zero each interval / decay history" } },
 	{ 'c', act_cumulative, { "c", "cumulative since start / interval" } },
-	{ 'Z', act_pause, { "Z", "pause the display (sampling goes on)" } },
+	{ 'Z', act_pause, { "Z . ] [", "pause; -i: the replay, . a step, ] [ pace" } },
+	{ '.', act_replay_step, { NULL, NULL } }, /* with Z: the help has no line to spare */
+	{ ']', act_replay_speed, { NULL, NULL } },
+	{ '[', act_replay_speed, { NULL, NULL } },
 	{ 'd', act_interval, { "d", "set the refresh interval" } },
 	{ '+', act_adjust, { "+ -", "longer / shorter refresh interval" } },
 	{ '-', act_adjust, { NULL, NULL } },

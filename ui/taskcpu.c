@@ -54,7 +54,7 @@ void taskcpu_update(struct ui *u, const struct agg_task *t)
 	struct procstat_task pt;
 	double now;
 
-	if (u->fixed_time || id <= 0)
+	if (u->fixed_time || id <= 0 || session_replaying(u->s)) /* -i: the pids are not this machine's */
 		return;
 	c = slot(u, id, t->tid != 0);
 	now = clock_mono_s();

@@ -43,7 +43,7 @@ static void note(const struct agg_task *t, size_t n)
 
 void taskuid_note(const struct ui *u)
 {
-	if (u->fixed_time || noted_seq == u->frame_seq)
+	if (u->fixed_time || noted_seq == u->frame_seq || session_replaying(u->s))
 		return;
 	noted_seq = u->frame_seq;
 	note(u->fr.tasks, u->fr.ntasks);
@@ -55,7 +55,7 @@ bool taskuid_match(const struct ui *u, const struct agg_task *t)
 	size_t k = (size_t)t->pid % TASKUID_SLOTS;
 	uid_t uid;
 
-	if (t->pid <= 0)
+	if (t->pid <= 0 || session_replaying(u->s)) /* -i: a recording's pids have no user here */
 		return false;
 	if (!t->exited && proc_uid(t->pid, &uid) == 0)
 		return uid == u->user_uid;

@@ -507,6 +507,7 @@ int tui_run(struct session *s, const struct options *o, const struct tui_hook *x
 		.arg = NULL, .tick = on_tick, .signal = on_signal, .pid_exit = on_pid_exit,
 	};
 	struct engine *watched = NULL;
+	bool first = true; /* a replay (-i) has no engine: watched once */
 	char fatal[1024] = "";
 	struct ui u;
 	int rc;
@@ -525,7 +526,7 @@ int tui_run(struct session *s, const struct options *o, const struct tui_hook *x
 	prefs_load_sort(&u); /* the sorts name events: the frame has them */
 	screen_draw(&u, UI_DRAW);
 	while (!u.quit) {
-		if (s->eng != watched) {
+		if (first || s->eng != watched) {
 			rc = session_watch_fd(s, STDIN_FILENO, on_stdin, &u);
 			if (rc == 0)
 				rc = session_watch_fd(s, jc_pipe[0], on_jobctl_pipe, &u);
@@ -536,6 +537,7 @@ int tui_run(struct session *s, const struct options *o, const struct tui_hook *x
 				break;
 			}
 			watched = s->eng;
+			first = false;
 		}
 		rc = session_run(s, &h);
 		if (rc) {

@@ -226,6 +226,8 @@ static int finish_events(struct options *o, const struct options_state *st)
 		return bad("%s", "--max-size bounds --record FILE: give --record too");
 	if (o->cgroup && o->pids)
 		return bad("%s", "-G cannot be combined with -p or -t");
+	if (o->input && (st->events || o->pids || o->cgroup || o->cpus || st->counters))
+		return bad("%s", "-i replays the file's events, tasks and CPUs: -e, -p, -t, -G, -C and --counters do not apply");
 	if (st->counters && !o->pids && !o->cgroup)
 		return bad("%s", "--counters needs a focus: -p, -t or -G");
 	/* Parsed for every run: a focus taken later in the live view (Enter)

@@ -360,6 +360,10 @@ const struct options_row options_rows[] = {
 	{ "entries", 'E', "N", "rows per table in the dump (default 20)", set_entries,
 	  "-E wants a row count from 1 to 100000, not '%s'", 0 },
 	{ "output", 'o', "FILE", "write the dump to FILE", set_str, NULL, AT(output) },
+	{ "input", 'i', "FILE", "replay a perf.data file (perf record's or perftop's;\n"
+	  "- reads perf's pipe format on stdin): its events,\n"
+	  "tasks and symbols; -b as fast as it reads, the live\n"
+	  "view at the recorded pace (Z pause, . step, ] [ speed)", set_str, NULL, AT(input) },
 	{ "format", 0, "FMT", "dump format: text, csv, json (JSON Lines); folded\n"
 	  "or svg (call paths of the whole run, implies -g);\n"
 	  "pprof (the whole run as one profile, needs -o FILE)", set_format,

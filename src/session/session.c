@@ -274,6 +274,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 void session_close(struct session *s)
 {
 	session_rec_finish(s, NULL, 0);
+	session_replay_close(s);
 	counters_close(s->cnt);
 	leaffix_free(s->leaf);
 	unwind_free(s->unw);
@@ -338,16 +339,28 @@ int session_run(struct session *s, struct engine_handlers *front)
 		.pid_exit = on_pid_exit, .raw = s->rec ? session_rec_raw : NULL,
 	};
 
+	if (s->replay)
+		return session_replay_run(s, front);
 	return engine_run(s->eng, &h);
 }
 
-void session_stop(struct session *s) { engine_stop(s->eng); }
+void session_stop(struct session *s) { s->replay ? session_replay_stop(s) : engine_stop(s->eng); }
 /* A recording is completed with what the rings hold: a flush, not a quit. */
-void session_quit(struct session *s) { s->rec ? engine_flush(s->eng) : engine_quit(s->eng); }
-void session_flush(struct session *s) { engine_flush(s->eng); }
+void session_quit(struct session *s)
+{
+	if (s->replay)
+		session_replay_stop(s);
+	else if (s->rec)
+		engine_flush(s->eng);
+	else
+		engine_quit(s->eng);
+}
+void session_flush(struct session *s) { if (!s->replay) engine_flush(s->eng); }
 
 int session_watch_fd(struct session *s, int fd, void (*cb)(void *arg), void *arg)
 {
+	if (s->replay)
+		return session_replay_watch_fd(s, fd, cb, arg);
 	return engine_watch_fd(s->eng, fd, cb, arg);
 }
 
@@ -372,6 +385,8 @@ int session_set_interval(struct session *s, double seconds)
 
 int session_tick_in(struct session *s, double secs)
 {
+	if (s->replay)
+		return session_replay_tick_in(s, secs);
 	return engine_tick_in(s->eng, secs);
 }
 
@@ -380,6 +395,8 @@ static double lap(struct session *s)
 	struct timespec now;
 	double d;
 
+	if (s->replay)
+		return session_replay_lap(s); /* the recording's time */
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	d = (double)(now.tv_sec - s->last_tick.tv_sec) + (double)(now.tv_nsec - s->last_tick.tv_nsec) / 1e9;
 	s->last_tick = now;
@@ -417,6 +434,8 @@ static void threads_from_proc(struct session *s)
 	size_t n = agg_tasks_in_scope(s->agg, AGG_INTERVAL, &rows);
 	struct procstat_task pt;
 
+	if (s->replay)
+		return; /* its pids are not this machine's */
 	for (size_t i = 0; i < n; i++)
 		if (rows[i]->pid > 0 && !rows[i]->exited && procstat_task(rows[i]->pid, 0, &pt) == 0)
 			agg_task_threads(s->agg, rows[i]->pid, pt.threads);
@@ -454,6 +473,10 @@ void session_event(const struct session *s, size_t ev, struct session_event *out
 {
 	const struct evspec *e = s->eng ? engine_event(s->eng, ev) : NULL;
 
+	if (s->replay) {
+		session_replay_event(s, ev, out);
+		return;
+	}
 	/* No engine (a render test's session): every event on, nothing excluded. */
 	out->name = e ? e->name : "";
 	out->enabled = e == NULL || engine_event_enabled(s->eng, ev);
@@ -462,11 +485,15 @@ void session_event(const struct session *s, size_t ev, struct session_event *out
 
 int session_enable_event(struct session *s, size_t ev, bool on)
 {
+	if (s->replay)
+		return session_replay_enable_event(s, ev, on);
 	return engine_enable_event(s->eng, ev, on);
 }
 
 int session_set_exclude(struct session *s, size_t ev, unsigned excl, char *err, size_t errlen)
 {
+	if (s->replay)
+		return session_replay_set_exclude(s, ev, excl, err, errlen);
 	return engine_set_exclude(s->eng, ev, excl, err, errlen);
 }
 
@@ -587,7 +614,7 @@ static bool needs_room(int rc)
 
 int session_reopen(struct session *s, const struct session_target *t, char *err, size_t errlen)
 {
-	size_t nev = engine_nevents(s->eng), i;
+	size_t nev = s->replay ? 1 : engine_nevents(s->eng), i;
 	struct evspec *evs = calloc(nev, sizeof(*evs));
 	bool enabled[AGG_MAX_EVENTS];
 	struct engine_opts eo;
@@ -595,6 +622,10 @@ int session_reopen(struct session *s, const struct session_target *t, char *err,
 	struct sig_guard g;
 	int rc;
 
+	if (s->replay) {
+		free(evs);
+		return session_replay_reopen(s, t, err, errlen);
+	}
 	if (evs == NULL || nev > AGG_MAX_EVENTS) {
 		free(evs);
 		snprintf(err, errlen, "out of memory");

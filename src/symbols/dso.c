@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bidfind.h"
 #include "buildid.h"
 #include "cachedir.h"
 #include "debuginfo.h"
@@ -290,7 +291,7 @@ static int open_as(const struct dso_set *ds, pid_t pid, const char *path, uint64
 	int fds[2] = { -1, -1 }, fd = -1, n = 0;
 	struct stat st;
 
-	if (pid > 0 && (size_t)snprintf(rooted, sizeof(rooted), "%s/%d/root%s", ds->proc_root, (int)pid,
+	if (pid > 0 && !ds->replay && (size_t)snprintf(rooted, sizeof(rooted), "%s/%d/root%s", ds->proc_root, (int)pid,
 					path) < sizeof(rooted))
 		fds[n++] = open(rooted, O_RDONLY | O_CLOEXEC);
 	fds[n++] = open(path, O_RDONLY | O_CLOEXEC);
@@ -353,7 +354,7 @@ static int open_mapped(const struct dso_set *ds, const struct dso *d, pid_t pid,
 	struct stat st;
 	int fd = -1;
 
-	if (pid <= 0)
+	if (pid <= 0 || ds->replay)
 		return -1;
 	if ((size_t)snprintf(path, sizeof(path), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, ds->proc_root,
 			     (int)pid, start, end) < sizeof(path))
@@ -609,6 +610,21 @@ static void load_fd_checked(struct dso_set *ds, struct dso *d, int fd, const cha
 		symcache_prune(dfd, SYMCACHE_KEEP_FILES);
 }
 
+/* A replay's file not at its path (by build-id): bidfind's; else counted. */
+static void dso_replay_load(struct dso_set *ds, struct dso *d, const char *label)
+{
+	char paths[BIDFIND_MAX][PATH_MAX];
+	size_t n = d->tab ? 0 : bidfind_paths(ds->buildid_cache, ds->debug_root, d->path, d->ident.build_id,
+					      d->ident.build_id_len, paths);
+	int fd;
+
+	for (size_t i = 1; i < n && d->tab == NULL; i++)
+		if ((fd = open(paths[i], O_RDONLY | O_CLOEXEC)) >= 0)
+			load_fd_checked(ds, d, fd, label);
+	if (d->tab == NULL && ds->nunmatched++ == 0)
+		strlcpy(ds->unmatched, d->path, sizeof(ds->unmatched));
+}
+
 void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint64_t end)
 {
 	char buf[PATH_MAX];
@@ -630,6 +646,8 @@ void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint
 		    (fd = open_mapped(ds, d, pid, start, end, true)) >= 0)
 			load_fd_checked(ds, d, fd, label);
 	}
+	if (ds->replay && d->kind == DSO_FILE && d->ident.build_id_len)
+		dso_replay_load(ds, d, label);
 	if (d->tab) {
 		ds->ntables++;
 		ds->nsyms += d->tab->nsyms;

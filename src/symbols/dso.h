@@ -65,6 +65,12 @@ struct dso_set {
 	int8_t boot;        /* boot_id read: 1, unreadable: -1, not yet: 0 */
 	char boot_id[40];   /* this boot's: a sealed memfd's cache key (dso.c) */
 	size_t nstored;     /* tables written to it */
+	/* A replay: files by build-id (bidfind.h), never through /proc; how
+	 * many files with a build-id had none that matched, and the first. */
+	bool replay;
+	char buildid_cache[256]; /* perf's (~/.debug); "": none */
+	size_t nunmatched;
+	char unmatched[128];
 };
 
 int dso_set_init(struct dso_set *ds, const char *proc_root, const char *debug_root);

@@ -415,6 +415,8 @@ static int synth_one(struct proctab *pt, pid_t pid, bool replace, struct dso_ide
 	FILE *f;
 	int err;
 
+	if (pt->no_proc)
+		return -ENOENT;
 	if (pt->slow)
 		pt->slow(pt->slow_arg);
 	if (util_pathf(path, sizeof(path), "%s/%d/comm", pt->proc_root, (int)pid) != 0)
@@ -475,6 +477,12 @@ struct proctab_proc *proctab_get(struct proctab *pt, pid_t pid)
 		proctab_fill(pt, p);
 	if (p || pid <= 0)
 		return p;
+	/* A replay's pids are not this machine's: what records said is all. */
+	if (pt->no_proc) {
+		if ((p = proc_live(pt, pid, NULL)) != NULL)
+			p->complete = true;
+		return p;
+	}
 	if (proctab_synthesize(pt, pid) == 0)
 		return proctab_find(pt, pid);
 	p = proc_live(pt, pid, NULL);
@@ -522,7 +530,7 @@ struct proctab_thread *proctab_thread_get(struct proctab *pt, struct proctab_pro
 		/* Known neither by FORK nor COMM: older than we are. */
 		if ((t = thread_live(pt, p, tid, NULL)) == NULL)
 			return NULL;
-		if (util_pathf(path, sizeof(path), "%s/%d/task/%d/comm", pt->proc_root, (int)p->pid, (int)tid) != 0 ||
+		if (pt->no_proc || util_pathf(path, sizeof(path), "%s/%d/task/%d/comm", pt->proc_root, (int)p->pid, (int)tid) != 0 ||
 		    !read_comm(path, t->task.comm, sizeof(t->task.comm)))
 			t->task.comm[0] = '\0';
 	}

@@ -90,6 +90,7 @@ struct proctab {
 	 * resolutions of the old maps miss. Never 0 nor PROCTAB_GEN_KERNEL. */
 	uint32_t gen[PROCTAB_GEN_SIZE];
 	void (*slow)(void *);               /* called before /proc is read (symbols_set_slow_hook) */
+	bool no_proc;                       /* a replay: never read /proc (symbols_set_replay) */
 	void *slow_arg;
 };
 

@@ -6,12 +6,16 @@
 #include "symbols.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "bidfind.h"
+#include "buildid.h"
 #include "cachedir.h"
 #include "dso.h"
 #include "elfsym.h"
@@ -135,6 +139,35 @@ int symbols_load_kernel(struct symbols *s)
 const char *symbols_notice(const struct symbols *s)
 {
 	return s->kern.notice[0] ? s->kern.notice : NULL;
+}
+
+void symbols_set_replay(struct symbols *s, const char *buildid_cache)
+{
+	s->pt.no_proc = true;
+	s->dsos.replay = true;
+	strlcpy(s->dsos.buildid_cache, buildid_cache ? buildid_cache : "", sizeof(s->dsos.buildid_cache));
+}
+
+size_t symbols_replay_unmatched(const struct symbols *s, const char **first)
+{
+	*first = s->dsos.unmatched;
+	return s->dsos.nunmatched;
+}
+
+int symbols_replay_kallsyms(const char *buildid_cache, const uint8_t *bid, size_t len, char *out, size_t outlen)
+{
+	return bidfind_kallsyms(buildid_cache, bid, len, out, outlen);
+}
+
+int symbols_kernel_build_id(const char *notes_path, uint8_t out[20])
+{
+	int fd = open(notes_path ? notes_path : "/sys/kernel/notes", O_RDONLY | O_CLOEXEC), n;
+
+	if (fd < 0)
+		return -errno;
+	n = buildid_read_notes(fd, out);
+	close(fd);
+	return n;
 }
 
 int symbols_synthesize(struct symbols *s, pid_t pid)

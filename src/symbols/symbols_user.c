@@ -79,7 +79,7 @@ static const struct perfmap_sym *jit_find(struct symbols_user *u, struct proctab
 	struct stat st;
 	int rc;
 
-	if (sym || p->jit_checked == u->pt->epoch + 1 || p->task.exited)
+	if (sym || p->jit_checked == u->pt->epoch + 1 || p->task.exited || u->pt->no_proc)
 		return sym;
 	p->jit_checked = u->pt->epoch + 1;
 	if (util_pathf(path, sizeof(path), "%s/%d", u->pt->proc_root, (int)p->pid) != 0 || stat(path, &st) != 0 ||
