@@ -409,6 +409,11 @@ static const struct fkey bar_paths[] = {
 	FK("Right", "Expand", KEY_RIGHT), FK("Left", "Collapse", KEY_LEFT), FK("Enter", "Toggle", '\n'),
 	FK("F1", "Help", KEY_F(1)), FK("Esc", "Back", KEY_ESC_CODE), FK(NULL, NULL, 0),
 };
+static const struct fkey bar_annot[] = {
+	FK("Tab", "Hot", '\t'), FK("Enter", "Follow", '\n'), FK("s", "Source", 's'), FK("S", "Lines", 'S'),
+	FK("o", "Bytes", 'o'), FK("t", "Total", 't'), FK("/", "Search", '/'), FK("F1", "Help", KEY_F(1)),
+	FK("Esc", "Back", KEY_ESC_CODE), FK(NULL, NULL, 0),
+};
 static const struct fkey bar_help[] = {
 	FK("Up/Down", "Scroll", 0), FK("Esc", "Close", KEY_ESC_CODE), FK(NULL, NULL, 0),
 };
@@ -457,6 +462,8 @@ void header_footer_draw(struct ui *u, int y, int w)
 		bar = bar_sort;
 	else if (u->mode == MODE_PATHS)
 		bar = bar_paths;
+	else if (u->mode == MODE_ANNOTATE)
+		bar = bar_annot;
 	paint_fill(y, 0, w, R_FLABEL);
 	u->nbar_hit = 0;
 	size_t n = 0;

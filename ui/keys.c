@@ -418,6 +418,40 @@ static unsigned act_freq(struct ui *u, int key)
 	return start_prompt(u, PROMPT_FREQ, now);
 }
 
+/* a: the selected symbol's annotation; on a call-tree line, that line's
+ * symbol (its row in the frame: it has samples in scope). */
+unsigned keys_annotate(struct ui *u, int key)
+{
+	const struct ui_tree *t = u->mode == MODE_PATHS ? &u->paths : &u->tree;
+	const struct agg_sym *row = NULL;
+
+	if (u->mode == MODE_MAIN && u->view != VIEW_SYMBOLS) {
+		ui_message(u, false, "a annotates a symbol: Tab to the Symbols view and select one");
+		return UI_DRAW;
+	}
+	if (u->mode == MODE_MAIN && u->nrows == 0) {
+		ui_message(u, false, "no symbol to annotate yet");
+		return UI_DRAW;
+	}
+	if (u->mode == MODE_PATHS || u->tree.in) {
+		uint32_t node = t->nvis && t->sel < t->nvis ? t->vis[t->sel] : 0;
+		const struct ui_cgsym *s = node && node < t->nn ? calltree_sym(u, t->n[node].sym) : NULL;
+
+		if (s == NULL || s->comm) {
+			ui_message(u, false, "a annotates a symbol: select a function's line");
+			return UI_DRAW;
+		}
+		row = annview_row_named(u, u->cg.pool + s->name, u->cg.pool + s->dso);
+		if (row == NULL) {
+			ui_message(u, false, "%s: no samples in this view to annotate", u->cg.pool + s->name);
+			return UI_DRAW;
+		}
+	} else {
+		row = u->rows[u->sel[VIEW_SYMBOLS]];
+	}
+	return annview_open(u, row);
+}
+
 static const struct key_binding global_keys[] = {
 	{ 'q', act_quit, { "q F10", "quit" } },
 	{ KEY_F(10), act_quit, { NULL, NULL } },
@@ -478,6 +512,7 @@ static const struct key_binding main_keys[] = {
 	{ '-', act_adjust, { NULL, NULL } },
 	{ 'F', act_freq, { "F", "set the sampling frequency (re-open)" } },
 	{ 'r', tree_flip, { "r F5", "call trees (-g): callers/callees, paths" } },
+	{ 'a', keys_annotate, { "a", "annotate the symbol: hot instructions" } },
 	{ KEY_F(5), tree_keys_paths_open, { NULL, NULL } },
 	{ 0, NULL, { NULL, NULL } },
 };
@@ -492,6 +527,7 @@ static const struct {
 	{ "Exclude panel (x)", panel_keys_exclude },
 	{ "Sort menu (F6)", panel_keys_sort },
 	{ "Call trees (-g)", tree_doc_keys },
+	{ "Annotate (a)", annview_keys },
 	{ "Prompts (/ F3 F9 u d F)", panel_keys_prompt },
 };
 
@@ -522,13 +558,20 @@ static const struct key_binding *lookup(const struct key_binding *t, int key)
 	return NULL;
 }
 
+unsigned keys_main_action(struct ui *u, int key)
+{
+	const struct key_binding *b = lookup(main_keys, key);
+
+	return b ? b->fn(u, key) : 0;
+}
+
 unsigned keys_dispatch(struct ui *u, int key)
 {
 	/* The table each mode reads first; the prompt and the help read keys themselves. */
 	static const struct key_binding *const mode_keys[] = {
 		[MODE_MAIN] = main_keys, [MODE_EVENTS] = panel_keys_event,
 		[MODE_EXCLUDE] = panel_keys_exclude, [MODE_SORT] = panel_keys_sort,
-		[MODE_PATHS] = tree_keys_paths,
+		[MODE_PATHS] = tree_keys_paths, [MODE_ANNOTATE] = annview_keys,
 	};
 	const struct key_binding *b = NULL;
 
@@ -536,13 +579,15 @@ unsigned keys_dispatch(struct ui *u, int key)
 		return panel_keys_prompt_key(u, key);
 	if (u->mode == MODE_HELP)
 		return panel_keys_help_key(u, key);
+	if (u->mode == MODE_ANNOTATE && annview_typing(u))
+		return annview_prompt_key(u, key);
 	if ((size_t)u->mode < sizeof(mode_keys) / sizeof(mode_keys[0]) && mode_keys[u->mode])
 		b = lookup(mode_keys[u->mode], key);
 	if (b == NULL)
 		b = lookup(global_keys, key);
 	if (b)
 		return b->fn(u, key);
-	if (u->mode == MODE_MAIN && key != KEY_MOUSE) {
+	if ((u->mode == MODE_MAIN || u->mode == MODE_ANNOTATE) && key != KEY_MOUSE) {
 		const char *name = keyname(key);
 
 		ui_message(u, false, "%s does nothing here (h: the keys)", name ? name : "that key");

@@ -67,6 +67,8 @@ unsigned mouse_event(struct ui *u)
 				return keys_dispatch(u, u->bar_hit[i].key);
 		return 0;
 	}
+	if (u->mode == MODE_ANNOTATE)
+		return annview_mouse(u, ev.y, ev.x, false, false);
 	if (u->mode != MODE_MAIN)
 		return 0;
 	if (ev.y == u->head_y - 1) { /* the tabs */
