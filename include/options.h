@@ -47,6 +47,10 @@ struct options {
 	bool no_kallsyms_cache;  /* --no-kallsyms-cache: read kallsyms whole */
 	bool no_symbol_cache;    /* --no-symbol-cache: parse every ELF table */
 	bool stats;
+	/* annotate (include/annotate.h) */
+	bool annot_intel;        /* -M intel: Intel syntax, else AT&T */
+	const char *vmlinux;     /* -k FILE: kernel code from it, else /proc/kcore */
+	bool no_source;          /* --no-source: no source lines */
 	struct callgraph_opts cg; /* -g, --call-graph, --max-stack */
 	bool children;            /* --children (the default with call graphs) */
 	/* export (src/export.c) */

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "agg.h"
+#include "annotate.h"
 #include "counters.h"
 #include "cpumap.h"
 #include "engine.h"
@@ -31,6 +32,7 @@ struct session {
 	struct counters *cnt;      /* exact counters in focus mode, else NULL */
 	struct unwind *unw;        /* -g (the leaf fix) and --call-graph dwarf, else NULL */
 	struct leaffix *leaf;      /* -g: the leaf fix, else NULL */
+	struct annot_cache *annot; /* annotations made so far (session_annot) */
 	uint64_t tracking_lost;    /* MMAP/COMM/… records the kernel dropped */
 	bool in_sample;            /* a sample in hand: slow work may hand the rings back */
 	size_t focus_left;         /* -p: processes still alive */
@@ -44,6 +46,8 @@ struct session {
 /* Opens everything; on failure err holds the user's one line. Returns 0 or -errno. */
 int session_open(struct session *s, const struct options *o, char *err, size_t errlen);
 void session_close(struct session *s);
+/* The annotations (include/annotate.h), made as -M, -k and --source say. */
+struct annot_cache *session_annot(struct session *s);
 
 /* -g's leaf fix on this session's process table (s->unw walks what its
  * rules cannot answer); rule_bits as for leaffix_new. session_open makes

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpumap.h"
 #include "httpq.h"
@@ -232,6 +233,33 @@ static int set_push_every(struct options_state *st, const struct options_row *ro
 	return parse_secs(arg, 0.1, 3600, &st->o->push_every);
 }
 
+/* -M att|intel, as perf's --disassembler-style */
+static int set_disasm_style(struct options_state *st, const struct options_row *row, const char *arg)
+{
+	if (strcmp(arg, "att") && strcmp(arg, "intel"))
+		return -1;
+	st->o->annot_intel = strcmp(arg, "intel") == 0;
+	return 0;
+}
+
+/* -k: said now rather than when the first kernel symbol is annotated. */
+static int set_vmlinux(struct options_state *st, const struct options_row *row, const char *arg)
+{
+	if (access(arg, R_OK)) {
+		snprintf(st->err, sizeof(st->err), "-k: cannot read %s: %s (give a readable vmlinux)", arg,
+			 strerror(errno));
+		return -1;
+	}
+	st->o->vmlinux = arg;
+	return 0;
+}
+
+static int set_source(struct options_state *st, const struct options_row *row, const char *arg)
+{
+	st->o->no_source = strcmp(row->name, "no-source") == 0;
+	return 0;
+}
+
 static int set_help(struct options_state *st, const struct options_row *row, const char *arg)
 {
 	options_usage(stdout);
@@ -309,6 +337,12 @@ const struct options_row options_rows[] = {
 	  "writing the cache in $XDG_CACHE_HOME/perftop", set_flag, NULL, AT(no_kallsyms_cache) },
 	{ "no-symbol-cache", 0, NULL, "parse every program's and library's symbols, neither\n"
 	  "reading nor writing their cache there", set_flag, NULL, AT(no_symbol_cache) },
+	{ "disassembler-style", 'M', "STYLE", "annotate's assembly: att (default) or intel", set_disasm_style,
+	  "-M wants att or intel, not '%s'", 0 },
+	{ "vmlinux", 'k', "FILE", "annotate kernel code from this vmlinux (default:\n"
+	  "/proc/kcore, as root)", set_vmlinux, NULL, 0 },
+	{ "source", 0, NULL, "annotate with source lines (the default)", set_source, NULL, 0 },
+	{ "no-source", 0, NULL, "annotate without source lines", set_source, NULL, 0 },
 	{ "help", 'h', NULL, "this text", set_help, NULL, 0 },
 	{ "version", 'V', NULL, "the version", set_version, NULL, 0 },
 };

@@ -221,6 +221,12 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 		return -ENOMEM;
 	}
 	symbols_set_demangle(s->syms, !o->no_demangle);
+	struct annot_opts ao = { .intel = o->annot_intel, .vmlinux = o->vmlinux, .source = !o->no_source,
+				 .proc_root = "/proc" };
+	if ((s->annot = annot_cache_new(&ao)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	symbols_set_slow_hook(s->syms, slow_work, s);
 	/* A Dwfl per process unwound at once, the busiest kept. */
 	if ((o->cg.mode == CALLGRAPH_DWARF || o->cg.mode == CALLGRAPH_FP) &&
@@ -269,7 +275,13 @@ void session_close(struct session *s)
 	agg_free(s->agg);
 	engine_close(s->eng);
 	symbols_free(s->syms);
+	annot_cache_free(s->annot);
 	memset(s, 0, sizeof(*s));
+}
+
+struct annot_cache *session_annot(struct session *s)
+{
+	return s->annot;
 }
 
 /* --- the loop ------------------------------------------------------------ */
