@@ -42,6 +42,13 @@ struct agg_sym {
 	uint64_t idle_since;               /* the roll that found it idle (agg.c) */
 	uint64_t serial;                   /* unique per row ever made: a returning key is a new row */
 	uint64_t rank_roll;                /* the roll that found it within AGG_KEEP_TOP (agg_roll.c) */
+	/* For annotation (sym_result's): the symbol's start in its file's
+	 * address space (the kernel address for kernel code), its size (0
+	 * unknown), and a process that sampled it (its /proc/PID/root,
+	 * map_files, JIT memory): the first one seen. */
+	uint64_t start, size;
+	pid_t pid;
+	struct agg_annot_rec *annot;       /* per-offset counts, NULL when none (agg_annot.c) */
 };
 
 struct agg_task {
@@ -85,6 +92,7 @@ struct agg_event {
 enum agg_scope { AGG_INTERVAL, AGG_TOTAL };
 
 struct agg;
+struct agg_annot_rec;
 struct cg;
 /* A resolved frame (symbols.h): agg reads it, its contract does not need
  * the symbols' API. */
@@ -273,6 +281,51 @@ struct agg_pair {
 };
 int agg_pairs_keep(struct agg *a, bool on);
 size_t agg_pairs(const struct agg *a, const struct agg_pair **pairs);
+
+/* Per-instruction counts (agg_annot.c): samples by offset from the
+ * symbol's start (sym_result.sym_off), per event, in the interval (decayed
+ * as the rows' counts) and since counting began. Kept at all times for the
+ * AGG_ANNOT_SYMS symbols with most recent samples (interval counts of all
+ * events, ranked at each agg_roll: a symbol counts from the roll after it
+ * became hot) and for every wanted one (agg_annot_want, up to
+ * AGG_ANNOT_WANT); a symbol that drops out of both loses its counts. Each
+ * keeps at most AGG_ANNOT_OFFSETS distinct offsets (more are counted as
+ * dropped, agg_annot_stats). Memory bound: (AGG_ANNOT_SYMS + AGG_ANNOT_WANT)
+ * records of at most 2 * AGG_ANNOT_OFFSETS slots of (4 + 16 * nevents)
+ * bytes: 6.25 MiB for one event (agg_annot_bytes_max). */
+#define AGG_ANNOT_SYMS 64
+#define AGG_ANNOT_WANT 16
+#define AGG_ANNOT_OFFSETS 2048
+
+struct agg_annot_count {
+	uint64_t offset, samples;
+};
+
+/* How many hottest symbols are counted (AGG_ANNOT_SYMS by default; 0:
+ * only wanted ones, at most AGG_ANNOT_SYMS). From the next roll. */
+void agg_annot_keep(struct agg *a, size_t nsyms);
+/* Count the symbol of this key (sym_result.key) from now on, whether hot
+ * or not, or stop wanting it (it keeps counting while hot). Wants nest:
+ * each on needs its off. 0, -ENOSPC (AGG_ANNOT_WANT wanted already) or
+ * -ENOMEM. */
+int agg_annot_want(struct agg *a, uint64_t key, bool on);
+/* The symbol's counts of event ev in scope, sorted by offset, offsets
+ * with no samples in scope left out; *out valid until the next agg_* call
+ * that samples, rolls or reads counts. *counting_since_open (may be
+ * NULL): its counts began when it was wanted (it was not among the
+ * hottest then), so they cover only the time since. 0 when not counted. */
+size_t agg_annot_counts(struct agg *a, uint64_t key, size_t ev, enum agg_scope scope,
+			const struct agg_annot_count **out, bool *counting_since_open);
+
+struct agg_annot_stats {
+	size_t records;         /* symbols counted now */
+	size_t offsets;         /* distinct offsets they hold */
+	size_t bytes;           /* what their tables take */
+	uint64_t dropped;       /* samples of offsets beyond AGG_ANNOT_OFFSETS, ever */
+};
+void agg_annot_stats(const struct agg *a, struct agg_annot_stats *st);
+/* The bound on agg_annot_stats.bytes for nevents events. */
+size_t agg_annot_bytes_max(size_t nevents);
 
 /* How many intervals an exited task stays visible. */
 #define AGG_EXIT_GRACE 3

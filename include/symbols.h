@@ -38,6 +38,12 @@ struct sym_result {
 	 * when unknown; valid as the strings are. */
 	const uint8_t *build_id;
 	size_t build_id_len;
+	/* For annotation: where the symbol starts in its file's address space
+	 * (ELF st_value as the symbol table has it, for the kernel and its
+	 * modules the kernel address, for a JIT map the process address), its
+	 * size in bytes (0 unknown) and the address's offset from its start
+	 * (0 for an unresolved address). */
+	uint64_t sym_start, sym_size, sym_off;
 };
 
 /* One MMAP or MMAP2 record: the mapping and what the file is. */
