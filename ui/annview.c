@@ -3,6 +3,7 @@
  * instructions (the annotate layer's, made once and cached there), the agg
  * row counting them, and its per-instruction samples copied at each tick
  * (frame_take), so that what is drawn is the interval the table shows. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,7 @@ bool annview_typing(const struct ui *u)
 
 const char *annview_scope_name(const struct ui *u)
 {
-	return u->cumulative ? "since start" : u->decay ? "decaying" : "interval";
+	return u->cumulative ? "since start" : u->decay ? "decaying" : "in the interval";
 }
 
 /* The frame's symbol row of that name and file (a call-tree line's, a
@@ -57,28 +58,27 @@ const struct agg_sym *annview_row_named(const struct ui *u, const char *sym, con
 
 /* --- counts -------------------------------------------------------------- */
 
-/* Whether another level still counts key (recursion opens a symbol twice). */
-static bool key_shared(const struct ui_annot *A, const struct annview_level *L)
-{
-	for (size_t i = 0; i < A->depth; i++)
-		if (&A->lv[i] != L && A->lv[i].keyed && A->lv[i].key == L->key && A->lv[i].wanted)
-			return true;
-	return false;
-}
-
 static void want(struct ui *u, struct annview_level *L, struct agg *a)
 {
+	int rc;
+
 	if (!L->keyed || L->wanted == a || a == NULL)
 		return;
-	agg_annot_want(a, L->key, true);
-	L->wanted = a;
+	/* Wants nest: each level its own, given back when it closes. */
+	rc = agg_annot_want(a, L->key, true);
+	if (rc == 0)
+		L->wanted = a;
+	else if (!L->want_failed)
+		ui_message(u, true, "%s: cannot count its instructions (%s): close other annotations",
+			   L->sym, rc == -ENOSPC ? "too many symbols counted on request" : strerror(-rc));
+	L->want_failed = rc != 0;
 }
 
 static void unwant(struct ui *u, struct annview_level *L)
 {
 	struct agg *a = u->s ? u->s->agg : NULL;
 
-	if (L->keyed && L->wanted && L->wanted == a && !key_shared(u->annot, L))
+	if (L->keyed && L->wanted && L->wanted == a)
 		agg_annot_want(a, L->key, false);
 	L->wanted = NULL;
 }
@@ -389,15 +389,12 @@ static bool level_push(struct ui *u, const struct annot_target *t, const struct 
 	if (L->fn == NULL && L->why[0] == '\0')
 		strlcpy(L->why, "no instructions", sizeof(L->why));
 	A->depth++;
-	/* Counts now: the agg's since the last tick (kept for hot symbols
-	 * before any a); none in the interval yet, those since counting began
-	 * until the next tick says otherwise. */
+	/* Counts at once (the agg keeps them for the hottest symbols before
+	 * any a): the interval is only begun, so until the next tick those
+	 * since counting began; decaying or cumulative, the scope's own. */
 	want(u, L, a);
-	read_counts(u, L, a, ui_scope(u));
-	if (annview_sum(u, L) == 0 && ui_scope(u) == AGG_INTERVAL && L->keyed && a) {
-		read_counts(u, L, a, AGG_TOTAL);
-		L->provisional = annview_sum(u, L) != 0;
-	}
+	L->provisional = ui_scope(u) == AGG_INTERVAL && !u->decay;
+	read_counts(u, L, a, L->provisional ? AGG_TOTAL : ui_scope(u));
 	A->srcview = false;
 	A->typing = false;
 	annview_rebuild(u);

@@ -36,6 +36,7 @@ struct annview_level {
 	uint64_t key;             /* the agg row counted for it */
 	bool keyed;               /* false: no row yet (a callee without samples) */
 	const struct agg *wanted; /* the agg told to count it; NULL: none yet */
+	bool want_failed;         /* said once */
 	const struct annot_func *fn; /* NULL: why says why */
 	char why[256];
 	uint64_t *cnt;            /* samples per event and instruction, as at the last tick */

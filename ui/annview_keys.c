@@ -173,10 +173,6 @@ static unsigned an_back(struct ui *u, int key)
 {
 	struct ui_annot *A = u->annot;
 
-	if (A->search[0] && key == KEY_ESC) {
-		A->search[0] = '\0';
-		return UI_DRAW;
-	}
 	if (A->srcview) {
 		A->srcview = false;
 		return UI_DRAW;
@@ -387,7 +383,6 @@ const struct key_binding annview_keys[] = {
 	{ 'z', an_table, { NULL, NULL } },
 	{ ' ', an_table, { NULL, NULL } },
 	{ 'Z', an_table, { NULL, NULL } },
-	{ 'd', an_table, { NULL, NULL } },
 	{ '+', an_table, { NULL, NULL } },
 	{ '-', an_table, { NULL, NULL } },
 	{ 0, NULL, { NULL, NULL } },

@@ -69,7 +69,7 @@ static void draw_info(struct ui *u, int y, int w)
 	char line[1024], note[512];
 	enum ui_role nr = R_WARN;
 
-	snprintf(line, sizeof(line), " %s: %" PRIu64 " samples (%s)", A->ev < u->fr.nev ? u->fr.ev[A->ev].name : "?",
+	snprintf(line, sizeof(line), " %s: %" PRIu64 " samples %s", A->ev < u->fr.nev ? u->fr.ev[A->ev].name : "?",
 		 sum, L->provisional ? "since counting began" : annview_scope_name(u));
 	if (all && !L->provisional) {
 		char pct[64];
@@ -77,7 +77,7 @@ static void draw_info(struct ui *u, int y, int w)
 		snprintf(pct, sizeof(pct), ", %.2f%% of all", 100.0 * (double)sum / (double)all);
 		strlcat(line, pct, sizeof(line));
 	}
-	strlcat(line, A->all ? "  share: of all samples (t: of the symbol's)" : "  share: of the symbol's (t: of all)",
+	strlcat(line, A->all ? ";  Share: of all samples (t: of the symbol's)" : ";  Share: of the symbol's (t: of all)",
 		sizeof(line));
 	paint_words(y, 0, w, R_LABEL, line);
 
@@ -210,11 +210,14 @@ static void draw_lines(struct ui *u, int y, int rows, int w)
 	size_t from = 0, to = 0;
 	bool on = arrow(u, &from, &to);
 
-	paint_fill(y, 0, w, R_HEAD);
-	paint_text(y, 0, w, R_HEAD, A->raw ? " Share    Address       Bytes                    Instruction"
-					   : " Share    Offset   Instruction", false);
-	if (A->raw && L->fn->kernel)
-		paint_text(y, 0, w, R_HEAD, " Share    Address           Bytes                    Instruction", false);
+	char head[160];
+
+	if (!A->raw)
+		snprintf(head, sizeof(head), "%s   Offset   Instruction", A->all ? " Of all" : "  Share");
+	else
+		snprintf(head, sizeof(head), "%s   %*s  %-*s Instruction", A->all ? " Of all" : "  Share",
+			 L->fn->kernel ? 16 : 12, "Address", 3 * BYTES_SHOWN, "Bytes");
+	paint_text(y, 0, w, R_HEAD, head, false);
 	y++;
 	rows--;
 	A->list_y = y;
@@ -250,8 +253,7 @@ static void draw_source(struct ui *u, int y, int rows, int w)
 		lw = n > lw ? n : lw;
 	}
 	lw = lw > w / 3 ? w / 3 : lw;
-	paint_fill(y, 0, w, R_HEAD);
-	paint_text(y, 0, w, R_HEAD, " Share    Line", false);
+	paint_text(y, 0, w, R_HEAD, A->all ? " Of all   Line" : "  Share   Line", false);
 	paint_text(y, SHARE_W + GUTTER_W + lw + 2, w - (SHARE_W + GUTTER_W + lw + 2), R_HEAD, "Source", false);
 	y++;
 	rows--;
