@@ -21,6 +21,9 @@ struct annot_opts {
 	bool source;           /* --source (the default): source lines joined */
 	const char *proc_root; /* "/proc" when NULL */
 	const char *debug_root; /* "/usr/lib/debug" when NULL */
+	const char *kcore;     /* "/proc/kcore" when NULL (tests: a file of their own) */
+	const char *kallsyms;  /* "/proc/kallsyms" when NULL */
+	const char *jit_dir;   /* where perf-PID.map files are: "/tmp" when NULL */
 };
 
 /* Which code to annotate, as the symbols resolved it. */

@@ -52,4 +52,10 @@ bool srcline_addr(struct srcline_cache *c, const char *path, const uint8_t *buil
 bool srcline_addr_off(struct srcline_cache *c, const char *path, const uint8_t *build_id,
 		      size_t build_id_len, uint64_t off, bool full, char *out, size_t len);
 
+/* The GNU build-id of the ELF file open at fd (the identity srcline keys
+ * files by, as the symbols read it): its length into out, 0 when it has
+ * none, or -errno. */
+#define SRCLINE_BUILD_ID_MAX 20
+int srcline_build_id(int fd, uint8_t out[SRCLINE_BUILD_ID_MAX]);
+
 #endif
