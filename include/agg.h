@@ -45,7 +45,7 @@ struct agg_sym {
 	/* For annotation (sym_result's): the symbol's start in its file's
 	 * address space (the kernel address for kernel code), its size (0
 	 * unknown), and a process that sampled it (its /proc/PID/root,
-	 * map_files, JIT memory): the first one seen. */
+	 * map_files, JIT memory): the last one the long way saw. */
 	uint64_t start, size;
 	pid_t pid;
 	struct agg_annot_rec *annot;       /* per-offset counts, NULL when none (agg_annot.c) */
@@ -309,6 +309,10 @@ void agg_annot_keep(struct agg *a, size_t nsyms);
  * each on needs its off. 0, -ENOSPC (AGG_ANNOT_WANT wanted already) or
  * -ENOMEM. */
 int agg_annot_want(struct agg *a, uint64_t key, bool on);
+/* The same for every symbol of this name (agg_sym.sym) there is or comes:
+ * the dump's --sym-annotate, counted from the symbol's first sample. Its
+ * symbols count against AGG_ANNOT_WANT. 0, -ENOSPC or -ENOMEM. */
+int agg_annot_want_name(struct agg *a, const char *name, bool on);
 /* The symbol's counts of event ev in scope, sorted by offset, offsets
  * with no samples in scope left out; *out valid until the next agg_* call
  * that samples, rolls or reads counts. *counting_since_open (may be

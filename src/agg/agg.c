@@ -39,6 +39,7 @@ struct agg *agg_new(size_t nevents, const int *cpus, size_t ncpus)
 	a->nevents = nevents;
 	a->rows_gen = 1;
 	a->keep_top = AGG_KEEP_TOP;
+	a->annot_keep = AGG_ANNOT_SYMS;
 	for (size_t i = 0; i < nevents; i++)
 		a->ev[i].running_pct = -1;
 	a->max_cpu = -1;
@@ -104,6 +105,7 @@ void agg_free(struct agg *a)
 	free(a->idle_syms.v);
 	free(a->idle_tasks.v);
 	agg_pairs_free(a);
+	agg_annot_free(a);
 	free(a->act_syms.v);
 	free(a->act_tasks.v);
 	free(a->aging.v);
@@ -140,12 +142,16 @@ struct agg_sym *agg_sym_row(struct agg *a, const struct sym_result *sr)
 			memcpy(s->build_id, sr->build_id, sr->build_id_len);
 			s->build_id_len = (uint8_t)sr->build_id_len;
 		}
+		s->start = sr->sym_start;
+		s->size = sr->sym_size;
 		s->sym = strdup(sr->sym ? sr->sym : "[unknown]");
 		s->dso = strdup(sr->dso ? sr->dso : "[unknown]");
 		if (s->sym == NULL || s->dso == NULL || htab_put(&a->syms, sr->key, (uintptr_t)s)) {
 			agg_rows_sym_free(s);
 			return NULL;
 		}
+		if (a->nannot || a->nannot_names)
+			agg_annot_row(a, s);
 	}
 	a->last_sym = s;
 	return s;
@@ -174,9 +180,10 @@ static inline void sample_counts(struct agg *a, size_t ev, int cpu, uint64_t n, 
 
 /* n samples' self, task and CPU counts, their rows looked up already. */
 void agg_sample_rows(struct agg *a, size_t ev, int cpu, struct agg_sym *s, struct agg_task *t, uint64_t n,
-			uint64_t period)
+			uint64_t period, uint64_t off)
 {
 	sample_counts(a, ev, cpu, n, period);
+	agg_annot_count(a, s, ev, off, n);
 	if (t && a->keep_pairs && ev == 0 && s)
 		agg_pairs_add(a, t, s, n, period);
 	agg_rows_count(a, ev, s, t, t ? a->last_thread : NULL, n, period);
@@ -213,7 +220,7 @@ bool agg_samples_memo(struct agg *a, size_t ev, int cpu, const struct agg_where 
 	a->last_thread = f->thread;
 	a->flat_hits++;
 	if (a->keep_pairs) { /* the pairs want each sample's rows */
-		agg_sample_rows(a, ev, cpu, f->sym, f->task, n, period);
+		agg_sample_rows(a, ev, cpu, f->sym, f->task, n, period, f->off);
 		return true;
 	}
 	/* sample_rows, the three rows' counts left for agg_settle. */
@@ -262,7 +269,9 @@ void agg_samples_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w
 		return;
 	s = agg_sym_row(a, sr);
 	t = agg_tasks_row(a, w->pid, w->tid, sr);
-	agg_sample_rows(a, ev, cpu, s, t, n, period);
+	if (s)
+		s->pid = w->pid;
+	agg_sample_rows(a, ev, cpu, s, t, n, period, sr->sym_off);
 	/* Only rows found in full: a missing one may come at the next try. */
 	if (w->tag == 0 || a->flat_off || s == NULL || t == NULL || a->last_thread == NULL || !flat_ready(a))
 		return;
@@ -270,7 +279,8 @@ void agg_samples_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w
 	if (f->pend_n)
 		agg_settle_flat(a, f); /* to the rows it held: they are still there */
 	*f = (struct agg_flat){ .ip = w->ip, .tag = w->tag, .pid = w->pid, .tid = w->tid, .gen = a->rows_gen,
-				.kernel = w->kernel, .listed = f->listed, .sym = s, .task = t, .thread = a->last_thread };
+				.kernel = w->kernel, .listed = f->listed, .sym = s, .task = t, .thread = a->last_thread,
+				.off = sr->sym_off > UINT32_MAX ? UINT32_MAX : (uint32_t)sr->sym_off };
 }
 
 void agg_sample(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,

@@ -1,44 +1,291 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* agg_annot: per-instruction counts of the hottest and the wanted symbols
- * (include/agg.h). Stub: the API only, counting comes next. */
+/* agg_annot: per-instruction counts (samples by offset from the symbol's
+ * start) of the hottest symbols and the wanted ones (include/agg.h). A
+ * counted row points to its record, so a sample costs one test when its
+ * symbol is not counted and a small open-addressed probe when it is. The
+ * roll picks the hottest (agg_annot_roll), so records come and go there
+ * and at a want, never on the sample path; a record's table grows by
+ * doubling at a new offset, up to its bound. What the readers and the
+ * wants call is agg_annot_view.c's (it settles the memos first). */
 #include "agg_int.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SLOTS_FIRST 16
+#define SLOTS_MAX (2 * AGG_ANNOT_OFFSETS)
+
+
+static size_t rec_bytes(const struct agg *a, const struct agg_annot_rec *r)
+{
+	return sizeof(*r) + (size_t)r->cap * (sizeof(*r->offs) + 2 * a->nevents * sizeof(*r->cnt));
+}
+
+static inline size_t slot_of(uint32_t k, uint32_t cap)
+{
+	return (size_t)((k * 0x9e3779b1u) >> 7) & (cap - 1);
+}
+
+/* The table at twice the slots (or the first), rehashed. */
+static bool grow(struct agg *a, struct agg_annot_rec *r)
+{
+	uint32_t cap = r->cap ? r->cap * 2 : SLOTS_FIRST;
+	size_t w = 2 * a->nevents;
+	uint32_t *offs = calloc(cap, sizeof(*offs));
+	uint64_t *cnt = calloc((size_t)cap * w, sizeof(*cnt));
+
+	if (offs == NULL || cnt == NULL) {
+		free(offs);
+		free(cnt);
+		return false;
+	}
+	for (uint32_t i = 0; i < r->cap; i++) {
+		size_t j;
+
+		if (r->offs[i] == 0)
+			continue;
+		for (j = slot_of(r->offs[i], cap); offs[j]; j = (j + 1) & (cap - 1))
+			;
+		offs[j] = r->offs[i];
+		memcpy(&cnt[j * w], &r->cnt[(size_t)i * w], w * sizeof(*cnt));
+	}
+	free(r->offs);
+	free(r->cnt);
+	r->offs = offs;
+	r->cnt = cnt;
+	r->cap = cap;
+	return true;
+}
+
+void agg_annot_add(struct agg *a, struct agg_annot_rec *r, size_t ev, uint64_t off, uint64_t n)
+{
+	uint32_t k = off < UINT32_MAX ? (uint32_t)off + 1 : 0;
+	size_t i, w = 2 * a->nevents;
+
+	if (k == 0 || r->cap == 0)
+		goto out_new;
+	for (i = slot_of(k, r->cap); r->offs[i]; i = (i + 1) & (r->cap - 1))
+		if (r->offs[i] == k)
+			goto out_count;
+out_new:
+	/* A new offset: at most half the slots used, AGG_ANNOT_OFFSETS in all. */
+	if (k == 0 || r->n >= AGG_ANNOT_OFFSETS || ((r->n + 1) * 2 > r->cap && !grow(a, r))) {
+		a->annot_dropped += n;
+		return;
+	}
+	for (i = slot_of(k, r->cap); r->offs[i]; i = (i + 1) & (r->cap - 1))
+		;
+	r->offs[i] = k;
+	r->n++;
+out_count:
+	r->cnt[i * w + ev] += n;
+	r->cnt[i * w + a->nevents + ev] += n;
+}
+
+size_t agg_annot_nwanted(const struct agg *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->nannot; i++)
+		n += a->annot[i]->wants || a->annot[i]->by_name;
+	return n;
+}
+
+/* The record of key's index, or nannot. */
+size_t agg_annot_index(const struct agg *a, uint64_t key)
+{
+	size_t i;
+
+	for (i = 0; i < a->nannot; i++)
+		if (a->annot[i]->key == key)
+			break;
+	return i;
+}
+
+static struct agg_annot_rec *rec_find(const struct agg *a, uint64_t key)
+{
+	size_t i = agg_annot_index(a, key);
+
+	return i < a->nannot ? a->annot[i] : NULL;
+}
+
+/* A record for key (its row s, or NULL while it has none); NULL when the
+ * records are all taken or out of memory. */
+struct agg_annot_rec *agg_annot_new(struct agg *a, uint64_t key, struct agg_sym *s)
+{
+	struct agg_annot_rec *r;
+
+	if (a->nannot >= sizeof(a->annot) / sizeof(a->annot[0]) || (r = calloc(1, sizeof(*r))) == NULL)
+		return NULL;
+	r->key = key;
+	r->row = s;
+	if (s)
+		s->annot = r;
+	a->annot[a->nannot++] = r;
+	return r;
+}
+
+void agg_annot_drop(struct agg *a, size_t i)
+{
+	struct agg_annot_rec *r = a->annot[i];
+
+	if (r->row)
+		r->row->annot = NULL;
+	free(r->offs);
+	free(r->cnt);
+	free(r);
+	a->annot[i] = a->annot[--a->nannot];
+}
+
+bool agg_annot_kept(const struct agg_annot_rec *r)
+{
+	return r->hot || r->wants || (r->by_name && r->row);
+}
+
+void agg_annot_unrow(struct agg_sym *s)
+{
+	if (s->annot)
+		s->annot->row = NULL;
+	s->annot = NULL;
+}
+
+size_t agg_annot_name_index(const struct agg *a, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < a->nannot_names; i++)
+		if (strcmp(a->annot_names[i], name) == 0)
+			break;
+	return i;
+}
+
+void agg_annot_row(struct agg *a, struct agg_sym *s)
+{
+	struct agg_annot_rec *r = rec_find(a, s->key);
+
+	if (r) { /* a wanted key whose row went and came back */
+		if (r->row)
+			r->row->annot = NULL;
+		r->row = s;
+		s->annot = r;
+		return;
+	}
+	if (agg_annot_name_index(a, s->sym) < a->nannot_names && agg_annot_nwanted(a) < AGG_ANNOT_WANT &&
+	    (r = agg_annot_new(a, s->key, s)) != NULL)
+		r->by_name = true;
+}
 
 void agg_annot_keep(struct agg *a, size_t nsyms)
 {
-	(void)a;
-	(void)nsyms;
+	a->annot_keep = nsyms < AGG_ANNOT_SYMS ? nsyms : AGG_ANNOT_SYMS;
 }
 
-int agg_annot_want(struct agg *a, uint64_t key, bool on)
+static inline uint64_t heat(const struct agg *a, const struct agg_sym *s)
 {
-	(void)a;
-	(void)key;
-	(void)on;
-	return 0;
+	uint64_t h = 0;
+
+	for (size_t e = 0; e < a->nevents; e++)
+		h += s->iv.samples[e];
+	return h;
 }
 
-size_t agg_annot_counts(struct agg *a, uint64_t key, size_t ev, enum agg_scope scope,
-			const struct agg_annot_count **out, bool *counting_since_open)
+/* Sifts the min-heap v[0..n) down from i, by heat. */
+static void sift(const struct agg *a, struct agg_sym **v, size_t n, size_t i)
 {
-	(void)a;
-	(void)key;
-	(void)ev;
-	(void)scope;
-	*out = NULL;
-	if (counting_since_open)
-		*counting_since_open = false;
-	return 0;
+	for (;;) {
+		size_t m = i, l = 2 * i + 1, r = l + 1;
+		struct agg_sym *t;
+
+		if (l < n && heat(a, v[l]) < heat(a, v[m]))
+			m = l;
+		if (r < n && heat(a, v[r]) < heat(a, v[m]))
+			m = r;
+		if (m == i)
+			return;
+		t = v[i];
+		v[i] = v[m];
+		v[m] = t;
+		i = m;
+	}
+}
+
+/* The annot_keep rows with most interval samples (the rows the roll
+ * walks: those with any), hot; the rest of the records dropped unless
+ * wanted; then the interval counts decay as the rows'. */
+static void rank(struct agg *a)
+{
+	struct agg_sym *top[AGG_ANNOT_SYMS];
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->act_syms.n && a->annot_keep; i++) {
+		struct agg_sym *s = a->act_syms.v[i];
+
+		if (s->gone || heat(a, s) == 0)
+			continue;
+		if (n < a->annot_keep) {
+			top[n++] = s;
+			if (n == a->annot_keep)
+				for (size_t j = n / 2; j-- > 0;)
+					sift(a, top, n, j);
+		} else if (heat(a, s) > heat(a, top[0])) {
+			top[0] = s;
+			sift(a, top, n, 0);
+		}
+	}
+	for (size_t i = 0; i < a->nannot; i++)
+		a->annot[i]->hot = false;
+	for (size_t i = 0; i < n; i++)
+		if (top[i]->annot)
+			top[i]->annot->hot = true;
+	for (size_t i = a->nannot; i-- > 0;)
+		if (!agg_annot_kept(a->annot[i]))
+			agg_annot_drop(a, i);
+	for (size_t i = 0; i < n; i++) {
+		struct agg_annot_rec *r = top[i]->annot;
+
+		if (r == NULL && (r = agg_annot_new(a, top[i]->key, top[i])) == NULL)
+			break;
+		r->hot = true;
+	}
+}
+
+void agg_annot_roll(struct agg *a, unsigned decay_pct)
+{
+	size_t w = 2 * a->nevents;
+
+	rank(a);
+	for (size_t i = 0; i < a->nannot; i++) {
+		struct agg_annot_rec *r = a->annot[i];
+
+		for (size_t j = 0; j < r->cap; j++)
+			for (size_t e = 0; r->offs[j] && e < a->nevents; e++)
+				r->cnt[j * w + e] = r->cnt[j * w + e] * decay_pct / 100;
+	}
 }
 
 void agg_annot_stats(const struct agg *a, struct agg_annot_stats *st)
 {
-	(void)a;
-	*st = (struct agg_annot_stats){ 0 };
+	*st = (struct agg_annot_stats){ .records = a->nannot, .dropped = a->annot_dropped };
+	for (size_t i = 0; i < a->nannot; i++) {
+		st->offsets += a->annot[i]->n;
+		st->bytes += rec_bytes(a, a->annot[i]);
+	}
 }
 
 size_t agg_annot_bytes_max(size_t nevents)
 {
-	return (size_t)(AGG_ANNOT_SYMS + AGG_ANNOT_WANT) * 2 * AGG_ANNOT_OFFSETS * (4 + 16 * nevents);
+	return (size_t)(AGG_ANNOT_SYMS + AGG_ANNOT_WANT) *
+	       (sizeof(struct agg_annot_rec) + SLOTS_MAX * (sizeof(uint32_t) + 2 * nevents * sizeof(uint64_t)));
+}
+
+void agg_annot_free(struct agg *a)
+{
+	while (a->nannot)
+		agg_annot_drop(a, a->nannot - 1);
+	for (size_t i = 0; i < a->nannot_names; i++)
+		free(a->annot_names[i]);
+	a->nannot_names = 0;
+	free(a->annot_out);
+	a->annot_out = NULL;
 }

@@ -3,8 +3,10 @@
  * (what every row kind shares), agg_settle.c (the memos' pending hits),
  * agg_tasks.c (task and thread rows), agg.c (symbol rows and the flat
  * sample path), agg_stack.c (-g), agg_roll.c (the interval's end, expiry),
- * agg_view.c (what readers see); agg_pairs.c calls none of them. Each
- * calls only those listed before it (no circle). */
+ * agg_view.c (what readers see); agg_pairs.c and agg_annot.c (the
+ * per-instruction records) call none of them, agg_annot_view.c (their
+ * wants and reads) calls agg_settle. Each calls only those listed before
+ * it (no circle). */
 #ifndef PERFTOP_AGG_INT_H
 #define PERFTOP_AGG_INT_H
 
@@ -78,6 +80,7 @@ struct agg_flat {
 	 * event's and the CPU's counts, and here; the symbol's, task's and
 	 * thread's rows get them all at once. */
 	uint32_t pend_n;
+	uint32_t off;                 /* the IP's offset in sym (sym_result.sym_off): its annotation count */
 	uint64_t pend_period;
 	struct agg_sym *sym;
 	struct agg_task *task, *thread;
@@ -133,6 +136,16 @@ struct agg {
 	void **rank;
 	bool flat_off;            /* tests: every flat sample the long way */
 	uint64_t flat_hits;       /* tests: flat samples the memo counted */
+	/* Per-instruction counts (agg_annot.c): the records, hot and wanted. */
+	struct agg_annot_rec *annot[AGG_ANNOT_SYMS + AGG_ANNOT_WANT];
+	size_t nannot;
+	size_t annot_keep;        /* hottest symbols counted (agg_annot_keep) */
+	char *annot_names[AGG_ANNOT_WANT]; /* wanted by name (agg_annot_want_name) */
+	unsigned annot_name_wants[AGG_ANNOT_WANT];
+	size_t nannot_names;
+	uint64_t annot_dropped;
+	struct agg_annot_count *annot_out; /* what agg_annot_counts hands out */
+	size_t annot_out_cap;
 };
 
 /* agg_pairs.c: the sample path's side (event 0 only), the roll's, the end. */
@@ -175,7 +188,7 @@ void agg_rows_free_dead(struct agg *a);
 /* agg.c */
 struct agg_sym *agg_sym_row(struct agg *a, const struct sym_result *sr);
 void agg_sample_rows(struct agg *a, size_t ev, int cpu, struct agg_sym *s, struct agg_task *t, uint64_t n,
-		     uint64_t period);
+		     uint64_t period, uint64_t off);
 
 static inline void agg_sym_active(struct agg *a, struct agg_sym *s)
 {
@@ -228,6 +241,43 @@ static inline void agg_counts_add(struct agg_counts *to, const struct agg_counts
 		to->samples[e] += c->samples[e];
 		to->period[e] += c->period[e];
 	}
+}
+
+/* One symbol's counts by offset (agg_annot.c). */
+struct agg_annot_rec {
+	uint64_t key;
+	struct agg_sym *row;     /* NULL while its symbol has no row */
+	uint32_t cap, n;         /* slots (a power of two, 0 before the first sample), used */
+	uint32_t *offs;          /* per slot: offset + 1, 0 empty */
+	uint64_t *cnt;           /* per slot: nevents interval counts, then nevents totals */
+	unsigned wants;          /* agg_annot_want ons not yet off */
+	bool by_name;            /* its name is wanted (agg_annot_want_name) */
+	bool hot;                /* ranked at the last roll */
+	bool since_open;         /* began as wanted, not hot */
+};
+
+/* agg_annot.c: n samples at offset off of a counted symbol; a new row
+ * (a wanted key or name gets its record); the roll's ranking and decay. */
+void agg_annot_add(struct agg *a, struct agg_annot_rec *r, size_t ev, uint64_t off, uint64_t n);
+void agg_annot_row(struct agg *a, struct agg_sym *s);
+void agg_annot_roll(struct agg *a, unsigned decay_pct);
+void agg_annot_free(struct agg *a);
+/* A row freed: its record (if any) no longer points to it. */
+void agg_annot_unrow(struct agg_sym *s);
+/* The records: key's index (nannot: none), a new one for key and its row
+ * (NULL: none yet), one dropped, whether one is kept (hot or wanted), how
+ * many are wanted, a wanted name's index (nannot_names: none). */
+size_t agg_annot_index(const struct agg *a, uint64_t key);
+struct agg_annot_rec *agg_annot_new(struct agg *a, uint64_t key, struct agg_sym *s);
+void agg_annot_drop(struct agg *a, size_t i);
+bool agg_annot_kept(const struct agg_annot_rec *r);
+size_t agg_annot_nwanted(const struct agg *a);
+size_t agg_annot_name_index(const struct agg *a, const char *name);
+
+static inline void agg_annot_count(struct agg *a, struct agg_sym *s, size_t ev, uint64_t off, uint64_t n)
+{
+	if (s && s->annot)
+		agg_annot_add(a, s->annot, ev, off, n);
 }
 
 /* agg_tasks.c */

@@ -46,6 +46,7 @@ void agg_rows_sym_free(void *row)
 {
 	struct agg_sym *s = row;
 
+	agg_annot_unrow(s);
 	free(s->sym);
 	free(s->dso);
 	free(s);

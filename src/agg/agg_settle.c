@@ -10,6 +10,7 @@
 void agg_settle_flat(struct agg *a, struct agg_flat *f)
 {
 	agg_rows_count(a, f->pend_ev, f->sym, f->task, f->thread, f->pend_n, f->pend_period);
+	agg_annot_count(a, f->sym, f->pend_ev, f->off, f->pend_n);
 	f->pend_n = 0;
 	f->pend_period = 0;
 }

@@ -104,7 +104,7 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		m = memo_find(a, h, frames, n, t);
 	}
 	if (m) {
-		agg_sample_rows(a, ev, cpu, m->rows[0], t, 1, period);
+		agg_sample_rows(a, ev, cpu, m->rows[0], t, 1, period, frames[0].sym_off);
 		if (m->pend_n && m->pend_ev != ev)
 			agg_settle_memo(a, m);
 		m->pend_ev = ev;
@@ -114,7 +114,7 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		a->memo_hits++;
 		return;
 	}
-	agg_sample_rows(a, ev, cpu, agg_sym_row(a, &frames[0]), t, 1, period);
+	agg_sample_rows(a, ev, cpu, agg_sym_row(a, &frames[0]), t, 1, period, frames[0].sym_off);
 	if (a->cg == NULL) {
 		a->cg = callgraph_new(a->nevents, a->cg_max ? a->cg_max : CG_MAX_NODES_DEFAULT);
 		if (a->cg == NULL)
@@ -128,6 +128,7 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		if (s == NULL)
 			continue;
 		rows[k++] = s;
+		s->pid = pid;
 		s->in_cg = true; /* the call graph keeps pointers to it */
 		if (s->stamp != a->stamp) {
 			s->stamp = a->stamp;

@@ -423,6 +423,18 @@ const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t add
 	return addr - base->addr < span ? base : NULL;
 }
 
+uint64_t kallsyms_size(const struct kallsyms *ks, const struct kallsyms_sym *sym)
+{
+	size_t i = (size_t)(sym - ks->syms);
+	uint64_t next;
+
+	if (i + 1 >= ks->nsyms)
+		return 0;
+	next = ks->lazy && (i + 1) % KALLSYMS_INDEX_STRIDE == 0 ? ks->index[(i + 1) / KALLSYMS_INDEX_STRIDE]
+								  : ks->syms[i + 1].addr;
+	return next > sym->addr && next - sym->addr <= KALLSYMS_MAX_SPAN ? next - sym->addr : 0;
+}
+
 static bool sym_equal(const struct kallsyms *a, const struct kallsyms_sym *x, const struct kallsyms *b,
 		      const struct kallsyms_sym *y)
 {

@@ -85,6 +85,10 @@ static inline size_t kallsyms_stride_of(const struct kallsyms *ks, uint64_t addr
 /* The symbol containing addr, or NULL. */
 const struct kallsyms_sym *kallsyms_find(const struct kallsyms *ks, uint64_t addr);
 
+/* Up to the next symbol's address (kallsyms has no sizes), 0 unknown:
+ * the last, or a gap over KALLSYMS_MAX_SPAN. sym is one kallsyms_find gave. */
+uint64_t kallsyms_size(const struct kallsyms *ks, const struct kallsyms_sym *sym);
+
 const char *kallsyms_lazy_name(const struct kallsyms *ks, const struct kallsyms_sym *sym);
 
 /* Valid while ks is. */

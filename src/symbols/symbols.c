@@ -33,6 +33,8 @@ struct cache_entry {
 	const char *sym, *dso;
 	uint64_t key;
 	struct dso *d;      /* whose table named it: a hit keeps it from eviction */
+	uint64_t start;     /* sym_result's sym_start, sym_size, sym_off: one line in all */
+	uint32_t size, off;
 };
 
 struct symbols {
@@ -260,6 +262,9 @@ static inline void cache_out(struct symbols *s, const struct cache_entry *e, str
 	out->sym = e->sym;
 	out->dso = e->dso;
 	out->key = e->key;
+	out->sym_start = e->start;
+	out->sym_size = e->size;
+	out->sym_off = e->off;
 	if (e->d)
 		e->d->last_hit = s->pt.epoch;
 	set_build_id(s, e->d, out);
@@ -299,6 +304,9 @@ static inline bool resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip,
 	out->sym = l.sym;
 	out->dso = l.dso;
 	out->key = l.key;
+	out->sym_start = l.start;
+	out->sym_size = l.size;
+	out->sym_off = l.off;
 	set_build_id(s, l.d, out);
 	/* Resolving may have read /proc and moved the generation on. Code of
 	 * no file is kept for the rest of the interval only (a JIT map is
@@ -309,11 +317,13 @@ static inline bool resolve(struct symbols *s, pid_t pid, pid_t tid, uint64_t ip,
 		if ((v = ivcache_slot(s, h)) != NULL)
 			*v = (struct cache_entry){ .ip = ip, .pid = cpid,
 						   .tag = kernel ? tag : proctab_gen(&s->pt, pid), .sym = l.sym,
-						   .dso = l.dso, .key = l.key, .d = l.d };
+						   .dso = l.dso, .key = l.key, .d = l.d, .start = l.start,
+						   .size = l.size, .off = l.off };
 		return false;
 	}
 	*e = (struct cache_entry){ .ip = ip, .pid = cpid, .tag = kernel ? tag : proctab_gen(&s->pt, pid),
-				   .sym = l.sym, .dso = l.dso, .key = l.key, .d = l.d };
+				   .sym = l.sym, .dso = l.dso, .key = l.key, .d = l.d, .start = l.start,
+				   .size = l.size, .off = l.off };
 	return true;
 }
 

@@ -224,7 +224,8 @@ bool symbols_kernel_resolve(struct symbols_kernel *k, uint64_t ip, unsigned epoc
 	}
 	mod = kallsyms_module(t, s);
 	*out = (struct symbols_lookup){ .sym = kallsyms_name(t, s), .dso = mod ? mod : symbols_kernel_dso,
-					.key = (uint64_t)(uintptr_t)s };
+					.key = (uint64_t)(uintptr_t)s, .start = s->addr,
+					.size = (uint32_t)kallsyms_size(t, s), .off = (uint32_t)(ip - s->addr) };
 	return changed;
 }
 

@@ -18,6 +18,10 @@ struct symbols_lookup {
 	uint64_t key;
 	struct dso *d;      /* the DSO whose table (or lack of one) named it */
 	bool nocache;       /* code of no file: a JIT map may name it by the next interval */
+	/* sym_result's: the symbol's start in its file's (or the kernel's, a
+	 * JIT's) address space, its size (0 unknown), the address's offset. */
+	uint64_t start;
+	uint32_t size, off;
 };
 
 #endif

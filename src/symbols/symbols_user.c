@@ -128,6 +128,11 @@ static const char *sym_name(struct symbols_user *u, struct elfsym *t, const stru
 	return name;
 }
 
+static inline uint32_t clamp32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
 /* Code in no file that no JIT map names: grouped per process, mapping and
  * page ("[anon]+0x3000"), so that a hot JIT region still stands out. */
 static void resolve_anon(struct symbols_user *u, const struct proctab_proc *p, const struct proctab_map *m,
@@ -156,6 +161,10 @@ static void resolve_anon(struct symbols_user *u, const struct proctab_proc *p, c
 out_found:
 	out->sym = a->name;
 	out->key = (uint64_t)(uintptr_t)a;
+	/* The label's page, in the process's addresses (no file has them). */
+	out->start = m->start + page;
+	out->size = ANON_PAGE;
+	out->off = (uint32_t)(ip - out->start);
 	return;
 out_unknown:
 	out->sym = SYMBOLS_UNKNOWN;
@@ -190,7 +199,9 @@ struct symbols_lookup symbols_user_resolve(struct symbols_user *u, struct procta
 	if (p && (d == NULL || d->kind == DSO_NONE || (d->kind == DSO_MEMFD && d->tab == NULL))) {
 		if ((jsym = jit_find(u, p, ip)) != NULL)
 			return (struct symbols_lookup){ .sym = jsym->name, .dso = p->jit->dso,
-							.key = (uint64_t)(uintptr_t)jsym->name, .d = l.d };
+							.key = (uint64_t)(uintptr_t)jsym->name, .d = l.d,
+							.start = jsym->addr, .size = clamp32(jsym->size),
+							.off = clamp32(ip - jsym->addr) };
 		l.nocache = true;
 	}
 	if (m == NULL)
@@ -201,6 +212,9 @@ struct symbols_lookup symbols_user_resolve(struct symbols_user *u, struct procta
 	if (sym) {
 		l.sym = sym_name(u, d->tab, sym);
 		l.key = sym_key(u, d, d->tab, sym);
+		l.start = sym->addr;
+		l.size = sym->size;
+		l.off = clamp32(vaddr - sym->addr);
 	} else if (d->tab == NULL && (d->kind == DSO_NONE || d->kind == DSO_MEMFD)) {
 		resolve_anon(u, p, m, ip, &l);
 	} else {

@@ -301,6 +301,12 @@ static void check_child(struct symbols *s, const struct fixture *c, const char *
 		      "%s: %s -> %s in %s", what, fn_names[i], r.sym, r.dso);
 		symbols_resolve(s, c->pid, c->addr[i] + 4, false, &r2);
 		CHECK(r2.key == r.key && strcmp(r2.sym, r.sym) == 0, "%s: inside %s, same key", what, fn_names[i]);
+		/* For annotation: the function's start, size and the offset (again from the cache). */
+		CHECK(r.sym_off == 0 && r2.sym_off == 4 && r2.sym_start == r.sym_start && r.sym_size > 4 &&
+		      r.sym_start != 0, "%s: %s starts at %#" PRIx64 " (%" PRIu64 " bytes), +4 is offset %" PRIu64,
+		      what, fn_names[i], r.sym_start, r.sym_size, r2.sym_off);
+		symbols_resolve(s, c->pid, c->addr[i] + 4, false, &r2);
+		CHECK(r2.sym_off == 4 && r2.sym_start == r.sym_start, "%s: the cache keeps the offset", what);
 	}
 	symbols_resolve(s, c->pid, c->addr[0], false, &r);
 	symbols_resolve(s, c->pid, c->addr[1], false, &r2);
@@ -823,6 +829,9 @@ static void test_kernel(const char *dir)
 	CHECK(strcmp(r.sym, "schedule") == 0 && strcmp(r.dso, "[kernel.kallsyms]") == 0 && r.kernel,
 	      "schedule at %#" PRIx64 ": %s in %s", sched, r.sym, r.dso);
 	CHECK(r2.key == r.key && strcmp(r2.sym, "schedule") == 0, "inside schedule, any pid: same key");
+	CHECK(r.sym_start == sched && r.sym_off == 0 && r2.sym_off == 1 && r2.sym_start == sched && r.sym_size > 1,
+	      "schedule: start %#" PRIx64 ", size %" PRIu64 ", +1 at offset %" PRIu64, r.sym_start, r.sym_size,
+	      r2.sym_off);
 	if (maddr) {
 		symbols_resolve(s, 1, maddr, true, &r);
 		CHECK(r.dso[0] == '[' && strcmp(r.dso, "[kernel.kallsyms]") != 0, "module symbol %s in %s", r.sym,
