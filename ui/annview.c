@@ -422,8 +422,6 @@ static bool level_opened(struct ui *u, const struct annview_level *L)
 	}
 	if (L->since_open)
 		ui_message(u, false, "%s had no instruction counts: counting from now", L->sym);
-	else if (L->provisional)
-		ui_message(u, false, "%s: no samples in this interval yet: counts since counting began", L->sym);
 	return false;
 }
 

@@ -154,7 +154,13 @@ static unsigned an_follow(struct ui *u, int key)
 	if (in->kind == ANNOT_CALL || (in->kind == ANNOT_JUMP && !in->target_in_func && in->callee))
 		return annview_push_callee(u, i);
 	if (in->kind == ANNOT_JUMP && in->target_in_func && (to = annot_insn_at(L->fn, in->target_off))) {
-		annview_select(u, annview_line_of(A, (uint32_t)(to - L->fn->insn)), true);
+		size_t from = L->sel, at = annview_line_of(A, (uint32_t)(to - L->fn->insn));
+		size_t lo = from < at ? from : at, span = (from < at ? at - from : from - at) + 1;
+
+		/* Both ends of the arrow on screen when they fit, else the target centred. */
+		annview_select(u, at, span > page(u));
+		if (span <= page(u))
+			L->top = lo > (page(u) - span) / 2 ? lo - (page(u) - span) / 2 : 0;
 		L->moved = true;
 		L->jump_from = i;
 		return UI_DRAW;

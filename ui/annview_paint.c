@@ -77,8 +77,6 @@ static void draw_info(struct ui *u, int y, int w)
 		snprintf(pct, sizeof(pct), ", %.2f%% of all", 100.0 * (double)sum / (double)all);
 		strlcat(line, pct, sizeof(line));
 	}
-	strlcat(line, A->all ? ";  Share: of all samples (t: of the symbol's)" : ";  Share: of the symbol's (t: of all)",
-		sizeof(line));
 	paint_words(y, 0, w, R_LABEL, line);
 
 	if (L->fn && L->fn->lacks)
@@ -176,6 +174,9 @@ static void draw_insn(struct ui *u, int y, int w, size_t l, const char *g, bool 
 	if (ln->src) {
 		const char *src = annot_source_text(session_annot(u->s), in->file, in->line);
 
+		/* its indentation would push the text off a narrow screen */
+		while (src && *src == ' ')
+			src++;
 		snprintf(line, sizeof(line), "%s:%u  %s", base_name(in->file), in->line, src ? src : "");
 		sanitize(text, sizeof(text), line);
 		paint_text(y, SHARE_W, GUTTER_W, sel ? R_SELECTED : R_VALUE, g, false);

@@ -18,8 +18,9 @@ import tuitest
 from tuitest import tap
 
 SGR = re.compile(r"\x1b\[[0-9;]*m")
-# "  12.34  ,->     2b:  divq %r12": share (blank: none), gutter, offset, text
-INSN = re.compile(r"^ *(\d+\.\d\d)? {1,2}(.{3})\s*([0-9a-f]+):  (.*\S)\s*$")
+# " 12.34 ,->    2b:  divq %r12": the share in columns 0-6 (blank: none),
+# the jump's arrow in 7-9, then the offset (or address and bytes) and text
+WHERE = re.compile(r"^\s*([0-9a-f]+):  (.*\S)\s*$")
 
 
 def listing(raw):
@@ -37,9 +38,10 @@ def listing(raw):
         text = SGR.sub("", l)
         if not text.strip():
             continue
-        m = INSN.match(text)
-        if m:
-            out.append((sel, float(m.group(1) or 0), m.group(2), int(m.group(3), 16), m.group(4)))
+        share, gutter, rest = text[0:7].strip(), text[7:10], text[10:]
+        m = WHERE.match(rest)
+        if m and re.fullmatch(r"(\d+\.\d\d)?", share):
+            out.append((sel, float(share or 0), gutter, int(m.group(1), 16), m.group(2)))
         else:
             out.append((sel, None, "", None, text.strip()))
     return out
@@ -156,20 +158,25 @@ def body(t, perftop, annowork, w, h):
         sel, ls = selected(t)
         tap.ok(sel is not None and sel[3] == int(m.group(1), 16),
                "%s: Enter on the jump selects its target %s (%r)" % (sz, m.group(1), sel))
-        tap.ok(sel is not None and sel[2].endswith("->") and any(x[2].strip().startswith(("`", ",")) and x is not sel
-                                                               for x in ls),
+        # the other end: the jump's line, or the arrow running on below the screen
+        i = ls.index(sel) if sel in ls else -1
+        tap.ok(sel is not None and sel[2].endswith("->") and i + 1 < len(ls) and
+               (ls[i + 1][2].startswith("|") or ls[i + 1][2].startswith("`")) and
+               any(x[2].startswith(("`", ",")) and x[2].endswith("-") and x[4].startswith("j") for x in ls),
                "%s: the jump's arrow: from the jump to its target (%r)" % (sz, sel and sel[2]))
     else:
         tap.ok(False, "%s: Enter on the jump (no jump found)" % sz)
         tap.ok(False, "%s: the jump's arrow" % sz)
 
-    # s: the source lines among the instructions, and off again.
+    # s: source lines among the instructions (--source, the default), off, on.
+    def src_shown(sc):
+        return re.search(r"^ +annowork\.c:\d+  ", sc, re.M) is not None
+    tap.ok(src_shown(t.screen()) and "(d | 1)" in t.screen(),
+           "%s: source lines among the instructions by default (the divide's among them)" % sz)
     t.keys("s")
-    s = t.wait_re(r"annowork\.c:\d+ ", 5)
-    tap.ok(s is not None and "(d | 1)" in s, "%s: s shows the source lines (the divide's among them)" % sz)
+    tap.ok(t.wait(lambda sc: not src_shown(sc), 5) is not None, "%s: s: instructions only" % sz)
     t.keys("s")
-    s = t.wait(lambda sc: "annowork.c:" not in sc.split("\n", 3)[3], 5)
-    tap.ok(s is not None, "%s: s again: instructions only" % sz)
+    tap.ok(t.wait(src_shown, 5) is not None, "%s: s again: the source lines back" % sz)
 
     # S: the source view, the divide's line the hottest and selected.
     t.keys("S")
@@ -192,7 +199,7 @@ def body(t, perftop, annowork, w, h):
     # t: shares of all samples, none above the symbol's own.
     t.keys("t")
     s = t.wait_re(r"Of all +Offset", 5)
-    tap.ok(s is not None and "Share: of all samples" in s, "%s: t: shares of all samples" % sz)
+    tap.ok(s is not None, "%s: t: shares of all samples (the column says Of all)" % sz)
     ls = listing(t.screen(escapes=True))
     tap.ok(sum(x[1] for x in ls if x[1]) <= 100.5, "%s: t: their sum is at most 100" % sz)
     t.keys("t")
