@@ -154,6 +154,13 @@ void annview_take(struct ui *u, struct agg *a)
 	annview_rebuild(u);
 }
 
+unsigned annview_table_key(struct ui *u, int key, unsigned r)
+{
+	if (key == 'c' && !u->paused && u->s && u->s->agg)
+		annview_take(u, u->s->agg);
+	return r | UI_DRAW;
+}
+
 /* The agg goes (a re-aim): the next one is asked to count afresh. */
 void annview_forget(struct ui *u)
 {
@@ -423,6 +430,40 @@ static bool level_opened(struct ui *u, const struct annview_level *L)
 	if (L->since_open)
 		ui_message(u, false, "%s had no instruction counts: counting from now", L->sym);
 	return false;
+}
+
+/* a: the selected symbol's annotation; on a call-tree line, that line's
+ * symbol (its row in the frame: it has samples in scope). */
+unsigned annview_open_selected(struct ui *u, int key)
+{
+	const struct ui_tree *t = u->mode == MODE_PATHS ? &u->paths : &u->tree;
+	const struct agg_sym *row = NULL;
+
+	if (u->mode == MODE_MAIN && u->view != VIEW_SYMBOLS) {
+		ui_message(u, false, "a annotates a symbol: Tab to the Symbols view and select one");
+		return UI_DRAW;
+	}
+	if (u->mode == MODE_MAIN && u->nrows == 0) {
+		ui_message(u, false, "no symbol to annotate yet");
+		return UI_DRAW;
+	}
+	if (u->mode == MODE_PATHS || u->tree.in) {
+		uint32_t node = t->nvis && t->sel < t->nvis ? t->vis[t->sel] : 0;
+		const struct ui_cgsym *s = node && node < t->nn ? calltree_sym(u, t->n[node].sym) : NULL;
+
+		if (s == NULL || s->comm) {
+			ui_message(u, false, "a annotates a symbol: select a function's line");
+			return UI_DRAW;
+		}
+		row = annview_row_named(u, u->cg.pool + s->name, u->cg.pool + s->dso);
+		if (row == NULL) {
+			ui_message(u, false, "%s: no samples in this view to annotate", u->cg.pool + s->name);
+			return UI_DRAW;
+		}
+	} else {
+		row = u->rows[u->sel[VIEW_SYMBOLS]];
+	}
+	return annview_open(u, row);
 }
 
 /* The table's event: the sort column's when it is an event's, else the first on. */

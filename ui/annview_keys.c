@@ -344,29 +344,21 @@ static unsigned an_event(struct ui *u, int key)
 	return UI_DRAW;
 }
 
-/* c z Space d + -: what they do in the tables. c reads the counts of the
- * new scope at once (the rows have both at hand), unless paused. */
-static unsigned an_table(struct ui *u, int key)
-{
-	unsigned r = keys_main_action(u, key);
-
-	if (key == 'c' && !u->paused && u->s && u->s->agg)
-		annview_take(u, u->s->agg);
-	return r;
-}
-
+/* The help tells the view's own keys, a few to a row (Up Down PgUp PgDn
+ * Home End move as in the tables). */
 const struct key_binding annview_keys[] = {
-	{ KEY_UP, an_move, { "Up Down k j", "select a line" } },
+	{ 0, NULL, { "a", "annotate a symbol (tables, call trees)" } },
+	{ KEY_UP, an_move, { NULL, NULL } },
 	{ KEY_DOWN, an_move, { NULL, NULL } },
 	{ 'k', an_move, { NULL, NULL } },
 	{ 'j', an_move, { NULL, NULL } },
-	{ KEY_PPAGE, an_move, { "PgUp PgDn", "a page up or down" } },
+	{ KEY_PPAGE, an_move, { NULL, NULL } },
 	{ KEY_NPAGE, an_move, { NULL, NULL } },
-	{ KEY_HOME, an_move, { "Home End", "the first or the last line" } },
+	{ KEY_HOME, an_move, { NULL, NULL } },
 	{ KEY_END, an_move, { NULL, NULL } },
 	{ '\t', an_hot, { "Tab S-Tab", "next / previous hot line, hottest first" } },
 	{ KEY_BTAB, an_hot, { NULL, NULL } },
-	{ '\n', an_follow, { "Enter Right", "call: its callee's annotation; jump: its target" } },
+	{ '\n', an_follow, { "Enter Right", "follow a call (callee) or a jump (target)" } },
 	{ '\r', an_follow, { NULL, NULL } },
 	{ KEY_ENTER, an_follow, { NULL, NULL } },
 	{ KEY_RIGHT, an_follow, { NULL, NULL } },
@@ -376,21 +368,17 @@ const struct key_binding annview_keys[] = {
 	{ KEY_BACKSPACE, an_back, { NULL, NULL } },
 	{ 127, an_back, { NULL, NULL } },
 	{ KEY_CTRL('h'), an_back, { NULL, NULL } },
-	{ 's', an_source, { "s", "source lines among the instructions on/off" } },
-	{ 'S', an_srcview, { "S", "source view: each line's summed share" } },
-	{ 'o', an_raw, { "o", "addresses and raw bytes / offsets" } },
-	{ 't', an_total, { "t", "share of the symbol's / of all samples" } },
+	{ 's', an_source, { "s S", "source lines on/off; source view (summed)" } },
+	{ 'S', an_srcview, { NULL, NULL } },
+	{ 'o', an_raw, { "o t", "addresses, raw bytes; share of all samples" } },
+	{ 't', an_total, { NULL, NULL } },
 	{ '/', an_search, { "/ n N", "search the instructions; next / previous" } },
 	{ 'n', an_next, { NULL, NULL } },
 	{ 'N', an_next, { NULL, NULL } },
 	{ '<', an_event, { "< >", "the event counted (several sampled)" } },
 	{ '>', an_event, { NULL, NULL } },
-	{ 'c', an_table, { "c z Space", "cumulative, decay, pause: as the table" } },
-	{ 'z', an_table, { NULL, NULL } },
-	{ ' ', an_table, { NULL, NULL } },
-	{ 'Z', an_table, { NULL, NULL } },
-	{ '+', an_table, { NULL, NULL } },
-	{ '-', an_table, { NULL, NULL } },
+	/* keys.c hands these to the table's actions */
+	{ 0, NULL, { "c z Space", "cumulative, decay, pause: as in the table" } },
 	{ 0, NULL, { NULL, NULL } },
 };
 

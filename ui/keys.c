@@ -418,40 +418,6 @@ static unsigned act_freq(struct ui *u, int key)
 	return start_prompt(u, PROMPT_FREQ, now);
 }
 
-/* a: the selected symbol's annotation; on a call-tree line, that line's
- * symbol (its row in the frame: it has samples in scope). */
-unsigned keys_annotate(struct ui *u, int key)
-{
-	const struct ui_tree *t = u->mode == MODE_PATHS ? &u->paths : &u->tree;
-	const struct agg_sym *row = NULL;
-
-	if (u->mode == MODE_MAIN && u->view != VIEW_SYMBOLS) {
-		ui_message(u, false, "a annotates a symbol: Tab to the Symbols view and select one");
-		return UI_DRAW;
-	}
-	if (u->mode == MODE_MAIN && u->nrows == 0) {
-		ui_message(u, false, "no symbol to annotate yet");
-		return UI_DRAW;
-	}
-	if (u->mode == MODE_PATHS || u->tree.in) {
-		uint32_t node = t->nvis && t->sel < t->nvis ? t->vis[t->sel] : 0;
-		const struct ui_cgsym *s = node && node < t->nn ? calltree_sym(u, t->n[node].sym) : NULL;
-
-		if (s == NULL || s->comm) {
-			ui_message(u, false, "a annotates a symbol: select a function's line");
-			return UI_DRAW;
-		}
-		row = annview_row_named(u, u->cg.pool + s->name, u->cg.pool + s->dso);
-		if (row == NULL) {
-			ui_message(u, false, "%s: no samples in this view to annotate", u->cg.pool + s->name);
-			return UI_DRAW;
-		}
-	} else {
-		row = u->rows[u->sel[VIEW_SYMBOLS]];
-	}
-	return annview_open(u, row);
-}
-
 static const struct key_binding global_keys[] = {
 	{ 'q', act_quit, { "q F10", "quit" } },
 	{ KEY_F(10), act_quit, { NULL, NULL } },
@@ -512,8 +478,8 @@ static const struct key_binding main_keys[] = {
 	{ '-', act_adjust, { NULL, NULL } },
 	{ 'F', act_freq, { "F", "set the sampling frequency (re-open)" } },
 	{ 'r', tree_flip, { "r F5", "call trees (-g): callers/callees, paths" } },
-	{ 'a', keys_annotate, { "a", "annotate the symbol: hot instructions" } },
 	{ KEY_F(5), tree_keys_paths_open, { NULL, NULL } },
+	{ 'a', annview_open_selected, { NULL, NULL } }, /* told in the help's Annotate (a) */
 	{ 0, NULL, { NULL, NULL } },
 };
 
@@ -558,12 +524,6 @@ static const struct key_binding *lookup(const struct key_binding *t, int key)
 	return NULL;
 }
 
-unsigned keys_main_action(struct ui *u, int key)
-{
-	const struct key_binding *b = lookup(main_keys, key);
-
-	return b ? b->fn(u, key) : 0;
-}
 
 unsigned keys_dispatch(struct ui *u, int key)
 {
@@ -583,6 +543,9 @@ unsigned keys_dispatch(struct ui *u, int key)
 		return annview_prompt_key(u, key);
 	if ((size_t)u->mode < sizeof(mode_keys) / sizeof(mode_keys[0]) && mode_keys[u->mode])
 		b = lookup(mode_keys[u->mode], key);
+	/* The annotate view follows the table's scope, decay and pause keys. */
+	if (b == NULL && u->mode == MODE_ANNOTATE && key > 0 && key < 128 && strchr("czZ +-", key))
+		return annview_table_key(u, key, lookup(main_keys, key)->fn(u, key));
 	if (b == NULL)
 		b = lookup(global_keys, key);
 	if (b)

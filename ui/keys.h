@@ -24,10 +24,7 @@ extern const struct key_binding panel_keys_event[], panel_keys_exclude[], panel_
 extern const struct key_binding tree_keys_paths[], tree_doc_keys[];
 /* annview_keys.c: the annotate view's (a). */
 extern const struct key_binding annview_keys[];
-/* keys.c: what a key does in the tables (the annotate view's c z Space). */
-unsigned keys_main_action(struct ui *u, int key);
-/* keys.c: a on the selected symbol row or call-tree line (F5's too). */
-unsigned keys_annotate(struct ui *u, int key);
+
 
 unsigned panel_keys_prompt_key(struct ui *u, int key);
 unsigned panel_keys_help_key(struct ui *u, int key);

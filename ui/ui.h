@@ -283,6 +283,11 @@ void tree_keys_hottest(struct ui_tree *t);
 /* annview*.c: the annotate view (a). Opens on a frame's symbol row (the
  * Symbols view's, a call-tree line's through annview_row_named). */
 unsigned annview_open(struct ui *u, const struct agg_sym *row);
+/* a (a key action): the selected symbol row's, call-tree line's (F5's too). */
+unsigned annview_open_selected(struct ui *u, int key);
+/* After the table's c z Space + - in the view (r: what it returned): c's
+ * scope read at once. */
+unsigned annview_table_key(struct ui *u, int key, unsigned r);
 const struct agg_sym *annview_row_named(const struct ui *u, const char *sym, const char *dso);
 /* frame_take: the open symbols' counts of the tick; frame_clear: the agg goes. */
 void annview_take(struct ui *u, struct agg *a);
