@@ -4,6 +4,7 @@
  * row counting them, and its per-instruction samples copied at each tick
  * (frame_take), so that what is drawn is the interval the table shows. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,37 @@ void annview_select(struct ui *u, size_t l, bool centre)
 		L->top = l > page / 2 ? l - page / 2 : 0;
 }
 
+void annview_detail(const struct ui *u, char *buf, size_t len)
+{
+	const struct ui_annot *A = u->annot;
+	const struct annview_level *L = A && A->depth ? &A->lv[A->depth - 1] : NULL;
+	const uint64_t *cnt;
+	const struct annot_insn *in;
+
+	buf[0] = '\0';
+	if (L == NULL || L->fn == NULL)
+		return;
+	cnt = annview_counts(u, L);
+	if (A->srcview) {
+		const struct annview_srow *r = L->ssel < A->nsrows ? &A->srows[L->ssel] : NULL;
+
+		if (r)
+			snprintf(buf, len, "%s:%u  %" PRIu64 " samples", r->file, r->line, r->samples);
+		return;
+	}
+	if (L->sel >= A->nlines)
+		return;
+	in = &L->fn->insn[A->lines[L->sel].insn];
+	snprintf(buf, len, "%s+0x%" PRIx64 "  at 0x%" PRIx64 "  %" PRIu64 " samples", L->sym, in->offset, in->addr,
+		 cnt ? cnt[A->lines[L->sel].insn] : 0);
+	if (in->file) {
+		char where[320];
+
+		snprintf(where, sizeof(where), "  %s:%u", in->file, in->line);
+		strlcat(buf, where, len);
+	}
+}
+
 bool annview_match(const struct annview_level *L, uint32_t i, const char *pat)
 {
 	const struct annot_insn *in;
@@ -447,7 +479,7 @@ unsigned annview_open_selected(struct ui *u, int key)
 		ui_message(u, false, "no symbol to annotate yet");
 		return UI_DRAW;
 	}
-	if (u->mode == MODE_PATHS || u->tree.in) {
+	if (u->mode == MODE_PATHS || (u->tree.in && t->nvis && t->sel < t->nvis && t->vis[t->sel] != 0)) {
 		uint32_t node = t->nvis && t->sel < t->nvis ? t->vis[t->sel] : 0;
 		const struct ui_cgsym *s = node && node < t->nn ? calltree_sym(u, t->n[node].sym) : NULL;
 

@@ -69,8 +69,13 @@ static void draw_info(struct ui *u, int y, int w)
 	char line[1024], note[512];
 	enum ui_role nr = R_WARN;
 
-	snprintf(line, sizeof(line), " %s: %" PRIu64 " samples %s", A->ev < u->fr.nev ? u->fr.ev[A->ev].name : "?",
-		 sum, L->provisional ? "since counting began" : annview_scope_name(u));
+	if (L->fn == NULL) { /* nothing to count: the why is below */
+		paint_fill(y, 0, w, R_NORMAL);
+		paint_fill(y + 1, 0, w, R_NORMAL);
+		return;
+	}
+	snprintf(line, sizeof(line), " %s: %" PRIu64 " sample%s %s", A->ev < u->fr.nev ? u->fr.ev[A->ev].name : "?",
+		 sum, sum == 1 ? "" : "s", L->provisional ? "since counting began" : annview_scope_name(u));
 	if (all && !L->provisional) {
 		char pct[64];
 

@@ -353,7 +353,10 @@ void header_message_draw(struct ui *u, int y, int w)
 		paint_words(y, 0, w, R_WARN, line);
 		return;
 	}
-	views_detail(u, line, sizeof(line));
+	if (u->mode == MODE_ANNOTATE)
+		annview_detail(u, line, sizeof(line));
+	else
+		views_detail(u, line, sizeof(line));
 	if (line[0]) { /* the selected row in full: paths cut in the table */
 		paint_foreign_words(y, 0, w, R_DIM, line);
 		return;

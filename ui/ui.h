@@ -293,6 +293,8 @@ const struct agg_sym *annview_row_named(const struct ui *u, const char *sym, con
 void annview_take(struct ui *u, struct agg *a);
 void annview_forget(struct ui *u);
 void annview_draw(struct ui *u, int h, int w);
+/* The selected line in full for the message line: address, source, samples. */
+void annview_detail(const struct ui *u, char *buf, size_t len);
 /* The search prompt (/) is open: it reads every key. */
 bool annview_typing(const struct ui *u);
 unsigned annview_prompt_key(struct ui *u, int key);
