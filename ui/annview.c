@@ -93,6 +93,8 @@ static void read_counts(struct ui *u, struct annview_level *L, struct agg *a, en
 
 	memset(L->sum, 0, sizeof(L->sum));
 	L->nev = 0;
+	if (ni == 0 && L->keyed && a) /* nothing to count on, but whether it counts */
+		agg_annot_counts(a, L->key, 0, scope, &(const struct agg_annot_count *){ NULL }, &L->since_open);
 	if (ni == 0 || nev == 0 || !grow((void **)&L->cnt, &L->cnt_cap, ni * nev, sizeof(*L->cnt)))
 		return;
 	memset(L->cnt, 0, ni * nev * sizeof(*L->cnt));

@@ -218,7 +218,7 @@ static unsigned an_total(struct ui *u, int key)
 static unsigned an_srcview(struct ui *u, int key)
 {
 	struct ui_annot *A = u->annot;
-	const struct annview_level *L = annview_top(u);
+	struct annview_level *L = annview_top(u);
 
 	if (A->srcview)
 		return src_to_asm(u);
@@ -227,7 +227,12 @@ static unsigned an_srcview(struct ui *u, int key)
 			   L && L->fn && L->fn->lacks ? ": " : "", L && L->fn && L->fn->lacks ? L->fn->lacks : "");
 		return UI_DRAW;
 	}
+	/* as the instructions open: the hottest line, centred */
 	A->srcview = true;
+	if (A->nshot) {
+		L->ssel = A->shot[0];
+		L->stop = L->ssel > page(u) / 2 ? L->ssel - page(u) / 2 : 0;
+	}
 	return UI_DRAW;
 }
 

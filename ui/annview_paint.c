@@ -85,7 +85,8 @@ static void draw_info(struct ui *u, int y, int w)
 	paint_words(y, 0, w, R_LABEL, line);
 
 	if (L->fn && L->fn->lacks)
-		snprintf(note, sizeof(note), " lacks: %s", L->fn->lacks);
+		snprintf(note, sizeof(note), " %slacks: %s", L->since_open ? "counting since it was opened; " : "",
+			 L->fn->lacks);
 	else if (!L->keyed)
 		snprintf(note, sizeof(note), " %s took no samples here: counting starts once it has some", L->sym);
 	else if (L->since_open)
