@@ -212,43 +212,44 @@ static int shot_cmp(const void *pa, const void *pb, void *arg)
 static int srow_cmp(const void *pa, const void *pb)
 {
 	const struct annview_srow *a = pa, *b = pb;
-	int r = strcmp(a->file, b->file);
+	int r = a->file == b->file ? 0 : strcmp(a->file, b->file);
 
 	if (r)
 		return r;
-	return (a->line > b->line) - (a->line < b->line);
+	if (a->line != b->line)
+		return (a->line > b->line) - (a->line < b->line);
+	return (a->first > b->first) - (a->first < b->first);
 }
 
 /* S: one row per (file, line), its instructions' samples summed; in file
- * then line order, as the source reads. */
+ * then line order, as the source reads. One row an instruction, sorted,
+ * then merged: a long function has thousands of lines. */
 static void source_rows(struct ui_annot *A, const struct annview_level *L, const uint64_t *cnt)
 {
-	size_t n = 0;
+	size_t n = 0, m = 0;
 
 	A->nsrows = A->nshot = 0;
-	if (L->fn == NULL)
+	if (L->fn == NULL || !grow((void **)&A->srows, &A->srows_cap, L->fn->ninsn + 1, sizeof(*A->srows)))
 		return;
 	for (uint32_t i = 0; i < L->fn->ninsn; i++) {
 		const struct annot_insn *in = &L->fn->insn[i];
-		size_t k;
 
-		if (in->file == NULL || in->line == 0)
-			continue;
-		for (k = 0; k < n; k++) /* functions have tens of lines, not thousands */
-			if (A->srows[k].line == in->line && strcmp(A->srows[k].file, in->file) == 0)
-				break;
-		if (k == n) {
-			if (!grow((void **)&A->srows, &A->srows_cap, n + 1, sizeof(*A->srows)))
-				break;
-			A->srows[n++] = (struct annview_srow){ in->file, in->line, 0, i };
-		}
-		A->srows[k].samples += cnt ? cnt[i] : 0;
+		if (in->file && in->line)
+			A->srows[n++] = (struct annview_srow){ in->file, in->line, cnt ? cnt[i] : 0, i };
 	}
 	qsort(A->srows, n, sizeof(*A->srows), srow_cmp);
-	A->nsrows = n;
-	if (!grow((void **)&A->shot, &A->shot_cap, n ? n : 1, sizeof(*A->shot)))
+	for (size_t k = 0; k < n; k++) {
+		struct annview_srow *r = &A->srows[k];
+
+		if (m && r->line == A->srows[m - 1].line && strcmp(r->file, A->srows[m - 1].file) == 0)
+			A->srows[m - 1].samples += r->samples;
+		else
+			A->srows[m++] = *r;
+	}
+	A->nsrows = m;
+	if (!grow((void **)&A->shot, &A->shot_cap, m ? m : 1, sizeof(*A->shot)))
 		return;
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < m; k++)
 		if (A->srows[k].samples)
 			A->shot[A->nshot++] = k;
 	qsort_r(A->shot, A->nshot, sizeof(*A->shot), shot_cmp, A->srows);

@@ -82,6 +82,8 @@ static void draw_info(struct ui *u, int y, int w)
 		snprintf(pct, sizeof(pct), ", %.2f%% of all", 100.0 * (double)sum / (double)all);
 		strlcat(line, pct, sizeof(line));
 	}
+	if (u->paused)
+		strlcat(line, "  (paused)", sizeof(line));
 	paint_words(y, 0, w, R_LABEL, line);
 
 	if (L->fn && L->fn->lacks)

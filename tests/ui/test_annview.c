@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agg.h"
 #include "annview.h"
@@ -79,6 +80,36 @@ static bool shown(const char *s)
 		if (strstr(screen[y], s))
 			return true;
 	return false;
+}
+
+/* A figure for doc/BENCHMARKS.md, asserted on nothing (a loaded machine
+ * is slow): rebuilding and drawing a 10 000-instruction function. */
+static void big_function(struct ui *u, struct annview_level *L)
+{
+	static struct annot_insn big[10000];
+	static struct annot_func bf;
+	const struct annot_func *saved = L->fn;
+	struct timespec t0, t1;
+
+	for (size_t i = 0; i < 10000; i++)
+		big[i] = (struct annot_insn){ .offset = 4 * i, .addr = 0x1000 + 4 * i, .len = 4, .text = "addq   $1, %rax",
+					      .file = "/src/big.c", .line = 1 + (unsigned)(i / 5) };
+	bf = (struct annot_func){ .sym = "big", .dso = "/usr/bin/w", .size = 40000, .ninsn = 10000, .insn = big };
+	read_screen(u, 50, 200); /* the resize outside the figure */
+	L->fn = &bf;
+	L->moved = false;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	annview_take(u, u->s->agg);
+	read_screen(u, 50, 200);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("# 10000 instructions, 2000 source lines: counts, lines, hot order, draw at 200x50: %.2f ms\n",
+	       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	ok(u->annot->nlines == 10000 + 2000 && u->annot->nsrows == 2000, "10 000 instructions: their lines and source rows");
+	L->fn = saved;
+	free(L->cnt);
+	L->cnt = NULL;
+	L->cnt_cap = 0;
+	annview_take(u, u->s->agg);
 }
 
 static void type(struct ui *u, const char *s)
@@ -222,6 +253,7 @@ int main(void)
 	keys_dispatch(&u, KEY_ESC);
 	read_screen(&u, 50, 200);
 	ok(u.annot->depth == 1 && strstr(sel_text(), "callq") != NULL, "Esc: back to loop at 200x50, the call selected");
+	big_function(&u, annview_top(&u));
 	keys_dispatch(&u, KEY_LEFT);
 	ok(u.mode == MODE_MAIN && u.annot->depth == 0, "Left on the last level: back to the table");
 
