@@ -38,8 +38,9 @@ struct annot_cache *annot_cache_new(const struct annot_opts *o)
 	c->kcore = dup_or(c->o.kcore, "/proc/kcore");
 	c->kallsyms = dup_or(c->o.kallsyms, "/proc/kallsyms");
 	c->jit_dir = dup_or(c->o.jit_dir, "/tmp");
+	c->debug_root = dup_or(c->o.debug_root, "/usr/lib/debug");
 	c->lines = srcline_cache_new(c->o.debug_root);
-	if (!c->proc_root || (c->o.vmlinux && !c->vmlinux) || !c->kcore || !c->kallsyms || !c->jit_dir || !c->lines) {
+	if (!c->debug_root || !c->proc_root || (c->o.vmlinux && !c->vmlinux) || !c->kcore || !c->kallsyms || !c->jit_dir || !c->lines) {
 		annot_cache_free(c);
 		return NULL;
 	}
@@ -49,7 +50,7 @@ struct annot_cache *annot_cache_new(const struct annot_opts *o)
 	c->o.kcore = c->kcore;
 	c->o.kallsyms = c->kallsyms;
 	c->o.jit_dir = c->jit_dir;
-	c->o.debug_root = NULL;
+	c->o.debug_root = c->debug_root;
 	return c;
 }
 
@@ -67,9 +68,7 @@ void annot_cache_free(struct annot_cache *c)
 		}
 	}
 	htab_free(&c->funcs);
-	for (size_t i = 0; c->strs.tab && i <= c->strs.mask; i++)
-		free((char *)c->strs.tab[i].val);
-	htab_free(&c->strs);
+	annot_str_free(c);
 	annot_source_free(c);
 	annot_syms_drop(c);
 	annot_disasm_free(c);
@@ -79,6 +78,8 @@ void annot_cache_free(struct annot_cache *c)
 	free(c->kcore);
 	free(c->kallsyms);
 	free(c->jit_dir);
+	free(c->debug_root);
+	free(c->kdebug);
 	free(c);
 }
 
@@ -87,38 +88,20 @@ bool annot_source_on(const struct annot_cache *c)
 	return c->o.source;
 }
 
-const char *annot_intern(struct annot_cache *c, const char *s)
-{
-	uint64_t key;
-	char *d;
-
-	if (s == NULL)
-		return NULL;
-	key = util_hash64(s, strlen(s), 1);
-	for (size_t i = htab_first(&c->strs, key); i != SIZE_MAX; i = htab_next(&c->strs, key, i))
-		if (strcmp((const char *)c->strs.tab[i].val, s) == 0)
-			return (const char *)c->strs.tab[i].val;
-	if ((d = strdup(s)) == NULL || htab_put(&c->strs, key, (uintptr_t)d)) {
-		free(d);
-		return NULL;
-	}
-	return d;
-}
-
 static const char *intern_clean(struct annot_cache *c, const char *s)
 {
 	char buf[PATH_MAX + 256];
 
 	sanitize(buf, sizeof(buf), s ? s : "");
-	return annot_intern(c, buf);
+	return annot_str_intern(c, buf);
 }
 
 /* What the code is, whatever its path: the build-id, else the file's
- * device and inode (through the process's root), then the symbol. */
+ * device and inode (as the process maps it), then the symbol. */
 static void identity(struct annot_cache *c, const struct annot_target *t, char *key, size_t len)
 {
-	char path[PATH_MAX], id[2 * SRCLINE_BUILD_ID_MAX + 64] = "";
-	struct stat st;
+	char id[2 * SRCLINE_BUILD_ID_MAX + 64] = "";
+	uint64_t dev, ino;
 	int n = 0;
 
 	if (t->kernel) {
@@ -127,11 +110,8 @@ static void identity(struct annot_cache *c, const struct annot_target *t, char *
 		n = snprintf(id, sizeof(id), "B");
 		for (size_t i = 0; i < t->build_id_len; i++)
 			n += snprintf(id + n, sizeof(id) - (size_t)n, "%02x", t->build_id[i]);
-	} else if (t->dso[0] == '/' &&
-		   !(t->pid > 0 ? util_pathf(path, sizeof(path), "%s/%d/root%s", c->proc_root, (int)t->pid, t->dso)
-				: util_pathf(path, sizeof(path), "%s", t->dso)) &&
-		   stat(path, &st) == 0) {
-		snprintf(id, sizeof(id), "I%" PRIx64 ":%" PRIx64, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
+	} else if (annot_bytes_ident(c, t, &dev, &ino)) {
+		snprintf(id, sizeof(id), "I%" PRIx64 ":%" PRIx64, dev, ino);
 	} else {
 		snprintf(id, sizeof(id), "P%d", (int)t->pid);
 	}

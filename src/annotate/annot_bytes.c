@@ -20,12 +20,6 @@
 #include "srcline.h"
 #include "util.h"
 
-#if defined(__aarch64__)
-#define HOST_MACHINE EM_AARCH64
-#else
-#define HOST_MACHINE EM_X86_64
-#endif
-
 /* What /proc/PID/maps says of the file's executable mapping. */
 struct mapping {
 	uint64_t start, end;
@@ -62,6 +56,28 @@ static void find_mapping(const char *proc_root, pid_t pid, const char *dso, stru
 		break;
 	}
 	fclose(f);
+}
+
+bool annot_bytes_ident(struct annot_cache *c, const struct annot_target *t, uint64_t *dev, uint64_t *ino)
+{
+	char path[PATH_MAX];
+	struct mapping m;
+	struct stat st;
+
+	find_mapping(c->proc_root, t->pid, t->dso, &m);
+	if (m.found && m.ino) {
+		*dev = m.dev;
+		*ino = m.ino;
+		return true;
+	}
+	if (t->dso[0] != '/' ||
+	    (t->pid > 0 ? util_pathf(path, sizeof(path), "%s/%d/root%s", c->proc_root, (int)t->pid, t->dso)
+			: util_pathf(path, sizeof(path), "%s", t->dso)) ||
+	    stat(path, &st))
+		return false;
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+	return true;
 }
 
 /* Whether the file open at fd is the one t names: its build-id when t has
@@ -125,46 +141,10 @@ static int open_file(struct annot_cache *c, const struct annot_target *t, struct
 		code->dev = st.st_dev;
 		code->ino = st.st_ino;
 		snprintf(code->origin, sizeof(code->origin), "%s%s", t->dso,
-			 strstr(cand[i], "/map_files/") ? " (deleted: the process's mapping)" : "");
+			 strstr(cand[i], "/map_files/") ? (m.deleted ? " (deleted: the process's mapping)" : " (replaced: the process's mapping)") : "");
 		return fd;
 	}
 	return err;
-}
-
-/* len bytes at addr of the ELF file (or kcore) fd, whose program headers
- * map it; guess: len is a guess, take what the segment holds. */
-static int read_at(int fd, uint64_t addr, uint64_t len, bool guess, struct annot_code *code)
-{
-	void *hdr;
-	ssize_t hlen = annot_phdr_read(fd, &hdr);
-	uint64_t off, avail;
-	ssize_t got;
-	int rc;
-
-	if (hlen < 0)
-		return (int)hlen;
-	code->machine = annot_phdr_machine(hdr, (size_t)hlen);
-	rc = annot_phdr_map(hdr, (size_t)hlen, addr, len, &off, &avail);
-	free(hdr);
-	if (rc == -ENOENT && guess && avail)
-		len = avail;
-	else if (rc)
-		return rc == -ENOENT ? -EFAULT : rc;
-	if ((code->bytes = malloc(len)) == NULL)
-		return -ENOMEM;
-	got = util_pread_full(fd, code->bytes, len, (off_t)off);
-	if (got <= 0) {
-		free(code->bytes);
-		code->bytes = NULL;
-		return got < 0 ? (int)got : -EIO;
-	}
-	code->len = (size_t)got;
-	return 0;
-}
-
-static uint64_t bound(uint64_t len)
-{
-	return len > ANNOT_MAX_BYTES ? ANNOT_MAX_BYTES : len;
 }
 
 static int user_bytes(struct annot_cache *c, const struct annot_target *t, struct annot_code *code, char *why,
@@ -181,7 +161,7 @@ static int user_bytes(struct annot_cache *c, const struct annot_target *t, struc
 	}
 	if (len == 0)
 		len = annot_syms_len(annot_syms_of_file(c, code->path), t->start);
-	rc = read_at(fd, t->start, bound(len ? len : ANNOT_GUESS_BYTES), len == 0, code);
+	rc = annot_phdr_read_at(fd, t->start, annot_phdr_bound(len ? len : ANNOT_GUESS_BYTES), len == 0, code);
 	close(fd);
 	if (rc) {
 		snprintf(why, whylen, "cannot read the code of %s at 0x%" PRIx64 " in %s: %s", t->sym, t->start,
@@ -195,92 +175,33 @@ static int user_bytes(struct annot_cache *c, const struct annot_target *t, struc
 	return 0;
 }
 
-/* -k: the running kernel's addresses less the vmlinux's (KASLR), by _stext. */
-static void find_kaslr(struct annot_cache *c)
-{
-	const struct annot_symtab *k = annot_syms_kernel(c);
-	const struct annot_sym *run = annot_syms_named(k, "_stext");
-	int fd;
-
-	c->kaslr_known = true;
-	c->kaslr = 0;
-	if (run == NULL || (fd = open(c->vmlinux, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	uint64_t v = annot_syms_elf_value(fd, "_stext");
-	if (v)
-		c->kaslr = (int64_t)(run->addr - v);
-	close(fd);
-}
-
-static int kernel_bytes(struct annot_cache *c, const struct annot_target *t, struct annot_code *code, char *why,
-			size_t whylen)
-{
-	uint64_t len = t->size;
-	int fd, rc = -ENOENT;
-
-	code->kernel = true;
-	if (len == 0)
-		len = annot_syms_len(annot_syms_kernel(c), t->start);
-	if (c->vmlinux && (fd = open(c->vmlinux, O_RDONLY | O_CLOEXEC)) >= 0) {
-		if (!c->kaslr_known)
-			find_kaslr(c);
-		rc = read_at(fd, t->start - (uint64_t)c->kaslr, bound(len ? len : ANNOT_GUESS_BYTES), len == 0, code);
-		close(fd);
-		if (rc == 0) {
-			strlcpy(code->path, c->vmlinux, sizeof(code->path));
-			snprintf(code->origin, sizeof(code->origin), "%s", c->vmlinux);
-			code->file_bias = (uint64_t)c->kaslr;
-		}
-	}
-	/* Not in the vmlinux (a module), or none given: the kernel's memory. */
-	if (rc && (fd = open(c->kcore, O_RDONLY | O_CLOEXEC)) >= 0) {
-		rc = read_at(fd, t->start, bound(len ? len : ANNOT_GUESS_BYTES), len == 0, code);
-		close(fd);
-		if (rc == 0) {
-			snprintf(code->origin, sizeof(code->origin), "%s", c->kcore);
-			snprintf(code->lacks, sizeof(code->lacks), "code from %s: no source lines (-k VMLINUX gives them)",
-				 c->kcore);
-			if (code->machine == 0)
-				code->machine = HOST_MACHINE;
-		}
-	} else if (rc) {
-		rc = -errno;
-		snprintf(why, whylen, "cannot read kernel code: %s: %s (run as root, or give -k VMLINUX)", c->kcore,
-			 strerror(errno));
-		return rc;
-	}
-	if (rc) {
-		snprintf(why, whylen, "cannot read the kernel's code of %s at 0x%" PRIx64 ": %s", t->sym, t->start,
-			 rc == -EFAULT ? "no segment of /proc/kcore or the vmlinux holds it" : strerror(-rc));
-		return rc;
-	}
-	if (len == 0)
-		snprintf(code->lacks, sizeof(code->lacks), "size of %s unknown: its first %zu bytes", t->sym,
-			 code->len);
-	return 0;
-}
-
-/* "perf-PID.map" as the symbols name JIT code, or its path. */
-static bool is_jit(const struct annot_target *t)
+/* "perf-PID.map" as the symbols name JIT code, or its path: its PID, 0 when not. */
+static pid_t jit_pid(const struct annot_target *t)
 {
 	const char *b = strrchr(t->dso, '/');
 	int pid, n = 0;
 
 	b = b ? b + 1 : t->dso;
-	return sscanf(b, "perf-%d.map%n", &pid, &n) == 1 && n > 0 && b[n] == '\0';
+	return sscanf(b, "perf-%d.map%n", &pid, &n) == 1 && n > 0 && b[n] == '\0' && pid > 0 ? pid : 0;
 }
 
-static int jit_bytes(struct annot_cache *c, const struct annot_target *t, struct annot_code *code, char *why,
-		     size_t whylen)
+static int jit_bytes(struct annot_cache *c, const struct annot_target *target, pid_t pid, struct annot_code *code,
+		     char *why, size_t whylen)
 {
+	/* The map's process when the caller named none. */
+	struct annot_target tt = *target;
+	const struct annot_target *t = &tt;
+
 	char path[PATH_MAX];
 	uint64_t len = t->size;
 	struct iovec local, remote;
 	ssize_t got;
 	int fd;
 
+	if (tt.pid <= 0)
+		tt.pid = pid;
 	code->jit = true;
-	code->machine = HOST_MACHINE;
+	code->machine = ANNOT_HOST_MACHINE;
 	if (t->pid <= 0) {
 		snprintf(why, whylen, "JIT code of %s: no live process to read it from", t->sym);
 		return -ESRCH;
@@ -291,7 +212,7 @@ static int jit_bytes(struct annot_cache *c, const struct annot_target *t, struct
 		snprintf(why, whylen, "JIT code of %s: its size is not in perf-%d.map", t->sym, (int)t->pid);
 		return -ENOENT;
 	}
-	len = bound(len);
+	len = annot_phdr_bound(len);
 	if ((code->bytes = malloc(len)) == NULL)
 		return -ENOMEM;
 	local = (struct iovec){ code->bytes, len };
@@ -322,9 +243,9 @@ int annot_bytes_get(struct annot_cache *c, const struct annot_target *t, struct 
 	memset(code, 0, sizeof(*code));
 	code->start = t->start;
 	if (t->kernel)
-		return kernel_bytes(c, t, code, why, whylen);
-	if (is_jit(t))
-		return jit_bytes(c, t, code, why, whylen);
+		return annot_kernel_bytes(c, t, code, why, whylen);
+	if (jit_pid(t))
+		return jit_bytes(c, t, jit_pid(t), code, why, whylen);
 	if (t->dso[0] != '/') {
 		snprintf(why, whylen, "no code file for %s (%s)", t->sym, t->dso);
 		return -ENOENT;

@@ -55,7 +55,7 @@ void annot_disasm_free(struct annot_cache *c)
 	c->dis = NULL;
 }
 
-/* arm64's branches by name, where capstone 4's groups miss some. */
+/* arm64's branches by name, where capstone 4's groups are wrong or miss. */
 static enum annot_kind arm64_kind(const char *mn)
 {
 	if (!strcmp(mn, "bl") || !strcmp(mn, "blr") || !strncmp(mn, "blra", 4))
@@ -72,14 +72,17 @@ static void classify(csh h, const cs_insn *in, bool arm64, struct annot_insn *ou
 {
 	const cs_detail *d = in->detail;
 
-	if (cs_insn_group(h, in, CS_GRP_CALL))
-		out->kind = ANNOT_CALL;
-	else if (cs_insn_group(h, in, CS_GRP_RET) || cs_insn_group(h, in, CS_GRP_IRET))
-		out->kind = ANNOT_RET;
-	else if (cs_insn_group(h, in, CS_GRP_JUMP))
-		out->kind = ANNOT_JUMP;
-	if (arm64 && out->kind == ANNOT_PLAIN)
+	/* arm64: by name first (capstone 4 files bl under its jumps). */
+	if (arm64)
 		out->kind = arm64_kind(in->mnemonic);
+	if (out->kind == ANNOT_PLAIN) {
+		if (cs_insn_group(h, in, CS_GRP_CALL))
+			out->kind = ANNOT_CALL;
+		else if (cs_insn_group(h, in, CS_GRP_RET) || cs_insn_group(h, in, CS_GRP_IRET))
+			out->kind = ANNOT_RET;
+		else if (cs_insn_group(h, in, CS_GRP_JUMP))
+			out->kind = ANNOT_JUMP;
+	}
 	if (out->kind != ANNOT_CALL && out->kind != ANNOT_JUMP)
 		return;
 	/* A direct branch: its immediate operand (arm64's last) is the target. */
@@ -102,9 +105,9 @@ static const char *callee(struct annot_cache *c, const struct annot_symtab *name
 		return NULL;
 	sanitize(name, sizeof(name), s->name);
 	if (s->addr == addr - bias)
-		return annot_intern(c, name);
+		return annot_str_intern(c, name);
 	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, name, addr - bias - s->addr);
-	return annot_intern(c, buf);
+	return annot_str_intern(c, buf);
 }
 
 long annot_disasm(struct annot_cache *c, const struct annot_code *code, const struct annot_symtab *names,

@@ -14,6 +14,12 @@
 
 /* A function's bytes read at most (a 10 000-instruction function is ~40 KiB). */
 #define ANNOT_MAX_BYTES (1u << 20)
+#if defined(__aarch64__)
+#define ANNOT_HOST_MACHINE 183 /* EM_AARCH64: JIT and kcore code is the host's */
+#else
+#define ANNOT_HOST_MACHINE 62  /* EM_X86_64 */
+#endif
+
 /* Bytes taken when nothing says how long the function is. */
 #define ANNOT_GUESS_BYTES 4096
 
@@ -54,6 +60,10 @@ struct annot_cache {
 	bool ksyms_tried;
 	int64_t kaslr;          /* -k: running address - vmlinux address */
 	bool kaslr_known;
+	char *debug_root;       /* "/usr/lib/debug" */
+	char *kdebug;           /* a debug vmlinux of this kernel (its lines), NULL none */
+	int64_t kdebug_kaslr;
+	bool kdebug_tried;
 	void *dis;              /* annot_disasm's handles */
 };
 
@@ -74,6 +84,21 @@ ssize_t annot_phdr_read(int fd, void **hdr);
  * at addr (its latest line), 0 none; and the same read from the file. */
 uint64_t annot_jitmap_parse(const char *buf, size_t len, uint64_t addr);
 uint64_t annot_jitmap_len(const char *path, uint64_t addr);
+
+/* annot_bytes: the device and inode of t's file: as the process maps it
+ * (its maps), else as its path is now; false when neither is known. */
+bool annot_bytes_ident(struct annot_cache *c, const struct annot_target *t, uint64_t *dev, uint64_t *ino);
+/* annot_phdr: len bytes at addr of the ELF file (or kcore) fd, by its program headers,
+ * into code (bytes, len, machine); guess: len is a guess, take what the
+ * segment holds. 0, -EFAULT (no segment holds it), -errno. */
+int annot_phdr_read_at(int fd, uint64_t addr, uint64_t len, bool guess, struct annot_code *code);
+/* len, at most ANNOT_MAX_BYTES. */
+uint64_t annot_phdr_bound(uint64_t len);
+
+/* annot_kernel: kernel code: from -k's vmlinux, else /proc/kcore (with
+ * source lines from a debug vmlinux when one is installed). */
+int annot_kernel_bytes(struct annot_cache *c, const struct annot_target *t, struct annot_code *code, char *why,
+		       size_t whylen);
 
 /* annot_bytes: t's code. 0, or -errno with one line in why. */
 int annot_bytes_get(struct annot_cache *c, const struct annot_target *t, struct annot_code *code, char *why,
@@ -105,8 +130,9 @@ long annot_disasm(struct annot_cache *c, const struct annot_code *code, const st
 		  uint64_t bias, struct annot_insn **insn);
 void annot_disasm_free(struct annot_cache *c);
 
-/* annot: a string kept until the cache is freed, one copy of each. */
-const char *annot_intern(struct annot_cache *c, const char *s);
+/* annot_str: a string kept until the cache is freed, one copy of each. */
+const char *annot_str_intern(struct annot_cache *c, const char *s);
+void annot_str_free(struct annot_cache *c);
 
 /* annot_source: the cache of source files. */
 void annot_source_free(struct annot_cache *c);

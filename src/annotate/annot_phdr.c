@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* annot_phdr: an ELF64 file's program headers read by hand, every field
  * checked, for /proc/kcore (whose "file" is the kernel's memory: libelf
- * would size it by its huge segments), a vmlinux and a program alike. */
+ * would size it by its huge segments), a vmlinux and a program alike, and
+ * a function's bytes read through them. */
 #include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "annot_int.h"
 #include "util.h"
+
+/* The program headers are at the start of a file: a header placing them
+ * further is not believed. */
+#define PHDR_MAX_BYTES (16u << 20)
 
 
 static bool header(const void *hdr, size_t hlen, Elf64_Ehdr *eh)
@@ -67,13 +73,17 @@ ssize_t annot_phdr_read(int fd, void **hdr)
 	ssize_t n = util_pread_full(fd, &eh, sizeof(eh), 0);
 	size_t len;
 	void *buf;
+	struct stat st;
 
 	*hdr = NULL;
 	if (n < 0)
 		return n;
-	if (!header(&eh, (size_t)n, &eh) || eh.e_phoff > (1u << 30))
+	if (!header(&eh, (size_t)n, &eh) || eh.e_phoff > PHDR_MAX_BYTES)
 		return -ENOEXEC;
 	len = (size_t)eh.e_phoff + (size_t)eh.e_phnum * sizeof(Elf64_Phdr);
+	/* Not more than the file holds (kcore's size is the memory's). */
+	if (fstat(fd, &st) || (st.st_size > 0 && (uint64_t)st.st_size < len))
+		return -ENOEXEC;
 	if ((buf = malloc(len)) == NULL)
 		return -ENOMEM;
 	if ((n = util_pread_full(fd, buf, len, 0)) < 0 || (size_t)n < len) {
@@ -82,4 +92,38 @@ ssize_t annot_phdr_read(int fd, void **hdr)
 	}
 	*hdr = buf;
 	return (ssize_t)len;
+}
+
+int annot_phdr_read_at(int fd, uint64_t addr, uint64_t len, bool guess, struct annot_code *code)
+{
+	void *hdr;
+	ssize_t hlen = annot_phdr_read(fd, &hdr);
+	uint64_t off, avail;
+	ssize_t got;
+	int rc;
+
+	if (hlen < 0)
+		return (int)hlen;
+	code->machine = annot_phdr_machine(hdr, (size_t)hlen);
+	rc = annot_phdr_map(hdr, (size_t)hlen, addr, len, &off, &avail);
+	free(hdr);
+	if (rc == -ENOENT && guess && avail)
+		len = avail;
+	else if (rc)
+		return rc == -ENOENT ? -EFAULT : rc;
+	if ((code->bytes = malloc(len)) == NULL)
+		return -ENOMEM;
+	got = util_pread_full(fd, code->bytes, len, (off_t)off);
+	if (got <= 0) {
+		free(code->bytes);
+		code->bytes = NULL;
+		return got < 0 ? (int)got : -EIO;
+	}
+	code->len = (size_t)got;
+	return 0;
+}
+
+uint64_t annot_phdr_bound(uint64_t len)
+{
+	return len > ANNOT_MAX_BYTES ? ANNOT_MAX_BYTES : len;
 }

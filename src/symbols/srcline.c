@@ -4,6 +4,7 @@
  * same the symbols try). */
 #include "srcline.h"
 
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@ struct srcline_file {
 	uint8_t bidlen;
 	dev_t dev;
 	ino_t ino;
+	struct srcline_cache *c;
 	int fd;         /* of the file whose DWARF dw reads */
 	Dwarf *dw;      /* NULL: no line table (why says so) */
 	char *why;
@@ -46,6 +48,7 @@ struct srcline_memo {
 
 struct srcline_cache {
 	char *debug_root;
+	struct htab names;  /* relative names joined to their unit's directory: hash -> char * */
 	struct srcline_file *files;
 	struct srcline_memo *memo; /* SRCLINE_MEMO slots, made at the first srcline_addr */
 };
@@ -79,6 +82,9 @@ void srcline_cache_free(struct srcline_cache *c)
 		free(f->why);
 		free(f);
 	}
+	for (size_t i = 0; c->names.tab && i <= c->names.mask; i++)
+		free((char *)c->names.tab[i].val);
+	htab_free(&c->names);
 	if (c->memo)
 		for (size_t i = 0; i < SRCLINE_MEMO; i++)
 			free(c->memo[i].text);
@@ -209,6 +215,7 @@ struct srcline_file *srcline_open(struct srcline_cache *c, const char *path, con
 			break;
 	if (f == NULL && (f = calloc(1, sizeof(*f))) != NULL) {
 		f->fd = -1;
+		f->c = c;
 		f->dev = st.st_dev;
 		f->ino = st.st_ino;
 		if (build_id_len && build_id_len <= BUILDID_MAX) {
@@ -243,6 +250,30 @@ struct srcline_file *srcline_open(struct srcline_cache *c, const char *path, con
 		return NULL;
 	}
 	return f;
+}
+
+/* A line's file as a path: a relative name (as the compiler was given
+ * it) joined to the unit's compilation directory, kept by the cache. */
+static const char *full_name(struct srcline_cache *c, Dwarf_Die *cu, const char *file)
+{
+	Dwarf_Attribute a;
+	const char *dir;
+	char buf[PATH_MAX];
+	uint64_t key;
+	char *d;
+
+	if (file == NULL || file[0] == '/' || (dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a))) == NULL ||
+	    util_pathf(buf, sizeof(buf), "%s/%s", dir, file))
+		return file;
+	key = util_hash64(buf, strlen(buf), 0);
+	for (size_t i = htab_first(&c->names, key); i != SIZE_MAX; i = htab_next(&c->names, key, i))
+		if (strcmp((const char *)c->names.tab[i].val, buf) == 0)
+			return (const char *)c->names.tab[i].val;
+	if ((d = strdup(buf)) == NULL || htab_put(&c->names, key, (uintptr_t)d)) {
+		free(d);
+		return file;
+	}
+	return d;
 }
 
 /* The unit holding addr: by the aranges, else by walking the units (a
@@ -303,6 +334,7 @@ long srcline_range(struct srcline_file *f, uint64_t start, uint64_t end, struct 
 	size_t n, nr = 0;
 	struct srcline_row *r, before = { 0 };
 	bool have_before = false, any_before = false;
+	const char *last_raw = NULL, *last_full = NULL;
 
 	*rows = NULL;
 	if (f == NULL || f->dw == NULL || end <= start || !unit_of(f->dw, start, &cu) ||
@@ -320,6 +352,11 @@ long srcline_range(struct srcline_file *f, uint64_t start, uint64_t end, struct 
 		if (l == NULL || dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &endseq) || a >= end)
 			continue;
 		file = dwarf_linesrc(l, NULL, NULL);
+		if (file != last_raw) {
+			last_raw = file;
+			last_full = full_name(f->c, &cu, file);
+		}
+		file = last_full;
 		dwarf_lineno(l, &lineno);
 		if (a < start) {
 			/* The row in force at start: the last one before it,
@@ -360,7 +397,7 @@ bool srcline_find(struct srcline_file *f, uint64_t addr, const char **file, unsi
 	*line = 0;
 	if (f == NULL || f->dw == NULL || !unit_of(f->dw, addr, &cu) || (l = dwarf_getsrc_die(&cu, addr)) == NULL)
 		return false;
-	*file = dwarf_linesrc(l, NULL, NULL);
+	*file = full_name(f->c, &cu, dwarf_linesrc(l, NULL, NULL));
 	if (*file == NULL || dwarf_lineno(l, &lineno) || lineno <= 0) {
 		*file = NULL;
 		return false;

@@ -430,6 +430,30 @@ static void max_freq(void)
 	options_free(&o);
 }
 
+/* -M, -k, --source/--no-source: the annotations' options (perf's names). */
+static void annotate_options(void)
+{
+	struct options o;
+	int rc;
+
+	rc = PARSE(&o, "-b");
+	CHECK(rc == 0 && !o.annot_intel && !o.vmlinux && !o.no_source, "annotate defaults: AT&T, kcore, source");
+	options_free(&o);
+	rc = PARSE(&o, "-M", "intel", "-k", "/proc/self/exe", "--no-source");
+	CHECK(rc == 0 && o.annot_intel && o.vmlinux && strcmp(o.vmlinux, "/proc/self/exe") == 0 && o.no_source,
+	      "-M intel -k FILE --no-source (rc %d: %s)", rc, err_text);
+	options_free(&o);
+	rc = PARSE(&o, "--disassembler-style=intel", "--disassembler-style", "att", "--no-source", "--source");
+	CHECK(rc == 0 && !o.annot_intel && !o.no_source, "the last of each counts (rc %d: %s)", rc, err_text);
+	options_free(&o);
+	bad(PARSE(&o, "-M", "masm"), "masm", "-M masm");
+	options_free(&o);
+	rc = PARSE(&o, "--vmlinux", "/nonexistent/vmlinux");
+	bad(rc, "/nonexistent/vmlinux", "-k of a missing file");
+	CHECK(strstr(err_text, "No such file") != NULL, "-k says why: %s", err_text);
+	options_free(&o);
+}
+
 int main(void)
 {
 	defaults();
@@ -440,5 +464,6 @@ int main(void)
 	option_errors();
 	help_rows();
 	max_freq();
+	annotate_options();
 	return check_done();
 }
