@@ -291,8 +291,8 @@ size_t agg_pairs(const struct agg *a, const struct agg_pair **pairs);
  * AGG_ANNOT_WANT); a symbol that drops out of both loses its counts. Each
  * keeps at most AGG_ANNOT_OFFSETS distinct offsets (more are counted as
  * dropped, agg_annot_stats). Memory bound: (AGG_ANNOT_SYMS + AGG_ANNOT_WANT)
- * records of at most 2 * AGG_ANNOT_OFFSETS slots of (4 + 16 * nevents)
- * bytes: 6.25 MiB for one event (agg_annot_bytes_max). */
+ * records of at most 2 * AGG_ANNOT_OFFSETS slots of (8 + 16 * nevents)
+ * bytes: 7.5 MiB for one event (agg_annot_bytes_max). */
 #define AGG_ANNOT_SYMS 64
 #define AGG_ANNOT_WANT 16
 #define AGG_ANNOT_OFFSETS 2048

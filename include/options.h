@@ -10,6 +10,9 @@
 
 #include "evspec.h"
 
+/* --sym-annotate's symbols at most (agg's AGG_ANNOT_WANT). */
+#define OPTIONS_SYM_ANNOTATE_MAX 16
+
 /* -d's defaults: the live view's is perf top's and tiptop's. */
 #define OPTIONS_LIVE_DELAY 2.0
 #define OPTIONS_DUMP_DELAY 1.0
@@ -51,6 +54,10 @@ struct options {
 	bool annot_intel;        /* -M intel: Intel syntax, else AT&T */
 	const char *vmlinux;     /* -k FILE: kernel code from it, else /proc/kcore */
 	bool no_source;          /* --no-source: no source lines */
+	/* --sym-annotate SYM[,SYM]: the arguments as given (comma lists), and
+	 * the names in them, OPTIONS_SYM_ANNOTATE_MAX at most in all. */
+	const char *sym_annotate[OPTIONS_SYM_ANNOTATE_MAX];
+	size_t nsym_annotate, nsym_annotate_names;
 	struct callgraph_opts cg; /* -g, --call-graph, --max-stack */
 	bool children;            /* --children (the default with call graphs) */
 	/* export (src/export.c) */

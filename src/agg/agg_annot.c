@@ -17,56 +17,61 @@
 #define SLOTS_MAX (2 * AGG_ANNOT_OFFSETS)
 
 
-static size_t rec_bytes(const struct agg *a, const struct agg_annot_rec *r)
+/* Words per slot. */
+static inline size_t slot_words(const struct agg *a)
 {
-	return sizeof(*r) + (size_t)r->cap * (sizeof(*r->offs) + 2 * a->nevents * sizeof(*r->cnt));
+	return 1 + 2 * a->nevents;
 }
 
-static inline size_t slot_of(uint32_t k, uint32_t cap)
+static size_t rec_bytes(const struct agg *a, const struct agg_annot_rec *r)
 {
-	return (size_t)((k * 0x9e3779b1u) >> 7) & (cap - 1);
+	return sizeof(*r) + (size_t)r->cap * slot_words(a) * sizeof(uint64_t);
+}
+
+static inline size_t slot_of(uint64_t k, uint32_t cap)
+{
+	return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 40) & (cap - 1);
 }
 
 /* The table at twice the slots (or the first), rehashed. */
 static bool grow(struct agg *a, struct agg_annot_rec *r)
 {
 	uint32_t cap = r->cap ? r->cap * 2 : SLOTS_FIRST;
-	size_t w = 2 * a->nevents;
-	uint32_t *offs = calloc(cap, sizeof(*offs));
-	uint64_t *cnt = calloc((size_t)cap * w, sizeof(*cnt));
+	size_t w = slot_words(a);
+	uint64_t *slots = calloc((size_t)cap * w, sizeof(*slots));
 
-	if (offs == NULL || cnt == NULL) {
-		free(offs);
-		free(cnt);
+	if (slots == NULL)
 		return false;
-	}
-	for (uint32_t i = 0; i < r->cap; i++) {
+	for (size_t i = 0; i < r->cap; i++) {
+		const uint64_t *from = &r->slots[i * w];
 		size_t j;
 
-		if (r->offs[i] == 0)
+		if (from[0] == 0)
 			continue;
-		for (j = slot_of(r->offs[i], cap); offs[j]; j = (j + 1) & (cap - 1))
+		for (j = slot_of(from[0], cap); slots[j * w]; j = (j + 1) & (cap - 1))
 			;
-		offs[j] = r->offs[i];
-		memcpy(&cnt[j * w], &r->cnt[(size_t)i * w], w * sizeof(*cnt));
+		memcpy(&slots[j * w], from, w * sizeof(*slots));
 	}
-	free(r->offs);
-	free(r->cnt);
-	r->offs = offs;
-	r->cnt = cnt;
+	free(r->slots);
+	r->slots = slots;
 	r->cap = cap;
+	r->last = 0;
 	return true;
 }
 
 void agg_annot_add(struct agg *a, struct agg_annot_rec *r, size_t ev, uint64_t off, uint64_t n)
 {
-	uint32_t k = off < UINT32_MAX ? (uint32_t)off + 1 : 0;
-	size_t i, w = 2 * a->nevents;
+	uint64_t k = off + 1, *v;
+	size_t i, w = slot_words(a);
 
-	if (k == 0 || r->cap == 0)
+	if (r->cap == 0)
 		goto out_new;
-	for (i = slot_of(k, r->cap); r->offs[i]; i = (i + 1) & (r->cap - 1))
-		if (r->offs[i] == k)
+	if (r->slots[(size_t)r->last * w] == k) {
+		i = r->last;
+		goto out_count;
+	}
+	for (i = slot_of(k, r->cap); r->slots[i * w]; i = (i + 1) & (r->cap - 1))
+		if (r->slots[i * w] == k)
 			goto out_count;
 out_new:
 	/* A new offset: at most half the slots used, AGG_ANNOT_OFFSETS in all. */
@@ -74,13 +79,15 @@ out_new:
 		a->annot_dropped += n;
 		return;
 	}
-	for (i = slot_of(k, r->cap); r->offs[i]; i = (i + 1) & (r->cap - 1))
+	for (i = slot_of(k, r->cap); r->slots[i * w]; i = (i + 1) & (r->cap - 1))
 		;
-	r->offs[i] = k;
+	r->slots[i * w] = k;
 	r->n++;
 out_count:
-	r->cnt[i * w + ev] += n;
-	r->cnt[i * w + a->nevents + ev] += n;
+	r->last = (uint32_t)i;
+	v = &r->slots[i * w + 1];
+	v[ev] += n;
+	v[a->nevents + ev] += n;
 }
 
 size_t agg_annot_nwanted(const struct agg *a)
@@ -132,8 +139,7 @@ void agg_annot_drop(struct agg *a, size_t i)
 
 	if (r->row)
 		r->row->annot = NULL;
-	free(r->offs);
-	free(r->cnt);
+	free(r->slots);
 	free(r);
 	a->annot[i] = a->annot[--a->nannot];
 }
@@ -252,15 +258,15 @@ static void rank(struct agg *a)
 
 void agg_annot_roll(struct agg *a, unsigned decay_pct)
 {
-	size_t w = 2 * a->nevents;
+	size_t w = slot_words(a);
 
 	rank(a);
 	for (size_t i = 0; i < a->nannot; i++) {
 		struct agg_annot_rec *r = a->annot[i];
 
 		for (size_t j = 0; j < r->cap; j++)
-			for (size_t e = 0; r->offs[j] && e < a->nevents; e++)
-				r->cnt[j * w + e] = r->cnt[j * w + e] * decay_pct / 100;
+			for (size_t e = 0; r->slots[j * w] && e < a->nevents; e++)
+				r->slots[j * w + 1 + e] = r->slots[j * w + 1 + e] * decay_pct / 100;
 	}
 }
 
@@ -276,7 +282,7 @@ void agg_annot_stats(const struct agg *a, struct agg_annot_stats *st)
 size_t agg_annot_bytes_max(size_t nevents)
 {
 	return (size_t)(AGG_ANNOT_SYMS + AGG_ANNOT_WANT) *
-	       (sizeof(struct agg_annot_rec) + SLOTS_MAX * (sizeof(uint32_t) + 2 * nevents * sizeof(uint64_t)));
+	       (sizeof(struct agg_annot_rec) + SLOTS_MAX * (1 + 2 * nevents) * sizeof(uint64_t));
 }
 
 void agg_annot_free(struct agg *a)

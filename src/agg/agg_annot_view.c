@@ -93,7 +93,7 @@ size_t agg_annot_counts(struct agg *a, uint64_t key, size_t ev, enum agg_scope s
 			const struct agg_annot_count **out, bool *counting_since_open)
 {
 	struct agg_annot_rec *r;
-	size_t n = 0, w = 2 * a->nevents;
+	size_t n = 0, w = 1 + 2 * a->nevents;
 
 	agg_settle(a);
 	{
@@ -115,10 +115,11 @@ size_t agg_annot_counts(struct agg *a, uint64_t key, size_t ev, enum agg_scope s
 		a->annot_out_cap = r->n;
 	}
 	for (size_t j = 0; j < r->cap; j++) {
-		uint64_t c = r->cnt[j * w + (scope == AGG_TOTAL ? a->nevents : 0) + ev];
+		const uint64_t *v = &r->slots[j * w];
+		uint64_t c = v[1 + (scope == AGG_TOTAL ? a->nevents : 0) + ev];
 
-		if (r->offs[j] && c)
-			a->annot_out[n++] = (struct agg_annot_count){ .offset = r->offs[j] - 1, .samples = c };
+		if (v[0] && c)
+			a->annot_out[n++] = (struct agg_annot_count){ .offset = v[0] - 1, .samples = c };
 	}
 	qsort(a->annot_out, n, sizeof(*a->annot_out), by_offset);
 	*out = a->annot_out;

@@ -243,18 +243,21 @@ static inline void agg_counts_add(struct agg_counts *to, const struct agg_counts
 	}
 }
 
-/* One symbol's counts by offset (agg_annot.c). */
+/* One symbol's counts by offset (agg_annot.c): slots of 1 + 2 * nevents
+ * words, the offset + 1 (0: empty) then the interval's counts per event
+ * then the totals, so that a sample touches one slot's line. */
 struct agg_annot_rec {
 	uint64_t key;
 	struct agg_sym *row;     /* NULL while its symbol has no row */
 	uint32_t cap, n;         /* slots (a power of two, 0 before the first sample), used */
-	uint32_t *offs;          /* per slot: offset + 1, 0 empty */
-	uint64_t *cnt;           /* per slot: nevents interval counts, then nevents totals */
+	uint32_t last;           /* the slot hit last: a loop hits the same offsets */
+	uint64_t *slots;
 	unsigned wants;          /* agg_annot_want ons not yet off */
 	bool by_name;            /* its name is wanted (agg_annot_want_name) */
 	bool hot;                /* ranked at the last roll */
 	bool since_open;         /* began as wanted, not hot */
 };
+
 
 /* agg_annot.c: n samples at offset off of a counted symbol; a new row
  * (a wanted key or name gets its record); the roll's ranking and decay. */

@@ -260,6 +260,25 @@ static int set_source(struct options_state *st, const struct options_row *row, c
 	return 0;
 }
 
+/* --sym-annotate SYM[,SYM]: repeated or a comma list, perf top's. */
+static int set_sym_annotate(struct options_state *st, const struct options_row *row, const char *arg)
+{
+	size_t n = 1;
+
+	for (const char *p = arg; *p; p++)
+		n += *p == ',';
+	if (*arg == '\0' || *arg == ',' || strstr(arg, ",,") || arg[strlen(arg) - 1] == ',')
+		return -1;
+	if (st->o->nsym_annotate_names + n > OPTIONS_SYM_ANNOTATE_MAX) {
+		snprintf(st->err, sizeof(st->err), "--sym-annotate: %d symbols at most (give fewer)",
+			 OPTIONS_SYM_ANNOTATE_MAX);
+		return -1;
+	}
+	st->o->sym_annotate[st->o->nsym_annotate++] = arg;
+	st->o->nsym_annotate_names += n;
+	return 0;
+}
+
 static int set_help(struct options_state *st, const struct options_row *row, const char *arg)
 {
 	options_usage(stdout);
@@ -343,6 +362,9 @@ const struct options_row options_rows[] = {
 	  "/proc/kcore, as root)", set_vmlinux, NULL, 0 },
 	{ "source", 0, NULL, "annotate with source lines (the default)", set_source, NULL, 0 },
 	{ "no-source", 0, NULL, "annotate without source lines", set_source, NULL, 0 },
+	{ "sym-annotate", 0, "SYM[,SYM]", "the dump adds these symbols' annotation each\n"
+	  "interval (hot instructions, source lines); repeatable", set_sym_annotate,
+	  "--sym-annotate wants symbol names, comma-separated, not '%s'", 0 },
 	{ "help", 'h', NULL, "this text", set_help, NULL, 0 },
 	{ "version", 'V', NULL, "the version", set_version, NULL, 0 },
 };

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dump_annot.h"
 #include "dump_rows.h"
 #include "sanitize.h"
 
@@ -39,6 +40,12 @@ static void csv_field(FILE *f, const char *s)
 
 int dump_begin(FILE *f, enum dump_format fmt, const struct session *s, bool threads)
 {
+	int rc = dump_annot_begin(s);
+
+	if (rc) {
+		errno = -rc;
+		return rc;
+	}
 	if (fmt != DUMP_CSV)
 		return 0;
 	fputs("time,iteration,table,rank,name,dso,kernel,pid,samples,share,lost,throttled", f);
@@ -226,6 +233,7 @@ static void dump_text(struct dctx *c)
 	}
 	if (c->ac)
 		text_counters(c);
+	dump_annot_text(c);
 	fputc('\n', c->f);
 }
 

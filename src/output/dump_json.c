@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dump_json: the JSON Lines writer over the dump's tables. */
+#include "dump_annot.h"
 #include "dump_rows.h"
 
 #include <string.h>
@@ -265,5 +266,6 @@ void dump_json(struct dctx *c)
 		json_arr_end(&j);
 	if (m->stats)
 		json_stats(&j, c->s, m);
+	dump_annot_json(c, &j);
 	json_obj_end(&j);
 }

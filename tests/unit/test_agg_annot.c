@@ -143,6 +143,15 @@ static void test_hot_and_want(void)
 	agg_annot_want(a, 1, false);
 	agg_roll(a, 0);
 	CHECK(count_at(a, 1, 0, AGG_TOTAL, 0x8, NULL) == 0, "unwanted and cold: gone at the roll");
+	/* The hot set follows the samples: the new hottest in, the old out. */
+	agg_roll(a, 0);
+	hit(a, 0, "new1", 21, 0x0, 100);
+	hit(a, 0, "new2", 22, 0x0, 90);
+	agg_roll(a, 0);
+	hit(a, 0, "new1", 21, 0xc, 1);
+	agg_annot_stats(a, &st);
+	CHECK(st.records == 2 && count_at(a, 21, 0, AGG_TOTAL, 0xc, NULL) == 1 &&
+	      count_at(a, 2, 0, AGG_TOTAL, 0x8, NULL) == 0, "the roll swaps the hot set: %zu records", st.records);
 	/* The want list's bound. */
 	for (int i = 0; i < AGG_ANNOT_WANT; i++)
 		CHECK(agg_annot_want(a, 1000 + (uint64_t)i, true) == 0, "want %d", i);

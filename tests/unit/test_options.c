@@ -225,6 +225,31 @@ static void pid_lists(void)
 	options_free(&o);
 }
 
+/* --sym-annotate: repeated or comma lists, OPTIONS_SYM_ANNOTATE_MAX names at most. */
+static void sym_annotate(void)
+{
+	static const char *const wrong[] = { "", "a,", ",a", "a,,b" };
+	char many[64] = "a";
+	struct options o;
+	int rc;
+
+	rc = PARSE(&o, "-b", "--sym-annotate", "hotfn,main", "--sym-annotate", "x");
+	CHECK(rc == 0 && o.nsym_annotate == 2 && o.nsym_annotate_names == 3 &&
+	      strcmp(o.sym_annotate[0], "hotfn,main") == 0 && strcmp(o.sym_annotate[1], "x") == 0,
+	      "--sym-annotate twice: two arguments, three names (rc %d: %s)", rc, err_text);
+	options_free(&o);
+	for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+		rc = PARSE(&o, "--sym-annotate", wrong[i]);
+		bad(rc, "--sym-annotate", wrong[i]);
+		options_free(&o);
+	}
+	for (int i = 1; i <= OPTIONS_SYM_ANNOTATE_MAX; i++)
+		strcat(many, ",a");
+	rc = PARSE(&o, "--sym-annotate", many);
+	bad(rc, "--sym-annotate", "17 names");
+	options_free(&o);
+}
+
 static void exclude(void)
 {
 	struct options o;
@@ -459,6 +484,7 @@ int main(void)
 	defaults();
 	valid();
 	pid_lists();
+	sym_annotate();
 	exclude();
 	usage_errors();
 	option_errors();
