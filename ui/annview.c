@@ -531,19 +531,27 @@ unsigned annview_push_callee(struct ui *u, uint32_t i)
 {
 	struct annview_level *L = annview_top(u), *N;
 	const struct annot_insn *in = &L->fn->insn[i];
-	const struct agg_sym *row;
+	const struct agg_sym *row = NULL;
 	struct annot_target t = L->t;
+	const char *base = strrchr(L->dso, '/');
+	char name[160];
 
-	if (!in->has_target || in->callee == NULL) {
+	if (!in->has_target) {
 		ui_message(u, false, "an indirect %s: its target is known only at run time",
 			   in->kind == ANNOT_CALL ? "call" : "jump");
 		return UI_DRAW;
 	}
-	/* A direct call lands in the same file (a PLT entry included). */
-	t.sym = in->callee;
+	/* A direct call lands in the same file (a PLT entry included); a
+	 * stripped callee by its start, named as the table names it. */
+	if (in->callee)
+		row = annview_row_named(u, in->callee, L->dso);
+	for (size_t k = 0; !in->callee && k < u->fr.nsyms && !row; k++)
+		if (u->fr.syms[k].start == in->target_addr && u->fr.syms[k].dso && strcmp(u->fr.syms[k].dso, L->dso) == 0)
+			row = &u->fr.syms[k];
+	snprintf(name, sizeof(name), "%s+0x%" PRIx64, base && base[1] ? base + 1 : L->dso, in->target_addr);
+	t.sym = in->callee ? in->callee : name;
 	t.start = in->target_addr;
 	t.size = 0;
-	row = annview_row_named(u, in->callee, L->dso);
 	if (row)
 		target_of_row(&t, row);
 	if (!level_push(u, &t, row))

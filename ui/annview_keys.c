@@ -151,8 +151,8 @@ static unsigned an_follow(struct ui *u, int key)
 		return 0;
 	i = A->lines[L->sel].insn;
 	in = &L->fn->insn[i];
-	if (in->kind == ANNOT_CALL || (in->kind == ANNOT_JUMP && !in->target_in_func && in->callee))
-		return annview_push_callee(u, i);
+	if (in->kind == ANNOT_CALL || (in->kind == ANNOT_JUMP && !in->target_in_func && in->has_target))
+		return annview_push_callee(u, i); /* a jump out: a tail call */
 	if (in->kind == ANNOT_JUMP && in->target_in_func && (to = annot_insn_at(L->fn, in->target_off))) {
 		size_t from = L->sel, at = annview_line_of(A, (uint32_t)(to - L->fn->insn));
 		size_t lo = from < at ? from : at, span = (from < at ? at - from : from - at) + 1;
@@ -166,8 +166,7 @@ static unsigned an_follow(struct ui *u, int key)
 		return UI_DRAW;
 	}
 	if (in->kind == ANNOT_JUMP)
-		ui_message(u, false, in->has_target ? "a jump out of %s" : "an indirect jump: its target is known only at run time",
-			   L->sym);
+		ui_message(u, false, "an indirect jump: its target is known only at run time");
 	else if (key == 'a')
 		ui_message(u, false, "a on a call opens its callee's annotation");
 	else

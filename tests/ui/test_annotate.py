@@ -7,10 +7,13 @@ it with the hottest line selected; Tab and S-Tab walk the hot lines; Enter
 on the call opens mix, Esc comes back; Enter on a jump selects its target
 with the arrow drawn; s, S, o, t, / and a resize while open; the mouse;
 the help's section. Run with NO_COLOR: the selected line is the only list
-line in reverse video.
+line in reverse video. Then a stripped copy, deleted while it runs.
 
 usage: test_annotate.py PERFTOP ANNOWORK"""
+import os
 import re
+import shutil
+import subprocess
 import sys
 import time
 
@@ -81,7 +84,47 @@ def main():
             body(t, perftop, annowork, w, h)
         finally:
             t.close()
+    t = tuitest.Tmux(80, 24)
+    try:
+        stripped_deleted(t, perftop, annowork)
+    finally:
+        t.close()
     tap.done()
+
+
+def stripped_deleted(t, perftop, annowork):
+    """A stripped copy, deleted while it runs: its code still annotated
+    (from the process's map_files), the view says what it lacks, and the
+    call (to a callee with no name) still opens it."""
+    if shutil.which("strip") is None:
+        tap.skip("stripped and deleted", "strip(1) is not installed")
+        return
+    path = os.path.join(t.tmp, "annowork-stripped")
+    shutil.copy(annowork, path)
+    subprocess.run(["strip", "--strip-all", path], check=True)
+    _, wpid = t.workload(path, "300")
+    os.unlink(path)
+    t.start("NO_COLOR=1 " + perftop, "-d", "1", "-p", str(wpid))
+    s = t.wait_re(r"\] annowork-stripped\+0x[0-9a-f]+\b", 20)
+    tap.ok(s is not None, "stripped: its code named by file and start")
+    t.keys("Home")
+    t.keys("a")
+    s = t.wait_re(r"^ Annotate annowork-stripped\+0x", 10)
+    head = "\n".join((s or "").splitlines()[:3])
+    tap.ok(s is not None and "(deleted)" in head and re.search(r"^ .*lacks: .*\S", head, re.M) is not None,
+           "stripped, deleted: annotated, the view says what it lacks (%r)" % head)
+    ls = wait_counts(t)
+    tap.ok(any(x[1] for x in ls), "stripped, deleted: its instructions have shares")
+    t.keys("/")
+    t.raw("call")
+    t.keys("Enter")
+    time.sleep(0.4)
+    t.keys("Enter")
+    s = t.wait(lambda sc: re.search(r"^ Annotate annowork-stripped\+0x", sc, re.M) and
+               sc.splitlines()[0] != head.splitlines()[0], 10)
+    tap.ok(s is not None, "stripped: Enter on a call opens its nameless callee, by its start")
+    t.keys("q")
+    t.clean_exit("stripped: q")
 
 
 def body(t, perftop, annowork, w, h):
