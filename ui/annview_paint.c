@@ -14,7 +14,24 @@
 
 #define SHARE_W 7   /* "100.00 " */
 #define GUTTER_W 3  /* the jump's arrow */
-#define BYTES_SHOWN 8
+#define BYTES_MAX 8  /* raw bytes shown at most (x86 has up to 15: the rest marked +) */
+
+/* o's columns: the address as wide as the function's last one needs, as
+ * many bytes as the width leaves the instruction room for. */
+static int addr_w(const struct annot_func *f)
+{
+	uint64_t last = f->ninsn ? f->insn[f->ninsn - 1].addr : f->start;
+	int n = 1;
+
+	while (last >>= 4)
+		n++;
+	return n < 7 ? 7 : n; /* the title's "Address" */
+}
+
+static int bytes_shown(int w)
+{
+	return w >= 100 ? BYTES_MAX : w >= 70 ? 6 : 4;
+}
 
 static enum ui_role heat(double pct)
 {
@@ -195,14 +212,14 @@ static void draw_insn(struct ui *u, int y, int w, size_t l, const char *g, bool 
 	paint_text(y, 0, SHARE_W, sel ? R_SELECTED : heat(pct), share, false);
 	paint_text(y, SHARE_W, GUTTER_W, sel ? R_SELECTED : R_VALUE, g, false);
 	if (A->raw) {
-		char bytes[3 * BYTES_SHOWN + 2] = "";
+		char bytes[3 * BYTES_MAX + 2] = "";
+		int nb = bytes_shown(w);
 
-		for (int i = 0; i < in->len && i < BYTES_SHOWN; i++)
+		for (int i = 0; i < in->len && i < nb; i++)
 			snprintf(bytes + 3 * i, sizeof(bytes) - 3 * (size_t)i, "%02x ", in->bytes[i]);
-		if (in->len > BYTES_SHOWN)
-			strlcat(bytes, "+", sizeof(bytes));
-		snprintf(where, sizeof(where), "%*" PRIx64 "  %-*s ", L->fn->kernel ? 16 : 12, in->addr,
-			 3 * BYTES_SHOWN, bytes);
+		if (in->len > nb) /* more than shown: the last blank says so */
+			bytes[3 * nb - 1] = '+';
+		snprintf(where, sizeof(where), "%*" PRIx64 "  %-*s ", addr_w(L->fn), in->addr, 3 * nb, bytes);
 	} else {
 		snprintf(where, sizeof(where), "%6" PRIx64 ":  ", in->offset);
 	}
@@ -225,7 +242,7 @@ static void draw_lines(struct ui *u, int y, int rows, int w)
 		snprintf(head, sizeof(head), "%s   Offset   Instruction", A->all ? " Of all" : "  Share");
 	else
 		snprintf(head, sizeof(head), "%s   %*s  %-*s Instruction", A->all ? " Of all" : "  Share",
-			 L->fn->kernel ? 16 : 12, "Address", 3 * BYTES_SHOWN, "Bytes");
+			 addr_w(L->fn), "Address", 3 * bytes_shown(w), "Bytes");
 	paint_text(y, 0, w, R_HEAD, head, false);
 	y++;
 	rows--;
