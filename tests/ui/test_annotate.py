@@ -7,7 +7,8 @@ it with the hottest line selected; Tab and S-Tab walk the hot lines; Enter
 on the call opens mix, Esc comes back; Enter on a jump selects its target
 with the arrow drawn; s, S, o, t, / and a resize while open; the mouse;
 the help's section. Run with NO_COLOR: the selected line is the only list
-line in reverse video. Then a stripped copy, deleted while it runs.
+line in reverse video. Then a stripped copy, deleted while it runs, and a
+on a call-tree line (-g).
 
 usage: test_annotate.py PERFTOP ANNOWORK"""
 import os
@@ -89,7 +90,37 @@ def main():
         stripped_deleted(t, perftop, annowork)
     finally:
         t.close()
+    t = tuitest.Tmux(80, 24)
+    try:
+        calltree_line(t, perftop, annowork)
+    finally:
+        t.close()
     tap.done()
+
+
+def calltree_line(t, perftop, annowork):
+    """-g: a on a line of a symbol's call tree annotates that line's symbol;
+    Esc comes back to the table, the tree still open."""
+    _, wpid = t.workload(annowork, "300")
+    t.start("NO_COLOR=1 " + perftop, "-g", "-d", "1", "-p", str(wpid))
+    s = t.wait_re(r"\] divloop\b", 20)
+    tap.ok(s is not None, "-g: divloop's row")
+    t.keys("F3")
+    t.raw("divloop")
+    t.keys("Enter")
+    time.sleep(0.3)
+    t.keys("Right")  # its callers
+    s = t.wait_re(r"callers of divloop", 10)
+    t.keys("Right")  # into the tree: the first caller, main
+    time.sleep(0.4)
+    t.keys("a")
+    s = t.wait_re(r"^ Annotate main \(", 10)
+    tap.ok(s is not None, "-g: a on the tree's line main annotates main")
+    t.keys("Escape")
+    s = t.wait_re(r"callers of divloop", 10)
+    tap.ok(s is not None, "-g: Esc back to the table, the tree still open")
+    t.keys("q")
+    t.clean_exit("-g: q")
 
 
 def stripped_deleted(t, perftop, annowork):
