@@ -53,6 +53,8 @@ unsigned mouse_event(struct ui *u)
 
 	if (getmouse(&ev) != OK)
 		return 0;
+	if (annview_typing(u)) /* the last line is the search prompt, not the bar */
+		return 0;
 	if (ev.bstate & BUTTON4_PRESSED)
 		return keys_dispatch(u, KEY_UP) | keys_dispatch(u, KEY_UP) | keys_dispatch(u, KEY_UP);
 #ifdef BUTTON5_PRESSED
