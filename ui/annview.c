@@ -41,7 +41,7 @@ bool annview_typing(const struct ui *u)
 
 const char *annview_scope_name(const struct ui *u)
 {
-	return u->cumulative ? "since start" : u->decay ? "decaying" : "in the interval";
+	return u->cumulative ? "since counting began" : u->decay ? "with decaying history" : "in the interval";
 }
 
 /* The frame's symbol row of that name and file (a call-tree line's, a
