@@ -382,7 +382,7 @@ const struct key_binding annview_keys[] = {
 	{ '<', an_event, { "< >", "the event counted (several sampled)" } },
 	{ '>', an_event, { NULL, NULL } },
 	/* keys.c hands these to the table's actions */
-	{ 0, NULL, { "c z Space", "cumulative, decay, pause: as in the table" } },
+	{ 0, NULL, { "c z Z + -", "cumulative, decay, pause, interval: as the table" } },
 	{ 0, NULL, { NULL, NULL } },
 };
 

@@ -544,7 +544,7 @@ unsigned keys_dispatch(struct ui *u, int key)
 	if ((size_t)u->mode < sizeof(mode_keys) / sizeof(mode_keys[0]) && mode_keys[u->mode])
 		b = lookup(mode_keys[u->mode], key);
 	/* The annotate view follows the table's scope, decay and pause keys. */
-	if (b == NULL && u->mode == MODE_ANNOTATE && key > 0 && key < 128 && strchr("czZ +-", key))
+	if (b == NULL && u->mode == MODE_ANNOTATE && key > 0 && key < 128 && strchr("czZ+-", key))
 		return annview_table_key(u, key, lookup(main_keys, key)->fn(u, key));
 	if (b == NULL)
 		b = lookup(global_keys, key);
