@@ -11,7 +11,6 @@
 #include "ui.h"
 
 #define ANNVIEW_DEPTH 16
-#define ANNVIEW_NONE SIZE_MAX
 
 /* A line of the instruction list: an instruction, or (source on) the
  * source line the instructions after it come from. */
@@ -95,7 +94,7 @@ const uint64_t *annview_counts(const struct ui *u, const struct annview_level *L
 uint64_t annview_sum(const struct ui *u, const struct annview_level *L);
 /* Share of instruction counts c in percent: of the symbol, or (t) of all. */
 double annview_share(const struct ui *u, const struct annview_level *L, uint64_t c);
-/* The event's name, the scope's, for the view's title. */
+/* What the counts cover: the interval, decaying, since counting began. */
 const char *annview_scope_name(const struct ui *u);
 /* Case-insensitive: instruction i's text (or its callee) holds pat. */
 bool annview_match(const struct annview_level *L, uint32_t i, const char *pat);

@@ -387,8 +387,8 @@ const struct key_binding annview_keys[] = {
 };
 
 /* A click selects a line, a second one soon after on the same line
- * follows it (as Enter); the wheel moves as the arrows. */
-unsigned annview_mouse(struct ui *u, int y, int x, bool wheel_up, bool wheel_down)
+ * follows it (as Enter). */
+unsigned annview_mouse(struct ui *u, int y, int x)
 {
 	static struct timespec last;
 	static size_t last_line = SIZE_MAX;
@@ -398,16 +398,7 @@ unsigned annview_mouse(struct ui *u, int y, int x, bool wheel_up, bool wheel_dow
 	size_t l;
 	long ms;
 
-	if (L == NULL)
-		return 0;
-	if (wheel_up || wheel_down) {
-		unsigned r = 0;
-
-		for (int i = 0; i < 3; i++)
-			r |= an_move(u, wheel_up ? KEY_UP : KEY_DOWN);
-		return r;
-	}
-	if (y < A->list_y || y >= A->list_y + A->list_rows)
+	if (L == NULL || y < A->list_y || y >= A->list_y + A->list_rows)
 		return 0;
 	l = (A->srcview ? L->stop : L->top) + (size_t)(y - A->list_y);
 	if (l >= (A->srcview ? A->nsrows : A->nlines))

@@ -524,7 +524,6 @@ static const struct key_binding *lookup(const struct key_binding *t, int key)
 	return NULL;
 }
 
-
 unsigned keys_dispatch(struct ui *u, int key)
 {
 	/* The table each mode reads first; the prompt and the help read keys themselves. */

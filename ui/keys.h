@@ -25,7 +25,6 @@ extern const struct key_binding tree_keys_paths[], tree_doc_keys[];
 /* annview_keys.c: the annotate view's (a). */
 extern const struct key_binding annview_keys[];
 
-
 unsigned panel_keys_prompt_key(struct ui *u, int key);
 unsigned panel_keys_help_key(struct ui *u, int key);
 

@@ -70,7 +70,7 @@ unsigned mouse_event(struct ui *u)
 		return 0;
 	}
 	if (u->mode == MODE_ANNOTATE)
-		return annview_mouse(u, ev.y, ev.x, false, false);
+		return annview_mouse(u, ev.y, ev.x);
 	if (u->mode != MODE_MAIN)
 		return 0;
 	if (ev.y == u->head_y - 1) { /* the tabs */

@@ -285,7 +285,7 @@ void tree_keys_hottest(struct ui_tree *t);
 unsigned annview_open(struct ui *u, const struct agg_sym *row);
 /* a (a key action): the selected symbol row's, call-tree line's (F5's too). */
 unsigned annview_open_selected(struct ui *u, int key);
-/* After the table's c z Space + - in the view (r: what it returned): c's
+/* After the table's c z Z + - in the view (r: what it returned): c's
  * scope read at once. */
 unsigned annview_table_key(struct ui *u, int key, unsigned r);
 const struct agg_sym *annview_row_named(const struct ui *u, const char *sym, const char *dso);
@@ -298,7 +298,8 @@ void annview_detail(const struct ui *u, char *buf, size_t len);
 /* The search prompt (/) is open: it reads every key. */
 bool annview_typing(const struct ui *u);
 unsigned annview_prompt_key(struct ui *u, int key);
-unsigned annview_mouse(struct ui *u, int y, int x, bool wheel_up, bool wheel_down);
+/* A click (the wheel comes as Up and Down keys). */
+unsigned annview_mouse(struct ui *u, int y, int x);
 void annview_free(struct ui *u);
 
 /* taskcpu.c: %CPU of the task rows drawn (read once a tick). */
