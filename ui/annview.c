@@ -387,8 +387,8 @@ static void level_free(struct annview_level *L)
 	memset(L, 0, sizeof(*L));
 }
 
-/* A level for the target t (its strings copied); counted by row key when
- * there is one. -ENOMEM-free: false when it cannot be made. */
+/* A level for the target t (its strings copied), counted by its row's key
+ * when it has a row; false (said on the message line) when none is made. */
 static bool level_push(struct ui *u, const struct annot_target *t, const struct agg_sym *row)
 {
 	struct ui_annot *A = u->annot;
