@@ -150,7 +150,7 @@ struct agg_sym *agg_sym_row(struct agg *a, const struct sym_result *sr)
 			agg_rows_sym_free(s);
 			return NULL;
 		}
-		if (a->nannot || a->nannot_names)
+		if (agg_annot_maybe(a, s->key))
 			agg_annot_row(a, s);
 	}
 	a->last_sym = s;

@@ -117,6 +117,17 @@ static struct agg_annot_rec *rec_find(const struct agg *a, uint64_t key)
 	return i < a->nannot ? a->annot[i] : NULL;
 }
 
+/* The records' key bits, after one came or went (at a roll or a want). */
+static void keys_rebuild(struct agg *a)
+{
+	memset(a->annot_keys, 0, sizeof(a->annot_keys));
+	for (size_t i = 0; i < a->nannot; i++) {
+		size_t b = agg_annot_keybit(a->annot[i]->key);
+
+		a->annot_keys[b / 64] |= 1ull << (b % 64);
+	}
+}
+
 /* A record for key (its row s, or NULL while it has none); NULL when the
  * records are all taken or out of memory. */
 struct agg_annot_rec *agg_annot_new(struct agg *a, uint64_t key, struct agg_sym *s)
@@ -130,6 +141,7 @@ struct agg_annot_rec *agg_annot_new(struct agg *a, uint64_t key, struct agg_sym 
 	if (s)
 		s->annot = r;
 	a->annot[a->nannot++] = r;
+	keys_rebuild(a);
 	return r;
 }
 
@@ -142,6 +154,7 @@ void agg_annot_drop(struct agg *a, size_t i)
 	free(r->slots);
 	free(r);
 	a->annot[i] = a->annot[--a->nannot];
+	keys_rebuild(a);
 }
 
 bool agg_annot_kept(const struct agg_annot_rec *r)
@@ -187,70 +200,65 @@ void agg_annot_keep(struct agg *a, size_t nsyms)
 	a->annot_keep = nsyms < AGG_ANNOT_SYMS ? nsyms : AGG_ANNOT_SYMS;
 }
 
-static inline uint64_t heat(const struct agg *a, const struct agg_sym *s)
+/* Sifts the min-heap of the roll's hottest down from i, by heat. */
+static void sift(struct agg *a, size_t i)
 {
-	uint64_t h = 0;
+	size_t n = a->annot_ntop;
 
-	for (size_t e = 0; e < a->nevents; e++)
-		h += s->iv.samples[e];
-	return h;
-}
-
-/* Sifts the min-heap v[0..n) down from i, by heat. */
-static void sift(const struct agg *a, struct agg_sym **v, size_t n, size_t i)
-{
 	for (;;) {
 		size_t m = i, l = 2 * i + 1, r = l + 1;
-		struct agg_sym *t;
+		struct agg_sym *ts;
+		uint64_t th;
 
-		if (l < n && heat(a, v[l]) < heat(a, v[m]))
+		if (l < n && a->annot_heat[l] < a->annot_heat[m])
 			m = l;
-		if (r < n && heat(a, v[r]) < heat(a, v[m]))
+		if (r < n && a->annot_heat[r] < a->annot_heat[m])
 			m = r;
 		if (m == i)
 			return;
-		t = v[i];
-		v[i] = v[m];
-		v[m] = t;
+		ts = a->annot_top[i], th = a->annot_heat[i];
+		a->annot_top[i] = a->annot_top[m], a->annot_heat[i] = a->annot_heat[m];
+		a->annot_top[m] = ts, a->annot_heat[m] = th;
 		i = m;
 	}
 }
 
-/* The annot_keep rows with most interval samples (the rows the roll
- * walks: those with any), hot; the rest of the records dropped unless
- * wanted; then the interval counts decay as the rows'. */
+void agg_annot_rank(struct agg *a, struct agg_sym *s, uint64_t heat)
+{
+	if (a->annot_ntop < a->annot_keep) {
+		a->annot_top[a->annot_ntop] = s;
+		a->annot_heat[a->annot_ntop++] = heat;
+		if (a->annot_ntop == a->annot_keep)
+			for (size_t j = a->annot_ntop / 2; j-- > 0;)
+				sift(a, j);
+		return;
+	}
+	a->annot_top[0] = s;
+	a->annot_heat[0] = heat;
+	sift(a, 0);
+}
+
+/* The roll's hottest (agg_annot_consider, over the rows it walked: those
+ * with interval samples) are hot; the rest of the records go unless
+ * wanted. */
 static void rank(struct agg *a)
 {
-	struct agg_sym *top[AGG_ANNOT_SYMS];
-	size_t n = 0;
+	size_t n = a->annot_ntop;
 
-	for (size_t i = 0; i < a->act_syms.n && a->annot_keep; i++) {
-		struct agg_sym *s = a->act_syms.v[i];
-
-		if (s->gone || heat(a, s) == 0)
-			continue;
-		if (n < a->annot_keep) {
-			top[n++] = s;
-			if (n == a->annot_keep)
-				for (size_t j = n / 2; j-- > 0;)
-					sift(a, top, n, j);
-		} else if (heat(a, s) > heat(a, top[0])) {
-			top[0] = s;
-			sift(a, top, n, 0);
-		}
-	}
+	a->annot_ntop = 0;
 	for (size_t i = 0; i < a->nannot; i++)
 		a->annot[i]->hot = false;
 	for (size_t i = 0; i < n; i++)
-		if (top[i]->annot)
-			top[i]->annot->hot = true;
+		if (a->annot_top[i]->annot)
+			a->annot_top[i]->annot->hot = true;
 	for (size_t i = a->nannot; i-- > 0;)
 		if (!agg_annot_kept(a->annot[i]))
 			agg_annot_drop(a, i);
 	for (size_t i = 0; i < n; i++) {
-		struct agg_annot_rec *r = top[i]->annot;
+		struct agg_sym *s = a->annot_top[i];
+		struct agg_annot_rec *r = s->annot;
 
-		if (r == NULL && (r = agg_annot_new(a, top[i]->key, top[i])) == NULL)
+		if (r == NULL && (r = agg_annot_new(a, s->key, s)) == NULL)
 			break;
 		r->hot = true;
 	}

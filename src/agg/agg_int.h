@@ -144,6 +144,13 @@ struct agg {
 	unsigned annot_name_wants[AGG_ANNOT_WANT];
 	size_t nannot_names;
 	uint64_t annot_dropped;
+	/* Bits of the records' keys (agg_annot_keybit): a new row whose bit
+	 * is clear has no record to find, without a look through them. */
+	uint64_t annot_keys[16];
+	/* The roll's ranking: a min-heap of the hottest rows it walked. */
+	struct agg_sym *annot_top[AGG_ANNOT_SYMS];
+	uint64_t annot_heat[AGG_ANNOT_SYMS]; /* their interval samples, all events */
+	size_t annot_ntop;
 	struct agg_annot_count *annot_out; /* what agg_annot_counts hands out */
 	size_t annot_out_cap;
 };
@@ -263,6 +270,8 @@ struct agg_annot_rec {
  * (a wanted key or name gets its record); the roll's ranking and decay. */
 void agg_annot_add(struct agg *a, struct agg_annot_rec *r, size_t ev, uint64_t off, uint64_t n);
 void agg_annot_row(struct agg *a, struct agg_sym *s);
+/* A row the roll walks, before its counts decay: among the hottest? */
+void agg_annot_rank(struct agg *a, struct agg_sym *s, uint64_t heat);
 void agg_annot_roll(struct agg *a, unsigned decay_pct);
 void agg_annot_free(struct agg *a);
 /* A row freed: its record (if any) no longer points to it. */
@@ -279,8 +288,44 @@ size_t agg_annot_name_index(const struct agg *a, const char *name);
 
 static inline void agg_annot_count(struct agg *a, struct agg_sym *s, size_t ev, uint64_t off, uint64_t n)
 {
-	if (s && s->annot)
-		agg_annot_add(a, s->annot, ev, off, n);
+	struct agg_annot_rec *r;
+
+	if (s == NULL || (r = s->annot) == NULL)
+		return;
+	/* A loop hits the offset it hit last: no probe, no call. */
+	if (r->cap && r->slots[(size_t)r->last * (1 + 2 * a->nevents)] == off + 1) {
+		uint64_t *v = &r->slots[(size_t)r->last * (1 + 2 * a->nevents) + 1];
+
+		v[ev] += n;
+		v[a->nevents + ev] += n;
+		return;
+	}
+	agg_annot_add(a, r, ev, off, n);
+}
+
+static inline size_t agg_annot_keybit(uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 54); /* 0..1023 */
+}
+
+/* Whether a new row's key may have a record, or its name be wanted. */
+static inline bool agg_annot_maybe(const struct agg *a, uint64_t key)
+{
+	size_t b = agg_annot_keybit(key);
+
+	return a->nannot_names || (a->annot_keys[b / 64] >> (b % 64) & 1);
+}
+
+static inline void agg_annot_consider(struct agg *a, struct agg_sym *s)
+{
+	uint64_t h = 0;
+
+	if (a->annot_keep == 0 || s->gone)
+		return;
+	for (size_t e = 0; e < a->nevents; e++)
+		h += s->iv.samples[e];
+	if (h && (a->annot_ntop < a->annot_keep || h > a->annot_heat[0]))
+		agg_annot_rank(a, s, h);
 }
 
 /* agg_tasks.c */

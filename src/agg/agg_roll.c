@@ -107,6 +107,7 @@ static void sym_expire(struct agg *a, struct agg_sym *s)
 	a->st.expired_syms++;
 	htab_del(&a->syms, s->key, (uintptr_t)s);
 	dead_push(&a->dead_syms, s);
+	agg_annot_unrow(s); /* a wanted key's record waits for its next row */
 	s->gone = true; /* flat_forget */
 }
 
@@ -336,7 +337,7 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 	if (decay_pct > 100)
 		decay_pct = 100;
 	agg_pairs_clear(a); /* first: the rows they point to may go below */
-	agg_annot_roll(a, decay_pct); /* ranks by the interval's counts, before they decay */
+	a->annot_ntop = 0; /* the walk below ranks the hottest (agg_annot_consider) */
 	for (size_t i = 0; i < a->nevents; i++) {
 		struct agg_event *e = &a->ev[i];
 
@@ -351,6 +352,7 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 	for (size_t i = 0; i < a->act_syms.n; i++) {
 		struct agg_sym *s = a->act_syms.v[i];
 
+		agg_annot_consider(a, s); /* by the interval's counts, before they decay */
 		decay(&s->iv, decay_pct, a->nevents);
 		decay(&s->ch_iv, decay_pct, a->nevents);
 		if (counts_zero(&s->iv, a->nevents) && counts_zero(&s->ch_iv, a->nevents)) {
@@ -363,6 +365,7 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 		}
 	}
 	a->act_syms.n = n;
+	agg_annot_roll(a, decay_pct);
 	if (a->cg)
 		callgraph_roll(a->cg, decay_pct);
 	n = 0;

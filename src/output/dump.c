@@ -217,6 +217,7 @@ static void dump_text(struct dctx *c)
 				st.unwound, st.unwind_truncated, st.unwind_slow, st.leaf_fixed, st.leaf_rule_hits,
 				st.leaf_rule_misses, st.leaf_rule_negative, st.leaf_rule_opens, st.leaf_rule_memo,
 				st.unwind_dwfl, st.sym.chain_hits, st.sym.chain_misses);
+		dump_annot_stats_text(c);
 		if (m->push)
 			fprintf(c->f, "Push: sent %" PRIu64 "  failed %" PRIu64 "  dropped %" PRIu64 "\n",
 				m->push_sent, m->push_failed, m->push_dropped);

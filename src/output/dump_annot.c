@@ -19,7 +19,7 @@ static size_t names(const struct options *o, char buf[][NAME_MAX_OUT], size_t ma
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < o->nsym_annotate; i++) {
+	for (size_t i = 0; o && i < o->nsym_annotate; i++) {
 		const char *p = o->sym_annotate[i];
 
 		while (*p && n < max) {
@@ -171,6 +171,15 @@ static void text_one(struct dctx *c, struct annot_out *o, void *arg)
 	}
 }
 
+void dump_annot_stats_text(struct dctx *c)
+{
+	struct agg_annot_stats st;
+
+	agg_annot_stats(c->a, &st);
+	fprintf(c->f, "Annotate counts: symbols %zu  offsets %zu  %zu KiB (bound %zu KiB)  dropped %" PRIu64 "\n",
+		st.records, st.offsets, st.bytes / 1024, agg_annot_bytes_max(c->nev) / 1024, st.dropped);
+}
+
 void dump_annot_text(struct dctx *c)
 {
 	each(c, text_one, NULL);
@@ -218,7 +227,19 @@ static void json_one(struct dctx *c, struct annot_out *o, void *arg)
 
 void dump_annot_json(struct dctx *c, struct json *j)
 {
-	if (c->s->opts->nsym_annotate == 0)
+	if (c->m->stats) {
+		struct agg_annot_stats st;
+
+		agg_annot_stats(c->a, &st);
+		json_obj_begin(j, "annotate_counts");
+		json_u64(j, "symbols", st.records);
+		json_u64(j, "offsets", st.offsets);
+		json_u64(j, "bytes", st.bytes);
+		json_u64(j, "bytes_max", agg_annot_bytes_max(c->nev));
+		json_u64(j, "dropped", st.dropped);
+		json_obj_end(j);
+	}
+	if (c->s->opts == NULL || c->s->opts->nsym_annotate == 0)
 		return;
 	json_arr_begin(j, "annotate");
 	each(c, json_one, j);

@@ -14,5 +14,8 @@ int dump_annot_begin(const struct session *s);
  * --sym-annotate). */
 void dump_annot_text(struct dctx *c);
 void dump_annot_json(struct dctx *c, struct json *j);
+/* --stats: what the per-instruction counts hold (agg_annot_stats); in JSON
+ * dump_annot_json writes them as "annotate_counts". */
+void dump_annot_stats_text(struct dctx *c);
 
 #endif

@@ -29,7 +29,9 @@ from tap import collect, diag, done, is_root, ok, skip  # noqa: E402
 PERFTOP, DIVWORK, SOURCE = sys.argv[1:4]
 TMP = tempfile.mkdtemp(prefix="perftop-annotate-vs-perf-")
 SHARE_TV = 5.0       # total variation of two samplers' shares of one run, points
-SECS = "4"
+SECS = "5"
+MIN_SAMPLES = 1000   # of 10 000 at 2 kHz: a loaded machine gives the workload less;
+# fewer would let chance alone (two samplers' draws) near SHARE_TV
 
 
 def divide_line():
@@ -54,10 +56,10 @@ def run_both():
     data = os.path.join(TMP, "perf.data")
     wl = subprocess.Popen([DIVWORK, "gate", SECS], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     pid = int(wl.stdout.readline().split()[1])
-    top = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-F", "1000", "-d", "0.5", "--sym-annotate", "hotfn",
-                            "-p", str(pid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    top = subprocess.Popen([PERFTOP, "-b", "--format", "json", "-F", "2000", "-d", "0.5", "--sym-annotate", "hotfn",
+                            "--stats", "-p", str(pid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # -B: no build-ids collected at the end (perf 6.1 may abort there).
-    rec = subprocess.Popen(["perf", "record", "-q", "-B", "-e", "cpu-clock", "-F", "1000", "-o", data,
+    rec = subprocess.Popen(["perf", "record", "-q", "-B", "-e", "cpu-clock", "-F", "2000", "-o", data,
                             "-p", str(pid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(1.0)  # both attached (perf record says nothing when it is)
     wl.stdin.write("go\n")
@@ -120,7 +122,7 @@ def main():
     counts, lines, entries = perftop_annotation(recs)
     pshares, ptext = perf_annotation(data)
     total = sum(counts.values())
-    ok(entries and total > 1000 and pshares, "both annotated hotfn (perftop %d samples, perf %d lines)"
+    ok(entries and total > MIN_SAMPLES and pshares, "both annotated hotfn (perftop %d samples, perf %d lines)"
        % (total, len(pshares)))
     if not entries or not total or not pshares:
         diag(ptext[-1500:])
@@ -143,6 +145,9 @@ def main():
     ok(re.search(r"(^|/)divwork\.c:%d$" % line, src) is not None,
        "the hot instruction's source is the divide's line: %s (want divwork.c:%d)" % (src, line))
     ok(any(re.match(r"div", asm) for _, asm, _ in lines.values()), "the divide is among the instructions")
+    st = [r["annotate_counts"] for r in recs if "annotate_counts" in r]
+    ok(st and st[-1]["symbols"] >= 1 and all(s["bytes"] <= s["bytes_max"] and s["dropped"] == 0 for s in st),
+       "--stats: the counts' records within their bound (%r)" % (st[-1] if st else None))
     return done()
 
 
