@@ -223,6 +223,7 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	counters_take(u, a);
 	if (u->callgraph)
 		calltree_snap_take(u, a);
+	annview_take(u, a);
 	for (i = 0; i < RATIO_COUNT; i++)
 		f->ratio_avail[i] = false;
 	for (i = 0; i < f->ntasks + f->nthreads; i++) {
@@ -241,6 +242,7 @@ void frame_clear(struct ui *u)
 	u->fr.ncnt = u->fr.ncprocs = u->fr.ncthreads = 0;
 	u->nrows = 0;
 	calltree_snap_clear(u);
+	annview_forget(u);
 	if (u->tree.open)
 		calltree_build(u, &u->tree);
 	if (u->mode == MODE_PATHS)

@@ -366,7 +366,10 @@ void header_message_draw(struct ui *u, int y, int w)
 		paint_words(y, 0, w, R_WARN, line);
 		return;
 	}
-	views_detail(u, line, sizeof(line));
+	if (u->mode == MODE_ANNOTATE)
+		annview_detail(u, line, sizeof(line));
+	else
+		views_detail(u, line, sizeof(line));
 	if (line[0]) { /* the selected row in full: paths cut in the table */
 		paint_foreign_words(y, 0, w, R_DIM, line);
 		return;
@@ -426,6 +429,11 @@ static const struct fkey bar_setup[] = {
 	FK("Space", "Toggle", ' '), FK("F7", "Up", KEY_F(7)), FK("F8", "Down", KEY_F(8)), FK("Tab", "Section", '\t'),
 	FK("Esc", "Done", KEY_ESC_CODE), FK(NULL, NULL, 0),
 };
+static const struct fkey bar_annot[] = {
+	FK("Tab", "Hot", '\t'), FK("Enter", "Follow", '\n'), FK("s", "Source", 's'), FK("S", "Lines", 'S'),
+	FK("o", "Bytes", 'o'), FK("t", "Total", 't'), FK("/", "Search", '/'), FK("F1", "Help", KEY_F(1)),
+	FK("Esc", "Back", KEY_ESC_CODE), FK(NULL, NULL, 0),
+};
 static const struct fkey bar_help[] = {
 	FK("Up/Down", "Scroll", 0), FK("Esc", "Close", KEY_ESC_CODE), FK(NULL, NULL, 0),
 };
@@ -481,6 +489,8 @@ void header_footer_draw(struct ui *u, int y, int w)
 		bar = bar_paths;
 	else if (u->mode == MODE_SETUP)
 		bar = bar_setup;
+	else if (u->mode == MODE_ANNOTATE)
+		bar = bar_annot;
 	paint_fill(y, 0, w, R_FLABEL);
 	u->nbar_hit = 0;
 	size_t n = 0;

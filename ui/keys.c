@@ -520,6 +520,7 @@ static const struct key_binding main_keys[] = {
 	{ 'F', act_freq, { "F", "set the sampling frequency (re-open)" } },
 	{ 'r', tree_flip, { "r F5", "call trees (-g): callers/callees, paths" } },
 	{ KEY_F(5), tree_keys_paths_open, { NULL, NULL } },
+	{ 'a', annview_open_selected, { NULL, NULL } }, /* told in the help's Annotate (a) */
 	{ 0, NULL, { NULL, NULL } },
 };
 
@@ -534,6 +535,7 @@ static const struct {
 	{ "Sort menu (F6)", panel_keys_sort },
 	{ "Call trees (-g)", tree_doc_keys },
 	{ "Setup (F2 C)", setup_keys },
+	{ "Annotate (a)", annview_keys },
 	{ "Prompts (/ F3 F9 u d F)", panel_keys_prompt },
 };
 
@@ -570,7 +572,7 @@ unsigned keys_dispatch(struct ui *u, int key)
 	static const struct key_binding *const mode_keys[] = {
 		[MODE_MAIN] = main_keys, [MODE_EVENTS] = panel_keys_event,
 		[MODE_EXCLUDE] = panel_keys_exclude, [MODE_SORT] = panel_keys_sort,
-		[MODE_PATHS] = tree_keys_paths, [MODE_SETUP] = setup_keys,
+		[MODE_PATHS] = tree_keys_paths, [MODE_SETUP] = setup_keys, [MODE_ANNOTATE] = annview_keys,
 	};
 	const struct key_binding *b = NULL;
 
@@ -578,13 +580,18 @@ unsigned keys_dispatch(struct ui *u, int key)
 		return panel_keys_prompt_key(u, key);
 	if (u->mode == MODE_HELP)
 		return panel_keys_help_key(u, key);
+	if (u->mode == MODE_ANNOTATE && annview_typing(u))
+		return annview_prompt_key(u, key);
 	if ((size_t)u->mode < sizeof(mode_keys) / sizeof(mode_keys[0]) && mode_keys[u->mode])
 		b = lookup(mode_keys[u->mode], key);
+	/* The annotate view follows the table's scope, decay and pause keys. */
+	if (b == NULL && u->mode == MODE_ANNOTATE && key > 0 && key < 128 && strchr("czZ+-", key))
+		return annview_table_key(u, key, lookup(main_keys, key)->fn(u, key));
 	if (b == NULL)
 		b = lookup(global_keys, key);
 	if (b)
 		return b->fn(u, key);
-	if (u->mode == MODE_MAIN && key != KEY_MOUSE) {
+	if ((u->mode == MODE_MAIN || u->mode == MODE_ANNOTATE) && key != KEY_MOUSE) {
 		const char *name = keyname(key);
 
 		ui_message(u, false, "%s does nothing here (h: the keys)", name ? name : "that key");

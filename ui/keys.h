@@ -22,6 +22,8 @@ struct key_binding {
 /* panel_keys.c: the panels' and prompts' tables. */
 extern const struct key_binding panel_keys_event[], panel_keys_exclude[], panel_keys_sort[], panel_keys_prompt[];
 extern const struct key_binding tree_keys_paths[], tree_doc_keys[];
+/* annview_keys.c: the annotate view's (a). */
+extern const struct key_binding annview_keys[];
 
 unsigned panel_keys_prompt_key(struct ui *u, int key);
 unsigned panel_keys_help_key(struct ui *u, int key);

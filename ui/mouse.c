@@ -53,6 +53,8 @@ unsigned mouse_event(struct ui *u)
 
 	if (getmouse(&ev) != OK)
 		return 0;
+	if (annview_typing(u)) /* the last line is the search prompt, not the bar */
+		return 0;
 	if (ev.bstate & BUTTON4_PRESSED)
 		return keys_dispatch(u, KEY_UP) | keys_dispatch(u, KEY_UP) | keys_dispatch(u, KEY_UP);
 #ifdef BUTTON5_PRESSED
@@ -67,6 +69,8 @@ unsigned mouse_event(struct ui *u)
 				return keys_dispatch(u, u->bar_hit[i].key);
 		return 0;
 	}
+	if (u->mode == MODE_ANNOTATE)
+		return annview_mouse(u, ev.y, ev.x);
 	if (u->mode != MODE_MAIN)
 		return 0;
 	if (ev.y == u->head_y - 1) { /* the tabs */

@@ -159,8 +159,8 @@ static void help_lines(size_t s0, size_t s1, int y0, int rows, int col, int colw
 	}
 }
 
-/* Two columns split between sections when the screen holds them; else one
- * that scrolls. */
+/* Two columns split between sections when the screen is wide (scrolled
+ * together when they do not fit its height); else one that scrolls. */
 void panels_help_draw(struct ui *u, int h, int w)
 {
 	size_t nsec = 0, total = 0, first = 0, split;
@@ -183,6 +183,15 @@ void panels_help_draw(struct ui *u, int h, int w)
 		return;
 	}
 	u->help_page = rows > 1 ? (size_t)rows - 1 : 1; /* a line of the last page stays */
+	if (w >= 110 && split > 0 && split < nsec) {
+		size_t longer = first > total - first ? first : total - first;
+
+		if (u->help_top + (size_t)rows > longer)
+			u->help_top = longer > (size_t)rows ? longer - (size_t)rows : 0;
+		help_lines(0, split, 2, rows, 0, w / 2 - 1, u->help_top);
+		help_lines(split, nsec, 2, rows, w / 2, w / 2 - 1, u->help_top);
+		return;
+	}
 	if (u->help_top + (size_t)rows > total)
 		u->help_top = total > (size_t)rows ? total - (size_t)rows : 0;
 	help_lines(0, nsec, 2, rows, 0, w - 1, u->help_top);

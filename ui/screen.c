@@ -36,6 +36,7 @@ void ui_init(struct ui *u, struct session *s, const struct options *o)
 void ui_free(struct ui *u)
 {
 	free(u->tags);
+	annview_free(u);
 	frame_free(u);
 	paint_free();
 	procstat_close();
@@ -71,6 +72,12 @@ void screen_draw(struct ui *u, unsigned what)
 		header_message_draw(u, h - 2, w);
 		header_footer_draw(u, h - 1, w);
 		curs_set(0);
+		paint_refresh(what & UI_CLEAR);
+		return;
+	}
+	if (u->mode == MODE_ANNOTATE) {
+		annview_draw(u, h, w);
+		curs_set(annview_typing(u) ? 1 : 0);
 		paint_refresh(what & UI_CLEAR);
 		return;
 	}

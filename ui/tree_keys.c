@@ -263,6 +263,7 @@ const struct key_binding tree_keys_paths[] = {
 	{ '\n', paths_toggle, { "Enter", "expand or collapse" } },
 	{ '\r', paths_toggle, { NULL, NULL } },
 	{ KEY_ENTER, paths_toggle, { NULL, NULL } },
+	{ 'a', annview_open_selected, { NULL, NULL } }, /* told in the help's Annotate (a) */
 	{ KEY_ESC, paths_close, { "Esc F5", "back to the tables" } },
 	{ KEY_F(5), paths_close, { NULL, NULL } },
 	{ 0, NULL, { NULL, NULL } },

@@ -21,7 +21,8 @@
 #include "session.h"
 
 enum ui_view { VIEW_SYMBOLS, VIEW_TASKS, VIEW_CPUS, VIEW_COUNT };
-enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT, MODE_SORT, MODE_PATHS, MODE_SETUP };
+enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT, MODE_SORT, MODE_PATHS, MODE_SETUP,
+	MODE_ANNOTATE };
 enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ, PROMPT_SEARCH, PROMPT_KILL, PROMPT_USER };
 
 /* What an action asks of the main loop. */
@@ -200,6 +201,7 @@ struct ui {
 	struct ui_cgsnap cg;
 	struct ui_tree tree;       /* inline, under its symbol's row */
 	struct ui_tree paths;      /* F5: the whole call-path tree */
+	struct ui_annot *annot;    /* a: the annotate view (annview.h); NULL until opened */
 	size_t tree_row;           /* the row the inline tree hangs under; SIZE_MAX: none shown */
 	struct ui_reopen reopen;
 	struct ui_taskcpu taskcpu[UI_TASKCPU];
@@ -300,6 +302,28 @@ void treeview_paths_draw(struct ui *u, int h, int w);
 /* tree_keys.c: F5 opens its tree along the hottest path, self included. */
 void tree_keys_hottest(struct ui_tree *t);
 
+/* annview*.c: the annotate view (a). Opens on a frame's symbol row (the
+ * Symbols view's, a call-tree line's through annview_row_named). */
+unsigned annview_open(struct ui *u, const struct agg_sym *row);
+/* a (a key action): the selected symbol row's, call-tree line's (F5's too). */
+unsigned annview_open_selected(struct ui *u, int key);
+/* After the table's c z Z + - in the view (r: what it returned): c's
+ * scope read at once. */
+unsigned annview_table_key(struct ui *u, int key, unsigned r);
+const struct agg_sym *annview_row_named(const struct ui *u, const char *sym, const char *dso);
+/* frame_take: the open symbols' counts of the tick; frame_clear: the agg goes. */
+void annview_take(struct ui *u, struct agg *a);
+void annview_forget(struct ui *u);
+void annview_draw(struct ui *u, int h, int w);
+/* The selected line in full for the message line: address, source, samples. */
+void annview_detail(const struct ui *u, char *buf, size_t len);
+/* The search prompt (/) is open: it reads every key. */
+bool annview_typing(const struct ui *u);
+unsigned annview_prompt_key(struct ui *u, int key);
+/* A click (the wheel comes as Up and Down keys). */
+unsigned annview_mouse(struct ui *u, int y, int x);
+void annview_free(struct ui *u);
+
 /* taskcpu.c: %CPU of the task rows drawn (read once a tick). */
 void taskcpu_update(struct ui *u, const struct agg_task *t);
 double taskcpu_pct(const struct ui *u, const struct agg_task *t);
@@ -327,6 +351,8 @@ bool soon_fire(void);
 void views_build(struct ui *u);
 void views_draw(struct ui *u, int y, int h, int w);
 size_t views_ncols(const struct ui *u);
+/* The event the table sorts by (a per-event column's), else the first on. */
+size_t views_sort_event(const struct ui *u);
 /* Column i's name as the sort menu and the tab line say it. */
 void views_col_name(const struct ui *u, size_t i, char *buf, size_t len);
 const char *views_title(const struct ui *u, enum ui_view v);

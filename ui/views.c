@@ -74,6 +74,14 @@ static size_t expand(const struct ui *u, struct col_inst *out)
 	return n;
 }
 
+size_t views_sort_event(const struct ui *u)
+{
+	struct col_inst inst[MAX_INST];
+	size_t n = expand(u, inst), c = u->sort_col[u->view];
+
+	return c < n && inst[c].c->per_event && inst[c].ev < u->fr.nev ? inst[c].ev : ui_primary(u);
+}
+
 size_t views_ncols(const struct ui *u)
 {
 	struct col_inst inst[MAX_INST];
