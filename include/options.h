@@ -55,6 +55,9 @@ struct options {
 	size_t metrics_comms, metrics_symbols;
 	const char *push;        /* --push URL (Pyroscope) */
 	double push_every;       /* --push-every SECS */
+	/* --off-cpu: where threads wait (sched:sched_switch spans) */
+	bool offcpu;
+	double offcpu_thresh_ms; /* --off-cpu-thresh MS: shorter spans dropped */
 };
 
 /* Fills o from argv. Returns 0, 1 when the run is done (--help, --version),

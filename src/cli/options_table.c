@@ -232,6 +232,11 @@ static int set_push_every(struct options_state *st, const struct options_row *ro
 	return parse_secs(arg, 0.1, 3600, &st->o->push_every);
 }
 
+static int set_offcpu_thresh(struct options_state *st, const struct options_row *row, const char *arg)
+{
+	return parse_secs(arg, 0, 3600000, &st->o->offcpu_thresh_ms);
+}
+
 static int set_help(struct options_state *st, const struct options_row *row, const char *arg)
 {
 	options_usage(stdout);
@@ -301,6 +306,11 @@ const struct options_row options_rows[] = {
 	  "--push wants http://HOST[:PORT][/PATH] (http only), not '%s'", 0 },
 	{ "push-every", 0, "SECS", "seconds of samples per pushed profile (default 10)", set_push_every,
 	  "--push-every wants seconds from 0.1 to 3600, not '%s'", 0 },
+	{ "off-cpu", 0, NULL, "where threads wait too: sched:sched_switch spans\n"
+	  "by stack and state (S, D, R); folded/svg/pprof\n"
+	  "then write the off-CPU stacks (live: O)", set_flag, NULL, AT(offcpu) },
+	{ "off-cpu-thresh", 0, "MS", "drop off-CPU spans shorter than MS (default 0)", set_offcpu_thresh,
+	  "--off-cpu-thresh wants milliseconds from 0 to 3600000, not '%s'", 0 },
 	{ "list-events", 0, NULL, "events this host supports, probed", set_flag, NULL, AT(list_events) },
 	{ "stats", 0, NULL, "add engine and symbol-table figures to the dump", set_flag, NULL, AT(stats) },
 	{ "no-color", 0, NULL, "monochrome live view (also NO_COLOR)", set_flag, NULL, AT(no_color) },

@@ -278,6 +278,13 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 				goto fail;
 		}
 	}
+	if (o->offcpu) {
+		char why[ENGINE_NOTICE_MAX / 2];
+
+		/* Without it the rest runs on; the notice says what is missing. */
+		if (engine_offcpu_set(e, true, why, sizeof(why)) != 0)
+			engine_events_notice(e, "%s", why);
+	}
 	if ((rc = engine_loop_setup(e, err, errlen)) != 0 || (rc = engine_spill_start_reader(e, err, errlen)) != 0)
 		goto fail;
 	*out = e;
@@ -301,6 +308,7 @@ void engine_close(struct engine *e)
 	if (e->fds)
 		for (i = 0; i < e->o.nevents; i++)
 			engine_events_close(e, i);
+	engine_offcpu_free(e);
 	if (e->rings)
 		for (i = 0; i < e->ncpus; i++)
 			ring_unmap(&e->rings[i]);

@@ -31,22 +31,20 @@ static uint64_t leaf_return(struct session *s, const struct record *r, uint64_t 
 	return leaffix_return(s->leaf, r, leaf, next);
 }
 
-/* Frames of a sample's callchain, leaf first. The first address after each
- * context marker is where that context was interrupted; the others are
- * return addresses, looked up at address - 1 (the call, not what follows).
- * The addresses are worked out first (the leaf fix with them), then
- * resolved whole, so that a repeated stack is one lookup. *out: frames or
- * the symbols' cached copy (see symbols_resolve_chain). */
-static size_t chain_frames(struct session *s, const struct record *r, struct sym_result *frames, size_t max,
-			   const struct sym_result **out)
+/* The addresses of a sample's callchain, leaf first. The first address
+ * after each context marker is where that context was interrupted; the
+ * others are return addresses, looked up at address - 1 (the call, not
+ * what follows). -g's leaf fix adds the leaf's caller. Bit i of kmask: a
+ * kernel address. */
+size_t session_record_addrs(struct session *s, const struct record *r, uint64_t *addrs, uint64_t *kmask,
+			    size_t max)
 {
-	pid_t pid = (pid_t)r->sid.pid;
 	bool kernel = cpumode_kernel(r->misc), first = true;
-	uint64_t addrs[SESSION_STACK_MAX], kmask[SESSION_STACK_MAX / 64] = { 0 };
 	size_t n = 0;
 
 	if (max > SESSION_STACK_MAX)
 		max = SESSION_STACK_MAX;
+	memset(kmask, 0, ((max + 63) / 64) * sizeof(*kmask));
 	for (uint64_t i = 0; i < r->sample.nr && n < max; i++) {
 		uint64_t ip = record_u64(r->sample.ips, i);
 
@@ -70,7 +68,21 @@ static size_t chain_frames(struct session *s, const struct record *r, struct sym
 		addrs[n++] = first ? ip : ip - 1;
 		first = false;
 	}
-	*out = n ? symbols_resolve_chain(s->syms, pid, (pid_t)r->sid.tid, addrs, kmask, n, frames) : frames;
+	return n;
+}
+
+/* Frames of a sample's callchain, leaf first, worked out first (the leaf
+ * fix with them), then resolved whole, so that a repeated stack is one
+ * lookup. *out: frames or the symbols' cached copy (see
+ * symbols_resolve_chain). */
+static size_t chain_frames(struct session *s, const struct record *r, struct sym_result *frames, size_t max,
+			   const struct sym_result **out)
+{
+	uint64_t addrs[SESSION_STACK_MAX], kmask[SESSION_STACK_MAX / 64];
+	size_t n = session_record_addrs(s, r, addrs, kmask, max);
+
+	*out = n ? symbols_resolve_chain(s->syms, (pid_t)r->sid.pid, (pid_t)r->sid.tid, addrs, kmask, n, frames)
+		 : frames;
 	return n;
 }
 
@@ -182,6 +194,12 @@ void session_record(void *arg, int ev, const struct record *r)
 {
 	struct session *s = arg;
 
+	if (ev == ENGINE_EV_OFFCPU && r->type != PERF_RECORD_LOST) {
+		session_offcpu_record(s, r);
+		return;
+	}
+	if (s->wait && r->type != PERF_RECORD_SAMPLE)
+		session_offcpu_track(s, r);
 	switch (r->type) {
 	case PERF_RECORD_SAMPLE:
 		s->in_sample = true;
@@ -224,6 +242,8 @@ void session_record(void *arg, int ev, const struct record *r)
 			agg_task_new(s->agg, (pid_t)r->task.pid);
 		break;
 	case PERF_RECORD_EXIT:
+		if (s->spans)
+			spans_exit(s->spans, (pid_t)r->task.tid);
 		symbols_exit(s->syms, (pid_t)r->task.pid, (pid_t)r->task.tid);
 		if (r->task.pid == r->task.tid) {
 			agg_task_exit(s->agg, (pid_t)r->task.pid);
@@ -234,6 +254,11 @@ void session_record(void *arg, int ev, const struct record *r)
 			agg_thread_exit(s->agg, (pid_t)r->task.tid);
 		break;
 	case PERF_RECORD_LOST:
+		/* Any record of the ring may have been a switch. */
+		if (s->spans)
+			session_offcpu_lost(s, (int)r->sid.cpu, r->lost.lost);
+		if (ev == ENGINE_EV_OFFCPU)
+			break;
 		if (ev < 0)
 			s->tracking_lost += r->lost.lost;
 		else
