@@ -9,7 +9,6 @@
  * the disk has any). Each measures its own off-CPU time: its wall time
  * less its CPU time, from its start to its end. At the end it prints
  * {"wait_sleep": {"tid": T, "offcpu_ms": M}, ...} on stdout. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
