@@ -108,7 +108,9 @@ static unsigned act_right(struct ui *u, int key)
 
 static unsigned act_view(struct ui *u, int key)
 {
-	u->view = (enum ui_view)((u->view + (key == KEY_BTAB ? VIEW_COUNT - 1 : 1)) % VIEW_COUNT);
+	do
+		u->view = (enum ui_view)((u->view + (key == KEY_BTAB ? VIEW_COUNT - 1 : 1)) % VIEW_COUNT);
+	while (u->view == VIEW_WAITS && !waits_shown(u));
 	return UI_RESORT;
 }
 
@@ -441,7 +443,7 @@ static const struct key_binding main_keys[] = {
 	{ KEY_RIGHT, act_right, { NULL, NULL } },
 	{ KEY_SLEFT, act_shscroll, { NULL, NULL } }, /* documented with the call trees */
 	{ KEY_SRIGHT, act_shscroll, { NULL, NULL } },
-	{ '\t', act_view, { "Tab S-Tab", "switch view: symbols, tasks, CPUs" } },
+	{ '\t', act_view, { "Tab S-Tab", "switch view: symbols, tasks, CPUs (waits)" } },
 	{ KEY_BTAB, act_view, { NULL, NULL } },
 	{ '<', act_sort, { "< >", "sort by the column left / right" } },
 	{ '>', act_sort, { NULL, NULL } },
@@ -478,6 +480,7 @@ static const struct key_binding main_keys[] = {
 	{ '-', act_adjust, { NULL, NULL } },
 	{ 'F', act_freq, { "F", "set the sampling frequency (re-open)" } },
 	{ 'r', tree_flip, { "r F5", "call trees (-g): callers/callees, paths" } },
+	{ 'O', waits_toggle, { "O", "off-CPU on/off: where threads wait (Waits view)" } },
 	{ KEY_F(5), tree_keys_paths_open, { NULL, NULL } },
 	{ 0, NULL, { NULL, NULL } },
 };
