@@ -155,9 +155,9 @@ int session_offcpu_open(struct session *s, char *err, size_t errlen);
 void session_offcpu_fresh(struct session *s);
 void session_offcpu_roll(struct session *s, unsigned decay_pct);
 void session_offcpu_close(struct session *s);
-/* -g's addresses of a sample (session_record.c), as session_offcpu keeps
+/* -g's addresses of a sample (session_addrs.c), as session_offcpu keeps
  * them with a span. */
-size_t session_record_addrs(struct session *s, const struct record *r, uint64_t *addrs, uint64_t *kmask,
+size_t session_addrs_of(struct session *s, const struct record *r, uint64_t *addrs, uint64_t *kmask,
 			    size_t max);
 
 /* comm of a process the session knows, or NULL. */

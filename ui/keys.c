@@ -443,7 +443,7 @@ static const struct key_binding main_keys[] = {
 	{ KEY_RIGHT, act_right, { NULL, NULL } },
 	{ KEY_SLEFT, act_shscroll, { NULL, NULL } }, /* documented with the call trees */
 	{ KEY_SRIGHT, act_shscroll, { NULL, NULL } },
-	{ '\t', act_view, { "Tab S-Tab", "switch view: symbols, tasks, CPUs (waits)" } },
+	{ '\t', act_view, { "Tab S-Tab", "switch view: symbols, tasks, CPUs" } },
 	{ KEY_BTAB, act_view, { NULL, NULL } },
 	{ '<', act_sort, { "< >", "sort by the column left / right" } },
 	{ '>', act_sort, { NULL, NULL } },
@@ -480,7 +480,7 @@ static const struct key_binding main_keys[] = {
 	{ '-', act_adjust, { NULL, NULL } },
 	{ 'F', act_freq, { "F", "set the sampling frequency (re-open)" } },
 	{ 'r', tree_flip, { "r F5", "call trees (-g): callers/callees, paths" } },
-	{ 'O', waits_toggle, { "O", "off-CPU on/off: where threads wait (Waits view)" } },
+	{ 'O', waits_toggle, { "O", "off-CPU on/off: where threads wait" } },
 	{ KEY_F(5), tree_keys_paths_open, { NULL, NULL } },
 	{ 0, NULL, { NULL, NULL } },
 };

@@ -199,7 +199,7 @@ static void switch_in(struct session *s, pid_t tid, uint64_t time)
 static size_t stack_words(struct session *s, const struct record *r, uint64_t *w)
 {
 	uint64_t *addrs = w + 1, kmask[SESSION_STACK_MAX / 64];
-	size_t n = session_record_addrs(s, r, addrs, kmask, SESSION_STACK_MAX);
+	size_t n = session_addrs_of(s, r, addrs, kmask, SESSION_STACK_MAX);
 
 	if (s->unw && s->opts->cg.mode == CALLGRAPH_DWARF && r->sample.nregs && n < SESSION_STACK_MAX) {
 		uint64_t ips[SESSION_STACK_MAX];
