@@ -16,6 +16,7 @@
 #include "agg.h"
 #include "httpd.h"
 #include "metrics.h"
+#include "offmetrics.h"
 #include "pprof.h"
 #include "profadd.h"
 #include "push.h"
@@ -49,6 +50,7 @@ struct export_page {
 struct exporter {
 	const struct options *o;
 	struct metrics *met;
+	struct offmetrics *off;           /* --off-cpu's family */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct export_page *page[2];      /* PROMTEXT_PROM, PROMTEXT_OPENMETRICS; under mu */
@@ -160,6 +162,7 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 	f.http_requests = x->http_requests;
 	f.http_rejected = x->http_rejected;
 	f.export_cpu_seconds = x->cpu;
+	f.off = x->off;
 	pthread_mutex_unlock(&x->mu);
 	if (want[0] || want[1]) {
 		own_usage(x, &f);
@@ -302,6 +305,7 @@ void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 	x->intervals++;
 	focus_comm(x, s);
 	metrics_update(x->met, a);
+	offmetrics_update(x->off, s);
 	add_symbols(x, a);
 	push_flush(x, false);
 	publish(x, a, s, len);
@@ -496,9 +500,12 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	if (!options_exporting(o) && !(o->batch && o->format == DUMP_PPROF))
 		return 0;
 	x = calloc(1, sizeof(*x));
-	if (x == NULL || (x->met = metrics_new(o->metrics_comms, o->metrics_symbols)) == NULL) {
-		if (x)
+	if (x == NULL || (x->met = metrics_new(o->metrics_comms, o->metrics_symbols)) == NULL ||
+	    (x->off = offmetrics_new(o->metrics_comms)) == NULL) {
+		if (x) {
 			metrics_free(x->met);
+			offmetrics_free(x->off);
+		}
 		free(x);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -646,6 +653,7 @@ void export_close(struct exporter *x)
 	for (int i = 0; i < EXPORT_WINDOWS; i++)
 		pprof_free(x->win[i].prof);
 	metrics_free(x->met);
+	offmetrics_free(x->off);
 	if (x->statm >= 0)
 		close(x->statm);
 	pthread_cond_destroy(&x->cv);
