@@ -386,6 +386,7 @@ static void window_meta(const struct exporter *x, double dur, struct pprof_meta 
 	m->time_nanos = (int64_t)((clock_wall_s() - dur) * 1e9);
 	m->duration_nanos = (int64_t)(dur * 1e9);
 	m->period = period_ns(x);
+	m->time_type = NULL;
 }
 
 int export_profile_open(struct exporter *x, unsigned secs)
@@ -518,7 +519,7 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	x->clock_event = is_clock(agg_event(s->agg, 0)->name);
 	x->last_end = clock_mono_s();
 	x->whole_start = x->last_end;
-	x->whole_stacks = o->cg.mode != CALLGRAPH_NONE;
+	x->whole_stacks = o->cg.mode != CALLGRAPH_NONE || o->offcpu; /* --off-cpu: its stacks alone */
 	if (o->batch && o->format == DUMP_PPROF && (x->whole = pprof_new()) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		export_close(x);
@@ -578,7 +579,13 @@ static int write_whole(struct exporter *x, int fd, char *err, size_t errlen)
 	int rc;
 
 	window_meta(x, clock_mono_s() - x->whole_start, &m);
-	rc = x->whole_stacks ? profadd_stacks(x->whole, x->s->agg, 0, stack_nanos(x, x->s->agg)) : 0;
+	if (x->o->offcpu && x->s->wait) {
+		/* Blocked time: the wait agg counts a span as its microseconds. */
+		m.time_type = "off_cpu";
+		rc = profadd_stacks(x->whole, x->s->wait, 0, 1000.0);
+	} else {
+		rc = x->whole_stacks ? profadd_stacks(x->whole, x->s->agg, 0, stack_nanos(x, x->s->agg)) : 0;
+	}
 	if (rc == 0)
 		rc = pprof_build(x->whole, &m, &buf, &len);
 	if (rc) {

@@ -244,6 +244,70 @@ def test_lost():
        "the text dump shows the lost records")
 
 
+def test_pprof():
+    go = shutil.which("go")
+    out = os.path.join(tempfile.gettempdir(), "perftop-offcpu-%d.pb.gz" % os.getpid())
+    own, _, err, rc, _ = run("pprof", ["-o", out])
+    if not go:
+        skip("pprof: off_cpu/nanoseconds", "no go in PATH for go tool pprof")
+        return
+    d = tempfile.mkdtemp(prefix="perftop-offcpu-go-")
+    env = dict(os.environ, PPROF_TMPDIR=d, HOME=d, GOCACHE=os.path.join(d, "gocache"))
+    r = subprocess.run([go, "tool", "pprof", "-top", "-cum", "-sample_index=off_cpu", "-unit=ms",
+                        "-nodecount=100000", out], capture_output=True, text=True, timeout=240, env=env)
+    shutil.rmtree(d, ignore_errors=True)
+    if os.path.exists(out):
+        os.unlink(out)
+    ok(r.returncode == 0 and re.search(r"^Type: off_cpu$", r.stdout, re.M) is not None,
+       "--off-cpu --format pprof: sample type off_cpu (rc %d, %s)" % (r.returncode, r.stderr.strip()[-200:]))
+    cum = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"^\s*\S+\s+\S+\s+\S+\s+([\d.]+)ms\s+\S+\s+(\S+)$", line)
+        if m:
+            cum[m.group(2)] = float(m.group(1))
+    for name in ("wait_sleep", "wait_pipe"):
+        if name in own:
+            ok(points(cum.get(name, 0), own[name]["offcpu_ms"]) <= 5, "pprof: %s's off_cpu %.1f ms, its own "
+               "measure %.1f ms" % (name, cum.get(name, 0), own[name]["offcpu_ms"]))
+
+
+def test_metrics():
+    import socket
+    import urllib.request
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        port = so.getsockname()[1]
+    top = subprocess.Popen([PERFTOP, "--off-cpu", "--listen", "127.0.0.1:%d" % port, "-d", "1"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    procs.append(top)
+    time.sleep(2.5)
+    wl = subprocess.Popen([WAITWORK, str(SECS)], stdout=subprocess.PIPE, text=True)
+    procs.append(wl)
+    wl.stdout.readline()
+    own = json.loads(wl.stdout.readline() or "{}")
+    wl.wait()
+    time.sleep(2.5)
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=20) as f:
+            text = f.read().decode()
+    except OSError as e:
+        text = ""
+        diag("scrape: %r" % e)
+    top.send_signal(signal.SIGINT)
+    top.wait(timeout=30)
+    comm = os.path.basename(WAITWORK)[:15]
+    got = {}
+    for line in text.splitlines():
+        m = re.match(r'^perftop_comm_offcpu_seconds_total\{comm="([^"]*)",state="([SDR])"\} (\S+)$', line)
+        if m and m.group(1) == comm:
+            got[m.group(2)] = float(m.group(3)) * 1000
+    want = sum(v["offcpu_ms"] for v in own.values())
+    have = sum(got.values())
+    ok(got and abs(have - want) <= 0.05 * want, "/metrics: perftop_comm_offcpu_seconds_total{comm=%s} %.0f ms "
+       "(S %.0f, D %.0f, R %.0f), its threads' own measures %.0f ms (within 5 %%)"
+       % (comm, have, got.get("S", 0), got.get("D", 0), got.get("R", 0), want))
+
+
 def main():
     if os.geteuid() != 0:
         skip("--off-cpu", "needs root (sched:sched_switch system-wide)")
@@ -258,6 +322,8 @@ def main():
         test_focus()
         test_thresh()
         test_lost()
+        test_pprof()
+        test_metrics()
     finally:
         cleanup()
     done()
