@@ -188,8 +188,8 @@ def folded_shares(out, comm):
     return us
 
 
-def test_folded(mode, names):
-    own, out, err, rc, _ = run("folded", mode)
+def test_folded(mode, names, focus=False):
+    own, out, err, rc, _ = run("folded", mode, focus=focus)
     ok(rc == 0 and own and out, "--off-cpu --format folded %s ran (rc %r, stderr %r)"
        % (" ".join(mode), rc, err.strip()[-300:]))
     us = folded_shares(out, os.path.basename(WAITWORK)[:15])
@@ -301,10 +301,11 @@ def test_metrics():
         m = re.match(r'^perftop_comm_offcpu_seconds_total\{comm="([^"]*)",state="([SDR])"\} (\S+)$', line)
         if m and m.group(1) == comm:
             got[m.group(2)] = float(m.group(3)) * 1000
-    want = sum(v["offcpu_ms"] for v in own.values())
+    # Its threads' own measures, and the main thread's wait for them (SECS).
+    want = sum(v["offcpu_ms"] for v in own.values()) + SECS * 1000
     have = sum(got.values())
     ok(got and abs(have - want) <= 0.05 * want, "/metrics: perftop_comm_offcpu_seconds_total{comm=%s} %.0f ms "
-       "(S %.0f, D %.0f, R %.0f), its threads' own measures %.0f ms (within 5 %%)"
+       "(S %.0f, D %.0f, R %.0f), its threads' own measures and main's %.0f ms (within 5 %%)"
        % (comm, have, got.get("S", 0), got.get("D", 0), got.get("R", 0), want))
 
 
@@ -318,7 +319,9 @@ def main():
     try:
         test_json_and_perf_sched()
         test_folded([], ["wait_sleep", "wait_pipe"])
-        test_folded(["--call-graph", "dwarf"], ["wait_sleep", "wait_pipe", "wait_lock"])
+        # dwarf copies 8 KiB of stack at every switch: system-wide on a busy
+        # machine its rings overflow (spans dropped, as they must be), so on -p.
+        test_folded(["--call-graph", "dwarf"], ["wait_sleep", "wait_pipe", "wait_lock"], focus=True)
         test_focus()
         test_thresh()
         test_lost()
