@@ -166,10 +166,13 @@ def test_json_and_perf_sched():
             continue
         tid = own[name]["tid"]
         mine, perfs = got.get(tid, {"ms": 0.0})["ms"], theirs.get(tid, 0.0)
-        if perfs > 1.05 * SECS * 1000:
-            # perf 6.1's timehist adds an uninterruptible wait to both its
-            # sleep and its I/O wait: more off-CPU time than the run had.
-            skip("%s: against perf sched timehist" % name, "timehist gives %.0f ms in a %.0f s run" % (perfs, SECS))
+        ownms = own[name]["offcpu_ms"]
+        if abs(perfs - ownms) > 0.05 * ownms:
+            # perf's figure is not the thread's own: perf 6.1's timehist adds
+            # an uninterruptible wait to both its sleep and its I/O wait, and
+            # a switch perf lost (its rings on a busy machine) joins two spans.
+            skip("%s: against perf sched timehist" % name, "timehist gives %.0f ms, the thread's own clock %.0f ms"
+                 % (perfs, ownms))
             continue
         ok(perfs > 0 and abs(mine - perfs) <= 0.05 * perfs,
            "%s: off-CPU %.1f ms, perf sched timehist's wait + delay %.1f ms (within 5 %%)" % (name, mine, perfs))
