@@ -190,6 +190,10 @@ void engine_hand_back(struct engine *e);
 int engine_offcpu_set(struct engine *e, bool on, char *err, size_t errlen);
 bool engine_offcpu_enabled(const struct engine *e);
 #define ENGINE_OFFCPU_LEAF_STACK 128
+/* The switch records' bytes a second per CPU the rings are sized for with
+ * --off-cpu: 20 000 switches of some 700 bytes (stack, raw fields, leaf
+ * fix registers and stack). */
+#define ENGINE_OFFCPU_BYTES ((uint64_t)20000 * 700)
 /* Its attr and the layout of its samples (the run's call graphs, frame
  * pointers when none, and PERF_SAMPLE_RAW). */
 void engine_offcpu_attr(struct perf_event_attr *attr, uint64_t config, const struct engine_opts *o,

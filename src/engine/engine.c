@@ -221,6 +221,10 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	if ((rc = collect_targets(e, err, errlen)) != 0)
 		goto fail;
 	rate_bytes = (o->period ? 4000 : o->freq) * sample_bytes(o, &e->layout);
+	/* --off-cpu's switch records come on top, at a rate no option gives:
+	 * rings and watermarks sized for a busy machine's (engine.h). */
+	if (o->offcpu)
+		rate_bytes += ENGINE_OFFCPU_BYTES / (o->nevents ? o->nevents : 1);
 	e->pages = o->mmap_pages ? o->mmap_pages : engine_default_pages(rate_bytes / 56, o->nevents, (size_t)page);
 	/* dwarf's copies are cut on the way to the spill, and its pace is set
 	 * by the unwinding: it keeps half the ring. */

@@ -88,14 +88,15 @@ def side_by_side(a, secs):
 
 def live(a, offcpu, secs):
     """The live view in tmux, its CPU a second over secs after a warm-up."""
-    sock, name = "offcpu-bench-%d" % os.getpid(), "offcpu"
-    args = [a.perftop, "-d", "2"] + (["--off-cpu"] if offcpu else [])
+    live.n = getattr(live, "n", 0) + 1
+    sock, name = "offcpu-bench-%d-%d" % (os.getpid(), live.n), "offcpu"
+    args = [os.path.abspath(a.perftop), "-d", "2"] + (["--off-cpu"] if offcpu else [])
     subprocess.run(["tmux", "-L", sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", name,
                     " ".join(args)], check=True)
     try:
         pid = None
         for _ in range(50):
-            r = subprocess.run(["pgrep", "-f", "-n", "^" + a.perftop + " -d 2"], capture_output=True, text=True)
+            r = subprocess.run(["pgrep", "-f", "-n", "^" + " ".join(args)], capture_output=True, text=True)
             if r.stdout.strip():
                 pid = int(r.stdout.split()[0])
                 break
