@@ -13,10 +13,14 @@
 #include <string.h>
 
 #include "session.h"
+#include "htab.h"
 #include "tpformat.h"
 
 struct session_offcpu {
 	bool ok;                  /* the format was read */
+	/* Kernel addresses seen at the top of switch stacks: 1 a scheduler
+	 * frame (left out), 2 not; each resolved once. */
+	struct htab sched;
 	char notice[256];         /* else why, for the notices */
 	struct tpformat fmt;
 	const struct tpformat_field *prev_pid, *prev_state, *next_pid;
@@ -105,6 +109,8 @@ void session_offcpu_roll(struct session *s, unsigned decay_pct)
 
 void session_offcpu_close(struct session *s)
 {
+	if (s->off)
+		htab_free(&s->off->sched);
 	agg_free(s->wait);
 	spans_free(s->spans);
 	free(s->off);
@@ -165,7 +171,6 @@ static void charge(struct session *s, const struct spans_span *sp)
 	struct sym_result frames[SESSION_STACK_MAX];
 	const struct sym_result *fr;
 	uint64_t n = sp->nwords ? sp->words[0] : 0;
-	size_t k = 0;
 
 	if (n == 0 || n > SESSION_STACK_MAX || sp->nwords < 1 + n + (n + 63) / 64) {
 		memset(&frames[0], 0, sizeof(frames[0]));
@@ -173,18 +178,26 @@ static void charge(struct session *s, const struct spans_span *sp)
 		agg_sample_stack_n(s->wait, 0, sp->cpu, sp->pid, sp->tid, frames, 1, US(sp->ns), sp->ns);
 		return;
 	}
+	/* The scheduler's frames were left out at the switch-out: the chain
+	 * cache's copy is the stack as charged, the task's names on its leaf. */
 	fr = symbols_resolve_chain(s->syms, sp->pid, sp->tid, sp->words + 1, sp->words + 1 + n, n, frames);
-	while (k + 1 < n && sched_frame(&fr[k]))
-		k++;
-	if (k) {
-		/* The task's names ride on the leaf. */
-		if (fr != frames)
-			memcpy(frames + k, fr + k, (n - k) * sizeof(*frames));
-		frames[k].comm = fr[0].comm;
-		frames[k].thread_comm = fr[0].thread_comm;
-		fr = frames;
-	}
-	agg_sample_stack_n(s->wait, 0, sp->cpu, sp->pid, sp->tid, fr + k, n - k, US(sp->ns), sp->ns);
+	agg_sample_stack_n(s->wait, 0, sp->cpu, sp->pid, sp->tid, fr, n, US(sp->ns), sp->ns);
+}
+
+/* Whether kernel address addr is in the scheduler (resolved once). */
+static bool sched_addr(struct session *s, uint64_t addr)
+{
+	struct session_offcpu *o = s->off;
+	uintptr_t v = o->sched.tab ? htab_get(&o->sched, addr) : 0;
+	struct sym_result sr = { 0 };
+
+	if (v)
+		return v == 1;
+	symbols_resolve(s->syms, 0, addr, true, &sr);
+	v = sched_frame(&sr) ? 1 : 2;
+	if (o->sched.tab || htab_init(&o->sched, 256) == 0)
+		(void)htab_put(&o->sched, addr, v);
+	return v == 1;
 }
 
 static void switch_in(struct session *s, pid_t tid, uint64_t time)
@@ -195,19 +208,36 @@ static void switch_in(struct session *s, pid_t tid, uint64_t time)
 		charge(s, &sp);
 }
 
-/* The leaving task's stack as words: n, n addresses, the kernel mask. */
+/* The leaving task's stack as words: n, n addresses, the kernel mask;
+ * the scheduler's frames on top left out, so that the leaf is the kernel's
+ * wait function (and every wait does not look the same). */
 static size_t stack_words(struct session *s, const struct record *r, uint64_t *w)
 {
 	uint64_t *addrs = w + 1, kmask[SESSION_STACK_MAX / 64];
-	size_t n = session_addrs_of(s, r, addrs, kmask, SESSION_STACK_MAX);
+	size_t n = session_addrs_of(s, r, addrs, kmask, SESSION_STACK_MAX), k = 0;
+
+	while (k + 1 < n && (kmask[k / 64] >> (k % 64) & 1) && sched_addr(s, addrs[k]))
+		k++;
+	if (k) {
+		memmove(addrs, addrs + k, (n - k) * sizeof(*addrs));
+		for (size_t i = 0; i + k < n; i++) {
+			size_t j = i + k;
+
+			if (kmask[j / 64] >> (j % 64) & 1)
+				kmask[i / 64] |= 1ull << (i % 64);
+			else
+				kmask[i / 64] &= ~(1ull << (i % 64));
+		}
+		n -= k;
+	}
 
 	if (s->unw && s->opts->cg.mode == CALLGRAPH_DWARF && r->sample.nregs && n < SESSION_STACK_MAX) {
 		uint64_t ips[SESSION_STACK_MAX];
 		bool complete;
-		size_t k = unwind_stack(s->unw, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r, ips,
-					SESSION_STACK_MAX - n, &complete);
+		size_t nu = unwind_stack(s->unw, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r, ips,
+					 SESSION_STACK_MAX - n, &complete);
 
-		for (size_t i = 0; i < k; i++)
+		for (size_t i = 0; i < nu; i++)
 			addrs[n++] = i ? ips[i] - 1 : ips[i];
 	}
 	w[0] = n;
