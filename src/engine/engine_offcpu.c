@@ -148,8 +148,12 @@ int engine_offcpu_set(struct engine *e, bool on, char *err, size_t errlen)
 
 		/* The tracepoint's id, with evspec's one line when tracefs is
 		 * missing or unreadable. */
-		if (evspec_parse("sched:sched_switch", &ev, err, errlen))
+		char why[256];
+
+		if (evspec_parse("sched:sched_switch", &ev, why, sizeof(why))) {
+			snprintf(err, errlen, "--off-cpu: %s", why);
 			return -ENOENT;
+		}
 		e->offcpu_config = ev.attr.config;
 		e->ofds = malloc(n * sizeof(*e->ofds));
 		e->alt_ids = malloc(n * OFFCPU_OPENS_MAX * sizeof(*e->alt_ids));

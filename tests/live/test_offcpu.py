@@ -312,6 +312,31 @@ def test_metrics():
        % (comm, have, got.get("S", 0), got.get("D", 0), got.get("R", 0), want))
 
 
+def test_unprivileged():
+    """Without the privilege to read tracefs: one notice says what is
+    missing and how to get it; sampling runs on."""
+    if not shutil.which("setpriv"):
+        skip("--off-cpu unprivileged", "no setpriv")
+        return
+    sl = subprocess.Popen(["sleep", "30"])
+    procs.append(sl)
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c",
+                        "sleep 5 & exec %s -b --format json --off-cpu -p $! -n 1 -d 0.5" % PERFTOP],
+                       capture_output=True, text=True, timeout=60)
+    sl.kill()
+    sl.wait()
+    notices = []
+    for line in r.stdout.splitlines():
+        try:
+            notices += json.loads(line).get("notices", [])
+        except ValueError:
+            pass
+    hit = [n for n in notices if "--off-cpu" in n]
+    ok(r.returncode == 0 and hit and ("run as root" in hit[0] or "mount -t tracefs" in hit[0]),
+       "unprivileged --off-cpu: runs on (rc %d) with a notice naming what is missing and how: %r"
+       % (r.returncode, [h for n in hit for h in n.split("; ") if "--off-cpu" in h][:1] or r.stderr[-200:]))
+
+
 def main():
     if os.geteuid() != 0:
         skip("--off-cpu", "needs root (sched:sched_switch system-wide)")
@@ -330,6 +355,7 @@ def main():
         test_lost()
         test_pprof()
         test_metrics()
+        test_unprivileged()
     finally:
         cleanup()
     done()
