@@ -236,6 +236,15 @@ static size_t stack_words(struct session *s, const struct record *r, uint64_t *w
 		bool complete;
 		size_t nu = unwind_stack(s->unw, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r, ips,
 					 SESSION_STACK_MAX - n, &complete);
+		uint32_t used;
+		bool ran_off;
+
+		/* As a sample's walk does: what it read tells the engine how much
+		 * of this process's stack copies to keep (a switch in a deeper
+		 * call than the samples saw wants more). */
+		unwind_copy_used(s->unw, &used, &ran_off);
+		if (ran_off || (complete && used))
+			engine_stack_used(s->eng, (pid_t)r->sid.pid, ran_off ? ENGINE_STACK_ALL : used);
 
 		for (size_t i = 0; i < nu; i++)
 			addrs[n++] = i ? ips[i] - 1 : ips[i];
