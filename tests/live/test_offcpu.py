@@ -351,7 +351,7 @@ def main():
         # machine its rings overflow (spans dropped, as they must be), so on -p.
         # wait_lock is what frame pointers cannot name (two frameless libc
         # levels). wait_pipe is left out: on -p its dwarf walks from read()
-        # end short today (doc/BENCHMARKS.md, 7 Dec; to be fixed).
+        # end short today (to be fixed).
         test_folded(["--call-graph", "dwarf"], ["wait_sleep", "wait_lock"], focus=True)
         test_focus()
         test_thresh()
