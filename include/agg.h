@@ -136,6 +136,11 @@ void agg_samples_at(struct agg *a, size_t ev, int cpu, const struct agg_where *w
  * edges and the call-path tree to agg_callgraph(). */
 void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		      const struct sym_result *frames, size_t n, uint64_t period);
+/* The same as hits samples whose periods add up to period: --off-cpu
+ * counts a span as its microseconds (samples) and nanoseconds (period),
+ * so that the call paths and callers weigh time. */
+void agg_sample_stack_n(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
+			const struct sym_result *frames, size_t n, uint64_t hits, uint64_t period);
 /* NULL until the first stack. Settled first (agg_settle). */
 const struct cg *agg_callgraph(struct agg *a);
 /* A stack the memo knows adds its children counts and call-path counts

@@ -30,7 +30,13 @@ struct engine_opts {
 	double interval;               /* seconds between ticks */
 	const bool *enabled;           /* [nevents] initially on; NULL: all (a re-open passes its own) */
 	struct callgraph_opts cg;      /* call stacks in samples (-g, --call-graph) */
+	bool offcpu;                   /* --off-cpu: see engine_offcpu_set */
 };
+
+/* The ev the record handler is given for --off-cpu's records: its
+ * sched:sched_switch samples (raw fields in sample.raw, the leaving task's
+ * stack) and, for -p/-t/-G, the PERF_RECORD_SWITCH records of switch-ins. */
+#define ENGINE_EV_OFFCPU (-3)
 
 /* n flat samples (no call graph) alike in all but time and period, which
  * are added. */
@@ -186,6 +192,23 @@ uint64_t engine_stack_keep(const struct engine *e, pid_t pid);
  * must read it through the record, not through pointers taken before);
  * the pass ends after it. Nothing outside a pass. */
 void engine_hand_back(struct engine *e);
+
+/* --off-cpu on or off, live: sched:sched_switch on every target CPU and
+ * thread, into the same rings. On failure (no tracefs, no privilege) err
+ * holds the one line saying what is missing and how to get it, and
+ * sampling goes on without it. engine_open turns it on when opts.offcpu
+ * says so; a failure there becomes a notice (engine_notice). */
+int engine_offcpu_set(struct engine *e, bool on, char *err, size_t errlen);
+bool engine_offcpu_enabled(const struct engine *e);
+#define ENGINE_OFFCPU_LEAF_STACK 128
+/* The switch records' bytes a second per CPU the rings are sized for with
+ * --off-cpu: 20 000 switches of some 700 bytes (stack, raw fields, leaf
+ * fix registers and stack). */
+#define ENGINE_OFFCPU_BYTES ((uint64_t)20000 * 700)
+/* Its attr and the layout of its samples (the run's call graphs, frame
+ * pointers when none, and PERF_SAMPLE_RAW). */
+void engine_offcpu_attr(struct perf_event_attr *attr, uint64_t config, const struct engine_opts *o,
+			bool inherit, struct record_layout *lay);
 
 /* Sizing and attr building, exposed for unit tests. */
 size_t engine_default_pages(uint64_t freq, size_t nevents, size_t page_size);

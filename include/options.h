@@ -79,6 +79,9 @@ struct options {
 	uint64_t max_size;       /* bytes; 0: no bound */
 	int argc;                /* the command line, for the recording's header */
 	char **argv;
+	/* --off-cpu: where threads wait (sched:sched_switch spans) */
+	bool offcpu;
+	double offcpu_thresh_ms; /* --off-cpu-thresh MS: shorter spans dropped */
 };
 
 /* Fills o from argv. Returns 0, 1 when the run is done (--help, --version),

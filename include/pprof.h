@@ -24,6 +24,9 @@ struct pprof_frame {
 struct pprof_meta {
 	int64_t time_nanos, duration_nanos;
 	int64_t period;         /* nanoseconds between samples */
+	/* The second sample type's name (its unit: nanoseconds); NULL: "cpu".
+	 * --off-cpu's profile is "off_cpu": blocked time. */
+	const char *time_type;
 };
 
 struct pprof *pprof_new(void);

@@ -30,6 +30,8 @@ struct record_flat {
  * STACK_USER. Every sampling event of a run shares one layout. */
 #define RECORD_CALLGRAPH_BITS (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_BRANCH_STACK | \
 	PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+/* extra may also hold PERF_SAMPLE_RAW (after CALLCHAIN, in the kernel's
+ * order): the --off-cpu tracepoint's layout. */
 
 struct record_layout {
 	uint64_t extra;            /* RECORD_CALLGRAPH_BITS in use */
@@ -41,6 +43,13 @@ struct record_layout {
 	 * hit (the kernel's perf_swevent_event), as perf record -c leaves it
 	 * out too. */
 	uint64_t period;
+	/* --off-cpu: samples whose id is one of alt_ids[0 .. *alt_n)
+	 * (ascending: the kernel numbers events in the order they open, and
+	 * the list is only appended to) are laid out as *alt, another event's
+	 * in the same rings. *alt_n is read atomically. */
+	const struct record_layout *alt;
+	const uint64_t *alt_ids;
+	const size_t *alt_n;
 };
 
 
@@ -70,6 +79,8 @@ struct record {
 			uint64_t stack_size;          /* bytes copied; valid ones: dyn_size */
 			const unsigned char *stack;
 			uint64_t stack_dyn_size;
+			uint32_t raw_size;            /* PERF_SAMPLE_RAW: a tracepoint's fields */
+			const unsigned char *raw;
 		} sample;
 		struct {
 			uint32_t pid, tid;
@@ -113,6 +124,9 @@ static inline bool record_flat(const struct perf_event_header *hdr, const struct
 	memcpy(out, hdr + 1, sizeof(*out));
 	return true;
 }
+
+/* Whether a sample of this id is laid out as lay->alt. */
+bool record_is_alt(const struct record_layout *lay, uint64_t id);
 
 /* Pointers in *out point into hdr's memory. */
 enum record_status record_decode(const struct perf_event_header *hdr, struct record *out);

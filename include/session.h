@@ -18,6 +18,7 @@
 #include "engine.h"
 #include "leaffix.h"
 #include "options.h"
+#include "spans.h"
 #include "symbols.h"
 #include "unwind.h"
 
@@ -45,6 +46,14 @@ struct session {
 	struct timespec last_tick;
 	double interval;           /* seconds between ticks: session_interval() */
 	struct session_rec *rec;   /* --record, else NULL (src/session/session_rec.c) */
+	/* --off-cpu (session_offcpu.c): blocked time by the stack a thread
+	 * left its CPU with, in an agg of its own (one event, "off-cpu",
+	 * period in ns), and the spans with the time per task and state.
+	 * NULL until off-CPU is first turned on. */
+	struct agg *wait;
+	struct spans *spans;
+	bool offcpu_want;          /* the wish, O's: a re-open keeps it */
+	struct session_offcpu *off;
 };
 
 /* Opens everything; on failure err holds the user's one line. Returns 0 or -errno. */
@@ -150,6 +159,30 @@ int session_rec_finish(struct session *s, char *msg, size_t len);
  * else): the file ("-": stdout; NULL: not recording), its bytes so far,
  * and whether it stopped. Cheap: for the live view's header. */
 void session_rec_stats(const struct session *s, const char **path, uint64_t *bytes, bool *stopped);
+
+/* --off-cpu (session_offcpu.c) */
+/* Turns it on or off live; on failure err says what is missing (tracefs,
+ * privilege) and how to get it, and the run goes on without it. */
+int session_offcpu_set(struct session *s, bool on, char *err, size_t errlen);
+/* Whether the engine has it on now. */
+bool session_offcpu_on(const struct session *s);
+/* Why the tracepoint's format could not be read, or NULL. */
+const char *session_offcpu_notice(const struct session *s);
+/* The engine's records of it (ev ENGINE_EV_OFFCPU), and a ring's loss. */
+void session_offcpu_record(struct session *s, const struct record *r);
+void session_offcpu_lost(struct session *s, int cpu, uint64_t n);
+/* Names, forks and exits, for the wait agg's task rows as for the agg's. */
+void session_offcpu_track(struct session *s, const struct record *r);
+/* Made at open (for --off-cpu) or on the first session_offcpu_set; fresh
+ * on a re-aim; rolled and freed with the session's agg. */
+int session_offcpu_open(struct session *s, char *err, size_t errlen);
+void session_offcpu_fresh(struct session *s);
+void session_offcpu_roll(struct session *s, unsigned decay_pct);
+void session_offcpu_close(struct session *s);
+/* -g's addresses of a sample (session_addrs.c), as session_offcpu keeps
+ * them with a span. */
+size_t session_addrs_of(struct session *s, const struct record *r, uint64_t *addrs, uint64_t *kmask,
+			    size_t max);
 
 /* comm of a process the session knows, or NULL. */
 const char *session_comm(const struct session *s, pid_t pid);

@@ -59,12 +59,16 @@ static void batch_show(void *arg, double lap)
 /* The run's call paths, when it ends (-n, a signal, the focus exiting). */
 static int batch_paths(struct batch *b)
 {
+	/* --off-cpu: the stacks threads waited in, weighed in microseconds. */
+	struct agg *a = b->o->offcpu && b->s->wait ? b->s->wait : b->s->agg;
+	char title[300];
 	int rc;
 
+	snprintf(title, sizeof(title), "%s%s", a == b->s->wait ? "off-CPU: " : "", b->s->target);
 	if (b->o->format == DUMP_FOLDED)
-		rc = flame_folded(b->out, b->s->agg, AGG_TOTAL, 0);
+		rc = flame_folded(b->out, a, AGG_TOTAL, 0);
 	else if (b->o->format == DUMP_SVG)
-		rc = flame_svg(b->out, b->s->agg, AGG_TOTAL, 0, b->s->target);
+		rc = flame_svg(b->out, a, AGG_TOTAL, 0, title);
 	else
 		return 0;
 	if (rc == -EPIPE)
@@ -75,7 +79,7 @@ static int batch_paths(struct batch *b)
 	}
 	if (b->o->stats)
 		fprintf(stderr, "perftop: %llu samples in the call paths written (%s)\n",
-			(unsigned long long)agg_event(b->s->agg, 0)->samples_total, agg_event(b->s->agg, 0)->name);
+			(unsigned long long)agg_event(a, 0)->samples_total, agg_event(a, 0)->name);
 	return 0;
 }
 

@@ -280,6 +280,13 @@ static const struct column task_cols[] = {
 	{ NULL, 10, .per_event = true, .text = text_ev_share, .num = num_ev_share },
 	/* top's %CPU beside the share of samples: busy, not just sampled */
 	{ "CPU%", 6, .text = text_cpu_pct, .num = num_cpu_pct },
+	/* --off-cpu: blocked ms a second, all and by state (ev: SPANS_NSTATES = all) */
+	{ "Off/s", 6, .offcpu = true, .sort_name = "Off-CPU ms/s", .text = waits_text_off, .num = waits_num_off },
+	{ "S/s", 5, .offcpu = true, .sort_name = "sleeping ms/s", .text = waits_text_off_s, .num = waits_num_off_s },
+	{ "D/s", 5, .offcpu = true, .sort_name = "uninterruptible ms/s", .text = waits_text_off_d,
+	  .num = waits_num_off_d },
+	{ "R/s", 5, .offcpu = true, .sort_name = "preempted ms/s", .text = waits_text_off_r,
+	  .num = waits_num_off_r },
 	{ "Samples", 8, .text = text_samples, .num = num_samples },
 	{ "TID", 7, .asc = true, .threads_only = true, .text = text_tid, .num = num_tid },
 	{ "Thr", 4, .text = text_threads, .num = num_threads },
@@ -367,6 +374,19 @@ static const struct column cpu_cols[] = {
 	{ "Throttled", 9, .text = text_throttled, .num = num_throttled },
 };
 
+/* --- waits (--off-cpu; the rows and their figures: waits.c) ------------ */
+
+static const struct column wait_cols[] = {
+	{ "Off/s", 8, .sort_name = "blocked ms/s through it", .text = waits_text_children, .num = waits_num_children },
+	{ "Self/s", 8, .sort_name = "blocked ms/s in it", .text = waits_text_self, .num = waits_num_self },
+	{ "Shared Object", 13, .left = true, .foreign = true, .shrinks = true, .fit = true, .text = waits_text_dso,
+	  .str = waits_str_dso },
+	{ "Wait symbol", 3, .sort_name = "[k]/[.]", .span = true, .left = true, .text = waits_text_mode,
+	  .str = waits_str_mode },
+	{ "", 0, .sort_name = "Wait symbol", .left = true, .foreign = true, .text = waits_text_sym,
+	  .str = waits_str_sym },
+};
+
 const struct view_def columns_views[VIEW_COUNT] = {
 	[VIEW_SYMBOLS] = { "Symbols", sym_cols, sizeof(sym_cols) / sizeof(sym_cols[0]), sym_counts,
 			   sym_key, sym_match, sym_role },
@@ -374,6 +394,8 @@ const struct view_def columns_views[VIEW_COUNT] = {
 			 task_key, task_match, task_role },
 	[VIEW_CPUS] = { "CPUs", cpu_cols, sizeof(cpu_cols) / sizeof(cpu_cols[0]), cpu_counts,
 			cpu_key, cpu_match, NULL },
+	[VIEW_WAITS] = { "Waits", wait_cols, sizeof(wait_cols) / sizeof(wait_cols[0]), waits_counts,
+			 waits_key, waits_match, waits_role },
 };
 
 const struct agg_counts *columns_counts_of(const struct ui *u, const void *row)

@@ -24,6 +24,7 @@ struct column {
 	bool span;                  /* the title runs on over the next column's empty one */
 	bool fit;                   /* as wide as its widest text shown, up to a third of the line */
 	int cg;                     /* 1: only with call graphs (-g); -1: only without */
+	bool offcpu;                /* only while off-CPU tables exist (--off-cpu, O) */
 };
 
 struct view_def {
@@ -37,6 +38,31 @@ struct view_def {
 };
 
 extern const struct view_def columns_views[VIEW_COUNT];
+/* waits.c: the Wait view's columns (rows: struct ui_wait) and the Tasks
+ * view's Off-CPU ones (offcpu: shown only while the session has off-CPU
+ * tables). */
+double waits_num_off(const struct ui *u, const void *row, size_t ev);
+void waits_text_off(const struct ui *u, const void *row, size_t ev, char *buf, size_t len);
+double waits_num_off_s(const struct ui *u, const void *row, size_t ev);
+void waits_text_off_s(const struct ui *u, const void *row, size_t ev, char *buf, size_t len);
+double waits_num_off_d(const struct ui *u, const void *row, size_t ev);
+void waits_text_off_d(const struct ui *u, const void *row, size_t ev, char *buf, size_t len);
+double waits_num_off_r(const struct ui *u, const void *row, size_t ev);
+void waits_text_off_r(const struct ui *u, const void *row, size_t ev, char *buf, size_t len);
+double waits_num_children(const struct ui *u, const void *row, size_t ev);
+void waits_text_children(const struct ui *u, const void *row, size_t ev, char *buf, size_t len);
+double waits_num_self(const struct ui *u, const void *row, size_t ev);
+void waits_text_self(const struct ui *u, const void *row, size_t ev, char *buf, size_t len);
+void waits_text_dso(const struct ui *u, const void *row, size_t ev, char *buf, size_t len);
+const char *waits_str_dso(const void *row);
+void waits_text_mode(const struct ui *u, const void *row, size_t ev, char *buf, size_t len);
+const char *waits_str_mode(const void *row);
+void waits_text_sym(const struct ui *u, const void *row, size_t ev, char *buf, size_t len);
+const char *waits_str_sym(const void *row);
+const struct agg_counts *waits_counts(const void *row, enum agg_scope scope);
+uint64_t waits_key(const void *row);
+bool waits_match(const void *row, const char *pat);
+enum ui_role waits_role(const void *row, const struct column *c);
 
 /* The row's counts in the scope shown. */
 const struct agg_counts *columns_counts_of(const struct ui *u, const void *row);

@@ -162,6 +162,8 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 
 	/* A paused screen keeps drawing its old copies: no row may be freed. */
 	agg_hold(a, u->paused);
+	if (u->s && u->s->wait)
+		agg_hold(u->s->wait, u->paused);
 	for (i = 0; i < nev; i++)
 		ev_rate[i] = rate(agg_event(a, i)->samples_total, &u->prev_ev_total[i], lap);
 	n = agg_cpus(a, &crows);
@@ -233,6 +235,7 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 		for (size_t k = 0; k < RATIO_COUNT; k++)
 			f->ratio_avail[k] = f->ratio_avail[k] || r[k].valid;
 	}
+	waits_take(u, lap);
 }
 
 /* Before the agg goes (focus, back): nothing may point into it. */
@@ -241,6 +244,7 @@ void frame_clear(struct ui *u)
 	u->fr.nsyms = u->fr.ntasks = u->fr.nthreads = 0;
 	u->fr.ncnt = u->fr.ncprocs = u->fr.ncthreads = 0;
 	u->nrows = 0;
+	waits_clear(u);
 	calltree_snap_clear(u);
 	annview_forget(u);
 	if (u->tree.open)
@@ -267,6 +271,7 @@ void frame_free(struct ui *u)
 	free(u->rows);
 	free(u->items);
 	calltree_snap_free(u);
+	waits_free(u);
 	memset(&u->fr, 0, sizeof(u->fr));
 	u->prev_cpu_total = NULL;
 	u->rows = NULL;

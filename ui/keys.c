@@ -108,7 +108,9 @@ static unsigned act_right(struct ui *u, int key)
 
 static unsigned act_view(struct ui *u, int key)
 {
-	u->view = (enum ui_view)((u->view + (key == KEY_BTAB ? VIEW_COUNT - 1 : 1)) % VIEW_COUNT);
+	do
+		u->view = (enum ui_view)((u->view + (key == KEY_BTAB ? VIEW_COUNT - 1 : 1)) % VIEW_COUNT);
+	while (u->view == VIEW_WAITS && !waits_shown(u));
 	return UI_RESORT;
 }
 
@@ -519,6 +521,7 @@ static const struct key_binding main_keys[] = {
 	{ '-', act_adjust, { NULL, NULL } },
 	{ 'F', act_freq, { "F", "set the sampling frequency (re-open)" } },
 	{ 'r', tree_flip, { "r F5", "call trees (-g): callers/callees, paths" } },
+	{ 'O', waits_toggle, { "O", "off-CPU on/off: where threads wait" } },
 	{ KEY_F(5), tree_keys_paths_open, { NULL, NULL } },
 	{ 'a', annview_open_selected, { NULL, NULL } }, /* told in the help's Annotate (a) */
 	{ 0, NULL, { NULL, NULL } },

@@ -172,11 +172,13 @@ void panels_help_draw(struct ui *u, int h, int w)
 	paint_words(0, 0, w, R_HEAD, " perftop " PERFTOP_VERSION " keys  (more in man perftop)");
 	for (split = 0; split < nsec && first + section_len(split) <= total / 2; split++)
 		first += section_len(split);
-	if (w >= 110 && split < nsec && first + section_len(split) <= (size_t)rows &&
-	    total - first - section_len(split) <= (size_t)rows) {
+	/* A column's last line is the blank after its last section: it may
+	 * fall off the screen. */
+	if (w >= 110 && split < nsec && first + section_len(split) <= (size_t)rows + 1 &&
+	    total - first - section_len(split) <= (size_t)rows + 1) {
 		first += section_len(split++); /* the longer half on the left */
 	}
-	if (w >= 110 && first <= (size_t)rows && total - first <= (size_t)rows) {
+	if (w >= 110 && first <= (size_t)rows + 1 && total - first <= (size_t)rows + 1) {
 		help_lines(0, split, 2, rows, 0, w / 2 - 1, 0);
 		help_lines(split, nsec, 2, rows, w / 2, w / 2 - 1, 0);
 		u->help_top = 0;

@@ -20,7 +20,8 @@
 #include "ratios.h"
 #include "session.h"
 
-enum ui_view { VIEW_SYMBOLS, VIEW_TASKS, VIEW_CPUS, VIEW_COUNT };
+/* VIEW_WAITS: --off-cpu's, in the Tab cycle while off-CPU tables exist. */
+enum ui_view { VIEW_SYMBOLS, VIEW_TASKS, VIEW_CPUS, VIEW_WAITS, VIEW_COUNT };
 enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT, MODE_SORT, MODE_PATHS, MODE_SETUP,
 	MODE_ANNOTATE };
 enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ, PROMPT_SEARCH, PROMPT_KILL, PROMPT_USER };
@@ -146,6 +147,30 @@ struct ui_taskcpu {
 	double when, pct;          /* pct < 0: not known yet */
 };
 
+/* A Wait view row: a wait agg symbol's blocked time, copied at the tick
+ * (its strings the agg's, valid until agg_free as the frame's are). */
+struct ui_wait {
+	const char *sym, *dso;
+	bool kernel;
+	uint64_t key;
+	double children_ms, self_ms; /* a second: ms/s in the interval, else ms since start */
+};
+
+/* A task's or thread's off-CPU ms a second in the interval, per state. */
+struct ui_offtask {
+	pid_t pid, tid;
+	double ms[SPANS_NSTATES];
+};
+
+struct ui_waits {
+	struct ui_wait *rows;
+	size_t n, cap;
+	struct ui_offtask *tasks;
+	size_t ntasks, tcap;
+	struct htab idx;           /* tid (process: pid | 1 << 32) -> tasks index + 1 */
+	bool shown;                /* the session has off-CPU tables */
+};
+
 struct ui_reopen {
 	bool pending;
 	pid_t pid;                 /* focus on it; 0: back */
@@ -205,6 +230,7 @@ struct ui {
 	size_t tree_row;           /* the row the inline tree hangs under; SIZE_MAX: none shown */
 	struct ui_reopen reopen;
 	struct ui_taskcpu taskcpu[UI_TASKCPU];
+	struct ui_waits waits;     /* --off-cpu (waits.c) */
 	uint64_t frame_seq;        /* ticks taken: %CPU is read once per tick */
 	/* panels and prompt */
 	size_t panel_sel, help_top;
@@ -323,6 +349,15 @@ unsigned annview_prompt_key(struct ui *u, int key);
 /* A click (the wheel comes as Up and Down keys). */
 unsigned annview_mouse(struct ui *u, int y, int x);
 void annview_free(struct ui *u);
+/* waits.c: --off-cpu's Wait view rows and the Tasks view's Off-CPU
+ * columns, taken with the frame; O turns it on and off. */
+void waits_take(struct ui *u, double lap);
+void waits_clear(struct ui *u);
+void waits_free(struct ui *u);
+bool waits_shown(const struct ui *u);
+/* A task row's off-CPU ms/s per state, NULL when none. */
+const struct ui_offtask *waits_task(const struct ui *u, const struct agg_task *t);
+unsigned waits_toggle(struct ui *u, int key);
 
 /* taskcpu.c: %CPU of the task rows drawn (read once a tick). */
 void taskcpu_update(struct ui *u, const struct agg_task *t);

@@ -36,7 +36,7 @@ bool views_match(const struct ui *u, const void *row, const char *pat)
 /* Column c's instances (per-event ones once an event) after out[*n]. */
 static void expand_col(const struct ui *u, const struct column *c, struct col_inst *out, size_t *n)
 {
-	if (c->threads_only && !u->threads)
+	if ((c->threads_only && !u->threads) || (c->offcpu && !waits_shown(u)))
 		return;
 	if (c->cg && (c->cg > 0) != u->callgraph)
 		return;
@@ -220,7 +220,8 @@ static void add_rows(struct ui *u, const void *base, size_t n, size_t size)
 
 		/* Rows that took no samples in scope are history, not news; with
 		 * -g a caller that only calls (main) has children, no self. */
-		if (u->view != VIEW_CPUS && columns_counts_sum(u, v->counts(row, ui_scope(u))) == 0 &&
+		if (u->view != VIEW_CPUS && u->view != VIEW_WAITS &&
+		    columns_counts_sum(u, v->counts(row, ui_scope(u))) == 0 &&
 		    !(u->view == VIEW_SYMBOLS && u->callgraph && columns_counts_sum(u, columns_children_of(u, row))))
 			continue;
 		if (u->filter[u->view][0] && !v->match(row, u->filter[u->view]))
@@ -250,6 +251,10 @@ void views_build(struct ui *u)
 			add_rows(u, u->fr.threads, u->fr.nthreads, sizeof(*u->fr.threads));
 		else if (!u->threads && grow_rows(u, u->fr.ntasks))
 			add_rows(u, u->fr.tasks, u->fr.ntasks, sizeof(*u->fr.tasks));
+		break;
+	case VIEW_WAITS:
+		if (grow_rows(u, u->waits.n))
+			add_rows(u, u->waits.rows, u->waits.n, sizeof(*u->waits.rows));
 		break;
 	default:
 		if (grow_rows(u, u->fr.ncpus))
@@ -415,6 +420,10 @@ static void draw_tabs(struct ui *u, int y, int w)
 	paint_fill(y, 0, w, R_NORMAL);
 	for (int v = 0; v < VIEW_COUNT && x < w; v++) {
 		u->tab_x[v] = x;
+		if (v == VIEW_WAITS && !waits_shown(u)) {
+			u->tab_x[v + 1] = x;
+			continue;
+		}
 		snprintf(title, sizeof(title), " %s ", columns_views[v].name);
 		paint_text(y, x, (int)strlen(title), v == (int)u->view ? R_HEAD_SORT : R_LABEL, title, false);
 		x += (int)strlen(title) + 1;

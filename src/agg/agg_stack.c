@@ -83,8 +83,24 @@ static void memo_fill(struct agg *a, uint64_t h, const struct sym_result *frames
 	m->hash = h;
 }
 
+/* The path just added counted hits - 1 more times (agg_sample_stack_n). */
+static void stack_hits(struct agg *a, size_t ev, uint32_t leaf, size_t k, uint64_t more)
+{
+	uint32_t nodes[AGG_STACK_MAX + 2];
+	size_t nn = callgraph_path_nodes(a->cg, leaf, nodes, k + 2 <= AGG_STACK_MAX + 2 ? k + 2 : AGG_STACK_MAX + 2);
+
+	if (nn)
+		callgraph_add_nodes(a->cg, ev, nodes, nn, more, false);
+}
+
 void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		      const struct sym_result *frames, size_t n, uint64_t period)
+{
+	agg_sample_stack_n(a, ev, cpu, pid, tid, frames, n, 1, period);
+}
+
+void agg_sample_stack_n(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
+			const struct sym_result *frames, size_t n, uint64_t hits, uint64_t period)
 {
 	const struct agg_sym *rows[AGG_STACK_MAX];
 	struct agg_sym *dist[AGG_STACK_MAX];
@@ -104,17 +120,17 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		m = memo_find(a, h, frames, n, t);
 	}
 	if (m) {
-		agg_sample_rows(a, ev, cpu, m->rows[0], t, 1, period, frames[0].sym_off);
+		agg_sample_rows(a, ev, cpu, m->rows[0], t, hits, period, frames[0].sym_off);
 		if (m->pend_n && m->pend_ev != ev)
 			agg_settle_memo(a, m);
 		m->pend_ev = ev;
-		m->pend_n++;
+		m->pend_n += hits;
 		m->pend_period += period;
 		a->memo_pending = true;
 		a->memo_hits++;
 		return;
 	}
-	agg_sample_rows(a, ev, cpu, agg_sym_row(a, &frames[0]), t, 1, period, frames[0].sym_off);
+	agg_sample_rows(a, ev, cpu, agg_sym_row(a, &frames[0]), t, hits, period, frames[0].sym_off);
 	if (a->cg == NULL) {
 		a->cg = callgraph_new(a->nevents, a->cg_max ? a->cg_max : CG_MAX_NODES_DEFAULT);
 		if (a->cg == NULL)
@@ -132,12 +148,14 @@ void agg_sample_stack(struct agg *a, size_t ev, int cpu, pid_t pid, pid_t tid,
 		s->in_cg = true; /* the call graph keeps pointers to it */
 		if (s->stamp != a->stamp) {
 			s->stamp = a->stamp;
-			agg_count_n(&s->ch_iv, &s->ch_total, ev, 1, period);
+			agg_count_n(&s->ch_iv, &s->ch_total, ev, hits, period);
 			agg_sym_active(a, s);
 			dist[nd++] = s;
 		}
 	}
 	leaf = callgraph_add_path(a->cg, ev, a->last_task ? a->last_task->comm : frames[0].comm, rows, k);
+	if (hits > 1 && leaf != UINT32_MAX)
+		stack_hits(a, ev, leaf, k, hits - 1);
 	/* Only a stack counted in full, under its task's name, is replayed. */
 	if (memo && leaf != UINT32_MAX && k == n && a->last_task == t)
 		memo_fill(a, h, frames, n, dist, nd, leaf, t->comm_gen);

@@ -170,7 +170,7 @@ static int read_args(struct options_state *st, int argc, char **argv)
 static int finish_call_graph(struct options *o, int children)
 {
 	/* Call paths are what folded stacks and flame graphs draw. */
-	if ((o->format == DUMP_FOLDED || o->format == DUMP_SVG) && o->cg.mode == CALLGRAPH_NONE)
+	if ((o->format == DUMP_FOLDED || o->format == DUMP_SVG) && o->cg.mode == CALLGRAPH_NONE && !o->offcpu)
 		o->cg.mode = CALLGRAPH_FP;
 	if (o->cg.mode != CALLGRAPH_NONE) {
 		if (o->cg.max_stack == 0)

@@ -308,6 +308,11 @@ static int set_sym_annotate(struct options_state *st, const struct options_row *
 	return 0;
 }
 
+static int set_offcpu_thresh(struct options_state *st, const struct options_row *row, const char *arg)
+{
+	return parse_secs(arg, 0, 3600000, &st->o->offcpu_thresh_ms);
+}
+
 static int set_help(struct options_state *st, const struct options_row *row, const char *arg)
 {
 	options_usage(stdout);
@@ -386,6 +391,11 @@ const struct options_row options_rows[] = {
 	  "to stdout); an existing FILE becomes FILE.old", set_str, NULL, AT(record) },
 	{ "max-size", 0, "SIZE", "stop recording at SIZE bytes (N, NK, NM, NG)", set_max_size,
 	  "--max-size wants a size like 100M (B, K, M or G), not '%s'", 0 },
+	{ "off-cpu", 0, NULL, "where threads wait too: sched:sched_switch spans\n"
+	  "by stack and state (S, D, R); folded/svg/pprof\n"
+	  "then write the off-CPU stacks (live: O)", set_flag, NULL, AT(offcpu) },
+	{ "off-cpu-thresh", 0, "MS", "drop off-CPU spans shorter than MS (default 0)", set_offcpu_thresh,
+	  "--off-cpu-thresh wants milliseconds from 0 to 3600000, not '%s'", 0 },
 	{ "list-events", 0, NULL, "events this host supports, probed", set_flag, NULL, AT(list_events) },
 	{ "stats", 0, NULL, "add engine and symbol-table figures to the dump", set_flag, NULL, AT(stats) },
 	{ "no-color", 0, NULL, "monochrome live view (also NO_COLOR)", set_flag, NULL, AT(no_color) },

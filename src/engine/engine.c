@@ -221,6 +221,10 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 	if ((rc = collect_targets(e, err, errlen)) != 0)
 		goto fail;
 	rate_bytes = (o->period ? 4000 : o->freq) * sample_bytes(o, &e->layout);
+	/* --off-cpu's switch records come on top, at a rate no option gives:
+	 * rings and watermarks sized for a busy machine's (engine.h). */
+	if (o->offcpu)
+		rate_bytes += ENGINE_OFFCPU_BYTES / (o->nevents ? o->nevents : 1);
 	e->pages = o->mmap_pages ? o->mmap_pages : engine_default_pages(rate_bytes / 56, o->nevents, (size_t)page);
 	/* dwarf's copies are cut on the way to the spill, and its pace is set
 	 * by the unwinding: it keeps half the ring. */
@@ -278,6 +282,13 @@ int engine_open(struct engine **out, const struct engine_opts *o, char *err, siz
 				goto fail;
 		}
 	}
+	if (o->offcpu) {
+		char why[ENGINE_NOTICE_MAX / 2];
+
+		/* Without it the rest runs on; the notice says what is missing. */
+		if (engine_offcpu_set(e, true, why, sizeof(why)) != 0)
+			engine_events_notice(e, "%s", why);
+	}
 	if ((rc = engine_loop_setup(e, err, errlen)) != 0 || (rc = engine_spill_start_reader(e, err, errlen)) != 0)
 		goto fail;
 	*out = e;
@@ -301,6 +312,7 @@ void engine_close(struct engine *e)
 	if (e->fds)
 		for (i = 0; i < e->o.nevents; i++)
 			engine_events_close(e, i);
+	engine_offcpu_free(e);
 	if (e->rings)
 		for (i = 0; i < e->ncpus; i++)
 			ring_unmap(&e->rings[i]);

@@ -131,6 +131,13 @@ struct engine {
 	struct engine_stats st;
 	size_t pages;
 	size_t wake;  /* wakeup_watermark: engine_wake_bytes */
+	/* --off-cpu (engine_offcpu.c) */
+	int *ofds;                          /* [cpu][tid], -1 when closed */
+	bool offcpu_on;
+	uint64_t offcpu_config;             /* sched:sched_switch's tracepoint id */
+	struct record_layout offcpu_layout; /* layout.alt */
+	uint64_t *alt_ids;                  /* every id it ever had, ascending */
+	size_t alt_n, alt_cap;
 };
 
 static inline int *engine_fd_at(struct engine *e, size_t ev, size_t c, size_t t)
@@ -200,6 +207,11 @@ void engine_spill_free(struct engine *e);
 void engine_spill_stack_used(struct engine *e, pid_t pid, uint32_t bytes);
 uint64_t engine_spill_stack_keep(const struct engine *e, pid_t pid);
 void engine_spill_hand_back(struct engine *e);
+
+/* engine_offcpu.c: the ioctls alone, as engine_events_set_state; nothing
+ * when --off-cpu is off. */
+void engine_offcpu_state(struct engine *e, bool on);
+void engine_offcpu_free(struct engine *e);
 
 /* engine_loop.c */
 int engine_loop_setup(struct engine *e, char *err, size_t errlen);

@@ -283,6 +283,7 @@ static void events_pause(struct engine *e)
 {
 	for (size_t ev = 0; ev < e->o.nevents; ev++)
 		engine_events_set_state(e, ev, false);
+	engine_offcpu_state(e, false);
 }
 
 static void handle_signal(struct engine *e)
@@ -330,6 +331,7 @@ int engine_loop_start(struct engine *e)
 	for (size_t ev = 0; ev < e->o.nevents; ev++)
 		if (e->enabled[ev])
 			engine_events_set_state(e, ev, true);
+	engine_offcpu_state(e, true);
 	e->started = true;
 	e->clock_started = false;
 	return armed ? 0 : arm_timer(e, e->o.interval);

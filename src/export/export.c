@@ -16,6 +16,7 @@
 #include "agg.h"
 #include "httpd.h"
 #include "metrics.h"
+#include "offmetrics.h"
 #include "pprof.h"
 #include "profadd.h"
 #include "push.h"
@@ -49,6 +50,7 @@ struct export_page {
 struct exporter {
 	const struct options *o;
 	struct metrics *met;
+	struct offmetrics *off;           /* --off-cpu's family */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct export_page *page[2];      /* PROMTEXT_PROM, PROMTEXT_OPENMETRICS; under mu */
@@ -160,6 +162,7 @@ static void publish(struct exporter *x, struct agg *a, const struct session *s, 
 	f.http_requests = x->http_requests;
 	f.http_rejected = x->http_rejected;
 	f.export_cpu_seconds = x->cpu;
+	f.off = x->off;
 	pthread_mutex_unlock(&x->mu);
 	if (want[0] || want[1]) {
 		own_usage(x, &f);
@@ -302,6 +305,7 @@ void export_interval(struct exporter *x, struct agg *a, const struct session *s)
 	x->intervals++;
 	focus_comm(x, s);
 	metrics_update(x->met, a);
+	offmetrics_update(x->off, s);
 	add_symbols(x, a);
 	push_flush(x, false);
 	publish(x, a, s, len);
@@ -382,6 +386,7 @@ static void window_meta(const struct exporter *x, double dur, struct pprof_meta 
 	m->time_nanos = (int64_t)((clock_wall_s() - dur) * 1e9);
 	m->duration_nanos = (int64_t)(dur * 1e9);
 	m->period = period_ns(x);
+	m->time_type = NULL;
 }
 
 int export_profile_open(struct exporter *x, unsigned secs)
@@ -496,9 +501,12 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	if (!options_exporting(o) && !(o->batch && o->format == DUMP_PPROF))
 		return 0;
 	x = calloc(1, sizeof(*x));
-	if (x == NULL || (x->met = metrics_new(o->metrics_comms, o->metrics_symbols)) == NULL) {
-		if (x)
+	if (x == NULL || (x->met = metrics_new(o->metrics_comms, o->metrics_symbols)) == NULL ||
+	    (x->off = offmetrics_new(o->metrics_comms)) == NULL) {
+		if (x) {
 			metrics_free(x->met);
+			offmetrics_free(x->off);
+		}
 		free(x);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -511,7 +519,7 @@ int export_open(struct exporter **out, struct session *s, const struct options *
 	x->clock_event = is_clock(agg_event(s->agg, 0)->name);
 	x->last_end = clock_mono_s();
 	x->whole_start = x->last_end;
-	x->whole_stacks = o->cg.mode != CALLGRAPH_NONE;
+	x->whole_stacks = o->cg.mode != CALLGRAPH_NONE || o->offcpu; /* --off-cpu: its stacks alone */
 	if (o->batch && o->format == DUMP_PPROF && (x->whole = pprof_new()) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		export_close(x);
@@ -571,7 +579,13 @@ static int write_whole(struct exporter *x, int fd, char *err, size_t errlen)
 	int rc;
 
 	window_meta(x, clock_mono_s() - x->whole_start, &m);
-	rc = x->whole_stacks ? profadd_stacks(x->whole, x->s->agg, 0, stack_nanos(x, x->s->agg)) : 0;
+	if (x->o->offcpu && x->s->wait) {
+		/* Blocked time: the wait agg counts a span as its microseconds. */
+		m.time_type = "off_cpu";
+		rc = profadd_stacks(x->whole, x->s->wait, 0, 1000.0);
+	} else {
+		rc = x->whole_stacks ? profadd_stacks(x->whole, x->s->agg, 0, stack_nanos(x, x->s->agg)) : 0;
+	}
 	if (rc == 0)
 		rc = pprof_build(x->whole, &m, &buf, &len);
 	if (rc) {
@@ -646,6 +660,7 @@ void export_close(struct exporter *x)
 	for (int i = 0; i < EXPORT_WINDOWS; i++)
 		pprof_free(x->win[i].prof);
 	metrics_free(x->met);
+	offmetrics_free(x->off);
 	if (x->statm >= 0)
 		close(x->statm);
 	pthread_cond_destroy(&x->cv);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "metrics.h"
+#include "offmetrics.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -549,6 +550,7 @@ int metrics_render(struct metrics *m, struct agg *a, const struct metrics_figure
 	event_families(&p, a);
 	cpu_families(&p, a);
 	comm_families(&p, m, a);
+	offmetrics_families(&p, f->off);
 	symbol_families(&p, m, a);
 	counter_families(&p, a);
 	own_families(&p, f);

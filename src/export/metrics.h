@@ -28,9 +28,11 @@ struct metrics_figures {
 	uint64_t http_requests, http_rejected;
 	uint64_t textfile_errors;     /* --textfile writes that failed */
 	double export_cpu_seconds;    /* of cpu_seconds, what exporting took */
+	const struct offmetrics *off; /* --off-cpu's family (offmetrics.h), or NULL */
 };
 
 struct metrics;
+struct offmetrics;
 
 /* ncomms: named comms (the rest in comm="other"); nsyms: named symbols. */
 struct metrics *metrics_new(size_t ncomms, size_t nsyms);

@@ -118,7 +118,7 @@ static void csv_counter_rows(struct dctx *c, const struct agg_counter_row *rows,
 static void dump_csv(struct dctx *c)
 {
 	for (size_t t = 0; t < dump_ntables; t++) {
-		size_t n = dump_collect(c, &dump_tables[t]);
+		size_t n = dump_tables[t].csv ? dump_collect(c, &dump_tables[t]) : 0;
 
 		for (size_t i = 0; i < n; i++)
 			csv_row(c, &dump_tables[t], i + 1, &c->rows[i], i);
@@ -222,10 +222,19 @@ static void dump_text(struct dctx *c)
 			fprintf(c->f, "Push: sent %" PRIu64 "  failed %" PRIu64 "  dropped %" PRIu64 "\n",
 				m->push_sent, m->push_failed, m->push_dropped);
 	}
+	if (c->s->spans) {
+		struct spans_stats st;
+
+		spans_stats(c->s->spans, &st);
+		fprintf(c->f, "Off-CPU: %s  switches %" PRIu64 "  spans %" PRIu64 "  lost records %" PRIu64
+			"  spans dropped for them %" PRIu64 "\n", session_offcpu_on(c->s) ? "on" : "off", st.outs,
+			st.spans, st.lost_records, st.lost_spans);
+	}
 	for (size_t k = 1; k < dump_ntables; k++) {
 		size_t n;
 
-		if (dump_tables[k].text_head == NULL || (dump_tables[k].threads_only && !m->threads))
+		if (dump_tables[k].text_head == NULL || (dump_tables[k].threads_only && !m->threads) ||
+		    (dump_offcpu_table(&dump_tables[k]) && c->s->wait == NULL))
 			continue;
 		n = dump_collect(c, &dump_tables[k]);
 		fputs(c->cg && dump_tables[k].text_head_cg ? dump_tables[k].text_head_cg : dump_tables[k].text_head, c->f);

@@ -90,6 +90,49 @@ static void json_links(struct json *j, struct dctx *c, const struct agg_sym *sym
 	json_arr_end(j);
 }
 
+/* "offcpu_ms": blocked time in the interval, "offcpu_state": {"S","D","R"} ms. */
+static void json_offcpu(struct json *j, struct dctx *c, const struct drow *r)
+{
+	struct spans_time t;
+	uint64_t sum = 0;
+
+	if (c->s->spans == NULL)
+		return;
+	spans_task(c->s->spans, (pid_t)r->pid, r->tid > 0 ? (pid_t)r->tid : 0, &t);
+	for (size_t k = 0; k < SPANS_NSTATES; k++)
+		sum += t.iv[k];
+	json_double(j, "offcpu_ms", (double)sum / 1e6, 3);
+	json_obj_begin(j, "offcpu_state");
+	for (size_t k = 0; k < SPANS_NSTATES; k++)
+		json_double(j, spans_state_names[k], (double)t.iv[k] / 1e6, 3);
+	json_obj_end(j);
+}
+
+/* A waits row: blocked time through the symbol and in it, and its callers
+ * and callees by blocked microseconds. */
+static void json_wait(struct json *j, struct dctx *c, const struct drow *r)
+{
+	const struct cg *cg = agg_callgraph(c->s->wait);
+	struct cg_link l[DUMP_LINKS];
+
+	json_double(j, "children_ms", (double)r->sym->ch_iv.period[0] / 1e6, 3);
+	json_double(j, "self_ms", (double)r->sym->iv.period[0] / 1e6, 3);
+	for (int callers = 1; cg && callers >= 0; callers--) {
+		size_t n = callers ? callgraph_callers(cg, r->sym, AGG_INTERVAL, 0, l, DUMP_LINKS)
+			   : callgraph_callees(cg, r->sym, AGG_INTERVAL, 0, l, DUMP_LINKS);
+
+		json_arr_begin(j, callers ? "callers" : "callees");
+		for (size_t i = 0; i < n; i++) {
+			json_obj_begin(j, NULL);
+			json_str(j, "symbol", l[i].sym->sym);
+			json_str(j, "dso", l[i].sym->dso);
+			json_double(j, "ms", (double)l[i].samples / 1e3, 3);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+	}
+}
+
 static void json_field(struct json *j, struct dctx *c, const struct drow *r, enum field f)
 {
 	switch (f) {
@@ -156,6 +199,8 @@ static void json_field(struct json *j, struct dctx *c, const struct drow *r, enu
 		if (c->cg && r->sym)
 			json_links(j, c, r->sym, f == F_CALLERS);
 		break;
+	case F_OFFCPU: json_offcpu(j, c, r); break;
+	case F_WAIT: json_wait(j, c, r); break;
 	case F_END: break;
 	}
 }
@@ -264,6 +309,21 @@ void dump_json(struct dctx *c)
 	}
 	if (open)
 		json_arr_end(&j);
+	if (c->s->spans) {
+		struct spans_stats st;
+
+		/* Spans lost records cut are dropped, and said so. */
+		spans_stats(c->s->spans, &st);
+		json_obj_begin(&j, "offcpu");
+		json_bool(&j, "on", session_offcpu_on(c->s));
+		json_u64(&j, "switches", st.outs);
+		json_u64(&j, "spans", st.spans);
+		json_u64(&j, "short_spans", st.short_spans);
+		json_u64(&j, "lost_records", st.lost_records);
+		json_u64(&j, "lost_spans", st.lost_spans);
+		json_u64(&j, "open_spans", st.open);
+		json_obj_end(&j);
+	}
 	if (m->stats)
 		json_stats(&j, c->s, m);
 	dump_annot_json(c, &j);

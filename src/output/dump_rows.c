@@ -121,6 +121,24 @@ static void counter_only_rows(struct dctx *c, size_t from, bool threads)
 	}
 }
 
+/* --off-cpu: the tasks that waited most, though they took no sample (JSON). */
+static void offcpu_only_rows(struct dctx *c, size_t from, bool threads)
+{
+	const struct agg_task **t;
+	size_t n = threads ? agg_threads_top(c->s->wait, AGG_INTERVAL, c->limit, &t)
+		   : agg_tasks_top(c->s->wait, AGG_INTERVAL, c->limit, &t);
+
+	for (size_t k = 0; k < n && t[k]->iv.period[0]; k++) {
+		struct drow *r;
+
+		if (listed(c, from, t[k]->pid, threads ? t[k]->tid : -1) || (r = row_new(c)) == NULL)
+			continue;
+		r->pid = t[k]->pid;
+		r->tid = threads ? t[k]->tid : -1;
+		r->name = t[k]->comm;
+	}
+}
+
 static void collect_task_rows(struct dctx *c, bool threads)
 {
 	const struct agg_task **t;
@@ -137,10 +155,33 @@ static void collect_task_rows(struct dctx *c, bool threads)
 	}
 	if (c->fmt == DUMP_JSON && c->ac)
 		counter_only_rows(c, from, threads);
+	if (c->fmt == DUMP_JSON && c->s->wait)
+		offcpu_only_rows(c, from, threads);
 }
 
 static void collect_tasks(struct dctx *c) { collect_task_rows(c, false); }
 static void collect_threads(struct dctx *c) { collect_task_rows(c, true); }
+
+/* --off-cpu: where threads waited, by blocked time through the symbol. */
+static void collect_waits(struct dctx *c)
+{
+	const struct agg_sym **syms;
+	size_t n;
+
+	if (c->s->wait == NULL)
+		return;
+	n = agg_symbols_children_top(c->s->wait, AGG_INTERVAL, c->limit, &syms);
+	for (size_t i = 0; i < n && syms[i]->ch_iv.period[0]; i++) {
+		struct drow *r = row_new(c);
+
+		if (r == NULL)
+			return;
+		r->name = syms[i]->sym;
+		r->dso = syms[i]->dso;
+		r->kernel = syms[i]->kernel;
+		r->sym = syms[i];
+	}
+}
 
 static void collect_cpus(struct dctx *c)
 {
@@ -269,6 +310,15 @@ static void text_task(struct dctx *c, const struct drow *r)
 	fputc('\n', c->f);
 }
 
+static void text_wait(struct dctx *c, const struct drow *r)
+{
+	fprintf(c->f, "  %10.1f  %10.1f  ", (double)r->sym->ch_iv.period[0] / 1e6, (double)r->sym->iv.period[0] / 1e6);
+	text_cell(c->f, dso_name(r->dso ? r->dso : ""), 28, false);
+	fprintf(c->f, " %s ", r->kernel ? "[k]" : "[.]");
+	text_cell(c->f, r->name, 0, true);
+	fputc('\n', c->f);
+}
+
 /* --- the tables --------------------------------------------------------------- */
 
 const struct dtable dump_tables[] = {
@@ -282,19 +332,27 @@ const struct dtable dump_tables[] = {
 	    F_CALLEES, F_END } },
 	{ "tasks", "task", "\n      PID  COMM                 Share   Samples  Threads\n", NULL,
 	  text_task, collect_tasks, false,
-	  { F_PID, F_COMM, F_SAMPLES, F_SHARE, F_THREADS, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },
+	  { F_PID, F_COMM, F_SAMPLES, F_SHARE, F_THREADS, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_OFFCPU,
+	    F_END } },
 	{ "tasks", "thread", "\n      PID      TID  COMM                 Share   Samples\n", NULL,
 	  text_task, collect_threads, true,
-	  { F_PID, F_TID, F_COMM, F_SAMPLES, F_SHARE, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },
+	  { F_PID, F_TID, F_COMM, F_SAMPLES, F_SHARE, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_OFFCPU, F_END } },
 	{ "cpus", "cpu", NULL, NULL, NULL, collect_cpus, false,
 	  { F_CPU, F_SAMPLES, F_SHARE, F_LOST, F_THROTTLED, F_END } },
+	{ "waits", NULL, "\n  Off-CPU ms     Self ms  Shared Object                    Wait symbol\n", NULL,
+	  text_wait, collect_waits, false, { F_SYMBOL, F_DSO, F_KERNEL, F_WAIT, F_END } },
 };
 const size_t dump_ntables = sizeof(dump_tables) / sizeof(dump_tables[0]);
+
+bool dump_offcpu_table(const struct dtable *t)
+{
+	return t->collect == collect_waits;
+}
 
 size_t dump_collect(struct dctx *c, const struct dtable *t)
 {
 	c->nrows = 0;
-	if (t->threads_only && !c->m->threads)
+	if ((t->threads_only && !c->m->threads) || (dump_offcpu_table(t) && c->s->wait == NULL))
 		return 0;
 	t->collect(c);
 	return c->nrows;

@@ -41,6 +41,8 @@ enum field {
 	F_PERIOD, F_SHARE, F_THREADS, F_EXITED, F_LOST, F_THROTTLED, F_SAMPLES_TOTAL,
 	F_LOST_TOTAL, F_THROTTLED_TOTAL, F_RUNNING, F_EXCLUDE, F_COUNTS, F_COUNTERS, F_RATIOS,
 	F_SELF, F_CHILDREN, F_CALLERS, F_CALLEES,
+	F_OFFCPU,  /* --off-cpu: "offcpu_ms", "offcpu_state" of task and thread rows */
+	F_WAIT,    /* waits rows: "self_ms", "children_ms", "callers", "callees" (blocked time) */
 	F_END,
 };
 
@@ -70,6 +72,9 @@ struct dtable {
 	bool threads_only;    /* only with --threads */
 	enum field fields[F_END + 1];
 };
+
+/* Whether t is --off-cpu's, which shows only while the session has its tables. */
+bool dump_offcpu_table(const struct dtable *t);
 
 extern const struct dtable dump_tables[];
 extern const size_t dump_ntables;

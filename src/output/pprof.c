@@ -489,7 +489,7 @@ int pprof_encode(const struct pprof *cp, const struct pprof_meta *m, uint8_t **o
 	uint64_t fixed[5], loc[PPROF_MAX_DEPTH];
 	struct pprof_used u;
 
-	if (str_id(p, "samples", &fixed[0]) || str_id(p, "count", &fixed[1]) || str_id(p, "cpu", &fixed[2]) ||
+	if (str_id(p, "samples", &fixed[0]) || str_id(p, "count", &fixed[1]) || str_id(p, m->time_type ? m->time_type : "cpu", &fixed[2]) ||
 	    str_id(p, "nanoseconds", &fixed[3]) || str_id(p, "comm", &fixed[4]) || used_ids(p, fixed, 5, &u))
 		return -ENOMEM;
 #define S(i) (u.str[i] - 1)

@@ -78,6 +78,16 @@ static int decode_callgraph(struct cursor *c, const struct record_layout *lay, s
 		if (take_u64(c, &out->sample.nr) || (out->sample.ips = take_array(c, out->sample.nr)) == NULL)
 			return -1;
 	}
+	if (lay->extra & PERF_SAMPLE_RAW) {
+		uint32_t size;
+
+		/* u32 size, then the data; the kernel pads the two to 8 bytes. */
+		if (take(c, &size, 4) || size > (size_t)(c->end - c->p))
+			return -1;
+		out->sample.raw_size = size;
+		out->sample.raw = c->p;
+		c->p += size;
+	}
 	if (lay->extra & PERF_SAMPLE_BRANCH_STACK) {
 		uint64_t hw_idx;
 
@@ -166,6 +176,23 @@ static int decode_mmap(struct cursor *c, struct record *out, int v2)
 	return out->mmap.filename ? 0 : -1;
 }
 
+bool record_is_alt(const struct record_layout *lay, uint64_t id)
+{
+	size_t lo = 0, hi = lay->alt_n ? __atomic_load_n(lay->alt_n, __ATOMIC_ACQUIRE) : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (lay->alt_ids[mid] == id)
+			return true;
+		if (lay->alt_ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 enum record_status record_decode(const struct perf_event_header *hdr, struct record *out)
 {
 	return record_decode_with(hdr, NULL, out);
@@ -188,8 +215,17 @@ enum record_status record_decode_with(const struct perf_event_header *hdr, const
 		out->sample.nr = out->sample.nbranch = out->sample.regs_abi = out->sample.nregs = 0;
 		out->sample.stack_size = out->sample.stack_dyn_size = 0;
 		out->sample.ips = out->sample.branches = out->sample.regs = out->sample.stack = NULL;
+		out->sample.raw_size = 0;
+		out->sample.raw = NULL;
 		if (hdr->size < sizeof(*hdr))
 			return RECORD_BAD;
+		if (lay && lay->alt && hdr->size >= sizeof(*hdr) + 8) {
+			uint64_t id;
+
+			memcpy(&id, hdr + 1, 8);
+			if (record_is_alt(lay, id))
+				lay = lay->alt;
+		}
 		return decode_sample(&c, lay, out) ? RECORD_BAD : RECORD_OK;
 	}
 	memset(out, 0, sizeof(*out));
@@ -208,6 +244,7 @@ enum record_status record_decode_with(const struct perf_event_header *hdr, const
 	case PERF_RECORD_LOST_SAMPLES:
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
+	case PERF_RECORD_SWITCH:
 		break;
 	default:
 		return RECORD_IGNORED;
@@ -240,6 +277,9 @@ enum record_status record_decode_with(const struct perf_event_header *hdr, const
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		bad = take_u64(&c, &out->lost_samples.lost);
+		break;
+	case PERF_RECORD_SWITCH:
+		bad = 0; /* the trailer is all: who, when, in or out (misc) */
 		break;
 	default: /* THROTTLE, UNTHROTTLE */
 		bad = take_u64(&c, &out->throttle.time) || take_u64(&c, &out->throttle.id);

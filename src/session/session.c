@@ -51,6 +51,7 @@ static int fresh_agg(struct session *s, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	session_offcpu_fresh(s);
 	return 0;
 }
 
@@ -95,6 +96,7 @@ static void describe(struct session *s, const struct session_target *t)
 	s->nnotices = 0;
 	add_notice(s, engine_notice(s->eng));
 	add_notice(s, symbols_notice(s->syms));
+	add_notice(s, session_offcpu_notice(s));
 	if (s->cnt)
 		add_notice(s, counters_notice(s->cnt));
 	tgt.pids = (pid_t *)t->pids;
@@ -122,6 +124,7 @@ static void engine_opts_for(const struct session *s, const struct session_target
 		.interval = t->interval > 0 ? t->interval : session_interval(s),
 		.enabled = enabled,
 		.cg = o->cg,
+		.offcpu = s->offcpu_want,
 	};
 }
 
@@ -231,22 +234,28 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	}
 	symbols_set_slow_hook(s->syms, slow_work, s);
 	/* A Dwfl per process unwound at once, the busiest kept. */
-	if ((o->cg.mode == CALLGRAPH_DWARF || o->cg.mode == CALLGRAPH_FP) &&
+	/* --off-cpu's stacks take -g's leaf fix when no mode is given. */
+	if ((o->cg.mode == CALLGRAPH_DWARF || o->cg.mode == CALLGRAPH_FP || o->offcpu) &&
 	    (s->unw = unwind_new(find_map, s, 64)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	/* The leaf fix's rules belong to the code, not the process: 64 K of them. */
-	if (o->cg.mode == CALLGRAPH_FP && (s->leaf = session_leaffix_new(s, 16)) == NULL) {
+	if ((o->cg.mode == CALLGRAPH_FP || (o->offcpu && o->cg.mode == CALLGRAPH_NONE)) &&
+	    (s->leaf = session_leaffix_new(s, 16)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	/* Tracking starts with the engine, so nothing that starts between
 	 * reading /proc and sampling goes unseen. */
+	s->offcpu_want = o->offcpu;
 	engine_opts_for(s, &t, o->events, o->nevents, NULL, &eo);
 	rc = engine_open(&s->eng, &eo, err, errlen);
 	if (rc)
 		return rc;
+	/* Its failure is a notice (describe): the rest runs on. */
+	if (engine_offcpu_enabled(s->eng) && session_offcpu_open(s, err, errlen) != 0)
+		(void)engine_offcpu_set(s->eng, false, err, errlen);
 	size_chains(s, &eo);
 	if ((rc = session_rec_open(s, err, errlen)) != 0)
 		return rc;
@@ -279,6 +288,7 @@ void session_close(struct session *s)
 	leaffix_free(s->leaf);
 	unwind_free(s->unw);
 	agg_free(s->agg);
+	session_offcpu_close(s);
 	engine_close(s->eng);
 	symbols_free(s->syms);
 	annot_cache_free(s->annot);
@@ -451,10 +461,13 @@ void session_interval_end(struct session *s, unsigned decay_pct,
 	for (size_t i = 0; i < agg_nevents(s->agg); i++) /* no engine: a test's session */
 		agg_event(s->agg, i)->running_pct = s->eng ? engine_running_pct(s->eng, i) : -1;
 	agg_settle(s->agg);
+	if (s->wait)
+		agg_settle(s->wait);
 	threads_from_proc(s);
 	show(arg, lap(s));
 	agg_roll(s->agg, decay_pct);
 	session_rec_round(s);
+	session_offcpu_roll(s, decay_pct);
 	symbols_reap(s->syms);
 	leaffix_idle(s->leaf);
 }

@@ -22,55 +22,18 @@ static bool cpumode_kernel(uint16_t misc)
 
 
 
-/* -g's leaf fix (leaffix.h): the user leaf's caller, missing from the
- * chain when the leaf keeps no frame; 0 when the chain is right. */
-static uint64_t leaf_return(struct session *s, const struct record *r, uint64_t leaf, uint64_t next)
-{
-	if (s->leaf == NULL || r->sample.nregs == 0)
-		return 0;
-	return leaffix_return(s->leaf, r, leaf, next);
-}
-
-/* Frames of a sample's callchain, leaf first. The first address after each
- * context marker is where that context was interrupted; the others are
- * return addresses, looked up at address - 1 (the call, not what follows).
- * The addresses are worked out first (the leaf fix with them), then
- * resolved whole, so that a repeated stack is one lookup. *out: frames or
- * the symbols' cached copy (see symbols_resolve_chain). */
+/* Frames of a sample's callchain, leaf first, worked out first (the leaf
+ * fix with them), then resolved whole, so that a repeated stack is one
+ * lookup. *out: frames or the symbols' cached copy (see
+ * symbols_resolve_chain). */
 static size_t chain_frames(struct session *s, const struct record *r, struct sym_result *frames, size_t max,
 			   const struct sym_result **out)
 {
-	pid_t pid = (pid_t)r->sid.pid;
-	bool kernel = cpumode_kernel(r->misc), first = true;
-	uint64_t addrs[SESSION_STACK_MAX], kmask[SESSION_STACK_MAX / 64] = { 0 };
-	size_t n = 0;
+	uint64_t addrs[SESSION_STACK_MAX], kmask[SESSION_STACK_MAX / 64];
+	size_t n = session_addrs_of(s, r, addrs, kmask, max);
 
-	if (max > SESSION_STACK_MAX)
-		max = SESSION_STACK_MAX;
-	for (uint64_t i = 0; i < r->sample.nr && n < max; i++) {
-		uint64_t ip = record_u64(r->sample.ips, i);
-
-		if (first && !kernel && ip < PERF_CONTEXT_MAX && i + 1 < r->sample.nr && n + 1 < max) {
-			uint64_t next = record_u64(r->sample.ips, i + 1), ret = leaf_return(s, r, ip, next);
-
-			if (ret) {
-				addrs[n++] = ip;
-				ip = ret;
-				first = false;
-			}
-		}
-
-		if (ip >= PERF_CONTEXT_MAX) {
-			kernel = ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_HV || ip == PERF_CONTEXT_GUEST_KERNEL;
-			first = true;
-			continue;
-		}
-		if (kernel)
-			kmask[n / 64] |= 1ull << (n % 64);
-		addrs[n++] = first ? ip : ip - 1;
-		first = false;
-	}
-	*out = n ? symbols_resolve_chain(s->syms, pid, (pid_t)r->sid.tid, addrs, kmask, n, frames) : frames;
+	*out = n ? symbols_resolve_chain(s->syms, (pid_t)r->sid.pid, (pid_t)r->sid.tid, addrs, kmask, n, frames)
+		 : frames;
 	return n;
 }
 
@@ -182,6 +145,12 @@ void session_record(void *arg, int ev, const struct record *r)
 {
 	struct session *s = arg;
 
+	if (ev == ENGINE_EV_OFFCPU && r->type != PERF_RECORD_LOST) {
+		session_offcpu_record(s, r);
+		return;
+	}
+	if (s->wait && r->type != PERF_RECORD_SAMPLE)
+		session_offcpu_track(s, r);
 	switch (r->type) {
 	case PERF_RECORD_SAMPLE:
 		s->in_sample = true;
@@ -224,6 +193,8 @@ void session_record(void *arg, int ev, const struct record *r)
 			agg_task_new(s->agg, (pid_t)r->task.pid);
 		break;
 	case PERF_RECORD_EXIT:
+		if (s->spans)
+			spans_exit(s->spans, (pid_t)r->task.tid);
 		symbols_exit(s->syms, (pid_t)r->task.pid, (pid_t)r->task.tid);
 		if (r->task.pid == r->task.tid) {
 			agg_task_exit(s->agg, (pid_t)r->task.pid);
@@ -234,6 +205,11 @@ void session_record(void *arg, int ev, const struct record *r)
 			agg_thread_exit(s->agg, (pid_t)r->task.tid);
 		break;
 	case PERF_RECORD_LOST:
+		/* Any record of the ring may have been a switch. */
+		if (s->spans)
+			session_offcpu_lost(s, (int)r->sid.cpu, r->lost.lost);
+		if (ev == ENGINE_EV_OFFCPU)
+			break;
 		if (ev < 0)
 			s->tracking_lost += r->lost.lost;
 		else

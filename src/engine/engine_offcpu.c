@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* engine offcpu: --off-cpu's event, sched:sched_switch at every switch with
+ * its raw fields (PERF_SAMPLE_RAW) and the stack of the task leaving the
+ * CPU, opened on the targets the sampling events have and written into the
+ * same per-CPU rings, so its records are spilled and merged by time like
+ * samples. It has a layout of its own (its ids, kept in record_layout.alt_ids,
+ * tell the decoder). On, off and on again live: every open appends its ids,
+ * so records still queued from a closed one decode right. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine_int.h"
+#include "perfsys.h"
+
+/* Re-opens at most (each CPU x thread fd one id): past that, O says so. */
+#define OFFCPU_OPENS_MAX 64
+
+void engine_offcpu_attr(struct perf_event_attr *attr, uint64_t config, const struct engine_opts *o,
+			bool inherit, struct record_layout *lay)
+{
+	struct callgraph_opts cg = o->cg;
+
+	/* The run's call graphs; frame pointers when it has none. A
+	 * tracepoint has no branch stack: LBR runs take frame pointers too. */
+	if (cg.mode == CALLGRAPH_NONE || cg.mode == CALLGRAPH_LBR)
+		cg.mode = CALLGRAPH_FP;
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_TRACEPOINT;
+	attr->config = config;
+	attr->sample_type = RECORD_SAMPLE_TYPE | PERF_SAMPLE_RAW;
+	attr->sample_period = 1;
+	attr->sample_id_all = 1;
+	attr->disabled = 1;
+	attr->inherit = inherit;
+	attr->watermark = 1;
+	attr->use_clockid = 1;
+	attr->clockid = CLOCK_MONOTONIC;
+	/* A task's switch-in is another task's sched_switch, which a
+	 * per-task event never sees: PERF_RECORD_SWITCH tells it. */
+	attr->context_switch = o->pids != NULL || o->cgroup != NULL;
+	engine_attr_callgraph(attr, &cg);
+	/* The leaf fix reads a syscall wrapper's frame, which is small: a
+	 * switch record's stack copy is most of its bytes. */
+	if (cg.mode == CALLGRAPH_FP && attr->sample_stack_user > ENGINE_OFFCPU_LEAF_STACK)
+		attr->sample_stack_user = ENGINE_OFFCPU_LEAF_STACK;
+	engine_attr_layout(lay, &cg, 0);
+	lay->extra |= PERF_SAMPLE_RAW;
+}
+
+static void close_fds(struct engine *e)
+{
+	for (size_t i = 0; e->ofds && i < e->ncpus * e->ntids; i++) {
+		if (e->ofds[i] >= 0)
+			close(e->ofds[i]);
+		e->ofds[i] = -1;
+	}
+}
+
+static int add_id(struct engine *e, int fd)
+{
+	uint64_t id;
+
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return -errno;
+	if (e->alt_n >= e->alt_cap)
+		return -ENOSPC;
+	if (htab_put(&e->ids, id, (uintptr_t)(ENGINE_EV_OFFCPU + 2)))
+		return -ENOMEM;
+	/* Ascending (the kernel counts ids up); appended then published. */
+	e->alt_ids[e->alt_n] = id;
+	__atomic_store_n(&e->alt_n, e->alt_n + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int open_all(struct engine *e, char *err, size_t errlen)
+{
+	struct perf_event_attr attr;
+	bool inherit = e->o.pids && !e->o.pids_are_tids;
+	char what[96];
+	int rc;
+
+	engine_offcpu_attr(&attr, e->offcpu_config, &e->o, inherit, &e->offcpu_layout);
+	attr.wakeup_watermark = (uint32_t)e->wake;
+	if (!e->clock_mono)
+		attr.use_clockid = 0, attr.clockid = 0;
+	for (size_t c = 0; c < e->ncpus; c++)
+		for (size_t t = 0; t < e->ntids; t++) {
+			int fd = e->cgroup_fd >= 0 ? perfsys_open(&attr, e->cgroup_fd, e->cpus[c], -1, PERF_FLAG_PID_CGROUP)
+				 : perfsys_open(&attr, e->tids[t], e->cpus[c], -1, 0);
+
+			if (fd == -ESRCH && e->tids[t] >= 0 && e->ntids > 1)
+				continue;
+			if (fd < 0) {
+				struct perfsys_what w = { what, e->cpus[c], e->cgroup_fd >= 0 ? -1 : e->tids[t],
+							  engine_events_fds_needed(e), PERFSYS_PARANOID_UNKNOWN };
+
+				snprintf(what, sizeof(what), "--off-cpu (sched:sched_switch, CPU %d)", e->cpus[c]);
+				perfsys_strerror(err, errlen, -fd, &w);
+				close_fds(e);
+				return fd;
+			}
+			e->ofds[c * e->ntids + t] = fd;
+			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *engine_track_at(e, c, 0)) < 0) {
+				rc = -errno;
+				snprintf(err, errlen, "--off-cpu (CPU %d): cannot redirect into the CPU's ring: %s",
+					 e->cpus[c], strerror(-rc));
+				close_fds(e);
+				return rc;
+			}
+			if ((rc = add_id(e, fd)) != 0) {
+				snprintf(err, errlen, "--off-cpu: %s", rc == -ENOSPC ? "turned on too many times in one run: "
+					 "restart perftop" : strerror(-rc));
+				close_fds(e);
+				return rc;
+			}
+		}
+	return 0;
+}
+
+static void set_state(struct engine *e, bool on)
+{
+	for (size_t i = 0; e->ofds && i < e->ncpus * e->ntids; i++)
+		if (e->ofds[i] >= 0)
+			(void)ioctl(e->ofds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
+int engine_offcpu_set(struct engine *e, bool on, char *err, size_t errlen)
+{
+	struct evspec ev;
+	int rc;
+
+	if (on == e->offcpu_on)
+		return 0;
+	if (!on) {
+		set_state(e, false);
+		close_fds(e);
+		e->offcpu_on = false;
+		return 0;
+	}
+	if (e->ofds == NULL) {
+		size_t n = e->ncpus * e->ntids;
+
+		/* The tracepoint's id, with evspec's one line when tracefs is
+		 * missing or unreadable. */
+		char why[256];
+
+		if (evspec_parse("sched:sched_switch", &ev, why, sizeof(why))) {
+			snprintf(err, errlen, "--off-cpu: %s", why);
+			return -ENOENT;
+		}
+		e->offcpu_config = ev.attr.config;
+		e->ofds = malloc(n * sizeof(*e->ofds));
+		e->alt_ids = malloc(n * OFFCPU_OPENS_MAX * sizeof(*e->alt_ids));
+		if (e->ofds == NULL || e->alt_ids == NULL) {
+			snprintf(err, errlen, "--off-cpu: out of memory");
+			return -ENOMEM;
+		}
+		memset(e->ofds, -1, n * sizeof(*e->ofds));
+		e->alt_cap = n * OFFCPU_OPENS_MAX;
+	}
+	if ((rc = open_all(e, err, errlen)) != 0)
+		return rc;
+	/* The decoder learns the layout before the first record can come. */
+	e->layout.alt = &e->offcpu_layout;
+	e->layout.alt_ids = e->alt_ids;
+	e->layout.alt_n = &e->alt_n;
+	e->offcpu_on = true;
+	if (e->started)
+		set_state(e, true);
+	return 0;
+}
+
+void engine_offcpu_state(struct engine *e, bool on)
+{
+	if (e->offcpu_on)
+		set_state(e, on);
+}
+
+bool engine_offcpu_enabled(const struct engine *e)
+{
+	return e->offcpu_on;
+}
+
+void engine_offcpu_free(struct engine *e)
+{
+	close_fds(e);
+	free(e->ofds);
+	free(e->alt_ids);
+	e->ofds = NULL;
+	e->alt_ids = NULL;
+}

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* session_offcpu: --off-cpu's records applied. A sched_switch sample is a
+ * switch-out of prev (its stack's addresses worked out now, with -g's leaf
+ * fix, and kept with the span) and a switch-in of next; a PERF_RECORD_SWITCH
+ * (in) a switch-in of a -p/-t/-G thread. A span that ends is resolved (a
+ * stack seen before comes from the symbols' chain cache: blocked threads
+ * repeat theirs) and charged, in ns, to the wait agg's one event, its
+ * scheduler frames left out so that the leaf is the kernel's wait function.
+ * The tracepoint's fields are found in its format once, at open. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+#include "htab.h"
+#include "tpformat.h"
+
+struct session_offcpu {
+	bool ok;                  /* the format was read */
+	/* Kernel addresses seen at the top of switch stacks: 1 a scheduler
+	 * frame (left out), 2 not; each resolved once. */
+	struct htab sched;
+	char notice[256];         /* else why, for the notices */
+	struct tpformat fmt;
+	const struct tpformat_field *prev_pid, *prev_state, *next_pid;
+	uint64_t thresh_ns;
+};
+
+static int load_format(struct session_offcpu *o, char *err, size_t errlen)
+{
+	int rc = tpformat_load("sched", "sched_switch", &o->fmt);
+
+	if (rc == -ENOENT || rc == -ENODEV) {
+		snprintf(err, errlen, "--off-cpu: tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing");
+		return rc;
+	}
+	if (rc) {
+		snprintf(err, errlen, "--off-cpu: cannot read tracefs's sched/sched_switch/format (%s): run as root",
+			 strerror(-rc));
+		return rc;
+	}
+	o->prev_pid = tpformat_find(&o->fmt, "prev_pid");
+	o->prev_state = tpformat_find(&o->fmt, "prev_state");
+	o->next_pid = tpformat_find(&o->fmt, "next_pid");
+	if (o->prev_pid == NULL || o->prev_state == NULL || o->next_pid == NULL) {
+		snprintf(err, errlen, "--off-cpu: sched:sched_switch's format lacks prev_pid, prev_state or next_pid");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int session_offcpu_open(struct session *s, char *err, size_t errlen)
+{
+	int cpus[CPUMAP_MAX];
+	size_t n = engine_ncpus(s->eng) < CPUMAP_MAX ? engine_ncpus(s->eng) : CPUMAP_MAX;
+	int rc;
+
+	if (s->off && s->off->ok)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		cpus[i] = engine_cpu(s->eng, i);
+	if (s->off == NULL && (s->off = calloc(1, sizeof(*s->off))) == NULL)
+		goto nomem;
+	if ((rc = load_format(s->off, s->off->notice, sizeof(s->off->notice))) != 0) {
+		snprintf(err, errlen, "%s", s->off->notice);
+		return rc;
+	}
+	s->off->notice[0] = '\0';
+	s->off->ok = true;
+	s->off->thresh_ns = (uint64_t)(s->opts->offcpu_thresh_ms * 1e6);
+	s->spans = spans_new(s->off->thresh_ns);
+	s->wait = agg_new(1, cpus, n);
+	if (s->spans == NULL || s->wait == NULL)
+		goto nomem;
+	snprintf(agg_event(s->wait, 0)->name, sizeof(agg_event(s->wait, 0)->name), "off-cpu");
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+void session_offcpu_fresh(struct session *s)
+{
+	int cpus[CPUMAP_MAX];
+	size_t n = engine_ncpus(s->eng) < CPUMAP_MAX ? engine_ncpus(s->eng) : CPUMAP_MAX;
+	struct agg *a;
+
+	if (s->wait == NULL || s->spans == NULL)
+		return;
+	for (size_t i = 0; i < n; i++)
+		cpus[i] = engine_cpu(s->eng, i);
+	if ((a = agg_new(1, cpus, n)) == NULL)
+		return; /* the old tables stay */
+	snprintf(agg_event(a, 0)->name, sizeof(agg_event(a, 0)->name), "off-cpu");
+	agg_free(s->wait);
+	s->wait = a;
+	spans_free(s->spans);
+	s->spans = spans_new(s->off->thresh_ns);
+}
+
+void session_offcpu_roll(struct session *s, unsigned decay_pct)
+{
+	if (s->wait)
+		agg_roll(s->wait, decay_pct);
+	if (s->spans)
+		spans_roll(s->spans);
+}
+
+void session_offcpu_close(struct session *s)
+{
+	if (s->off)
+		htab_free(&s->off->sched);
+	agg_free(s->wait);
+	spans_free(s->spans);
+	free(s->off);
+	s->wait = NULL;
+	s->spans = NULL;
+	s->off = NULL;
+}
+
+int session_offcpu_set(struct session *s, bool on, char *err, size_t errlen)
+{
+	int rc;
+
+	if (on && (rc = session_offcpu_open(s, err, errlen)) != 0)
+		return rc;
+	if ((rc = engine_offcpu_set(s->eng, on, err, errlen)) != 0)
+		return rc;
+	s->offcpu_want = on;
+	/* Spans open across an off and on again ended unseen. */
+	if (s->spans)
+		spans_drop_open(s->spans);
+	return 0;
+}
+
+const char *session_offcpu_notice(const struct session *s)
+{
+	return s->off && s->off->notice[0] ? s->off->notice : NULL;
+}
+
+bool session_offcpu_on(const struct session *s)
+{
+	return s->eng && engine_offcpu_enabled(s->eng);
+}
+
+void session_offcpu_lost(struct session *s, int cpu, uint64_t n)
+{
+	if (s->spans)
+		spans_lost(s->spans, cpu, n);
+}
+
+/* The scheduler's own frames, under which every wait looks the same. */
+static bool sched_frame(const struct sym_result *f)
+{
+	const char *n = f->sym;
+
+	if (!f->kernel || n == NULL)
+		return false;
+	return strstr(n, "schedule") != NULL || strncmp(n, "__traceiter_", 12) == 0 ||
+	       strncmp(n, "perf_trace_", 11) == 0 || strstr(n, "cond_resched") != NULL ||
+	       strncmp(n, "__perf_", 7) == 0 || strncmp(n, "perf_tp_", 8) == 0;
+}
+
+/* A span's weight in the wait agg's samples: microseconds, as offcputime's
+ * folded stacks count, at least one. */
+#define US(ns) ((ns) >= 1500 ? ((ns) + 500) / 1000 : 1)
+
+static void charge(struct session *s, const struct spans_span *sp)
+{
+	struct sym_result frames[SESSION_STACK_MAX];
+	const struct sym_result *fr;
+	uint64_t n = sp->nwords ? sp->words[0] : 0;
+
+	if (n == 0 || n > SESSION_STACK_MAX || sp->nwords < 1 + n + (n + 63) / 64) {
+		memset(&frames[0], 0, sizeof(frames[0]));
+		symbols_resolve(s->syms, sp->pid, 0, true, &frames[0]);
+		agg_sample_stack_n(s->wait, 0, sp->cpu, sp->pid, sp->tid, frames, 1, US(sp->ns), sp->ns);
+		return;
+	}
+	/* The scheduler's frames were left out at the switch-out: the chain
+	 * cache's copy is the stack as charged, the task's names on its leaf. */
+	fr = symbols_resolve_chain(s->syms, sp->pid, sp->tid, sp->words + 1, sp->words + 1 + n, n, frames);
+	agg_sample_stack_n(s->wait, 0, sp->cpu, sp->pid, sp->tid, fr, n, US(sp->ns), sp->ns);
+}
+
+/* Whether kernel address addr is in the scheduler (resolved once). */
+static bool sched_addr(struct session *s, uint64_t addr)
+{
+	struct session_offcpu *o = s->off;
+	uintptr_t v = o->sched.tab ? htab_get(&o->sched, addr) : 0;
+	struct sym_result sr = { 0 };
+
+	if (v)
+		return v == 1;
+	symbols_resolve(s->syms, 0, addr, true, &sr);
+	v = sched_frame(&sr) ? 1 : 2;
+	if (o->sched.tab || htab_init(&o->sched, 256) == 0)
+		(void)htab_put(&o->sched, addr, v);
+	return v == 1;
+}
+
+static void switch_in(struct session *s, pid_t tid, uint64_t time)
+{
+	struct spans_span sp;
+
+	if (tid > 0 && spans_in(s->spans, tid, time, &sp))
+		charge(s, &sp);
+}
+
+/* The leaving task's stack as words: n, n addresses, the kernel mask;
+ * the scheduler's frames on top left out, so that the leaf is the kernel's
+ * wait function (and every wait does not look the same). */
+static size_t stack_words(struct session *s, const struct record *r, uint64_t *w)
+{
+	uint64_t *addrs = w + 1, kmask[SESSION_STACK_MAX / 64];
+	size_t n = session_addrs_of(s, r, addrs, kmask, SESSION_STACK_MAX), k = 0;
+
+	while (k + 1 < n && (kmask[k / 64] >> (k % 64) & 1) && sched_addr(s, addrs[k]))
+		k++;
+	if (k) {
+		memmove(addrs, addrs + k, (n - k) * sizeof(*addrs));
+		for (size_t i = 0; i + k < n; i++) {
+			size_t j = i + k;
+
+			if (kmask[j / 64] >> (j % 64) & 1)
+				kmask[i / 64] |= 1ull << (i % 64);
+			else
+				kmask[i / 64] &= ~(1ull << (i % 64));
+		}
+		n -= k;
+	}
+
+	if (s->unw && s->opts->cg.mode == CALLGRAPH_DWARF && r->sample.nregs && n < SESSION_STACK_MAX) {
+		uint64_t ips[SESSION_STACK_MAX];
+		bool complete;
+		size_t nu = unwind_stack(s->unw, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r, ips,
+					 SESSION_STACK_MAX - n, &complete);
+		uint32_t used;
+		bool ran_off;
+
+		/* As a sample's walk does: what it read tells the engine how much
+		 * of this process's stack copies to keep (a switch in a deeper
+		 * call than the samples saw wants more). */
+		unwind_copy_used(s->unw, &used, &ran_off);
+		if (ran_off || (complete && used))
+			engine_stack_used(s->eng, (pid_t)r->sid.pid, ran_off ? ENGINE_STACK_ALL : used);
+
+		for (size_t i = 0; i < nu; i++)
+			addrs[n++] = i ? ips[i] - 1 : ips[i];
+	}
+	w[0] = n;
+	memcpy(addrs + n, kmask, ((n + 63) / 64) * sizeof(*kmask));
+	return 1 + n + (n + 63) / 64;
+}
+
+void session_offcpu_record(struct session *s, const struct record *r)
+{
+	struct session_offcpu *o = s->off;
+	int64_t prev, state, next;
+
+	if (o == NULL || !o->ok || s->spans == NULL)
+		return;
+	if (r->type == PERF_RECORD_SWITCH) {
+		if (!(r->misc & PERF_RECORD_MISC_SWITCH_OUT))
+			switch_in(s, (pid_t)r->sid.tid, r->sid.time);
+		return;
+	}
+	if (r->type != PERF_RECORD_SAMPLE || r->sample.raw == NULL ||
+	    !tpformat_int(o->prev_pid, r->sample.raw, r->sample.raw_size, &prev) ||
+	    !tpformat_int(o->prev_state, r->sample.raw, r->sample.raw_size, &state) ||
+	    !tpformat_int(o->next_pid, r->sample.raw, r->sample.raw_size, &next))
+		return;
+	/* The idle task (0) does not wait. */
+	if (prev > 0) {
+		uint64_t words[1 + SESSION_STACK_MAX + SESSION_STACK_MAX / 64];
+		size_t nw = stack_words(s, r, words);
+
+		(void)spans_out(s->spans, (pid_t)r->sid.pid, (pid_t)prev, (int)r->sid.cpu, r->sid.time,
+				spans_state_of(state), words, nw);
+	}
+	if (next > 0)
+		switch_in(s, (pid_t)next, r->sid.time);
+}
+
+void session_offcpu_track(struct session *s, const struct record *r)
+{
+	switch (r->type) {
+	case PERF_RECORD_COMM:
+		if (r->misc & PERF_RECORD_MISC_COMM_EXEC)
+			agg_task_new(s->wait, (pid_t)r->comm.pid);
+		if (r->comm.pid == r->comm.tid)
+			agg_task_comm(s->wait, (pid_t)r->comm.pid, r->comm.comm);
+		agg_thread_comm(s->wait, (pid_t)r->comm.tid, r->comm.comm);
+		break;
+	case PERF_RECORD_FORK:
+		if (r->task.pid == r->task.tid)
+			agg_task_new(s->wait, (pid_t)r->task.pid);
+		break;
+	case PERF_RECORD_EXIT:
+		if (r->task.pid == r->task.tid)
+			agg_task_exit(s->wait, (pid_t)r->task.pid);
+		else
+			agg_thread_exit(s->wait, (pid_t)r->task.tid);
+		break;
+	default:
+		break;
+	}
+}

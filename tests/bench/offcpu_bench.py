@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""--off-cpu's cost (issue 50). A pipe ping-pong (pingpong.c) paced to about
+33 000 context switches a second system-wide; on it, side by side (at once,
+the same switches), perftop --off-cpu -b and
+`perf record -e sched:sched_switch -g -a`: each one's CPU a second (its own
+rusage), perftop's lost switch records (its JSON offcpu object) and its RSS
+each second (flat or not), perf's data size. Then the live view's CPU with
+--off-cpu against without, on an ordinary load (waitwork and a slow
+ping-pong), in tmux. Medians of --reps.
+
+usage: offcpu_bench.py PERFTOP PINGPONG WAITWORK [--secs 8] [--reps 3] [--rounds 8000]"""
+import argparse
+import json
+import os
+import resource
+import shutil
+import signal
+import statistics
+import subprocess
+import tempfile
+import time
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def ctxt():
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("ctxt "):
+                return int(line.split()[1])
+    return 0
+
+
+def cpu_of(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        st = f.read().rsplit(")", 1)[1].split()
+    return (int(st[11]) + int(st[12])) / TICK
+
+
+def rss_of(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def side_by_side(a, secs):
+    load = subprocess.Popen([a.pingpong, str(secs + 8), str(a.rounds)], stdout=subprocess.DEVNULL)
+    time.sleep(1)
+    data = os.path.join(tempfile.mkdtemp(prefix="perftop-offcpu-bench-"), "perf.data")
+    top = subprocess.Popen([a.perftop, "-b", "--off-cpu", "--format", "json", "-d", "1", "-n", str(secs + 1)],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    perf = subprocess.Popen(["perf", "record", "-q", "-e", "sched:sched_switch", "-g", "-a", "-o", data],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.5)  # start-ups out of the window
+    c0, t0 = ctxt(), time.monotonic()
+    top0, perf0 = cpu_of(top.pid), cpu_of(perf.pid)
+    rss = []
+    for _ in range(secs):
+        time.sleep(1)
+        rss.append(rss_of(top.pid))
+    t1 = time.monotonic()
+    top1, perf1, c1 = cpu_of(top.pid), cpu_of(perf.pid), ctxt()
+    perf.send_signal(signal.SIGINT)
+    perf.wait()
+    out, _ = top.communicate(timeout=120)
+    load.kill()
+    load.wait()
+    size = os.path.getsize(data) if os.path.exists(data) else 0
+    shutil.rmtree(os.path.dirname(data), ignore_errors=True)
+    last = {}
+    for line in out.splitlines():
+        try:
+            last = json.loads(line).get("offcpu", last)
+        except ValueError:
+            pass
+    dt = t1 - t0
+    return {"switches_s": (c1 - c0) / dt, "perftop_ms_s": (top1 - top0) * 1e3 / dt,
+            "perf_ms_s": (perf1 - perf0) * 1e3 / dt, "lost": last.get("lost_records", -1),
+            "perftop_switches": last.get("switches", 0), "rss_first_kb": rss[1] if len(rss) > 1 else 0,
+            "rss_last_kb": rss[-1] if rss else 0, "perf_mb": size / 1e6}
+
+
+def live(a, offcpu, secs):
+    """The live view in tmux, its CPU a second over secs after a warm-up."""
+    live.n = getattr(live, "n", 0) + 1
+    sock, name = "offcpu-bench-%d-%d" % (os.getpid(), live.n), "offcpu"
+    args = [os.path.abspath(a.perftop), "-d", "2"] + (["--off-cpu"] if offcpu else [])
+    subprocess.run(["tmux", "-L", sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", name,
+                    " ".join(args)], check=True)
+    try:
+        pid = None
+        for _ in range(50):
+            r = subprocess.run(["pgrep", "-f", "-n", "^" + " ".join(args)], capture_output=True, text=True)
+            if r.stdout.strip():
+                pid = int(r.stdout.split()[0])
+                break
+            time.sleep(0.1)
+        time.sleep(3)
+        c0, t0 = cpu_of(pid), time.monotonic()
+        time.sleep(secs)
+        return (cpu_of(pid) - c0) * 1e3 / (time.monotonic() - t0)
+    finally:
+        subprocess.run(["tmux", "-L", sock, "kill-server"], capture_output=True)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("perftop")
+    p.add_argument("pingpong")
+    p.add_argument("waitwork")
+    p.add_argument("--secs", type=int, default=8)
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--rounds", type=float, default=8000)
+    a = p.parse_args()
+    runs = [side_by_side(a, a.secs) for _ in range(a.reps)]
+    for r in runs:
+        print(json.dumps(r))
+    med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    print("median: %.0f switches/s; perftop --off-cpu %.1f ms/s, perf record %.1f ms/s (ratio %.2f); "
+          "lost %d; perftop RSS %d -> %d KB; perf.data %.1f MB"
+          % (med["switches_s"], med["perftop_ms_s"], med["perf_ms_s"],
+             med["perftop_ms_s"] / med["perf_ms_s"] if med["perf_ms_s"] else 0, med["lost"],
+             med["rss_first_kb"], med["rss_last_kb"], med["perf_mb"]))
+    ww = subprocess.Popen([a.waitwork, str(a.reps * 2 * (a.secs + 5) + 10)], stdout=subprocess.DEVNULL)
+    pp = subprocess.Popen([a.pingpong, str(a.reps * 2 * (a.secs + 5) + 10), "500"], stdout=subprocess.DEVNULL)
+    try:
+        off, on = [], []
+        for _ in range(a.reps):
+            off.append(live(a, False, a.secs))
+            on.append(live(a, True, a.secs))
+        print("live view: without --off-cpu %s ms/s, with %s ms/s; medians %.1f and %.1f (ratio %.2f)"
+              % (["%.1f" % x for x in off], ["%.1f" % x for x in on], statistics.median(off),
+                 statistics.median(on), statistics.median(on) / statistics.median(off)))
+    finally:
+        for q in (ww, pp):
+            q.kill()
+            q.wait()
+
+
+if __name__ == "__main__":
+    main()

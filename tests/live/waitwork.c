@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A workload whose threads wait in known ways and time their own waits,
+ * for --off-cpu's live tests:
+ *   waitwork [gate] SECS [DIR]
+ * Threads (named as their functions): wait_sleep sleeps 10 ms at a time;
+ * wait_pipe reads a pipe that feed_pipe writes a byte to every 10 ms;
+ * wait_lock takes a mutex that hold_lock keeps 10 ms at a time; with DIR,
+ * wait_disk writes and fsyncs a file there (uninterruptible waits where
+ * the disk has any). Each measures its own off-CPU time: its wall time
+ * less its CPU time, from its start to its end. At the end it prints
+ * {"wait_sleep": {"tid": T, "offcpu_ms": M}, ...} on stdout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gate.h"
+
+static double secs;
+static const char *dir;
+static int pfd[2];
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static volatile int stop;
+
+struct res {
+	const char *name;
+	pid_t tid;
+	double offcpu_ms;
+	void (*fn)(struct res *r);
+	pthread_t th;
+};
+
+static double clk(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void nap(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+__attribute__((noinline)) static void wait_sleep(struct res *r)
+{
+	(void)r;
+	while (!stop)
+		nap(10);
+}
+
+__attribute__((noinline)) static void wait_pipe(struct res *r)
+{
+	char c;
+
+	(void)r;
+	while (!stop && read(pfd[0], &c, 1) == 1)
+		;
+}
+
+__attribute__((noinline)) static void feed_pipe(struct res *r)
+{
+	(void)r;
+	while (!stop) {
+		nap(10);
+		if (write(pfd[1], "x", 1) != 1)
+			break;
+	}
+	close(pfd[1]); /* wait_pipe's read ends */
+}
+
+__attribute__((noinline)) static void wait_lock(struct res *r)
+{
+	(void)r;
+	nap(2); /* hold_lock first */
+	while (!stop) {
+		pthread_mutex_lock(&mu);
+		pthread_mutex_unlock(&mu);
+		nap(1); /* lets hold_lock take it again */
+	}
+}
+
+__attribute__((noinline)) static void hold_lock(struct res *r)
+{
+	(void)r;
+	while (!stop) {
+		pthread_mutex_lock(&mu);
+		nap(10);
+		pthread_mutex_unlock(&mu);
+		nap(1);
+	}
+}
+
+__attribute__((noinline)) static void wait_disk(struct res *r)
+{
+	char path[4096], buf[4096];
+	int fd;
+
+	(void)r;
+	snprintf(path, sizeof(path), "%s/waitwork.%d", dir, (int)getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return;
+	unlink(path);
+	memset(buf, 'x', sizeof(buf));
+	for (long i = 0; !stop; i++) {
+		if (pwrite(fd, buf, sizeof(buf), (i % 256) * (long)sizeof(buf)) < 0 || fsync(fd) < 0)
+			break;
+	}
+	close(fd);
+}
+
+static void *run(void *arg)
+{
+	struct res *r = arg;
+	double w0, c0;
+
+	pthread_setname_np(pthread_self(), r->name);
+	r->tid = (pid_t)syscall(SYS_gettid);
+	w0 = clk(CLOCK_MONOTONIC);
+	c0 = clk(CLOCK_THREAD_CPUTIME_ID);
+	r->fn(r);
+	r->offcpu_ms = ((clk(CLOCK_MONOTONIC) - w0) - (clk(CLOCK_THREAD_CPUTIME_ID) - c0)) * 1e3;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct res rs[] = {
+		{ "wait_sleep", 0, 0, wait_sleep, 0 }, { "wait_pipe", 0, 0, wait_pipe, 0 },
+		{ "feed_pipe", 0, 0, feed_pipe, 0 }, { "wait_lock", 0, 0, wait_lock, 0 },
+		{ "hold_lock", 0, 0, hold_lock, 0 }, { "wait_disk", 0, 0, wait_disk, 0 },
+	};
+	size_t n = sizeof(rs) / sizeof(rs[0]);
+	int rc = gate_open(&argc, &argv, 2);
+
+	if (rc)
+		return rc;
+	secs = atof(argv[1]);
+	dir = argc > 2 ? argv[2] : NULL;
+	if (!dir)
+		n--;
+	if (pipe(pfd))
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (pthread_create(&rs[i].th, NULL, run, &rs[i]))
+			return 1;
+	nap((long)(secs * 1000));
+	stop = 1;
+	for (size_t i = 0; i < n; i++)
+		pthread_join(rs[i].th, NULL);
+	printf("{");
+	for (size_t i = 0; i < n; i++)
+		printf("%s\"%s\": {\"tid\": %d, \"offcpu_ms\": %.3f}", i ? ", " : "", rs[i].name, (int)rs[i].tid,
+		       rs[i].offcpu_ms);
+	printf("}\n");
+	return 0;
+}
