@@ -274,6 +274,28 @@ struct agg_pair {
 int agg_pairs_keep(struct agg *a, bool on);
 size_t agg_pairs(const struct agg *a, const struct agg_pair **pairs);
 
+/* Parentage (agg_kin.c): a process's parent and the name of an ancestor
+ * that took no samples, as the session handed them (FORK records, and
+ * /proc/PID/stat at the interval's end); for the task tree and "ppid". */
+struct agg_kin {
+	pid_t pid, ppid;        /* ppid 0: no parent known (a root) */
+	char comm[AGG_COMM_MAX]; /* "" until told */
+	uint64_t used;          /* the roll that last reached it from a task row */
+};
+/* pid's parent (and name, when comm is not NULL or ""). */
+void agg_kin_note(struct agg *a, pid_t pid, pid_t ppid, const char *comm);
+/* A known pid renamed (exec); an unknown one is not made. */
+void agg_kin_name(struct agg *a, pid_t pid, const char *comm);
+/* The parent as told, 0 for none, -1 when nobody told. */
+pid_t agg_ppid(const struct agg *a, pid_t pid);
+const struct agg_kin *agg_kin_of(const struct agg *a, pid_t pid);
+/* Up to max pids the process rows' ancestry reaches whose parent nobody
+ * told: for the session to read /proc and call agg_kin_note (again, until
+ * none: each call goes one level further). Keeps what it reached. */
+size_t agg_kin_missing(struct agg *a, pid_t *out, size_t max);
+/* Every kin known, in no order; valid until the next agg_kin_* or agg_roll. */
+size_t agg_kin_all(struct agg *a, const struct agg_kin ***rows);
+
 /* How many intervals an exited task stays visible. */
 #define AGG_EXIT_GRACE 3
 

@@ -104,6 +104,7 @@ void agg_free(struct agg *a)
 	free(a->idle_syms.v);
 	free(a->idle_tasks.v);
 	agg_pairs_free(a);
+	agg_kin_free(a);
 	free(a->act_syms.v);
 	free(a->act_tasks.v);
 	free(a->aging.v);

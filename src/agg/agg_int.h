@@ -133,6 +133,7 @@ struct agg {
 	void **rank;
 	bool flat_off;            /* tests: every flat sample the long way */
 	uint64_t flat_hits;       /* tests: flat samples the memo counted */
+	struct agg_kinset *kin;   /* agg_kin.c: parents, NULL until the first */
 };
 
 /* agg_pairs.c: the sample path's side (event 0 only), the roll's, the end. */
@@ -234,6 +235,10 @@ static inline void agg_counts_add(struct agg_counts *to, const struct agg_counts
 struct agg_task *agg_tasks_row(struct agg *a, pid_t pid, pid_t tid, const struct sym_result *sr);
 /* The old owner's cumulative counts leave the row: into the expired sums. */
 void agg_tasks_fold(struct agg *a, const struct agg_task *t);
+
+/* agg_kin.c: the roll's sweep, the end. */
+void agg_kin_roll(struct agg *a);
+void agg_kin_free(struct agg *a);
 
 /* agg_settle.c: a slot's or a way's pending hits added to their rows. */
 void agg_settle_flat(struct agg *a, struct agg_flat *f);

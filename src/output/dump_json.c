@@ -155,6 +155,11 @@ static void json_field(struct json *j, struct dctx *c, const struct drow *r, enu
 		if (c->cg && r->sym)
 			json_links(j, c, r->sym, f == F_CALLERS);
 		break;
+	case F_PPID:
+		/* The parent as the session last read it; left out when unknown. */
+		if (r->tid < 0 && r->pid > 0 && agg_ppid(c->a, (pid_t)r->pid) >= 0)
+			json_i64(j, "ppid", agg_ppid(c->a, (pid_t)r->pid));
+		break;
 	case F_END: break;
 	}
 }

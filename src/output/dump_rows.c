@@ -282,7 +282,7 @@ const struct dtable dump_tables[] = {
 	    F_CALLEES, F_END } },
 	{ "tasks", "task", "\n      PID  COMM                 Share   Samples  Threads\n", NULL,
 	  text_task, collect_tasks, false,
-	  { F_PID, F_COMM, F_SAMPLES, F_SHARE, F_THREADS, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },
+	  { F_PID, F_PPID, F_COMM, F_SAMPLES, F_SHARE, F_THREADS, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },
 	{ "tasks", "thread", "\n      PID      TID  COMM                 Share   Samples\n", NULL,
 	  text_task, collect_threads, true,
 	  { F_PID, F_TID, F_COMM, F_SAMPLES, F_SHARE, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },

@@ -400,8 +400,10 @@ static void threads_from_proc(struct session *s)
 	struct procstat_task pt;
 
 	for (size_t i = 0; i < n; i++)
-		if (rows[i]->pid > 0 && !rows[i]->exited && procstat_task(rows[i]->pid, 0, &pt) == 0)
+		if (rows[i]->pid > 0 && !rows[i]->exited && procstat_task(rows[i]->pid, 0, &pt) == 0) {
 			agg_task_threads(s->agg, rows[i]->pid, pt.threads);
+			agg_kin_note(s->agg, rows[i]->pid, pt.ppid, pt.comm); /* a reparenting too */
+		}
 }
 
 void session_interval_end(struct session *s, unsigned decay_pct,
@@ -415,6 +417,7 @@ void session_interval_end(struct session *s, unsigned decay_pct,
 		agg_event(s->agg, i)->running_pct = s->eng ? engine_running_pct(s->eng, i) : -1;
 	agg_settle(s->agg);
 	threads_from_proc(s);
+	session_kin_update(s);
 	show(arg, lap(s));
 	agg_roll(s->agg, decay_pct);
 	symbols_reap(s->syms);
