@@ -247,8 +247,10 @@ static const char *str_comm(const void *row)
 static void text_comm(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
 	const struct agg_task *t = row;
+	char pre[128];
 
-	snprintf(buf, len, "%s%s", t->comm, t->exited ? " (exited)" : "");
+	tasktree_prefix(u, row, pre, sizeof(pre)); /* t: the tree's lines */
+	snprintf(buf, len, "%s%s%s", pre, t->comm, t->exited ? " (exited)" : "");
 }
 
 static uint64_t task_key(const void *row)

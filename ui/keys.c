@@ -403,6 +403,8 @@ static unsigned act_adjust(struct ui *u, int key)
 	while (i < n && steps[i] < session_interval(u->s) - 1e-9)
 		i++;
 	/* i: the first step at or above the interval now. */
+	if (tasktree_on(u)) /* the tree's: - folds, + opens */
+		return tasktree_fold(u, key);
 	if (key == '+')
 		i = i < n && steps[i] <= session_interval(u->s) + 1e-9 ? i + 1 : i;
 	else
@@ -474,7 +476,8 @@ static const struct key_binding main_keys[] = {
 	{ ' ', act_pause, { "Space Z", "pause the display (sampling goes on)" } },
 	{ 'Z', act_pause, { NULL, NULL } },
 	{ 'd', act_interval, { "d", "set the refresh interval" } },
-	{ '+', act_adjust, { "+ -", "longer / shorter refresh interval" } },
+	{ 't', tasktree_key, { "t", "tasks: tree of processes under their parents" } },
+	{ '+', act_adjust, { "+ -", "longer / shorter refresh interval (t's tree: open / fold)" } },
 	{ '-', act_adjust, { NULL, NULL } },
 	{ 'F', act_freq, { "F", "set the sampling frequency (re-open)" } },
 	{ 'r', tree_flip, { "r F5", "call trees (-g): callers/callees, paths" } },

@@ -72,6 +72,8 @@ struct ui_frame {
 	struct counter_row *cprocs, *cthreads;
 	size_t ncprocs, ncthreads, cprocs_cap, cthreads_cap;
 	bool ratio_avail[RATIO_COUNT]; /* some task row has it: its column shows */
+	struct agg_kin *kin;       /* parents at the tick (agg_kin), for the task tree */
+	size_t nkin, kin_cap;
 };
 
 /* Call graphs (-g): the frame's copy of the agg's call-path tree, taken at
@@ -224,6 +226,8 @@ struct ui {
 	bool quit;
 	long frames; /* ticks drawn, for -n */
 	bool stdin_gone;
+	bool task_tree;            /* t: the Tasks view as a tree (tasktree.c) */
+	struct tasktree *tt;
 };
 
 /* ui.c: the state's queries, read by the frame, the call trees and the views. */
@@ -300,6 +304,19 @@ void soon_again(const struct ui *u);
 int soon_fd(void);
 void soon_draw(double secs);
 bool soon_fire(void);
+
+/* tasktree.c: t's tree of processes. tasktree_build turns the sorted
+ * rows into the tree's lines (views_build calls it while tasktree_on). */
+bool tasktree_on(const struct ui *u);
+void tasktree_build(struct ui *u);
+/* A line's tree lines ("" off the tree); whether it stands for a subtree
+ * (an ancestor that took no samples, or folded): its counts are the sums. */
+void tasktree_prefix(const struct ui *u, const void *row, char *buf, size_t len);
+bool tasktree_ancestor(const struct ui *u, const void *row);
+/* t; + and - on the tree (fold, open). */
+unsigned tasktree_key(struct ui *u, int key);
+unsigned tasktree_fold(struct ui *u, int key);
+void tasktree_free(struct ui *u);
 
 /* views.c */
 void views_build(struct ui *u);

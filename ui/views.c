@@ -227,6 +227,8 @@ void views_build(struct ui *u)
 	cx.col = inst[u->sort_col[v]];
 	cx.inv = u->sort_inv[v];
 	sort_rows(u, &cx);
+	if (tasktree_on(u))
+		tasktree_build(u);
 	if (u->sel_valid[v])
 		for (i = 0; i < u->nrows; i++)
 			if (columns_views[v].key(u->rows[i]) == u->sel_key[v]) {
