@@ -21,6 +21,7 @@ struct dump_meta {
 	bool threads;             /* per-thread rows too (--threads) */
 	bool stats;               /* perftop's own figures (--stats) */
 	bool children;            /* with call graphs: symbols by children (--children) */
+	bool hierarchy;           /* --sort's rows folded under the first key (--hierarchy) */
 	bool push;                /* --push: its figures below (--stats) */
 	uint64_t push_sent, push_failed, push_dropped;
 };

@@ -55,6 +55,9 @@ struct options {
 	size_t metrics_comms, metrics_symbols;
 	const char *push;        /* --push URL (Pyroscope) */
 	double push_every;       /* --push-every SECS */
+	const char *sort_keys;   /* --sort KEYS: perf's keys, checked (agg_group_parse) */
+	bool hierarchy;          /* --hierarchy: --sort's rows folded by the first key */
+	const char *baseline;    /* --baseline FILE: a JSON Lines dump or a pprof profile */
 };
 
 /* Fills o from argv. Returns 0, 1 when the run is done (--help, --version),

@@ -44,6 +44,7 @@ static void batch_show(void *arg, double lap)
 		.threads = b->o->threads,
 		.stats = b->o->stats,
 		.children = b->o->children,
+		.hierarchy = b->o->hierarchy,
 	};
 
 	m.push = export_push_stats(b->x, &m.push_sent, &m.push_failed, &m.push_dropped);

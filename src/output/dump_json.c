@@ -155,6 +155,7 @@ static void json_field(struct json *j, struct dctx *c, const struct drow *r, enu
 		if (c->cg && r->sym)
 			json_links(j, c, r->sym, f == F_CALLERS);
 		break;
+	case F_GROUP: dump_group_json(j, r, c->a); break;
 	case F_PPID:
 		/* The parent as the session last read it; left out when unknown. */
 		if (r->tid < 0 && r->pid > 0 && agg_ppid(c->a, (pid_t)r->pid) >= 0)
@@ -255,7 +256,11 @@ void dump_json(struct dctx *c)
 	if (m->final)
 		json_str(&j, "final", m->final);
 	for (size_t t = 0; t < dump_ntables; t++) {
-		size_t n = dump_collect(c, &dump_tables[t]);
+		size_t n;
+
+		if (DUMP_GROUPED(&dump_tables[t]) && !c->grouped) /* no --sort: the default's arrays only */
+			continue;
+		n = dump_collect(c, &dump_tables[t]);
 
 		if (open == NULL || strcmp(open, dump_tables[t].json) != 0) {
 			if (open)

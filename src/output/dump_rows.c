@@ -205,7 +205,7 @@ static size_t text_cols(const char *s, size_t len)
 /* s made safe and set in a column of width (0: as long as it is): never
  * cut silently — what does not fit ends in an ellipsis; padded to width
  * unless last. A name sanitize would have cut is whole here (malloc'd). */
-static void text_cell(FILE *f, const char *s, size_t width, bool last)
+void dump_text_cell(FILE *f, const char *s, size_t width, bool last)
 {
 	size_t cap = 4 * strlen(s) + 1, len, cols; /* a byte's escape is 4 at most */
 	char small[256], *buf = cap <= sizeof(small) ? small : malloc(cap);
@@ -246,9 +246,9 @@ static void text_symbol(struct dctx *c, const struct drow *r)
 	if (c->cg)
 		fprintf(c->f, "  %7.2f%%", agg_share(c->a, &r->sym->ch_iv, AGG_INTERVAL));
 	fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  ", r->share, r->samples);
-	text_cell(c->f, dso_name(r->dso ? r->dso : ""), 28, false);
+	dump_text_cell(c->f, dso_name(r->dso ? r->dso : ""), 28, false);
 	fprintf(c->f, " %s ", r->kernel ? "[k]" : "[.]");
-	text_cell(c->f, r->name, 0, true);
+	dump_text_cell(c->f, r->name, 0, true);
 	fputc('\n', c->f);
 }
 
@@ -258,7 +258,7 @@ static void text_task(struct dctx *c, const struct drow *r)
 		fprintf(c->f, "  %7ld  %7ld  ", r->pid, r->tid);
 	else
 		fprintf(c->f, "  %7ld  ", r->pid);
-	text_cell(c->f, r->name, 18, false);
+	dump_text_cell(c->f, r->name, 18, false);
 	if (r->tid >= 0)
 		fprintf(c->f, " %6.2f%%  %8" PRIu64 "%s", r->share, r->samples,
 			r->task && r->task->exited ? "  exited" : "");
@@ -288,13 +288,16 @@ const struct dtable dump_tables[] = {
 	  { F_PID, F_TID, F_COMM, F_SAMPLES, F_SHARE, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },
 	{ "cpus", "cpu", NULL, NULL, NULL, collect_cpus, false,
 	  { F_CPU, F_SAMPLES, F_SHARE, F_LOST, F_THROTTLED, F_END } },
+	/* --sort's rows (dump_group.c): only with keys; the text's main table then. */
+	{ "groups", "group", NULL, NULL, dump_group_text, dump_group_collect, false,
+	  { F_GROUP, F_SAMPLES, F_SHARE, F_COUNTS, F_END } },
 };
 const size_t dump_ntables = sizeof(dump_tables) / sizeof(dump_tables[0]);
 
 size_t dump_collect(struct dctx *c, const struct dtable *t)
 {
 	c->nrows = 0;
-	if (t->threads_only && !c->m->threads)
+	if ((t->threads_only && !c->m->threads) || (DUMP_GROUPED(t) && !c->grouped))
 		return 0;
 	t->collect(c);
 	return c->nrows;
