@@ -33,6 +33,9 @@ int dump_begin(FILE *f, enum dump_format fmt, const struct session *s, bool thre
 
 /* One interval; rows per table at most. Returns 0 or -errno (EPIPE when the
  * reader went away). */
+/* A --sort key's column title ("Command", "Shared Object"): dump_group.c. */
+const char *dump_group_title(enum agg_gkey k);
+
 int dump_interval(FILE *f, enum dump_format fmt, const struct session *s, const struct dump_meta *m,
 		  size_t rows);
 

@@ -109,7 +109,7 @@ static void text_dso(const struct ui *u, const void *row, size_t ev, char *buf, 
 
 static void text_mode(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
-	strlcpy(buf, ((const struct agg_sym *)row)->kernel ? "[k]" : "[.]", len);
+	strlcpy(buf, !groups_has_mode(u, row) ? "" : ((const struct agg_sym *)row)->kernel ? "[k]" : "[.]", len);
 }
 
 static const char *str_mode(const void *row)
@@ -126,7 +126,7 @@ static const char *str_sym(const void *row)
 
 static void text_sym(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
-	strlcpy(buf, str_sym(row), len);
+	groups_hier_text(u, row, buf, len); /* the symbol, or --hierarchy's line */
 }
 
 static uint64_t sym_key(const void *row)

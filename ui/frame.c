@@ -212,12 +212,14 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	/* Only rows with samples in scope (self, or children with -g): the
 	 * views show no others, and a copy of every row ever seen was most of
 	 * the live view's CPU on a machine that runs many programs. */
-	n = agg_symbols_in_scope(a, ui_scope(u), &srows);
-	if (!grow((void **)&f->syms, &f->syms_cap, n, sizeof(*f->syms)))
-		n = 0;
-	for (i = 0; i < n; i++)
-		f->syms[i] = *srows[i];
-	f->nsyms = n;
+	if (!groups_take(u, a)) { /* --sort: the group rows, as symbol rows */
+		n = agg_symbols_in_scope(a, ui_scope(u), &srows);
+		if (!grow((void **)&f->syms, &f->syms_cap, n, sizeof(*f->syms)))
+			n = 0;
+		for (i = 0; i < n; i++)
+			f->syms[i] = *srows[i];
+		f->nsyms = n;
+	}
 
 	n = agg_tasks_in_scope(a, ui_scope(u), &trows);
 	f->ntasks = copy_tasks(&f->tasks, &f->tasks_cap, trows, n);
@@ -278,6 +280,7 @@ void frame_free(struct ui *u)
 	free(u->fr.cthreads);
 	free(u->fr.kin);
 	tasktree_free(u);
+	groups_free(u);
 	free(u->prev_cpu_total);
 	free(u->rows);
 	free(u->items);

@@ -96,13 +96,17 @@ static unsigned act_shscroll(struct ui *u, int key)
  * elsewhere they scroll names (Shift: everywhere). */
 static unsigned act_left(struct ui *u, int key)
 {
-	unsigned r = tree_applies(u) ? tree_left(u) : 0;
+	unsigned r = tree_applies(u) ? tree_left(u) : groups_hier_on(u) ? groups_hier_key(u, key) : 0;
 
 	return r ? r : act_hscroll(u, key);
 }
 
 static unsigned act_right(struct ui *u, int key)
 {
+	unsigned r = groups_hier_on(u) ? groups_hier_key(u, key) : 0;
+
+	if (r)
+		return r;
 	return tree_applies(u) ? tree_right(u) : act_hscroll(u, key);
 }
 
@@ -200,6 +204,8 @@ static unsigned act_focus(struct ui *u, int key)
 
 	if (tree_applies(u))
 		return tree_enter(u);
+	if (groups_hier_on(u))
+		return groups_hier_key(u, key);
 
 	if (u->view != VIEW_TASKS || u->nrows == 0) {
 		ui_message(u, false, "Enter focuses on a task: %s", no_task_why(u));
@@ -476,6 +482,7 @@ static const struct key_binding main_keys[] = {
 	{ ' ', act_pause, { "Space Z", "pause the display (sampling goes on)" } },
 	{ 'Z', act_pause, { NULL, NULL } },
 	{ 'd', act_interval, { "d", "set the refresh interval" } },
+	{ 'g', groups_key, { "g", "symbols: rows by perf's sort keys (comm,dso...)" } },
 	{ 't', tasktree_key, { "t", "tasks: tree of processes under their parents" } },
 	{ '+', act_adjust, { "+ -", "longer / shorter refresh interval (t's tree: open / fold)" } },
 	{ '-', act_adjust, { NULL, NULL } },

@@ -22,7 +22,8 @@
 
 enum ui_view { VIEW_SYMBOLS, VIEW_TASKS, VIEW_CPUS, VIEW_COUNT };
 enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT, MODE_SORT, MODE_PATHS };
-enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ, PROMPT_SEARCH, PROMPT_KILL, PROMPT_USER };
+enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ, PROMPT_SEARCH, PROMPT_KILL, PROMPT_USER,
+		 PROMPT_GROUP };
 
 /* What an action asks of the main loop. */
 enum {
@@ -228,6 +229,7 @@ struct ui {
 	bool stdin_gone;
 	bool task_tree;            /* t: the Tasks view as a tree (tasktree.c) */
 	struct tasktree *tt;
+	struct groups *groups;     /* --sort's rows (groups.c) */
 };
 
 /* ui.c: the state's queries, read by the frame, the call trees and the views. */
@@ -317,6 +319,21 @@ bool tasktree_ancestor(const struct ui *u, const void *row);
 unsigned tasktree_key(struct ui *u, int key);
 unsigned tasktree_fold(struct ui *u, int key);
 void tasktree_free(struct ui *u);
+
+/* groups.c: --sort's rows in the Symbols view, g, --hierarchy. */
+bool groups_on(const struct ui *u);
+/* The frame's symbol rows from the agg's group rows; false: no keys. */
+bool groups_take(struct ui *u, struct agg *a);
+bool groups_title(const struct ui *u, const char *title, char *buf, size_t len);
+bool groups_has_mode(const struct ui *u, const void *row);
+unsigned groups_key(struct ui *u, int key);
+unsigned groups_apply(struct ui *u);
+bool groups_hier_on(const struct ui *u);
+void groups_hier_build(struct ui *u);
+void groups_hier_text(const struct ui *u, const void *row, char *buf, size_t len);
+/* Right, Left, Enter on --hierarchy's lines; 0: nothing to do there. */
+unsigned groups_hier_key(struct ui *u, int key);
+void groups_free(struct ui *u);
 
 /* views.c */
 void views_build(struct ui *u);

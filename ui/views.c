@@ -229,6 +229,8 @@ void views_build(struct ui *u)
 	sort_rows(u, &cx);
 	if (tasktree_on(u))
 		tasktree_build(u);
+	if (groups_hier_on(u))
+		groups_hier_build(u);
 	if (u->sel_valid[v])
 		for (i = 0; i < u->nrows; i++)
 			if (columns_views[v].key(u->rows[i]) == u->sel_key[v]) {
@@ -358,6 +360,8 @@ static size_t layout(const struct ui *u, struct col_inst *inst, int w)
 
 static void column_title(const struct ui *u, const struct col_inst *ci, char *buf, size_t len)
 {
+	if (groups_title(u, ci->c->title, buf, len)) /* --sort: the keys' titles */
+		return;
 	if (ci->c->title)
 		strlcpy(buf, ci->c->title, len);
 	else

@@ -95,7 +95,6 @@ void dump_group_text(struct dctx *c, const struct drow *r);
  * the first key). */
 void dump_group_table(struct dctx *c);
 void dump_group_json(struct json *j, const struct drow *r, const struct agg *a);
-/* A key's column title ("Command", "Shared Object"). */
-const char *dump_group_title(enum agg_gkey k);
+
 
 #endif
