@@ -22,6 +22,7 @@ struct dump_meta {
 	bool stats;               /* perftop's own figures (--stats) */
 	bool children;            /* with call graphs: symbols by children (--children) */
 	bool hierarchy;           /* --sort's rows folded under the first key (--hierarchy) */
+	const struct baseline *baseline; /* --baseline: rows gain its share and the delta */
 	bool push;                /* --push: its figures below (--stats) */
 	uint64_t push_sent, push_failed, push_dropped;
 };

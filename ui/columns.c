@@ -147,11 +147,22 @@ static enum ui_role sym_role(const void *row, const struct column *c)
 	       ? R_KERNEL : R_NORMAL;
 }
 
+static double num_delta(const struct ui *u, const void *row, size_t ev)
+{
+	return compare_delta(u, row);
+}
+
+static void text_delta(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	compare_text(u, row, buf, len);
+}
+
 static const struct column sym_cols[] = {
 	{ "Children", 9, .cg = 1, .text = text_children, .num = num_children },
 	{ "Self", 8, .cg = 1, .text = text_overhead, .num = num_overhead },
 	{ "Overhead", 8, .cg = -1, .text = text_overhead, .num = num_overhead },
 	{ "Samples", 8, .text = text_samples, .num = num_samples },
+	{ "Delta", 7, .baseline = true, .text = text_delta, .num = num_delta },
 	{ NULL, 10, .per_event = true, .multi_only = true, .text = text_ev_samples, .num = num_ev_samples },
 	{ "Shared Object", 13, .left = true, .foreign = true, .shrinks = true, .fit = true, .text = text_dso,
 	  .str = str_dso },

@@ -24,6 +24,7 @@ struct column {
 	bool span;                  /* the title runs on over the next column's empty one */
 	bool fit;                   /* as wide as its widest text shown, up to a third of the line */
 	int cg;                     /* 1: only with call graphs (-g); -1: only without */
+	bool baseline;              /* only with a baseline (B, --baseline): compare.c */
 };
 
 struct view_def {

@@ -281,6 +281,7 @@ void frame_free(struct ui *u)
 	free(u->fr.kin);
 	tasktree_free(u);
 	groups_free(u);
+	compare_free(u);
 	free(u->prev_cpu_total);
 	free(u->rows);
 	free(u->items);

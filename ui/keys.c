@@ -482,6 +482,7 @@ static const struct key_binding main_keys[] = {
 	{ ' ', act_pause, { "Space Z", "pause the display (sampling goes on)" } },
 	{ 'Z', act_pause, { NULL, NULL } },
 	{ 'd', act_interval, { "d", "set the refresh interval" } },
+	{ 'B', compare_key, { "B", "symbols: this table as the baseline (Delta column)" } },
 	{ 'g', groups_key, { "g", "symbols: rows by perf's sort keys (comm,dso...)" } },
 	{ 't', tasktree_key, { "t", "tasks: tree of processes under their parents" } },
 	{ '+', act_adjust, { "+ -", "longer / shorter refresh interval (t's tree: open / fold)" } },

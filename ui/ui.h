@@ -230,6 +230,8 @@ struct ui {
 	bool task_tree;            /* t: the Tasks view as a tree (tasktree.c) */
 	struct tasktree *tt;
 	struct groups *groups;     /* --sort's rows (groups.c) */
+	struct baseline *baseline; /* compared with (compare.c): --baseline's or own_baseline */
+	struct baseline *own_baseline; /* B's */
 };
 
 /* ui.c: the state's queries, read by the frame, the call trees and the views. */
@@ -334,6 +336,14 @@ void groups_hier_text(const struct ui *u, const void *row, char *buf, size_t len
 /* Right, Left, Enter on --hierarchy's lines; 0: nothing to do there. */
 unsigned groups_hier_key(struct ui *u, int key);
 void groups_free(struct ui *u);
+
+/* compare.c: the Delta column against a baseline (B, --baseline). */
+bool compare_on(const struct ui *u);
+double compare_delta(const struct ui *u, const void *row);
+void compare_text(const struct ui *u, const void *row, char *buf, size_t len);
+enum ui_role compare_role(const struct ui *u, const void *row);
+unsigned compare_key(struct ui *u, int key);
+void compare_free(struct ui *u);
 
 /* views.c */
 void views_build(struct ui *u);

@@ -46,6 +46,8 @@ static size_t expand(const struct ui *u, struct col_inst *out)
 			continue;
 		if (c->cg && (c->cg > 0) != u->callgraph)
 			continue;
+		if (c->baseline && !compare_on(u))
+			continue;
 		if (c->ratio) {
 			if (u->fr.ratio_avail[c->ratio - 1])
 				out[n++] = (struct col_inst){ c, (size_t)(c->ratio - 1), c->width };
@@ -424,8 +426,10 @@ static void draw_tabs(struct ui *u, int y, int w)
 	}
 }
 
-static enum ui_role row_role(int v, const void *row, const struct column *c, bool sel, bool hit)
+static enum ui_role row_role(const struct ui *u, int v, const void *row, const struct column *c, bool sel, bool hit)
 {
+	if (!sel && !hit && c->baseline) /* the change: + and - coloured */
+		return compare_role(u, row);
 	return sel ? R_SELECTED : hit ? R_METER : columns_views[v].role ? columns_views[v].role(row, c) : R_NORMAL;
 }
 
@@ -516,7 +520,7 @@ void views_draw(struct ui *u, int y, int h, int w)
 		x = 0;
 		for (size_t i = 0; i < n; x += inst[i].width + 1, i++) {
 			const struct column *c = inst[i].c;
-			enum ui_role role = row_role(v, row, c, sel, hit);
+			enum ui_role role = row_role(u, v, row, c, sel, hit);
 			char safe[1024];
 			const char *t = safe;
 
@@ -534,7 +538,7 @@ void views_draw(struct ui *u, int y, int h, int w)
 			else
 				paint_text(y + 2 + r, x, inst[i].width, role, t, !c->left);
 			/* "[k] name": the gap in the colour of both. */
-			if (!sel && role != R_NORMAL && i + 1 < n && row_role(v, row, inst[i + 1].c, sel, hit) == role)
+			if (!sel && role != R_NORMAL && i + 1 < n && row_role(u, v, row, inst[i + 1].c, sel, hit) == role)
 				paint_gap(y + 2 + r, x + inst[i].width, role);
 		}
 	}

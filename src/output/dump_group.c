@@ -3,6 +3,7 @@
  * ("comm", "pid", "dso", "symbol", "cpu", "srcline"); the text dump's main
  * table is theirs, folded under the first key with --hierarchy. */
 #include "dump_rows.h"
+#include "baseline.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -201,4 +202,19 @@ void dump_group_table(struct dctx *c)
 			dump_group_text(c, &c->rows[i]);
 		return;
 	}
+}
+
+double dump_group_baseline(const struct dctx *c, const struct drow *r)
+{
+	const enum agg_gkey *keys;
+	size_t n = agg_group_nkeys(c->a, &keys);
+	bool dso = false;
+	char label[1024];
+
+	if (r->grp == NULL)
+		return baseline_share(c->m->baseline, r->name, r->dso);
+	for (size_t i = 0; i < n; i++)
+		dso = dso || keys[i] == AGG_GK_DSO;
+	agg_group_label(c->a, r->grp, 1u << AGG_GK_DSO, label, sizeof(label));
+	return baseline_share(c->m->baseline, label, dso ? r->grp->dso : "");
 }

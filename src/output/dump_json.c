@@ -156,6 +156,14 @@ static void json_field(struct json *j, struct dctx *c, const struct drow *r, enu
 			json_links(j, c, r->sym, f == F_CALLERS);
 		break;
 	case F_GROUP: dump_group_json(j, r, c->a); break;
+	case F_BASELINE:
+		if (c->m->baseline) {
+			double b = dump_group_baseline(c, r);
+
+			json_double(j, "baseline_share", b, 2);
+			json_double(j, "delta", r->share - b, 2);
+		}
+		break;
 	case F_PPID:
 		/* The parent as the session last read it; left out when unknown. */
 		if (r->tid < 0 && r->pid > 0 && agg_ppid(c->a, (pid_t)r->pid) >= 0)

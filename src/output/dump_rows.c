@@ -278,7 +278,7 @@ const struct dtable dump_tables[] = {
 	{ "symbols", "symbol", "\n  Overhead   Samples  Shared Object                    Symbol\n",
 	  "\n  Children      Self   Samples  Shared Object                    Symbol\n",
 	  text_symbol, collect_symbols, false,
-	  { F_SYMBOL, F_DSO, F_KERNEL, F_SAMPLES, F_SHARE, F_SELF, F_CHILDREN, F_COUNTS, F_CALLERS,
+	  { F_SYMBOL, F_DSO, F_KERNEL, F_SAMPLES, F_SHARE, F_BASELINE, F_SELF, F_CHILDREN, F_COUNTS, F_CALLERS,
 	    F_CALLEES, F_END } },
 	{ "tasks", "task", "\n      PID  COMM                 Share   Samples  Threads\n", NULL,
 	  text_task, collect_tasks, false,
@@ -290,7 +290,7 @@ const struct dtable dump_tables[] = {
 	  { F_CPU, F_SAMPLES, F_SHARE, F_LOST, F_THROTTLED, F_END } },
 	/* --sort's rows (dump_group.c): only with keys; the text's main table then. */
 	{ "groups", "group", NULL, NULL, dump_group_text, dump_group_collect, false,
-	  { F_GROUP, F_SAMPLES, F_SHARE, F_COUNTS, F_END } },
+	  { F_GROUP, F_SAMPLES, F_SHARE, F_BASELINE, F_COUNTS, F_END } },
 };
 const size_t dump_ntables = sizeof(dump_tables) / sizeof(dump_tables[0]);
 

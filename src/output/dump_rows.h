@@ -43,7 +43,7 @@ enum field {
 	F_PERIOD, F_SHARE, F_THREADS, F_EXITED, F_LOST, F_THROTTLED, F_SAMPLES_TOTAL,
 	F_LOST_TOTAL, F_THROTTLED_TOTAL, F_RUNNING, F_EXCLUDE, F_COUNTS, F_COUNTERS, F_RATIOS,
 	F_SELF, F_CHILDREN, F_CALLERS, F_CALLEES,
-	F_PPID, F_GROUP,
+	F_PPID, F_GROUP, F_BASELINE,
 	F_END,
 };
 
@@ -95,6 +95,9 @@ void dump_group_text(struct dctx *c, const struct drow *r);
  * the first key). */
 void dump_group_table(struct dctx *c);
 void dump_group_json(struct json *j, const struct drow *r, const struct agg *a);
+/* A row's share in --baseline's table (symbol rows by symbol and DSO,
+ * --sort's by their keys); 0 when it has none. */
+double dump_group_baseline(const struct dctx *c, const struct drow *r);
 
 
 #endif
