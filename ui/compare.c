@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "baseline.h"
-#include "columns.h"
+#include "ui.h"
 
 bool compare_on(const struct ui *u)
 {
@@ -17,7 +17,7 @@ bool compare_on(const struct ui *u)
 double compare_delta(const struct ui *u, const void *row)
 {
 	const struct agg_sym *r = row;
-	const struct agg_counts *c = columns_counts_of(u, row);
+	const struct agg_counts *c = ui_scope(u) == AGG_INTERVAL ? &r->iv : &r->total;
 	uint64_t base = ui_base(u, ui_primary(u));
 	double share = base ? 100.0 * (double)c->samples[ui_primary(u)] / (double)base : 0.0;
 

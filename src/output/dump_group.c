@@ -181,27 +181,21 @@ static void hierarchy(struct dctx *c, size_t n)
 void dump_group_table(struct dctx *c)
 {
 	const enum agg_gkey *keys;
-	size_t n;
+	size_t limit = c->limit;
 
-	for (const struct dtable *t = dump_tables; t < dump_tables + dump_ntables; t++) {
-		if (!DUMP_GROUPED(t))
-			continue;
-		if (c->m->hierarchy && agg_group_nkeys(c->a, &keys) > 1) {
-			size_t limit = c->limit;
-
-			c->limit = SIZE_MAX; /* a parent's line sums all its rows */
-			n = dump_collect(c, t);
-			c->limit = limit;
-			text_head(c);
-			hierarchy(c, n);
-			return;
-		}
-		n = dump_collect(c, t);
+	c->nrows = 0;
+	if (c->m->hierarchy && agg_group_nkeys(c->a, &keys) > 1) {
+		c->limit = SIZE_MAX; /* a parent's line sums all its rows */
+		dump_group_collect(c);
+		c->limit = limit;
 		text_head(c);
-		for (size_t i = 0; i < n; i++)
-			dump_group_text(c, &c->rows[i]);
+		hierarchy(c, c->nrows);
 		return;
 	}
+	dump_group_collect(c);
+	text_head(c);
+	for (size_t i = 0; i < c->nrows; i++)
+		dump_group_text(c, &c->rows[i]);
 }
 
 double dump_group_baseline(const struct dctx *c, const struct drow *r)

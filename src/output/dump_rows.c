@@ -192,47 +192,6 @@ static void text_event(struct dctx *c, const struct drow *r)
 	fputc('\n', c->f);
 }
 
-/* Columns of UTF-8 text (sanitised: valid UTF-8 only), one a code point. */
-static size_t text_cols(const char *s, size_t len)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < len; i++)
-		n += ((unsigned char)s[i] & 0xc0) != 0x80;
-	return n;
-}
-
-/* s made safe and set in a column of width (0: as long as it is): never
- * cut silently — what does not fit ends in an ellipsis; padded to width
- * unless last. A name sanitize would have cut is whole here (malloc'd). */
-void dump_text_cell(FILE *f, const char *s, size_t width, bool last)
-{
-	size_t cap = 4 * strlen(s) + 1, len, cols; /* a byte's escape is 4 at most */
-	char small[256], *buf = cap <= sizeof(small) ? small : malloc(cap);
-
-	if (buf == NULL) {
-		fputs("?", f); /* out of memory: a mark, not a cut name */
-		return;
-	}
-	len = sanitize(buf, cap, s);
-	cols = text_cols(buf, len);
-	if (width && cols > width) {
-		size_t i = 0;
-
-		for (size_t k = 0; k + 1 < width; k++) /* width - 1 code points, then the mark */
-			for (i++; i < len && ((unsigned char)buf[i] & 0xc0) == 0x80; i++)
-				;
-		fprintf(f, "%.*s\xe2\x80\xa6", (int)i, buf); /* U+2026, the ellipsis */
-		cols = width;
-	} else {
-		fputs(buf, f);
-	}
-	if (buf != small)
-		free(buf);
-	for (; !last && cols < width; cols++)
-		fputc(' ', f);
-}
-
 /* As perf shows a DSO: its file's name (libc.so.6); CSV and JSON keep the path. */
 static const char *dso_name(const char *dso)
 {
@@ -282,7 +241,7 @@ const struct dtable dump_tables[] = {
 	    F_CALLEES, F_END } },
 	{ "tasks", "task", "\n      PID  COMM                 Share   Samples  Threads\n", NULL,
 	  text_task, collect_tasks, false,
-	  { F_PID, F_PPID, F_COMM, F_SAMPLES, F_SHARE, F_THREADS, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },
+	  { F_PID, F_COMM, F_SAMPLES, F_SHARE, F_THREADS, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_PPID, F_END } },
 	{ "tasks", "thread", "\n      PID      TID  COMM                 Share   Samples\n", NULL,
 	  text_task, collect_threads, true,
 	  { F_PID, F_TID, F_COMM, F_SAMPLES, F_SHARE, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_END } },
