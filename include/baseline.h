@@ -28,7 +28,8 @@ int baseline_add(struct baseline *b, const char *name, const char *dso, double s
 double baseline_share(const struct baseline *b, const char *name, const char *dso);
 
 /* One line of a JSON Lines dump: its "groups" rows when keys are given
- * (n > 0, the --sort keys in order), else its "symbols" rows. 0, -EINVAL
+ * (n > 0, the --sort keys in order), else its "symbols" rows; refused, the
+ * table is left empty. 0, -EINVAL
  * (not such a line), -ENOMEM. */
 int baseline_parse_json(struct baseline *b, const char *text, size_t len, const enum agg_gkey *keys, size_t n);
 /* A serialized pprof Profile (not gzip'd). 0, -EINVAL or -ENOMEM. */

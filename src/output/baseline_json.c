@@ -5,6 +5,8 @@
 #include "baseline.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +242,12 @@ static bool row(struct scan *s, struct row *r)
 	return eat(s, '}');
 }
 
+/* A pid or CPU as the dump wrote it; out of range: -1 (no such key). */
+static int as_int(double d)
+{
+	return d >= INT_MIN && d <= INT_MAX ? (int)d : -1;
+}
+
 /* A --sort row's name: its keys' values but the DSO, as agg_group_label. */
 static void group_name(const struct row *r, const enum agg_gkey *keys, size_t n, char *buf, size_t len)
 {
@@ -252,9 +260,9 @@ static void group_name(const struct row *r, const enum agg_gkey *keys, size_t n,
 
 		switch (keys[i]) {
 		case AGG_GK_COMM: v = r->comm; break;
-		case AGG_GK_PID: snprintf(num, sizeof(num), "%d", (int)r->pid); v = num; break;
+		case AGG_GK_PID: snprintf(num, sizeof(num), "%d", as_int(r->pid)); v = num; break;
 		case AGG_GK_SYM: v = r->symbol; break;
-		case AGG_GK_CPU: snprintf(num, sizeof(num), "%d", (int)r->cpu); v = num; break;
+		case AGG_GK_CPU: snprintf(num, sizeof(num), "%d", as_int(r->cpu)); v = num; break;
 		default: continue; /* the DSO has its own place */
 		}
 		if (at++)
@@ -278,7 +286,7 @@ static int rows(struct scan *s, struct baseline *b, const enum agg_gkey *keys, s
 		char name[1024];
 		int rc;
 
-		if (!row(s, &r) || !r.has_share)
+		if (!row(s, &r) || !r.has_share || !isfinite(r.share))
 			return -EINVAL;
 		if (n)
 			group_name(&r, keys, n, name, sizeof(name));
@@ -294,10 +302,8 @@ int baseline_parse_json(struct baseline *b, const char *text, size_t len, const 
 	const char *want = n ? "groups" : "symbols";
 	bool found = false;
 
-	if (!eat(&s, '{'))
-		return -EINVAL;
-	if (eat(&s, '}'))
-		return -EINVAL;
+	if (!eat(&s, '{') || eat(&s, '}'))
+		goto bad;
 	do {
 		char key[32];
 
@@ -306,8 +312,10 @@ int baseline_parse_json(struct baseline *b, const char *text, size_t len, const 
 		if (!found && strcmp(key, want) == 0) {
 			int rc = rows(&s, b, keys, n);
 
-			if (rc == -ENOMEM)
+			if (rc == -ENOMEM) {
+				baseline_clear(b);
 				return rc;
+			}
 			if (rc)
 				goto bad;
 			found = true;
