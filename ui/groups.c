@@ -179,7 +179,13 @@ unsigned groups_apply(struct ui *u)
 	int n = 0;
 
 	u->mode = MODE_MAIN;
-	if (u->input[0] && (n = agg_group_parse(u->input, keys, AGG_GK_COUNT)) < 0) {
+	if (u->input[0] && (n = agg_group_parse(u->input, keys, AGG_GK_COUNT)) > 0)
+		for (int i = 0; i < n; i++)
+			if (keys[i] == AGG_GK_SRCLINE) {
+				ui_message(u, true, "sort keys: srcline is not counted yet (comm, pid, dso, sym, cpu)");
+				return UI_DRAW;
+			}
+	if (u->input[0] && n < 0) {
 		ui_message(u, true, "sort keys: perf's comm, pid, dso, sym, cpu, comma separated, each once");
 		return UI_DRAW;
 	}
@@ -267,7 +273,6 @@ void groups_hier_build(struct ui *u)
 			;
 		if (p == g->npar) {
 			struct agg_sym *q = &g->par[g->npar++];
-			char *cut;
 
 			memset(q, 0, sizeof(*q));
 			q->key = h;
@@ -281,7 +286,6 @@ void groups_hier_build(struct ui *u)
 			q->total.samples = s + 2 * nev;
 			q->total.period = s + 3 * nev;
 			q->ch_iv = q->ch_total = (struct agg_counts){ g->zero, g->zero + AGG_MAX_EVENTS };
-			(void)cut;
 		}
 		for (size_t e = 0; e < nev; e++) {
 			g->par[p].iv.samples[e] += r->iv.samples[e];

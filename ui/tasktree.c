@@ -197,7 +197,7 @@ static bool utf8(void)
 }
 
 /* A line's tree lines: one column of three per level above it. */
-static void prefix(const struct tasktree *t, uint32_t i, int depth, bool open_mark, char *buf, size_t len)
+static void prefix(const struct tasktree *t, uint32_t i, bool open_mark, char *buf, size_t len)
 {
 	bool u8 = utf8();
 	const char *bar = u8 ? "\xe2\x94\x82  " : "|  ", *mid = u8 ? "\xe2\x94\x9c\xe2\x94\x80 " : "|- ",
@@ -208,7 +208,6 @@ static void prefix(const struct tasktree *t, uint32_t i, int depth, bool open_ma
 	buf[0] = '\0';
 	for (uint32_t p = t->n[i].parent, c = i; p != NONE && n < TT_INDENT; c = p, p = t->n[p].parent)
 		up[n++] = c; /* up[0]: the node, then its ancestors below the root */
-	(void)depth;
 	for (int k = n - 1; k >= 0; k--) {
 		if (k == 0)
 			strlcat(buf, t->n[up[k]].last ? end : mid, len);
@@ -243,7 +242,7 @@ static void line(const struct ui *u, struct tasktree *t, uint32_t i, size_t k, b
 		r->total.samples = s + 2 * nev;
 		r->total.period = s + 3 * nev;
 	}
-	prefix(t, i, 0, fold && n->first != NONE, t->pre[k], sizeof(t->pre[k]));
+	prefix(t, i, fold && n->first != NONE, t->pre[k], sizeof(t->pre[k]));
 }
 
 void tasktree_build(struct ui *u)

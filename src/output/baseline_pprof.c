@@ -104,8 +104,11 @@ static void *more(void *v, size_t *n, size_t *cap, size_t size)
 		(t)->arr[(t)->n++] = (val); \
 	} while (0)
 
-/* A message's varint fields 1..4 (the ids we read); false when malformed. */
-static bool ids(struct pb m, uint64_t v[5], struct pb *line)
+enum msg { MSG_MAPPING, MSG_LOCATION, MSG_OTHER };
+
+/* A message's varint fields 1..4 (the ids we read; a mapping's filename,
+ * field 5, in v[4]) and a location's first line; false when malformed. */
+static bool ids(struct pb m, enum msg kind, uint64_t v[5], struct pb *line)
 {
 	uint32_t num, wt;
 	uint64_t x;
@@ -117,10 +120,10 @@ static bool ids(struct pb m, uint64_t v[5], struct pb *line)
 			return false;
 		if (wt == 0 && num < 5)
 			v[num] = x;
-		else if (wt == 0 && num == 5 && line == NULL)
-			v[4] = x; /* a mapping's filename: field 5 */
-		if (wt == 2 && num == 4 && line && line->p == NULL)
-			*line = sub; /* a location's first line: the leaf of its inlined frames */
+		else if (wt == 0 && num == 5 && kind == MSG_MAPPING)
+			v[4] = x;
+		if (wt == 2 && num == 4 && kind == MSG_LOCATION && line->p == NULL)
+			*line = sub; /* the first line: the leaf of its inlined frames */
 	}
 	return true;
 }
@@ -177,7 +180,7 @@ static int tables_read(struct tables *t, const uint8_t *buf, size_t len)
 			break;
 		}
 		case 3: /* mapping: id 1, filename 5 */
-			if (!ids(sub, v, NULL))
+			if (!ids(sub, MSG_MAPPING, v, NULL))
 				return -EINVAL;
 			PUSH(t, maps, nmaps, cmaps, ((struct map){ v[1], v[4] }));
 			break;
@@ -185,13 +188,13 @@ static int tables_read(struct tables *t, const uint8_t *buf, size_t len)
 			struct pb line = { NULL, NULL };
 			uint64_t lv[5] = { 0 };
 
-			if (!ids(sub, v, &line) || (line.p && !ids(line, lv, &(struct pb){ buf, buf })))
+			if (!ids(sub, MSG_LOCATION, v, &line) || (line.p && !ids(line, MSG_OTHER, lv, NULL)))
 				return -EINVAL;
 			PUSH(t, locs, nlocs, clocs, ((struct loc){ v[1], v[2], lv[1] }));
 			break;
 		}
 		case 5: /* function: id 1, name 2 */
-			if (!ids(sub, v, &(struct pb){ buf, buf }))
+			if (!ids(sub, MSG_OTHER, v, NULL))
 				return -EINVAL;
 			PUSH(t, fns, nfns, cfns, ((struct fn){ v[1], v[2] }));
 			break;
