@@ -9,6 +9,7 @@ parent that only waits (figwork fork).
 usage: test_grouping.py PERFTOP FIGWORK
 """
 import os
+import signal
 import subprocess
 import sys
 
@@ -64,7 +65,7 @@ def same_as_symbols():
 
 
 def ppid():
-    p = subprocess.Popen([FIG, "fork", "2", "8"], stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen([FIG, "fork", "2", "8"], stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:
         line = p.stdout.readline().split()
         parent = int(line[1])
@@ -86,7 +87,7 @@ def ppid():
         ok(all(rows[k].get("ppid") == parent for k in seen),
            "their \"ppid\" is the parent that forked them (%d), which took no samples" % parent)
     finally:
-        p.kill()
+        os.killpg(p.pid, signal.SIGKILL)  # the spinners with their parent
         p.wait()
 
 

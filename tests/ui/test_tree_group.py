@@ -10,7 +10,9 @@ baseline (a Delta column of signed changes).
 
 usage: test_tree_group.py PERFTOP FIGWORK
 """
+import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -39,7 +41,9 @@ def tree_ok(screen, parent, kids):
 
 
 def body(t, w, h):
-    fw = t.own(subprocess.Popen([FIG, "fork", "2", "120"], stdout=subprocess.PIPE, text=True))
+    # Its own process group: the spinners go with their parent (killpg below).
+    fw = t.own(subprocess.Popen([FIG, "fork", "2", "120"], stdout=subprocess.PIPE, text=True,
+                                start_new_session=True))
     parent = int(fw.stdout.readline().split()[1])
     kids = []
     for _ in range(50):
@@ -97,7 +101,7 @@ def body(t, w, h):
     s = t.wait(lambda sc: any(re.search(r"%\s+\S+\s+[+-]\d+\.\d\d\s", x) for x in tuitest.table_rows(sc)), 10)
     tap.ok(s is not None, "%dx%d: the next interval's rows show signed changes" % (w, h))
     t.quit()
-    fw.kill()
+    os.killpg(fw.pid, signal.SIGKILL)
 
 
 def main():
@@ -110,6 +114,11 @@ def main():
         try:
             body(t, w, h)
         finally:
+            for p in t.procs:  # the spinners too, however body ended
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except OSError:
+                    pass
             t.close()
     tap.done()
 
