@@ -336,6 +336,68 @@ void agg_annot_stats(const struct agg *a, struct agg_annot_stats *st);
 /* The bound on agg_annot_stats.bytes for nevents events. */
 size_t agg_annot_bytes_max(size_t nevents);
 
+/* Parentage (agg_kin.c): a process's parent and the name of an ancestor
+ * that took no samples, as the session handed them (FORK records, and
+ * /proc/PID/stat at the interval's end); for the task tree and "ppid". */
+struct agg_kin {
+	pid_t pid, ppid;        /* ppid 0: no parent known (a root) */
+	char comm[AGG_COMM_MAX]; /* "" until told */
+	uint64_t used;          /* the roll that last reached it from a task row */
+};
+/* pid's parent (and name, when comm is not NULL or ""). */
+void agg_kin_note(struct agg *a, pid_t pid, pid_t ppid, const char *comm);
+/* A known pid renamed (exec); an unknown one is not made. */
+void agg_kin_name(struct agg *a, pid_t pid, const char *comm);
+/* The parent as told, 0 for none, -1 when nobody told. */
+pid_t agg_ppid(const struct agg *a, pid_t pid);
+const struct agg_kin *agg_kin_of(const struct agg *a, pid_t pid);
+/* Up to max pids the process rows' ancestry reaches whose parent nobody
+ * told: for the session to read /proc and call agg_kin_note (again, until
+ * none: each call goes one level further). Keeps what it reached. */
+size_t agg_kin_missing(struct agg *a, pid_t *out, size_t max);
+/* Every kin known, in no order; valid until the next agg_kin_* or agg_roll. */
+size_t agg_kin_all(struct agg *a, const struct agg_kin ***rows);
+
+/* perf top's --sort (agg_group.c): rows per composite key, the keys in
+ * the order asked. Counted from every sample path once keys are set;
+ * interval and since start, rolled and expired as the symbol rows are
+ * (same lifetimes); their strings are the rows' own. */
+enum agg_gkey { AGG_GK_COMM, AGG_GK_PID, AGG_GK_DSO, AGG_GK_SYM, AGG_GK_CPU, AGG_GK_SRCLINE, AGG_GK_COUNT };
+
+struct agg_group {
+	uint64_t hash;
+	char comm[AGG_COMM_MAX];  /* keyed by comm, else "" */
+	pid_t pid;                /* keyed by pid, else -1 */
+	int cpu;                  /* keyed by cpu, else -1 */
+	char *dso, *sym;          /* keyed by dso (or sym), sym; else NULL */
+	bool kernel;
+	uint64_t sym_key;         /* the symbol's identity (agg_sym.key) */
+	struct agg_counts iv, total;
+	bool active, idle;        /* on the roll's lists (agg_group.c) */
+	uint64_t idle_since;
+};
+
+/* perf's key names (comm, pid, dso, sym, cpu, srcline; "symbol" for sym)
+ * as a comma list into keys: how many, or -EINVAL (unknown, twice, empty). */
+int agg_group_parse(const char *s, enum agg_gkey *keys, size_t max);
+const char *agg_group_key_name(enum agg_gkey k);
+/* The keys rows are made of from now on (the rows so far are dropped);
+ * n 0: no grouping. 0, -EINVAL or -ENOMEM. */
+int agg_group_keys(struct agg *a, const enum agg_gkey *keys, size_t n);
+size_t agg_group_nkeys(const struct agg *a, const enum agg_gkey **keys);
+/* Rows with samples in scope, in no order / the first limit by the first
+ * event's samples (then the others'); valid as agg_symbols' arrays. */
+size_t agg_groups_in_scope(struct agg *a, enum agg_scope scope, const struct agg_group ***rows);
+size_t agg_groups_top(struct agg *a, enum agg_scope scope, size_t limit, const struct agg_group ***rows);
+/* A key's value as text (raw: sanitise it to print); short_dso: the
+ * path's file name. buf: room for a number. */
+const char *agg_group_value(const struct agg_group *g, enum agg_gkey k, bool short_dso, char *buf, size_t len);
+/* The keys' values joined by two spaces, leaving out those in skip (bits
+ * 1 << key); the length. */
+size_t agg_group_label(const struct agg *a, const struct agg_group *g, unsigned skip, char *buf, size_t len);
+/* The expired rows' cumulative counts and how many (rows + expired = totals). */
+void agg_group_expired(const struct agg *a, struct agg_counts *out, uint64_t *rows);
+
 /* How many intervals an exited task stays visible. */
 #define AGG_EXIT_GRACE 3
 

@@ -21,6 +21,8 @@ struct dump_meta {
 	bool threads;             /* per-thread rows too (--threads) */
 	bool stats;               /* perftop's own figures (--stats) */
 	bool children;            /* with call graphs: symbols by children (--children) */
+	bool hierarchy;           /* --sort's rows folded under the first key (--hierarchy) */
+	const struct baseline *baseline; /* --baseline: rows gain its share and the delta */
 	bool push;                /* --push: its figures below (--stats) */
 	uint64_t push_sent, push_failed, push_dropped;
 };
@@ -32,6 +34,9 @@ int dump_begin(FILE *f, enum dump_format fmt, const struct session *s, bool thre
 
 /* One interval; rows per table at most. Returns 0 or -errno (EPIPE when the
  * reader went away). */
+/* A --sort key's column title ("Command", "Shared Object"): dump_group.c. */
+const char *dump_group_title(enum agg_gkey k);
+
 int dump_interval(FILE *f, enum dump_format fmt, const struct session *s, const struct dump_meta *m,
 		  size_t rows);
 

@@ -82,6 +82,9 @@ struct options {
 	/* --off-cpu: where threads wait (sched:sched_switch spans) */
 	bool offcpu;
 	double offcpu_thresh_ms; /* --off-cpu-thresh MS: shorter spans dropped */
+	const char *sort_keys;   /* --sort KEYS: perf's keys, checked (agg_group_parse) */
+	bool hierarchy;          /* --hierarchy: --sort's rows folded by the first key */
+	const char *baseline;    /* --baseline FILE: a JSON Lines dump or a pprof profile */
 };
 
 /* Fills o from argv. Returns 0, 1 when the run is done (--help, --version),

@@ -46,6 +46,8 @@ struct procstat_task {
 	uint64_t ticks;            /* utime + stime */
 	uint64_t start;
 	unsigned threads;          /* num_threads: the whole process's, in a thread's file too */
+	pid_t ppid;                /* the parent process; 0: none (pid 1, kernel threads' 2's is 2) */
+	char comm[17];             /* the name the kernel keeps (TASK_COMM_LEN), raw: sanitise to print */
 };
 
 /* The stat file of a process (tid 0) or of one of its threads: a thread's

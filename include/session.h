@@ -101,6 +101,11 @@ int session_tick_in(struct session *s, double secs);
 void session_interval_end(struct session *s, unsigned decay_pct,
 			  void (*show)(void *arg, double lap), void *arg);
 
+/* The parents of the process rows and their ancestors that the agg does
+ * not know yet, read from /proc (session_kin.c); session_interval_end
+ * calls it. */
+void session_kin_update(struct session *s);
+
 /* A focused process exited (the engine's pid_exit): true when it was the
  * last one, so the run's figures are final. */
 bool session_focus_exit(struct session *s, pid_t pid);

@@ -13,6 +13,11 @@ struct tui_hook {
 	void *arg;
 };
 
+/* --baseline's table, compared with from the first frame (NULL: none
+ * until B); the caller keeps it until tui_run returns. */
+struct baseline;
+void tui_baseline(struct baseline *b);
+
 /* Runs until the user quits or a stop signal; the terminal is restored on
  * every exit path. hook may be NULL. Returns the process exit code. */
 int tui_run(struct session *s, const struct options *o, const struct tui_hook *hook);

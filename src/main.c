@@ -17,6 +17,7 @@
 #include "export.h"
 #include "options.h"
 #include "session.h"
+#include "baseline.h"
 #include "tui.h"
 
 struct batch {
@@ -31,6 +32,28 @@ struct batch {
 	char final[128];
 };
 
+/* --baseline FILE, read once before anything opens. */
+static struct baseline *baseline;
+
+static int baseline_open(const struct options *o)
+{
+	enum agg_gkey keys[AGG_GK_COUNT];
+	int n = o->sort_keys ? agg_group_parse(o->sort_keys, keys, AGG_GK_COUNT) : 0;
+	char err[1024];
+
+	if (o->baseline == NULL)
+		return 0;
+	if ((baseline = baseline_new()) == NULL) {
+		fputs("perftop: --baseline: out of memory\n", stderr);
+		return 1;
+	}
+	if (baseline_load(baseline, o->baseline, keys, n > 0 ? (size_t)n : 0, err, sizeof(err))) {
+		fprintf(stderr, "perftop: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
 static void batch_show(void *arg, double lap)
 {
 	struct batch *b = arg;
@@ -44,6 +67,8 @@ static void batch_show(void *arg, double lap)
 		.threads = b->o->threads,
 		.stats = b->o->stats,
 		.children = b->o->children,
+		.hierarchy = b->o->hierarchy,
+		.baseline = baseline,
 	};
 
 	m.push = export_push_stats(b->x, &m.push_sent, &m.push_failed, &m.push_dropped);
@@ -261,6 +286,12 @@ int main(int argc, char **argv)
 	if (fd > STDERR_FILENO)
 		close(fd);
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe shows up as EPIPE from the write */
+	if (baseline_open(&o)) {
+		baseline_free(baseline);
+		options_free(&o);
+		return 1;
+	}
+	tui_baseline(baseline);
 	out = open_output(&o, &rc);
 	if (rc) {
 		options_free(&o);
@@ -306,6 +337,7 @@ int main(int argc, char **argv)
 #endif
 	export_close(x);
 	session_close(&s);
+	baseline_free(baseline);
 	options_free(&o);
 	return rc;
 }

@@ -109,7 +109,7 @@ static void text_dso(const struct ui *u, const void *row, size_t ev, char *buf, 
 
 static void text_mode(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
-	strlcpy(buf, ((const struct agg_sym *)row)->kernel ? "[k]" : "[.]", len);
+	strlcpy(buf, !groups_has_mode(u, row) ? "" : ((const struct agg_sym *)row)->kernel ? "[k]" : "[.]", len);
 }
 
 static const char *str_mode(const void *row)
@@ -126,7 +126,7 @@ static const char *str_sym(const void *row)
 
 static void text_sym(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
-	strlcpy(buf, str_sym(row), len);
+	groups_hier_text(u, row, buf, len); /* the symbol, or --hierarchy's line */
 }
 
 static uint64_t sym_key(const void *row)
@@ -147,11 +147,22 @@ static enum ui_role sym_role(const void *row, const struct column *c)
 	       ? R_KERNEL : R_NORMAL;
 }
 
+static double num_delta(const struct ui *u, const void *row, size_t ev)
+{
+	return compare_delta(u, row);
+}
+
+static void text_delta(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
+{
+	compare_text(u, row, buf, len);
+}
+
 static const struct column sym_cols[] = {
 	{ "Children", 9, .cg = 1, .text = text_children, .num = num_children },
 	{ "Self", 8, .cg = 1, .text = text_overhead, .num = num_overhead },
 	{ "Overhead", 8, .cg = -1, .text = text_overhead, .num = num_overhead },
 	{ "Samples", 8, .text = text_samples, .num = num_samples },
+	{ "Delta", 7, .baseline = true, .text = text_delta, .num = num_delta },
 	{ NULL, 10, .per_event = true, .multi_only = true, .text = text_ev_samples, .num = num_ev_samples },
 	{ "Shared Object", 13, .left = true, .foreign = true, .shrinks = true, .fit = true, .text = text_dso,
 	  .str = str_dso },
@@ -247,8 +258,10 @@ static const char *str_comm(const void *row)
 static void text_comm(const struct ui *u, const void *row, size_t ev, char *buf, size_t len)
 {
 	const struct agg_task *t = row;
+	char pre[128];
 
-	snprintf(buf, len, "%s%s", t->comm, t->exited ? " (exited)" : "");
+	tasktree_prefix(u, row, pre, sizeof(pre)); /* t: the tree's lines */
+	snprintf(buf, len, "%s%s%s", pre, t->comm, t->exited ? " (exited)" : "");
 }
 
 static uint64_t task_key(const void *row)

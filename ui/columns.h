@@ -25,6 +25,7 @@ struct column {
 	bool fit;                   /* as wide as its widest text shown, up to a third of the line */
 	int cg;                     /* 1: only with call graphs (-g); -1: only without */
 	bool offcpu;                /* only while off-CPU tables exist (--off-cpu, O) */
+	bool baseline;              /* only with a baseline (B, --baseline): compare.c */
 };
 
 struct view_def {

@@ -151,6 +151,19 @@ static size_t copy_tasks(struct agg_task **dst, size_t *cap, const struct agg_ta
 	return n;
 }
 
+/* The parents as the agg has them now, for the task tree. */
+static void kin_take(struct ui_frame *f, struct agg *a)
+{
+	const struct agg_kin **k;
+	size_t n = agg_kin_all(a, &k);
+
+	if (!grow((void **)&f->kin, &f->kin_cap, n, sizeof(*f->kin)))
+		n = 0;
+	for (size_t i = 0; i < n; i++)
+		f->kin[i] = *k[i];
+	f->nkin = n;
+}
+
 void frame_take(struct ui *u, struct agg *a, double lap)
 {
 	struct ui_frame *f = &u->fr;
@@ -201,12 +214,14 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	/* Only rows with samples in scope (self, or children with -g): the
 	 * views show no others, and a copy of every row ever seen was most of
 	 * the live view's CPU on a machine that runs many programs. */
-	n = agg_symbols_in_scope(a, ui_scope(u), &srows);
-	if (!grow((void **)&f->syms, &f->syms_cap, n, sizeof(*f->syms)))
-		n = 0;
-	for (i = 0; i < n; i++)
-		f->syms[i] = *srows[i];
-	f->nsyms = n;
+	if (!groups_take(u, a)) { /* --sort: the group rows, as symbol rows */
+		n = agg_symbols_in_scope(a, ui_scope(u), &srows);
+		if (!grow((void **)&f->syms, &f->syms_cap, n, sizeof(*f->syms)))
+			n = 0;
+		for (i = 0; i < n; i++)
+			f->syms[i] = *srows[i];
+		f->nsyms = n;
+	}
 
 	n = agg_tasks_in_scope(a, ui_scope(u), &trows);
 	f->ntasks = copy_tasks(&f->tasks, &f->tasks_cap, trows, n);
@@ -214,6 +229,7 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	n = agg_threads_in_scope(a, ui_scope(u), &trows);
 	f->nthreads = copy_tasks(&f->threads, &f->threads_cap, trows, n);
 	frame_counts(f, nev);
+	kin_take(f, a);
 
 	for (i = 0; i < nev; i++) {
 		f->ev[i] = *agg_event(a, i);
@@ -243,6 +259,7 @@ void frame_clear(struct ui *u)
 {
 	u->fr.nsyms = u->fr.ntasks = u->fr.nthreads = 0;
 	u->fr.ncnt = u->fr.ncprocs = u->fr.ncthreads = 0;
+	u->fr.nkin = 0;
 	u->nrows = 0;
 	waits_clear(u);
 	calltree_snap_clear(u);
@@ -267,6 +284,10 @@ void frame_free(struct ui *u)
 	free(u->fr.cpu_busy);
 	free(u->fr.cprocs);
 	free(u->fr.cthreads);
+	free(u->fr.kin);
+	tasktree_free(u);
+	groups_free(u);
+	compare_free(u);
 	free(u->prev_cpu_total);
 	free(u->rows);
 	free(u->items);

@@ -96,13 +96,17 @@ static unsigned act_shscroll(struct ui *u, int key)
  * elsewhere they scroll names (Shift: everywhere). */
 static unsigned act_left(struct ui *u, int key)
 {
-	unsigned r = tree_applies(u) ? tree_left(u) : 0;
+	unsigned r = tree_applies(u) ? tree_left(u) : groups_hier_on(u) ? groups_hier_key(u, key) : 0;
 
 	return r ? r : act_hscroll(u, key);
 }
 
 static unsigned act_right(struct ui *u, int key)
 {
+	unsigned r = groups_hier_on(u) ? groups_hier_key(u, key) : 0;
+
+	if (r)
+		return r;
 	return tree_applies(u) ? tree_right(u) : act_hscroll(u, key);
 }
 
@@ -202,6 +206,8 @@ static unsigned act_focus(struct ui *u, int key)
 
 	if (tree_applies(u))
 		return tree_enter(u);
+	if (groups_hier_on(u))
+		return groups_hier_key(u, key);
 
 	if (u->view != VIEW_TASKS || u->nrows == 0) {
 		ui_message(u, false, "Enter focuses on a task: %s", no_task_why(u));
@@ -437,6 +443,8 @@ static unsigned act_interval(struct ui *u, int key)
 
 static unsigned act_adjust(struct ui *u, int key)
 {
+	if (tasktree_on(u)) /* the tree's: - folds, + opens */
+		return tasktree_fold(u, key);
 	return actions_interval_step(u, key == '+');
 }
 
@@ -517,6 +525,10 @@ static const struct key_binding main_keys[] = {
 	{ ']', act_replay_speed, { NULL, NULL } },
 	{ '[', act_replay_speed, { NULL, NULL } },
 	{ 'd', act_interval, { "d", "set the refresh interval" } },
+	/* One line for issue 49's three: the help at 120x40 has no room for more. */
+	{ 't', tasktree_key, { "t g B", "task tree (- + fold); sort keys; baseline" } },
+	{ 'g', groups_key, { NULL, NULL } },
+	{ 'B', compare_key, { NULL, NULL } },
 	{ '+', act_adjust, { "+ -", "longer / shorter refresh interval" } },
 	{ '-', act_adjust, { NULL, NULL } },
 	{ 'F', act_freq, { "F", "set the sampling frequency (re-open)" } },

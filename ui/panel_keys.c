@@ -272,6 +272,8 @@ static unsigned prompt_apply(struct ui *u)
 		return kill_apply(u);
 	if (u->prompt == PROMPT_USER)
 		return user_apply(u);
+	if (u->prompt == PROMPT_GROUP)
+		return groups_apply(u);
 	if (u->prompt == PROMPT_SEARCH)
 		return UI_DRAW; /* the search stays for n and N */
 	if (u->prompt != PROMPT_FILTER && u->input[0] == '\0')
@@ -302,6 +304,7 @@ static unsigned prompt_apply(struct ui *u)
 	case PROMPT_SEARCH:
 	case PROMPT_KILL:
 	case PROMPT_USER:
+	case PROMPT_GROUP:
 		break;
 	}
 	return UI_DRAW;

@@ -10,7 +10,7 @@
 
 bool tree_applies(const struct ui *u)
 {
-	return u->callgraph && u->mode == MODE_MAIN && u->view == VIEW_SYMBOLS && u->nrows > 0 &&
+	return u->callgraph && !groups_on(u) && u->mode == MODE_MAIN && u->view == VIEW_SYMBOLS && u->nrows > 0 &&
 	       u->sel[VIEW_SYMBOLS] < u->nrows;
 }
 

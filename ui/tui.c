@@ -26,6 +26,12 @@
 static SCREEN *screen;
 static bool curses_on;
 static const struct tui_hook *hook; /* --listen, --textfile: fed at each tick */
+static struct baseline *file_baseline; /* --baseline */
+
+void tui_baseline(struct baseline *b)
+{
+	file_baseline = b;
+}
 
 /* atexit, crash handlers, and the normal way out all come here. */
 static void term_restore(void)
@@ -514,6 +520,7 @@ int tui_run(struct session *s, const struct options *o, const struct tui_hook *x
 
 	ui_init(&u, s, o);
 	prefs_load(&u); /* before the terminal is taken: a warning reaches stderr */
+	u.baseline = file_baseline;
 	hook = x;
 	h.arg = &u;
 	rc = term_start(&u);

@@ -24,7 +24,8 @@
 enum ui_view { VIEW_SYMBOLS, VIEW_TASKS, VIEW_CPUS, VIEW_WAITS, VIEW_COUNT };
 enum ui_mode { MODE_MAIN, MODE_EVENTS, MODE_EXCLUDE, MODE_HELP, MODE_PROMPT, MODE_SORT, MODE_PATHS, MODE_SETUP,
 	MODE_ANNOTATE };
-enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ, PROMPT_SEARCH, PROMPT_KILL, PROMPT_USER };
+enum ui_prompt { PROMPT_FILTER, PROMPT_INTERVAL, PROMPT_FREQ, PROMPT_SEARCH, PROMPT_KILL, PROMPT_USER,
+		 PROMPT_GROUP };
 
 /* What an action asks of the main loop. */
 enum {
@@ -82,6 +83,8 @@ struct ui_frame {
 	struct counter_row *cprocs, *cthreads;
 	size_t ncprocs, ncthreads, cprocs_cap, cthreads_cap;
 	bool ratio_avail[RATIO_COUNT]; /* some task row has it: its column shows */
+	struct agg_kin *kin;       /* parents at the tick (agg_kin), for the task tree */
+	size_t nkin, kin_cap;
 };
 
 /* Call graphs (-g): the frame's copy of the agg's call-path tree, taken at
@@ -274,6 +277,11 @@ struct ui {
 	bool clean_quit;           /* q or F10: settings changed are written */
 	char state_path[512];
 	size_t setup_sec, setup_sel, setup_col; /* the setup screen's selection */
+	bool task_tree;            /* t: the Tasks view as a tree (tasktree.c) */
+	struct tasktree *tt;
+	struct groups *groups;     /* --sort's rows (groups.c) */
+	struct baseline *baseline; /* compared with (compare.c): --baseline's or own_baseline */
+	struct baseline *own_baseline; /* B's */
 };
 
 /* ui.c: the state's queries, read by the frame, the call trees and the views. */
@@ -381,6 +389,42 @@ void soon_again(const struct ui *u);
 int soon_fd(void);
 void soon_draw(double secs);
 bool soon_fire(void);
+
+/* tasktree.c: t's tree of processes. tasktree_build turns the sorted
+ * rows into the tree's lines (views_build calls it while tasktree_on). */
+bool tasktree_on(const struct ui *u);
+void tasktree_build(struct ui *u);
+/* A line's tree lines ("" off the tree); whether it stands for a subtree
+ * (an ancestor that took no samples, or folded): its counts are the sums. */
+void tasktree_prefix(const struct ui *u, const void *row, char *buf, size_t len);
+bool tasktree_ancestor(const struct ui *u, const void *row);
+/* t; + and - on the tree (fold, open). */
+unsigned tasktree_key(struct ui *u, int key);
+unsigned tasktree_fold(struct ui *u, int key);
+void tasktree_free(struct ui *u);
+
+/* groups.c: --sort's rows in the Symbols view, g, --hierarchy. */
+bool groups_on(const struct ui *u);
+/* The frame's symbol rows from the agg's group rows; false: no keys. */
+bool groups_take(struct ui *u, struct agg *a);
+bool groups_title(const struct ui *u, const char *title, char *buf, size_t len);
+bool groups_has_mode(const struct ui *u, const void *row);
+unsigned groups_key(struct ui *u, int key);
+unsigned groups_apply(struct ui *u);
+bool groups_hier_on(const struct ui *u);
+void groups_hier_build(struct ui *u);
+void groups_hier_text(const struct ui *u, const void *row, char *buf, size_t len);
+/* Right, Left, Enter on --hierarchy's lines; 0: nothing to do there. */
+unsigned groups_hier_key(struct ui *u, int key);
+void groups_free(struct ui *u);
+
+/* compare.c: the Delta column against a baseline (B, --baseline). */
+bool compare_on(const struct ui *u);
+double compare_delta(const struct ui *u, const void *row);
+void compare_text(const struct ui *u, const void *row, char *buf, size_t len);
+enum ui_role compare_role(const struct ui *u, const void *row);
+unsigned compare_key(struct ui *u, int key);
+void compare_free(struct ui *u);
 
 /* views.c */
 void views_build(struct ui *u);

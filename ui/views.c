@@ -38,6 +38,8 @@ static void expand_col(const struct ui *u, const struct column *c, struct col_in
 {
 	if ((c->threads_only && !u->threads) || (c->offcpu && !waits_shown(u)))
 		return;
+	if (c->baseline && !compare_on(u))
+		return;
 	if (c->cg && (c->cg > 0) != u->callgraph)
 		return;
 	if (c->ratio) {
@@ -268,6 +270,10 @@ void views_build(struct ui *u)
 		cx.inv = u->sort_inv[v];
 		sort_rows(u, &cx);
 	}
+	if (tasktree_on(u))
+		tasktree_build(u);
+	if (groups_hier_on(u))
+		groups_hier_build(u);
 	if (u->sel_valid[v])
 		for (i = 0; i < u->nrows; i++)
 			if (columns_views[v].key(u->rows[i]) == u->sel_key[v]) {
@@ -397,6 +403,8 @@ static size_t layout(const struct ui *u, struct col_inst *inst, int w)
 
 static void column_title(const struct ui *u, const struct col_inst *ci, char *buf, size_t len)
 {
+	if (groups_title(u, ci->c->title, buf, len)) /* --sort: the keys' titles */
+		return;
 	if (ci->c->title)
 		strlcpy(buf, ci->c->title, len);
 	else
@@ -465,8 +473,10 @@ static void draw_tabs(struct ui *u, int y, int w)
 	}
 }
 
-static enum ui_role row_role(int v, const void *row, const struct column *c, bool sel, bool hit)
+static enum ui_role row_role(const struct ui *u, int v, const void *row, const struct column *c, bool sel, bool hit)
 {
+	if (!sel && !hit && c->baseline) /* the change: + and - coloured */
+		return compare_role(u, row);
 	return sel ? R_SELECTED : hit ? R_METER : columns_views[v].role ? columns_views[v].role(row, c) : R_NORMAL;
 }
 
@@ -564,7 +574,7 @@ void views_draw(struct ui *u, int y, int h, int w)
 		x = 0;
 		for (size_t i = 0; i < n; x += inst[i].width + 1, i++) {
 			const struct column *c = inst[i].c;
-			enum ui_role role = tagged && !sel ? R_TAGGED : row_role(v, row, c, sel, hit);
+			enum ui_role role = tagged && !sel ? R_TAGGED : row_role(u, v, row, c, sel, hit);
 			char safe[1024];
 			const char *t = safe;
 
@@ -583,7 +593,7 @@ void views_draw(struct ui *u, int y, int h, int w)
 				paint_text(y + 2 + r, x, inst[i].width, role, t, !c->left);
 			/* "[k] name": the gap in the colour of both. */
 			if (!sel && role != R_NORMAL && i + 1 < n &&
-			    (tagged || row_role(v, row, inst[i + 1].c, sel, hit) == role))
+			    (tagged || row_role(u, v, row, inst[i + 1].c, sel, hit) == role))
 				paint_gap(y + 2 + r, x + inst[i].width, role);
 		}
 		if (tagged)

@@ -153,6 +153,8 @@ struct agg {
 	size_t annot_ntop;
 	struct agg_annot_count *annot_out; /* what agg_annot_counts hands out */
 	size_t annot_out_cap;
+	struct agg_kinset *kin;   /* agg_kin.c: parents, NULL until the first */
+	struct agg_groupset *grp; /* agg_group.c: --sort's rows, NULL without keys */
 };
 
 /* agg_pairs.c: the sample path's side (event 0 only), the roll's, the end. */
@@ -332,6 +334,16 @@ static inline void agg_annot_consider(struct agg *a, struct agg_sym *s)
 struct agg_task *agg_tasks_row(struct agg *a, pid_t pid, pid_t tid, const struct sym_result *sr);
 /* The old owner's cumulative counts leave the row: into the expired sums. */
 void agg_tasks_fold(struct agg *a, const struct agg_task *t);
+
+/* agg_kin.c: the roll's sweep, the end. */
+void agg_kin_roll(struct agg *a);
+void agg_kin_free(struct agg *a);
+
+/* agg_group.c: n samples of a sample's rows into its group; the roll. */
+void agg_group_count(struct agg *a, size_t ev, int cpu, const struct agg_sym *s, const struct agg_task *t,
+		     uint64_t n, uint64_t period);
+void agg_group_roll(struct agg *a, unsigned decay_pct);
+void agg_group_free(struct agg *a);
 
 /* agg_settle.c: a slot's or a way's pending hits added to their rows. */
 void agg_settle_flat(struct agg *a, struct agg_flat *f);

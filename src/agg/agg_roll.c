@@ -338,6 +338,8 @@ void agg_roll(struct agg *a, unsigned decay_pct)
 		decay_pct = 100;
 	agg_pairs_clear(a); /* first: the rows they point to may go below */
 	a->annot_ntop = 0; /* the walk below ranks the hottest (agg_annot_consider) */
+	agg_kin_roll(a);
+	agg_group_roll(a, decay_pct);
 	for (size_t i = 0; i < a->nevents; i++) {
 		struct agg_event *e = &a->ev[i];
 

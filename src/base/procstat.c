@@ -241,13 +241,24 @@ int procstat_task_path(char *buf, size_t len, pid_t pid, pid_t tid)
 int procstat_parse_task(const char *stat, struct procstat_task *out)
 {
 	unsigned long long ut, st, nthreads, start;
+	long long ppid;
 	/* comm may hold spaces and ')': fields follow the last ')' */
-	const char *p = strrchr(stat, ')');
+	const char *p = strrchr(stat, ')'), *open = strchr(stat, '(');
 
-	/* utime, stime: fields 14, 15; num_threads 20; starttime 22 */
-	if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu"
-			     " %*d %*d %*d %*d %llu %*d %llu", &ut, &st, &nthreads, &start) != 4)
+	/* ppid: field 4; utime, stime: 14, 15; num_threads 20; starttime 22 */
+	if (p == NULL || sscanf(p + 1, " %*c %lld %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu"
+			     " %*d %*d %*d %*d %llu %*d %llu", &ppid, &ut, &st, &nthreads, &start) != 5)
 		return -EINVAL;
+	out->ppid = ppid > 0 && ppid <= INT_MAX ? (pid_t)ppid : 0;
+	out->comm[0] = '\0';
+	if (open && open < p) {
+		size_t l = (size_t)(p - open - 1);
+
+		if (l >= sizeof(out->comm))
+			l = sizeof(out->comm) - 1;
+		memcpy(out->comm, open + 1, l);
+		out->comm[l] = '\0';
+	}
 	out->ticks = ut + st;
 	out->start = start;
 	out->threads = nthreads > UINT_MAX ? UINT_MAX : (unsigned)nthreads;

@@ -272,6 +272,8 @@ int options_parse(struct options *o, int argc, char **argv)
 		return rc;
 	if (o->list_events)
 		return 0;
+	if (o->hierarchy && o->sort_keys == NULL)
+		return bad("%s", "--hierarchy folds --sort's rows: add --sort KEYS (e.g. --sort comm,dso)");
 	if ((rc = check_rate(o)) != 0 || (o->cpus && (rc = check_cpus(o)) != 0))
 		return rc;
 	return finish_events(o, &st);

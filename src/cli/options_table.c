@@ -11,6 +11,7 @@
 
 #include "cpumap.h"
 #include "httpq.h"
+#include "agg.h"
 #include "push.h"
 
 /* --help's second column. */
@@ -204,6 +205,25 @@ static int set_max_stack(struct options_state *st, const struct options_row *row
 	return 0;
 }
 
+/* --sort: perf's key names, checked here so a typo is a usage error. */
+static int set_sort(struct options_state *st, const struct options_row *row, const char *arg)
+{
+	enum agg_gkey keys[AGG_GK_COUNT];
+
+	int n = agg_group_parse(arg, keys, AGG_GK_COUNT);
+
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (keys[i] == AGG_GK_SRCLINE) {
+			snprintf(st->err, sizeof(st->err), "--sort srcline: source lines are not counted yet; use comm, "
+				 "pid, dso, sym or cpu");
+			return -1;
+		}
+	st->o->sort_keys = arg;
+	return 0;
+}
+
 static int set_children(struct options_state *st, const struct options_row *row, const char *arg)
 {
 	st->children = strcmp(row->name, "children") == 0;
@@ -357,6 +377,12 @@ const struct options_row options_rows[] = {
 	{ "children", 0, NULL, "sort by time spent in a function and its callees\n"
 	  "(the default with call graphs)", set_children, NULL, 0 },
 	{ "no-children", 0, NULL, "sort by the time spent in a function itself (self)", set_children, NULL, 0 },
+	{ "sort", 's', "KEYS", "main table's rows by perf's keys (comma list): comm,\n"
+	  "pid, dso, sym, cpu", set_sort,
+	  "--sort wants perf's keys comm,pid,dso,sym,cpu (each once), not '%s'", 0 },
+	{ "hierarchy", 0, NULL, "--sort's rows folded under their first key", set_flag, NULL, AT(hierarchy) },
+	{ "baseline", 0, "FILE", "rows show the change in share against FILE: a perftop\n"
+	  "JSON Lines dump or a pprof profile", set_str, NULL, AT(baseline) },
 	{ "batch", 'b', NULL, "headless dump instead of the live view", set_flag, NULL, AT(batch) },
 	{ "delay", 'd', "SECS", "refresh interval (live view 2, dump 1; 0.01 to 3600)", set_delay,
 	  "-d wants seconds from 0.01 to 3600, not '%s'", 0 },

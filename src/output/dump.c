@@ -236,6 +236,10 @@ static void dump_text(struct dctx *c)
 		if (dump_tables[k].text_head == NULL || (dump_tables[k].threads_only && !m->threads) ||
 		    (dump_offcpu_table(&dump_tables[k]) && c->s->wait == NULL))
 			continue;
+		if (c->grouped && strcmp(dump_tables[k].json, "symbols") == 0) { /* --sort's rows instead */
+			dump_group_table(c);
+			continue;
+		}
 		n = dump_collect(c, &dump_tables[k]);
 		fputs(c->cg && dump_tables[k].text_head_cg ? dump_tables[k].text_head_cg : dump_tables[k].text_head, c->f);
 		for (size_t i = 0; i < n; i++)
@@ -253,6 +257,7 @@ int dump_interval(FILE *f, enum dump_format fmt, const struct session *s, const 
 	struct dctx c = { .f = f, .fmt = fmt, .s = s, .a = s->agg, .ac = agg_counters(s->agg), .cg = agg_callgraph(s->agg),
 			  .m = m, .limit = rows, .nev = agg_nevents(s->agg) };
 
+	c.grouped = agg_group_nkeys(s->agg, &(const enum agg_gkey *){ NULL }) > 0;
 	for (size_t i = 0; i < c.nev; i++) {
 		session_event(s, i, &c.evs[i]);
 		c.evs[i].name = agg_event(s->agg, i)->name;

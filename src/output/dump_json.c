@@ -201,6 +201,20 @@ static void json_field(struct json *j, struct dctx *c, const struct drow *r, enu
 		break;
 	case F_OFFCPU: json_offcpu(j, c, r); break;
 	case F_WAIT: json_wait(j, c, r); break;
+	case F_GROUP: dump_group_json(j, r, c->a); break;
+	case F_BASELINE:
+		if (c->m->baseline) {
+			double b = dump_group_baseline(c, r);
+
+			json_double(j, "baseline_share", b, 2);
+			json_double(j, "delta", r->share - b, 2);
+		}
+		break;
+	case F_PPID:
+		/* The parent as the session last read it; left out when unknown. */
+		if (r->tid < 0 && r->pid > 0 && agg_ppid(c->a, (pid_t)r->pid) >= 0)
+			json_i64(j, "ppid", agg_ppid(c->a, (pid_t)r->pid));
+		break;
 	case F_END: break;
 	}
 }
@@ -296,7 +310,11 @@ void dump_json(struct dctx *c)
 	if (m->final)
 		json_str(&j, "final", m->final);
 	for (size_t t = 0; t < dump_ntables; t++) {
-		size_t n = dump_collect(c, &dump_tables[t]);
+		size_t n;
+
+		if (DUMP_GROUPED(&dump_tables[t]) && !c->grouped) /* no --sort: the default's arrays only */
+			continue;
+		n = dump_collect(c, &dump_tables[t]);
 
 		if (open == NULL || strcmp(open, dump_tables[t].json) != 0) {
 			if (open)

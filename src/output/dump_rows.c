@@ -233,47 +233,6 @@ static void text_event(struct dctx *c, const struct drow *r)
 	fputc('\n', c->f);
 }
 
-/* Columns of UTF-8 text (sanitised: valid UTF-8 only), one a code point. */
-static size_t text_cols(const char *s, size_t len)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < len; i++)
-		n += ((unsigned char)s[i] & 0xc0) != 0x80;
-	return n;
-}
-
-/* s made safe and set in a column of width (0: as long as it is): never
- * cut silently — what does not fit ends in an ellipsis; padded to width
- * unless last. A name sanitize would have cut is whole here (malloc'd). */
-static void text_cell(FILE *f, const char *s, size_t width, bool last)
-{
-	size_t cap = 4 * strlen(s) + 1, len, cols; /* a byte's escape is 4 at most */
-	char small[256], *buf = cap <= sizeof(small) ? small : malloc(cap);
-
-	if (buf == NULL) {
-		fputs("?", f); /* out of memory: a mark, not a cut name */
-		return;
-	}
-	len = sanitize(buf, cap, s);
-	cols = text_cols(buf, len);
-	if (width && cols > width) {
-		size_t i = 0;
-
-		for (size_t k = 0; k + 1 < width; k++) /* width - 1 code points, then the mark */
-			for (i++; i < len && ((unsigned char)buf[i] & 0xc0) == 0x80; i++)
-				;
-		fprintf(f, "%.*s\xe2\x80\xa6", (int)i, buf); /* U+2026, the ellipsis */
-		cols = width;
-	} else {
-		fputs(buf, f);
-	}
-	if (buf != small)
-		free(buf);
-	for (; !last && cols < width; cols++)
-		fputc(' ', f);
-}
-
 /* As perf shows a DSO: its file's name (libc.so.6); CSV and JSON keep the path. */
 static const char *dso_name(const char *dso)
 {
@@ -287,9 +246,9 @@ static void text_symbol(struct dctx *c, const struct drow *r)
 	if (c->cg)
 		fprintf(c->f, "  %7.2f%%", agg_share(c->a, &r->sym->ch_iv, AGG_INTERVAL));
 	fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  ", r->share, r->samples);
-	text_cell(c->f, dso_name(r->dso ? r->dso : ""), 28, false);
+	dump_text_cell(c->f, dso_name(r->dso ? r->dso : ""), 28, false);
 	fprintf(c->f, " %s ", r->kernel ? "[k]" : "[.]");
-	text_cell(c->f, r->name, 0, true);
+	dump_text_cell(c->f, r->name, 0, true);
 	fputc('\n', c->f);
 }
 
@@ -299,7 +258,7 @@ static void text_task(struct dctx *c, const struct drow *r)
 		fprintf(c->f, "  %7ld  %7ld  ", r->pid, r->tid);
 	else
 		fprintf(c->f, "  %7ld  ", r->pid);
-	text_cell(c->f, r->name, 18, false);
+	dump_text_cell(c->f, r->name, 18, false);
 	if (r->tid >= 0)
 		fprintf(c->f, " %6.2f%%  %8" PRIu64 "%s", r->share, r->samples,
 			r->task && r->task->exited ? "  exited" : "");
@@ -328,12 +287,12 @@ const struct dtable dump_tables[] = {
 	{ "symbols", "symbol", "\n  Overhead   Samples  Shared Object                    Symbol\n",
 	  "\n  Children      Self   Samples  Shared Object                    Symbol\n",
 	  text_symbol, collect_symbols, false,
-	  { F_SYMBOL, F_DSO, F_KERNEL, F_SAMPLES, F_SHARE, F_SELF, F_CHILDREN, F_COUNTS, F_CALLERS,
+	  { F_SYMBOL, F_DSO, F_KERNEL, F_SAMPLES, F_SHARE, F_BASELINE, F_SELF, F_CHILDREN, F_COUNTS, F_CALLERS,
 	    F_CALLEES, F_END } },
 	{ "tasks", "task", "\n      PID  COMM                 Share   Samples  Threads\n", NULL,
 	  text_task, collect_tasks, false,
 	  { F_PID, F_COMM, F_SAMPLES, F_SHARE, F_THREADS, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_OFFCPU,
-	    F_END } },
+	    F_PPID, F_END } },
 	{ "tasks", "thread", "\n      PID      TID  COMM                 Share   Samples\n", NULL,
 	  text_task, collect_threads, true,
 	  { F_PID, F_TID, F_COMM, F_SAMPLES, F_SHARE, F_EXITED, F_COUNTS, F_COUNTERS, F_RATIOS, F_OFFCPU, F_END } },
@@ -341,6 +300,9 @@ const struct dtable dump_tables[] = {
 	  { F_CPU, F_SAMPLES, F_SHARE, F_LOST, F_THROTTLED, F_END } },
 	{ "waits", NULL, "\n  Off-CPU ms     Self ms  Shared Object                    Wait symbol\n", NULL,
 	  text_wait, collect_waits, false, { F_SYMBOL, F_DSO, F_KERNEL, F_WAIT, F_END } },
+	/* --sort's rows (dump_group.c): only with keys; the text's main table then. */
+	{ "groups", "group", NULL, NULL, dump_group_text, dump_group_collect, false,
+	  { F_GROUP, F_SAMPLES, F_SHARE, F_BASELINE, F_COUNTS, F_END } },
 };
 const size_t dump_ntables = sizeof(dump_tables) / sizeof(dump_tables[0]);
 
@@ -352,7 +314,8 @@ bool dump_offcpu_table(const struct dtable *t)
 size_t dump_collect(struct dctx *c, const struct dtable *t)
 {
 	c->nrows = 0;
-	if ((t->threads_only && !c->m->threads) || (dump_offcpu_table(t) && c->s->wait == NULL))
+	if ((t->threads_only && !c->m->threads) || (dump_offcpu_table(t) && c->s->wait == NULL) ||
+	    (DUMP_GROUPED(t) && !c->grouped))
 		return 0;
 	t->collect(c);
 	return c->nrows;

@@ -10,6 +10,7 @@
 
 #include "dump.h"
 #include "callgraph.h"
+#include "json.h"
 #include "ratios.h"
 
 #define NAME_MAX_OUT 1024
@@ -28,6 +29,7 @@ struct drow {
 	const struct agg_task *task;       /* task and thread rows that took samples */
 	const struct agg_counter_row *cr;  /* focus mode's exact counters */
 	const struct agg_sym *sym;         /* symbol rows */
+	const struct agg_group *grp;       /* --sort's rows */
 	struct session_event ev;           /* event rows */
 	int running_pct;
 	int cpu;
@@ -43,6 +45,7 @@ enum field {
 	F_SELF, F_CHILDREN, F_CALLERS, F_CALLEES,
 	F_OFFCPU,  /* --off-cpu: "offcpu_ms", "offcpu_state" of task and thread rows */
 	F_WAIT,    /* waits rows: "self_ms", "children_ms", "callers", "callees" (blocked time) */
+	F_PPID, F_GROUP, F_BASELINE,
 	F_END,
 };
 
@@ -60,6 +63,7 @@ struct dctx {
 	size_t nev;
 	struct drow *rows;
 	size_t nrows, cap;
+	bool grouped;                      /* the agg has --sort's keys */
 };
 
 struct dtable {
@@ -75,6 +79,8 @@ struct dtable {
 
 /* Whether t is --off-cpu's, which shows only while the session has its tables. */
 bool dump_offcpu_table(const struct dtable *t);
+/* --sort's table: only when the agg has keys. */
+#define DUMP_GROUPED(t) ((t)->collect == dump_group_collect)
 
 extern const struct dtable dump_tables[];
 extern const size_t dump_ntables;
@@ -84,5 +90,18 @@ size_t dump_collect(struct dctx *c, const struct dtable *t);
 const char *dump_counter_state(enum counter_state st);
 void dump_text_ratios(FILE *f, const struct ratio r[RATIO_COUNT]);
 void dump_json(struct dctx *c);
+/* A text cell: sanitised, cut with an ellipsis past width (0: whole), padded unless last. */
+void dump_text_cell(FILE *f, const char *s, size_t width, bool last);
+/* dump_group.c: --sort's table. */
+void dump_group_collect(struct dctx *c);
+void dump_group_text(struct dctx *c, const struct drow *r);
+/* The text dump's main table of --sort's rows (--hierarchy: folded under
+ * the first key). */
+void dump_group_table(struct dctx *c);
+void dump_group_json(struct json *j, const struct drow *r, const struct agg *a);
+/* A row's share in --baseline's table (symbol rows by symbol and DSO,
+ * --sort's by their keys); 0 when it has none. */
+double dump_group_baseline(const struct dctx *c, const struct drow *r);
+
 
 #endif

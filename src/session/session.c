@@ -43,11 +43,19 @@ static size_t engine_cpus(const struct session *s, int cpus[CPUMAP_MAX])
 static int fresh_agg(struct session *s, char *err, size_t errlen)
 {
 	int cpus[CPUMAP_MAX];
-	size_t n = engine_cpus(s, cpus);
+	size_t n = engine_cpus(s, cpus), nk = 0;
+	enum agg_gkey keys[AGG_GK_COUNT];
+	const enum agg_gkey *old;
+	int rc;
 
+	/* The grouping as it is now (--sort, or the live view's g) carries over. */
+	if (s->agg && (nk = agg_group_nkeys(s->agg, &old)) > 0)
+		memcpy(keys, old, nk * sizeof(*keys));
+	else if (s->agg == NULL && s->opts->sort_keys && (rc = agg_group_parse(s->opts->sort_keys, keys, AGG_GK_COUNT)) > 0)
+		nk = (size_t)rc;
 	agg_free(s->agg);
 	s->agg = agg_new(engine_nevents(s->eng), cpus, n);
-	if (s->agg == NULL) {
+	if (s->agg == NULL || (rc = agg_group_keys(s->agg, keys, nk)) == -ENOMEM) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -447,8 +455,10 @@ static void threads_from_proc(struct session *s)
 	if (s->replay)
 		return; /* its pids are not this machine's */
 	for (size_t i = 0; i < n; i++)
-		if (rows[i]->pid > 0 && !rows[i]->exited && procstat_task(rows[i]->pid, 0, &pt) == 0)
+		if (rows[i]->pid > 0 && !rows[i]->exited && procstat_task(rows[i]->pid, 0, &pt) == 0) {
 			agg_task_threads(s->agg, rows[i]->pid, pt.threads);
+			agg_kin_note(s->agg, rows[i]->pid, pt.ppid, pt.comm); /* a reparenting too */
+		}
 }
 
 void session_interval_end(struct session *s, unsigned decay_pct,
@@ -464,6 +474,7 @@ void session_interval_end(struct session *s, unsigned decay_pct,
 	if (s->wait)
 		agg_settle(s->wait);
 	threads_from_proc(s);
+	session_kin_update(s);
 	show(arg, lap(s));
 	agg_roll(s->agg, decay_pct);
 	session_rec_round(s);

@@ -182,15 +182,19 @@ void session_record(void *arg, int ev, const struct record *r)
 			unwind_forget(s->unw, (pid_t)r->comm.pid);
 			engine_stack_used(s->eng, (pid_t)r->comm.pid, 0);
 		}
-		if (r->comm.pid == r->comm.tid)
+		if (r->comm.pid == r->comm.tid) {
 			agg_task_comm(s->agg, (pid_t)r->comm.pid, r->comm.comm);
+			agg_kin_name(s->agg, (pid_t)r->comm.pid, r->comm.comm);
+		}
 		agg_thread_comm(s->agg, (pid_t)r->comm.tid, r->comm.comm);
 		break;
 	case PERF_RECORD_FORK:
 		symbols_fork(s->syms, (pid_t)r->task.pid, (pid_t)r->task.ppid, (pid_t)r->task.tid,
 			     (pid_t)r->task.ptid);
-		if (r->task.pid == r->task.tid)
+		if (r->task.pid == r->task.tid) {
 			agg_task_new(s->agg, (pid_t)r->task.pid);
+			agg_kin_note(s->agg, (pid_t)r->task.pid, (pid_t)r->task.ppid, NULL);
+		}
 		break;
 	case PERF_RECORD_EXIT:
 		if (s->spans)
