@@ -272,9 +272,9 @@ static void text_task(struct dctx *c, const struct drow *r)
 static void text_wait(struct dctx *c, const struct drow *r)
 {
 	fprintf(c->f, "  %10.1f  %10.1f  ", (double)r->sym->ch_iv.period[0] / 1e6, (double)r->sym->iv.period[0] / 1e6);
-	text_cell(c->f, dso_name(r->dso ? r->dso : ""), 28, false);
+	dump_text_cell(c->f, dso_name(r->dso ? r->dso : ""), 28, false);
 	fprintf(c->f, " %s ", r->kernel ? "[k]" : "[.]");
-	text_cell(c->f, r->name, 0, true);
+	dump_text_cell(c->f, r->name, 0, true);
 	fputc('\n', c->f);
 }
 
