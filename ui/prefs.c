@@ -15,7 +15,7 @@
 #include "rcfile.h"
 
 const char *const prefs_scheme_names[SCHEME_COUNT] = { "default", "monochrome", "light", "colorblind" };
-static const char *const view_keys[VIEW_COUNT] = { "symbols", "tasks", "cpus" };
+static const char *const view_keys[VIEW_COUNT] = { "symbols", "tasks", "cpus", "waits" };
 static const char *const meter_names[] = { "events", "system", "cpus" }; /* METER_* bit order */
 
 struct pref_key {
@@ -203,7 +203,7 @@ static void load_state(struct ui *u)
 		rcfile_free(st);
 		return; /* none yet, or unreadable: it is only the last view */
 	}
-	for (int i = 0; i < VIEW_COUNT && (v = rcfile_get(st, "view", NULL)); i++)
+	for (int i = 0; i < VIEW_WAITS && (v = rcfile_get(st, "view", NULL)); i++)
 		if (u->start_view < 0 && strcmp(v, view_keys[i]) == 0)
 			u->view = (enum ui_view)i;
 	for (int i = VIEW_TASKS; i <= VIEW_CPUS; i++) {
@@ -227,8 +227,8 @@ void prefs_load(struct ui *u)
 {
 	const char *v;
 
-	if ((v = get(u, "view")) != NULL)
-		for (int i = 0; i < VIEW_COUNT; i++)
+	if ((v = get(u, "view")) != NULL) /* not Waits: it shows only with --off-cpu */
+		for (int i = 0; i < VIEW_WAITS; i++)
 			if (strcmp(v, view_keys[i]) == 0)
 				u->start_view = i;
 	if (u->start_view >= 0)

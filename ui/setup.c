@@ -13,7 +13,7 @@ const char *const setup_section_names[SETUP_COUNT] = {
 const char *const setup_meter_names[3] = {
 	"Event lines (rate, lost, excludes)", "Tasks, load average, memory", "CPU meters",
 };
-static const char *const view_names[VIEW_COUNT] = { "Symbols", "Tasks", "CPUs" };
+static const char *const view_names[VIEW_COUNT] = { "Symbols", "Tasks", "CPUs", "Waits" };
 
 size_t setup_nitems(const struct ui *u, size_t sec)
 {

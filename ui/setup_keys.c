@@ -112,7 +112,7 @@ static unsigned default_key(struct ui *u, int key)
 
 	switch (i) {
 	case DEF_VIEW:
-		u->start_view = u->start_view + 1 < VIEW_COUNT ? u->start_view + 1 : -1;
+		u->start_view = u->start_view + 1 < VIEW_WAITS ? u->start_view + 1 : -1;
 		return UI_DRAW;
 	case DEF_DELAY:
 		return actions_interval_step(u, key != '-');

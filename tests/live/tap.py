@@ -15,6 +15,9 @@ import time
 # $XDG_STATE_HOME: every perftop a test starts gets empty ones of its own,
 # never a developer's (nor CI's) home.
 SETTINGS_HOME = tempfile.mkdtemp(prefix="perftop-test-home-")
+# Open to the tests' unprivileged users (nobody): an rc under a directory
+# they cannot enter is a warning line of its own, which is not what they test.
+os.chmod(SETTINGS_HOME, 0o755)
 os.environ["XDG_CONFIG_HOME"] = os.path.join(SETTINGS_HOME, "config")
 os.environ["XDG_STATE_HOME"] = os.path.join(SETTINGS_HOME, "state")
 atexit.register(shutil.rmtree, SETTINGS_HOME, True)

@@ -20,7 +20,10 @@ import tap  # noqa: E402
 from tap import diag, done, ok, skip  # noqa: E402
 
 PERFTOP, SHIFT = sys.argv[1], sys.argv[2]
-SECS = "3"
+# Enough samples that chance stays well inside 2 points: at 8 kHz for 5 s
+# a share's standard error is a few tenths of a point even on a loaded machine.
+SECS = "5"
+FREQ = "8000"
 # User samples only: the kernel's work while the workload runs (interrupts,
 # preemption on a loaded machine) is time its own clocks give the function
 # it interrupted, and samples give the kernel.
@@ -45,12 +48,12 @@ def run(tmp, fmt):
     p = subprocess.Popen([SHIFT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         pid = p.stdout.readline().split()[1]
-        r1 = subprocess.run([PERFTOP, "-b", "--format", fmt, "-o", base, "-e", EVENT, "-p", pid,
+        r1 = subprocess.run([PERFTOP, "-b", "--format", fmt, "-o", base, "-e", EVENT, "-F", FREQ, "-p", pid,
                              "-d", SECS, "-n", "1", "-E", "1000"], capture_output=True, text=True, timeout=60)
         ok(r1.returncode == 0, "%s: the first phase's dump written (%s)" % (fmt, r1.stderr.strip()[:200]))
         p.stdin.write("\n")
         p.stdin.flush()
-        rc, recs, err = tap.perftop_json(PERFTOP, "-e", EVENT, "-p", pid, "-d", SECS, "-n", "1",
+        rc, recs, err = tap.perftop_json(PERFTOP, "-e", EVENT, "-F", FREQ, "-p", pid, "-d", SECS, "-n", "1",
                                          "-E", "1000", "--baseline", base)
         ok(rc == 0 and recs, "%s: the second phase's dump against it (rc %d, %s)" % (fmt, rc, err.strip()[:200]))
         p.stdin.close()
