@@ -70,7 +70,8 @@ static struct annot_symtab *finish(struct build *b)
 	}
 	for (size_t i = 0; i < b->n; i++)
 		b->syms[i].name = b->names + (uintptr_t)b->syms[i].name;
-	qsort(b->syms, b->n, sizeof(*b->syms), sym_cmp);
+	if (b->n) /* a stripped file has none, and b->syms may be NULL */
+		qsort(b->syms, b->n, sizeof(*b->syms), sym_cmp);
 	for (size_t i = 0; i < b->n; i++)
 		if (w == 0 || b->syms[w - 1].addr != b->syms[i].addr)
 			b->syms[w++] = b->syms[i];

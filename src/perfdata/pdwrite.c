@@ -162,6 +162,8 @@ static int put(struct pdwrite *w, const void *p, size_t n)
 		return w->err;
 	if (n > PDW_BUF)
 		return -E2BIG;
+	if (n == 0) /* an empty body: memcpy wants a pointer even for none */
+		return 0;
 	memcpy(w->buf + w->blen, p, n);
 	w->blen += n;
 	return 0;

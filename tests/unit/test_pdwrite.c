@@ -238,8 +238,10 @@ static void test_pipe(void)
 				     *(const uint64_t *)(const void *)(f + off + 8 + sizeof(struct perf_event_attr)) == 5;
 		if (r->type == PDF_RECORD_HEADER_FEATURE) {
 			nfeat++;
-			feat_sample_time |= ((const struct pdformat_feature_event *)(const void *)r)->feat_id ==
-					    PDF_FEAT_SAMPLE_TIME;
+			struct pdformat_feature_event fe;
+
+			memcpy(&fe, r, sizeof(fe)); /* records of a pipe need not be aligned in our copy */
+			feat_sample_time |= fe.feat_id == PDF_FEAT_SAMPLE_TIME;
 		}
 		off += r->size;
 	}
