@@ -245,8 +245,10 @@ def body(t, perftop, annowork, w, h):
     # s: source lines among the instructions (--source, the default), off, on.
     def src_shown(sc):
         return re.search(r"^ +annowork\.c:\d+  ", sc, re.M) is not None
-    tap.ok(src_shown(t.screen()) and "(d | 1)" in t.screen(),
-           "%s: source lines among the instructions by default (the divide's among them)" % sz)
+    sc = t.screen()
+    if not tap.ok(src_shown(sc) and "(d | 1)" in sc,
+                  "%s: source lines among the instructions by default (the divide's among them)" % sz):
+        tap.diag("the screen was:\n" + sc)
     t.keys("s")
     tap.ok(t.wait(lambda sc: not src_shown(sc), 5) is not None, "%s: s: instructions only" % sz)
     t.keys("s")
