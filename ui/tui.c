@@ -362,10 +362,12 @@ static bool stdin_gone(void)
  * behind it; an ESC with bytes right behind it began a sequence this
  * terminal description does not know (Home in tmux under xterm-256color,
  * arrows with keypad mode lost): those bytes are swallowed, up to the
- * sequence's final byte, so no part of it acts as Esc or as a key. */
+ * sequence's final byte, so no part of it acts as Esc or as a key.
+ * A terminal writes a sequence whole, so ESC then '[' or 'O' with nothing
+ * behind them is Esc, then the key [ or O typed quickly (Esc, O). */
 static bool unknown_sequence(struct ui *u)
 {
-	int c = getch(), n = 0;
+	int c = getch(), n = 0, next;
 
 	if (c == ERR)
 		return false;
@@ -373,6 +375,12 @@ static bool unknown_sequence(struct ui *u)
 		ungetch(c);
 		return false;
 	}
+	next = getch();
+	if (next == ERR) {
+		ungetch(c);
+		return false;
+	}
+	ungetch(next);
 	/* CSI or SS3: parameters, then a final byte */
 	while ((c = getch()) != ERR && ++n < 32)
 		if (c >= 0x40 && c <= 0x7e && !(n == 1 && c == '['))

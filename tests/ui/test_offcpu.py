@@ -3,7 +3,7 @@
 """--off-cpu live, at 80x24: O turns it on in a run started without it (no
 re-open; on -p, the focused task's waits only), the Tasks view gains Off/s and S/D/R columns, Tab reaches the
 Waits view (only while off-CPU is on), which names where waitwork's threads
-block; O again turns it off; the help lists O.
+block; O again turns it off (also right after Esc); the help lists O.
 usage: test_offcpu.py PERFTOP WAITWORK"""
 import os
 import re
@@ -48,6 +48,9 @@ def body(t):
     t.keys("O")
     s = t.wait_re(r"off-CPU off", 10)
     tap.ok(s is not None, "O again: off-CPU off")
+    t.raw("\x1bO")  # Esc, then O typed at once: one write, no final byte
+    s = t.wait_re(r"off-CPU on", 10)
+    tap.ok(s is not None, "Esc then O in one write: Esc, then O (not an unknown sequence)")
     s = tuitest.help_find(t, r"^\s*O\s+off-CPU on/off")
     tap.ok(s is not None, "the help lists O")
     t.keys("q")
