@@ -65,6 +65,17 @@ bool colset_shown(const struct ui *u, enum ui_view v, size_t col)
 	return false;
 }
 
+bool colset_available(const struct ui *u, enum ui_view v, size_t col)
+{
+	const struct column *c = &columns_views[v].cols[col];
+
+	if (c->offcpu && !waits_shown(u))
+		return false;
+	if (c->baseline && !compare_on(u))
+		return false;
+	return !c->cg || (c->cg > 0) == u->callgraph;
+}
+
 /* The order made explicit, to be changed. */
 static void take(struct ui *u, enum ui_view v)
 {
@@ -106,13 +117,17 @@ void colset_move(struct ui *u, enum ui_view v, size_t col, int dir)
 {
 	take(u, v);
 	for (size_t i = 0; i < u->ncol_order[v]; i++) {
-		size_t j = dir < 0 ? i - 1 : i + 1;
+		size_t j = i;
 		uint8_t t;
 
 		if (u->col_order[v][i] != col)
 			continue;
-		if ((dir < 0 && i == 0) || j >= u->ncol_order[v])
-			return;
+		/* Past the columns this run does not show: the move is seen. */
+		do {
+			if ((dir < 0 && j == 0) || (dir > 0 && j + 1 >= u->ncol_order[v]))
+				return;
+			j = dir < 0 ? j - 1 : j + 1;
+		} while (!colset_available(u, v, u->col_order[v][j]));
 		t = u->col_order[v][i];
 		u->col_order[v][i] = u->col_order[v][j];
 		u->col_order[v][j] = t;

@@ -17,13 +17,16 @@ static const char *const view_names[VIEW_COUNT] = { "Symbols", "Tasks", "CPUs", 
 
 size_t setup_nitems(const struct ui *u, size_t sec)
 {
-	size_t all[UI_MAX_COLS];
+	size_t all[UI_MAX_COLS], na, n = 0;
 
 	switch (sec) {
 	case SETUP_COLS_SYMBOLS:
 	case SETUP_COLS_TASKS:
 	case SETUP_COLS_CPUS:
-		return colset_all((enum ui_view)sec, all, UI_MAX_COLS);
+		na = colset_all((enum ui_view)sec, all, UI_MAX_COLS);
+		for (size_t k = 0; k < na; k++)
+			n += colset_available(u, (enum ui_view)sec, all[k]);
+		return n;
 	case SETUP_COLORS:
 		return SCHEME_COUNT;
 	case SETUP_METERS:
@@ -38,11 +41,12 @@ size_t setup_col_at(const struct ui *u, enum ui_view v, size_t i)
 	size_t shown[UI_MAX_COLS], all[UI_MAX_COLS];
 	size_t ns = colset_list(u, v, shown, UI_MAX_COLS), na = colset_all(v, all, UI_MAX_COLS);
 
-	if (i < ns)
-		return shown[i];
-	i -= ns;
+	/* The shown in order, then the hidden; none whose mode is off. */
+	for (size_t k = 0; k < ns; k++)
+		if (colset_available(u, v, shown[k]) && i-- == 0)
+			return shown[k];
 	for (size_t k = 0; k < na; k++)
-		if (!colset_shown(u, v, all[k]) && i-- == 0)
+		if (colset_available(u, v, all[k]) && !colset_shown(u, v, all[k]) && i-- == 0)
 			return all[k];
 	return 0;
 }

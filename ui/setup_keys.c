@@ -71,10 +71,12 @@ static void columns_change(struct ui *u, enum ui_view v, size_t col, int dir)
 static unsigned columns_key(struct ui *u, int dir)
 {
 	enum ui_view v = (enum ui_view)u->setup_sec;
-	size_t col = setup_col_at(u, v, u->setup_sel), shown[UI_MAX_COLS];
+	size_t col = setup_col_at(u, v, u->setup_sel), shown[UI_MAX_COLS], seen = 0;
 	size_t ns = colset_list(u, v, shown, UI_MAX_COLS);
 
-	if (dir == 0 && ns == 1 && colset_shown(u, v, col)) {
+	for (size_t k = 0; k < ns; k++)
+		seen += colset_available(u, v, shown[k]);
+	if (dir == 0 && seen == 1 && colset_shown(u, v, col)) {
 		ui_message(u, false, "%s is the last column shown: one stays", colset_name(v, col));
 		return UI_DRAW;
 	}

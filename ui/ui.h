@@ -506,7 +506,10 @@ const char *colset_name(enum ui_view v, size_t col);
 /* The column named so (case-insensitive), or -1. */
 int colset_find(enum ui_view v, const char *name);
 bool colset_shown(const struct ui *u, enum ui_view v, size_t col);
-/* Shown on/off; moved one place (dir -1, 1) among the shown. */
+/* False while the column's mode is off (--off-cpu/O, a baseline, -g or not):
+ * the setup leaves it out of its list, the order and columns.VIEW keep it. */
+bool colset_available(const struct ui *u, enum ui_view v, size_t col);
+/* Shown on/off; moved one place (dir -1, 1) among the shown available. */
 void colset_toggle(struct ui *u, enum ui_view v, size_t col);
 void colset_move(struct ui *u, enum ui_view v, size_t col, int dir);
 

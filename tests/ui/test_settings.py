@@ -81,6 +81,23 @@ def body(t):
     tap.ok(colours.search(t.screen(escapes=True)) is None, "colors = monochrome: no colour drawn")
     t.quit()
 
+    # 3c. Columns of a mode that is off (--off-cpu's Off/s, S/s): read back without
+    # a warning, kept in the order, left out of the setup's list.
+    write(RC, "view = tasks\ncolumns.tasks = PID,Off/s,S/s,Samples,COMM\n")
+    _, s = t.live(PERFTOP, "-e", "cpu-clock", keep=True)
+    s = t.wait_re(r"^\s*PID\s+Samples\s+COMM\s*$", 10)
+    tap.ok(s is not None and "no column" not in s, "columns.tasks with Off/s, S/s, no --off-cpu: PID Samples COMM")
+    t.keys("F2")
+    s = t.wait_re(r"\[x\] PID\s*\n.*\[x\] Samples\s*\n.*\[x\] COMM", 5)
+    tap.ok(s is not None and "Off/s" not in s and "S/s" not in s,
+           "the setup lists PID, Samples, COMM shown, no off-CPU column without --off-cpu")
+    t.keys("Down", "Space")
+    tap.ok(t.wait_re(r"\[ \] Samples", 5) is not None, "Down, Space: the second listed (Samples) hidden")
+    t.keys("Escape")
+    t.quit()
+    tap.ok(re.search(r"^columns\.tasks = PID,Off/s,S/s,COMM$", read(RC), re.M) is not None,
+           "q: the off-CPU columns kept in columns.tasks, Samples gone: %r" % read(RC))
+
     # 4. A corrupt value: one warning naming file and line, the default used.
     write(RC, "# broken\ndelay = soon\n")
     err = os.path.join(t.tmp, "stderr")
