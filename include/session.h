@@ -184,6 +184,8 @@ int session_offcpu_open(struct session *s, char *err, size_t errlen);
 void session_offcpu_fresh(struct session *s);
 void session_offcpu_roll(struct session *s, unsigned decay_pct);
 void session_offcpu_close(struct session *s);
+/* A sample's cpumode is the kernel's (or a hypervisor's, a guest kernel's). */
+bool session_addrs_kernel(uint16_t misc);
 /* -g's addresses of a sample (session_addrs.c), as session_offcpu keeps
  * them with a span. */
 size_t session_addrs_of(struct session *s, const struct record *r, uint64_t *addrs, uint64_t *kmask,

@@ -3,6 +3,7 @@
 #ifndef PERFTOP_UTIL_H
 #define PERFTOP_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -20,6 +21,11 @@ ssize_t util_read_full(int fd, void *buf, size_t len);
 ssize_t util_pread_full(int fd, void *buf, size_t len, off_t off);
 /* write(2) until all len bytes are written, through EINTR: 0 or -errno. */
 int util_write_full(int fd, const void *buf, size_t len);
+
+/* Room for n elements of size bytes in *p, which holds *cap of them:
+ * grown by doubling (from 64), never shrunk. false when out of memory,
+ * *p and *cap unchanged. */
+bool util_grow(void **p, size_t *cap, size_t n, size_t size);
 
 /* Appends s[0..len) and a NUL to the string pool *pool (*used bytes of
  * *cap, grown from first_cap by doubling); *off gets its offset, kept to

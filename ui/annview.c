@@ -11,23 +11,7 @@
 
 #include "annview.h"
 #include "sanitize.h"
-
-static bool grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *np;
-
-	if (n <= *cap)
-		return true;
-	while (ncap < n)
-		ncap *= 2;
-	np = reallocarray(*p, ncap, size);
-	if (np == NULL)
-		return false;
-	*p = np;
-	*cap = ncap;
-	return true;
-}
+#include "util.h"
 
 struct annview_level *annview_top(struct ui *u)
 {
@@ -95,7 +79,7 @@ static void read_counts(struct ui *u, struct annview_level *L, struct agg *a, en
 	L->nev = 0;
 	if (ni == 0 && L->keyed && a) /* nothing to count on, but whether it counts */
 		agg_annot_counts(a, L->key, 0, scope, &(const struct agg_annot_count *){ NULL }, &L->since_open);
-	if (ni == 0 || nev == 0 || !grow((void **)&L->cnt, &L->cnt_cap, ni * nev, sizeof(*L->cnt)))
+	if (ni == 0 || nev == 0 || !util_grow((void **)&L->cnt, &L->cnt_cap, ni * nev, sizeof(*L->cnt)))
 		return;
 	memset(L->cnt, 0, ni * nev * sizeof(*L->cnt));
 	L->nev = nev;
@@ -229,7 +213,7 @@ static void source_rows(struct ui_annot *A, const struct annview_level *L, const
 	size_t n = 0, m = 0;
 
 	A->nsrows = A->nshot = 0;
-	if (L->fn == NULL || !grow((void **)&A->srows, &A->srows_cap, L->fn->ninsn + 1, sizeof(*A->srows)))
+	if (L->fn == NULL || !util_grow((void **)&A->srows, &A->srows_cap, L->fn->ninsn + 1, sizeof(*A->srows)))
 		return;
 	for (uint32_t i = 0; i < L->fn->ninsn; i++) {
 		const struct annot_insn *in = &L->fn->insn[i];
@@ -247,7 +231,7 @@ static void source_rows(struct ui_annot *A, const struct annview_level *L, const
 			A->srows[m++] = *r;
 	}
 	A->nsrows = m;
-	if (!grow((void **)&A->shot, &A->shot_cap, m ? m : 1, sizeof(*A->shot)))
+	if (!util_grow((void **)&A->shot, &A->shot_cap, m ? m : 1, sizeof(*A->shot)))
 		return;
 	for (size_t k = 0; k < m; k++)
 		if (A->srows[k].samples)
@@ -283,8 +267,8 @@ void annview_rebuild(struct ui *u)
 	if (L == NULL || (f = L->fn) == NULL)
 		return;
 	cnt = annview_counts(u, L);
-	if (!grow((void **)&A->lines, &A->lines_cap, 2 * f->ninsn + 1, sizeof(*A->lines)) ||
-	    !grow((void **)&A->hot, &A->hot_cap, f->ninsn + 1, sizeof(*A->hot)))
+	if (!util_grow((void **)&A->lines, &A->lines_cap, 2 * f->ninsn + 1, sizeof(*A->lines)) ||
+	    !util_grow((void **)&A->hot, &A->hot_cap, f->ninsn + 1, sizeof(*A->hot)))
 		return;
 	for (uint32_t i = 0; i < f->ninsn; i++) {
 		const struct annot_insn *in = &f->insn[i];

@@ -11,26 +11,10 @@
 
 #include "callgraph.h"
 #include "ui.h"
+#include "util.h"
 
 #define NONE UINT32_MAX
 #define TREE_MAX_NODES ((size_t)1 << 16) /* lines a tree keeps; the rest are "other" */
-
-static bool grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *np;
-
-	if (n <= *cap)
-		return true;
-	while (ncap < n)
-		ncap *= 2;
-	np = reallocarray(*p, ncap, size);
-	if (np == NULL)
-		return false;
-	*p = np;
-	*cap = ncap;
-	return true;
-}
 
 static inline uint64_t mix(uint64_t k)
 {
@@ -54,7 +38,7 @@ static uint32_t pool_add(struct ui_cgsnap *c, const char *s)
 	size_t l = strlen(s) + 1;
 	uint32_t at = (uint32_t)c->plen;
 
-	if (!grow((void **)&c->pool, &c->pcap, c->plen + l, 1))
+	if (!util_grow((void **)&c->pool, &c->pcap, c->plen + l, 1))
 		return NONE;
 	memcpy(c->pool + c->plen, s, l);
 	c->plen += l;
@@ -70,7 +54,7 @@ static uint32_t intern(struct ui_cgsnap *c, struct cg_frame f)
 
 	if (idx1)
 		return (uint32_t)(idx1 - 1);
-	if (!grow((void **)&c->syms, &c->syms_cap, c->nsyms + 1, sizeof(*c->syms)))
+	if (!util_grow((void **)&c->syms, &c->syms_cap, c->nsyms + 1, sizeof(*c->syms)))
 		return NONE;
 	s = &c->syms[c->nsyms];
 	s->name = pool_add(c, f.sym ? (f.sym->sym ? f.sym->sym : "?") : f.name);
@@ -109,7 +93,7 @@ void calltree_snap_take(struct ui *u, struct agg *a)
 		goto trees;
 	n = callgraph_nodes(g);
 	c->other = callgraph_other(g, c->scope, c->ev);
-	if (!grow((void **)&c->map, &c->map_cap, n, sizeof(*c->map)))
+	if (!util_grow((void **)&c->map, &c->map_cap, n, sizeof(*c->map)))
 		goto trees;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = callgraph_node_samples(g, i, c->scope, c->ev);
@@ -200,7 +184,7 @@ static uint32_t tnode_new(const struct ui *u, struct ui_tree *t, uint32_t parent
 {
 	struct ui_tnode *n;
 
-	if (t->nn >= TREE_MAX_NODES || !grow((void **)&t->n, &t->ncap, t->nn + 1, sizeof(*t->n)))
+	if (t->nn >= TREE_MAX_NODES || !util_grow((void **)&t->n, &t->ncap, t->nn + 1, sizeof(*t->n)))
 		return NONE;
 	n = &t->n[t->nn];
 	memset(n, 0, sizeof(*n));
@@ -331,14 +315,14 @@ void calltree_build(struct ui *u, struct ui_tree *t)
 
 	t->nn = 0;
 	htab_clear(&t->hash);
-	if (!grow((void **)&t->n, &t->ncap, 1, sizeof(*t->n)))
+	if (!util_grow((void **)&t->n, &t->ncap, 1, sizeof(*t->n)))
 		goto lines;
 	memset(&t->n[0], 0, sizeof(t->n[0]));
 	t->n[0].sym = NONE;
 	t->n[0].id = mix(0x7265657274ULL + t->kind);
 	t->nn = 1;
 	/* c->map is free once taken: it maps snapshot nodes to tree nodes here. */
-	if (c->n && !grow((void **)&c->map, &c->map_cap, c->n, sizeof(*c->map)))
+	if (c->n && !util_grow((void **)&c->map, &c->map_cap, c->n, sizeof(*c->map)))
 		goto lines;
 	if (t->kind == TREE_PATHS) {
 		merge_all(u, t);
@@ -410,7 +394,7 @@ void calltree_lines(struct ui_tree *t)
 	uint32_t cur = 0;
 
 	t->nvis = 0;
-	if (t->nn == 0 || !grow((void **)&t->vis, &t->vis_cap, t->nn, sizeof(*t->vis))) {
+	if (t->nn == 0 || !util_grow((void **)&t->vis, &t->vis_cap, t->nn, sizeof(*t->vis))) {
 		t->sel = 0;
 		return;
 	}

@@ -4,20 +4,7 @@
 #include <string.h>
 
 #include "ui.h"
-
-static bool grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	void *np;
-
-	if (n <= *cap)
-		return true;
-	np = reallocarray(*p, n, size);
-	if (np == NULL)
-		return false;
-	*p = np;
-	*cap = n;
-	return true;
-}
+#include "util.h"
 
 static double rate(uint64_t now, uint64_t *prev, double lap)
 {
@@ -31,7 +18,7 @@ static void counter_rows(struct counter_row **dst, size_t *cap, size_t *nout,
 			 const struct agg_counter_row *src, size_t n)
 {
 	*nout = 0;
-	if (n == 0 || !grow((void **)dst, cap, n, sizeof(**dst)))
+	if (n == 0 || !util_grow((void **)dst, cap, n, sizeof(**dst)))
 		return;
 	for (size_t i = 0; i < n; i++)
 		(*dst)[i] = src[i].c;
@@ -113,7 +100,7 @@ static void frame_counts(struct ui_frame *f, size_t nev)
 	size_t words = (4 * f->nsyms + 2 * (f->ntasks + f->nthreads + f->ncpus)) * 2 * nev;
 	uint64_t *p;
 
-	if (!grow((void **)&f->counts, &f->counts_cap, words ? words : 1, sizeof(*f->counts))) {
+	if (!util_grow((void **)&f->counts, &f->counts_cap, words ? words : 1, sizeof(*f->counts))) {
 		f->nsyms = f->ntasks = f->nthreads = f->ncpus = 0;
 		return;
 	}
@@ -144,7 +131,7 @@ static void frame_counts(struct ui_frame *f, size_t nev)
 /* The rows' copies; none if there is no memory for them. */
 static size_t copy_tasks(struct agg_task **dst, size_t *cap, const struct agg_task **rows, size_t n)
 {
-	if (!grow((void **)dst, cap, n, sizeof(**dst)))
+	if (!util_grow((void **)dst, cap, n, sizeof(**dst)))
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		(*dst)[i] = *rows[i];
@@ -157,7 +144,7 @@ static void kin_take(struct ui_frame *f, struct agg *a)
 	const struct agg_kin **k;
 	size_t n = agg_kin_all(a, &k);
 
-	if (!grow((void **)&f->kin, &f->kin_cap, n, sizeof(*f->kin)))
+	if (!util_grow((void **)&f->kin, &f->kin_cap, n, sizeof(*f->kin)))
 		n = 0;
 	for (size_t i = 0; i < n; i++)
 		f->kin[i] = *k[i];
@@ -195,9 +182,9 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 		}
 		return;
 	}
-	if (!grow((void **)&f->cpus, &f->cpus_cap, n, sizeof(*f->cpus)) ||
-	    !grow((void **)&f->cpu_rate, &f->rate_cap, n, sizeof(*f->cpu_rate)) ||
-	    !grow((void **)&f->cpu_busy, &f->busy_cap, n, sizeof(*f->cpu_busy)))
+	if (!util_grow((void **)&f->cpus, &f->cpus_cap, n, sizeof(*f->cpus)) ||
+	    !util_grow((void **)&f->cpu_rate, &f->rate_cap, n, sizeof(*f->cpu_rate)) ||
+	    !util_grow((void **)&f->cpu_busy, &f->busy_cap, n, sizeof(*f->cpu_busy)))
 		n = 0;
 	for (i = 0; i < n; i++) {
 		uint64_t t = 0;
@@ -216,7 +203,7 @@ void frame_take(struct ui *u, struct agg *a, double lap)
 	 * the live view's CPU on a machine that runs many programs. */
 	if (!groups_take(u, a)) { /* --sort: the group rows, as symbol rows */
 		n = agg_symbols_in_scope(a, ui_scope(u), &srows);
-		if (!grow((void **)&f->syms, &f->syms_cap, n, sizeof(*f->syms)))
+		if (!util_grow((void **)&f->syms, &f->syms_cap, n, sizeof(*f->syms)))
 			n = 0;
 		for (i = 0; i < n; i++)
 			f->syms[i] = *srows[i];

@@ -13,6 +13,7 @@
 
 #include "dump.h"
 #include "keys.h"
+#include "util.h"
 
 #define GROUPS_OPEN 256
 
@@ -33,22 +34,6 @@ struct groups {
 	enum agg_gkey first;
 };
 
-static bool grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *np;
-
-	if (n <= *cap)
-		return true;
-	while (ncap < n)
-		ncap *= 2;
-	if ((np = reallocarray(*p, ncap, size)) == NULL)
-		return false;
-	*p = np;
-	*cap = ncap;
-	return true;
-}
-
 static struct groups *gs_get(struct ui *u)
 {
 	if (u->groups == NULL && (u->groups = calloc(1, sizeof(*u->groups))) != NULL)
@@ -65,7 +50,7 @@ static size_t pool_add(struct groups *g, const char *s)
 {
 	size_t l = strlen(s) + 1, at = g->plen;
 
-	if (!grow((void **)&g->pool, &g->pcap, g->plen + l, 1))
+	if (!util_grow((void **)&g->pool, &g->pcap, g->plen + l, 1))
 		return SIZE_MAX;
 	memcpy(g->pool + at, s, l);
 	g->plen += l;
@@ -93,7 +78,7 @@ bool groups_take(struct ui *u, struct agg *a)
 	g->first = keys[0];
 	g->plen = 0;
 	n = agg_groups_in_scope(a, ui_scope(u), &rows);
-	if (!grow((void **)&f->syms, &f->syms_cap, n, sizeof(*f->syms)))
+	if (!util_grow((void **)&f->syms, &f->syms_cap, n, sizeof(*f->syms)))
 		n = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct agg_sym *s = &f->syms[k];
@@ -259,9 +244,9 @@ void groups_hier_build(struct ui *u)
 	struct groups *g = u->groups;
 	size_t nev = u->fr.nev, n = u->nrows, k = 0;
 
-	if (!grow((void **)&g->par, &g->par_cap, n, sizeof(*g->par)) ||
-	    !grow((void **)&g->sums, &g->sums_cap, 4 * nev * (n ? n : 1), sizeof(*g->sums)) ||
-	    !grow((void **)&g->lines, &g->lines_cap, 2 * n, sizeof(*g->lines)))
+	if (!util_grow((void **)&g->par, &g->par_cap, n, sizeof(*g->par)) ||
+	    !util_grow((void **)&g->sums, &g->sums_cap, 4 * nev * (n ? n : 1), sizeof(*g->sums)) ||
+	    !util_grow((void **)&g->lines, &g->lines_cap, 2 * n, sizeof(*g->lines)))
 		return;
 	g->npar = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -304,7 +289,7 @@ void groups_hier_build(struct ui *u)
 			if (first_hash(u, u->rows[i]) == g->par[p].key)
 				g->lines[k++] = u->rows[i];
 	}
-	if (!grow((void **)&u->rows, &u->rows_cap, k, sizeof(*u->rows)))
+	if (!util_grow((void **)&u->rows, &u->rows_cap, k, sizeof(*u->rows)))
 		return;
 	memcpy(u->rows, g->lines, k * sizeof(*u->rows));
 	u->nrows = k;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "keys.h"
+#include "util.h"
 
 #define NONE UINT32_MAX
 #define TT_DEPTH 64        /* deeper is a loop (a reused pid) */
@@ -40,22 +41,6 @@ struct tasktree {
 	pid_t fold[TT_FOLD];
 	size_t nfold;
 };
-
-static bool grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *np;
-
-	if (n <= *cap)
-		return true;
-	while (ncap < n)
-		ncap *= 2;
-	if ((np = reallocarray(*p, ncap, size)) == NULL)
-		return false;
-	*p = np;
-	*cap = ncap;
-	return true;
-}
 
 bool tasktree_on(const struct ui *u)
 {
@@ -89,7 +74,7 @@ static uint32_t node_of(const struct tasktree *t, pid_t pid)
 
 static uint32_t node_add(struct tasktree *t, pid_t pid, const struct agg_task *row, size_t rank)
 {
-	if (!grow((void **)&t->n, &t->ncap, t->nn + 1, sizeof(*t->n)) ||
+	if (!util_grow((void **)&t->n, &t->ncap, t->nn + 1, sizeof(*t->n)) ||
 	    htab_put(&t->ix, (uint64_t)pid + 1, t->nn + 1))
 		return NONE;
 	t->n[t->nn] = (struct tnode){ .pid = pid, .parent = NONE, .first = NONE, .next = NONE, .tail = NONE,
@@ -135,7 +120,7 @@ static bool sums(const struct ui *u, struct tasktree *t, size_t nrows)
 {
 	size_t nev = u->fr.nev, per = 4 * nev;
 
-	if (!grow((void **)&t->sums, &t->sums_cap, t->nn * per + 1, sizeof(*t->sums)))
+	if (!util_grow((void **)&t->sums, &t->sums_cap, t->nn * per + 1, sizeof(*t->sums)))
 		return false;
 	memset(t->sums, 0, t->nn * per * sizeof(*t->sums));
 	for (size_t i = 0; i < nrows; i++) {
@@ -168,7 +153,7 @@ static bool children(struct tasktree *t, uint32_t *roots)
 {
 	uint32_t tail = NONE;
 
-	if (!grow((void **)&t->order, &t->order_cap, t->nn, sizeof(*t->order)))
+	if (!util_grow((void **)&t->order, &t->order_cap, t->nn, sizeof(*t->order)))
 		return false;
 	for (size_t i = 0; i < t->nn; i++)
 		t->order[i] = (uint32_t)i;
@@ -272,9 +257,9 @@ void tasktree_build(struct ui *u)
 			else if (t->n[p].row == NULL)
 				break;
 	if (!sums(u, t, nrows) || !children(t, &roots) ||
-	    !grow((void **)&t->rows, &t->rows_cap, t->nn, sizeof(*t->rows)) ||
-	    !grow((void **)&t->pre, &t->pre_cap, t->nn, sizeof(*t->pre)) ||
-	    !grow((void **)&u->rows, &u->rows_cap, t->nn, sizeof(*u->rows)))
+	    !util_grow((void **)&t->rows, &t->rows_cap, t->nn, sizeof(*t->rows)) ||
+	    !util_grow((void **)&t->pre, &t->pre_cap, t->nn, sizeof(*t->pre)) ||
+	    !util_grow((void **)&u->rows, &u->rows_cap, t->nn, sizeof(*u->rows)))
 		return;
 	/* Depth first: a node, then its children unless folded. */
 	for (uint32_t i = roots; i != NONE || sp > 0;) {

@@ -10,26 +10,13 @@
 
 #include "columns.h"
 #include "keys.h"
+#include "util.h"
 
 #define WAITS_ROWS 2000 /* the Wait view's rows at most, by blocked time */
 
 bool waits_shown(const struct ui *u)
 {
 	return u->waits.shown;
-}
-
-static bool grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	void *np;
-
-	if (n <= *cap)
-		return true;
-	np = reallocarray(*p, n, size);
-	if (np == NULL)
-		return false;
-	*p = np;
-	*cap = n;
-	return true;
 }
 
 struct take_ctx {
@@ -45,7 +32,7 @@ static void take_task(void *arg, pid_t pid, pid_t tid, const struct spans_time *
 	const uint64_t *ns = cum ? t->total : t->iv;
 	struct ui_offtask *o;
 
-	if (ns[0] + ns[1] + ns[2] == 0 || !grow((void **)&w->tasks, &w->tcap, w->ntasks + 1, sizeof(*w->tasks)))
+	if (ns[0] + ns[1] + ns[2] == 0 || !util_grow((void **)&w->tasks, &w->tcap, w->ntasks + 1, sizeof(*w->tasks)))
 		return;
 	if (htab_put(&w->idx, tid ? (uint64_t)(uint32_t)tid : (1ull << 32) | (uint32_t)pid, w->ntasks + 1))
 		return;
@@ -75,7 +62,7 @@ void waits_take(struct ui *u, double lap)
 	spans_each(s->spans, take_task, &c);
 	agg_settle(s->wait);
 	n = agg_symbols_children_top(s->wait, ui_scope(u), WAITS_ROWS, &rows);
-	if (!grow((void **)&w->rows, &w->cap, n ? n : 1, sizeof(*w->rows)))
+	if (!util_grow((void **)&w->rows, &w->cap, n ? n : 1, sizeof(*w->rows)))
 		return;
 	for (size_t i = 0; i < n; i++) {
 		const struct agg_counts *ch = ui_scope(u) == AGG_INTERVAL ? &rows[i]->ch_iv : &rows[i]->ch_total;

@@ -114,3 +114,19 @@ uint64_t util_hash64(const void *p, size_t len, uint64_t seed)
 	}
 	return r;
 }
+
+bool util_grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *np;
+
+	if (n <= *cap)
+		return true;
+	while (ncap < n)
+		ncap *= 2;
+	if ((np = reallocarray(*p, ncap, size)) == NULL)
+		return false;
+	*p = np;
+	*cap = ncap;
+	return true;
+}

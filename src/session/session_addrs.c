@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-static bool cpumode_kernel(uint16_t misc)
+bool session_addrs_kernel(uint16_t misc)
 {
 	switch (misc & PERF_RECORD_MISC_CPUMODE_MASK) {
 	case PERF_RECORD_MISC_KERNEL:
@@ -35,7 +35,7 @@ static uint64_t leaf_return(struct session *s, const struct record *r, uint64_t 
 size_t session_addrs_of(struct session *s, const struct record *r, uint64_t *addrs, uint64_t *kmask,
 			    size_t max)
 {
-	bool kernel = cpumode_kernel(r->misc), first = true;
+	bool kernel = session_addrs_kernel(r->misc), first = true;
 	size_t n = 0;
 
 	if (max > SESSION_STACK_MAX)

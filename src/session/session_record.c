@@ -7,21 +7,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static bool cpumode_kernel(uint16_t misc)
-{
-	switch (misc & PERF_RECORD_MISC_CPUMODE_MASK) {
-	case PERF_RECORD_MISC_KERNEL:
-	case PERF_RECORD_MISC_HYPERVISOR:
-	case PERF_RECORD_MISC_GUEST_KERNEL:
-		return true;
-	default:
-		return false;
-	}
-}
-
-
-
-
 /* Frames of a sample's callchain, leaf first, worked out first (the leaf
  * fix with them), then resolved whole, so that a repeated stack is one
  * lookup. *out: frames or the symbols' cached copy (see
@@ -91,7 +76,7 @@ static __attribute__((noinline)) void sample_stack(struct session *s, int ev, co
 		fr = frames;
 		memset(&frames[0], 0, sizeof(frames[0]));
 		symbols_resolve_thread(s->syms, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r->sample.ip,
-				       cpumode_kernel(r->misc), &frames[0]);
+				       session_addrs_kernel(r->misc), &frames[0]);
 		n = 1;
 	}
 	agg_sample_stack(s->agg, (size_t)ev, (int)r->sid.cpu, (pid_t)r->sid.pid, (pid_t)r->sid.tid,
@@ -113,7 +98,7 @@ static __attribute__((noinline)) void flat_miss(struct session *s, int ev, int c
 static void flat(struct session *s, int ev, int cpu, pid_t pid, pid_t tid, uint64_t ip, uint16_t misc, uint32_t n,
 		 uint64_t period)
 {
-	struct agg_where w = { .pid = pid, .tid = tid, .ip = ip, .kernel = cpumode_kernel(misc) };
+	struct agg_where w = { .pid = pid, .tid = tid, .ip = ip, .kernel = session_addrs_kernel(misc) };
 
 	w.tag = symbols_tag(s->syms, pid);
 	if (!agg_samples_memo(s->agg, (size_t)ev, cpu, &w, n, period))
