@@ -221,7 +221,8 @@ static void source_rows(struct ui_annot *A, const struct annview_level *L, const
 		if (in->file && in->line)
 			A->srows[n++] = (struct annview_srow){ in->file, in->line, cnt ? cnt[i] : 0, i };
 	}
-	qsort(A->srows, n, sizeof(*A->srows), srow_cmp);
+	if (n > 1)
+		qsort(A->srows, n, sizeof(*A->srows), srow_cmp);
 	for (size_t k = 0; k < n; k++) {
 		struct annview_srow *r = &A->srows[k];
 
@@ -236,7 +237,8 @@ static void source_rows(struct ui_annot *A, const struct annview_level *L, const
 	for (size_t k = 0; k < m; k++)
 		if (A->srows[k].samples)
 			A->shot[A->nshot++] = k;
-	qsort_r(A->shot, A->nshot, sizeof(*A->shot), shot_cmp, A->srows);
+	if (A->nshot > 1)
+		qsort_r(A->shot, A->nshot, sizeof(*A->shot), shot_cmp, A->srows);
 }
 
 size_t annview_line_of(const struct ui_annot *A, uint32_t i)

@@ -280,7 +280,8 @@ void groups_hier_build(struct ui *u)
 		}
 	}
 	/* Parents most samples first (perf's --hierarchy), I inverting. */
-	qsort_r(g->par, g->npar, sizeof(*g->par), by_samples, u);
+	if (g->npar > 1)
+		qsort_r(g->par, g->npar, sizeof(*g->par), by_samples, u);
 	for (size_t p = 0; p < g->npar; p++) {
 		g->lines[k++] = &g->par[p];
 		if (!is_open(g, g->par[p].key))

@@ -157,7 +157,8 @@ static bool children(struct tasktree *t, uint32_t *roots)
 		return false;
 	for (size_t i = 0; i < t->nn; i++)
 		t->order[i] = (uint32_t)i;
-	qsort_r(t->order, t->nn, sizeof(*t->order), by_rank, t->n);
+	if (t->nn > 1) /* order and n are NULL before the first task */
+		qsort_r(t->order, t->nn, sizeof(*t->order), by_rank, t->n);
 	*roots = NONE;
 	for (size_t k = 0; k < t->nn; k++) {
 		uint32_t i = t->order[k], p = t->n[i].parent;

@@ -121,7 +121,8 @@ size_t agg_annot_counts(struct agg *a, uint64_t key, size_t ev, enum agg_scope s
 		if (v[0] && c)
 			a->annot_out[n++] = (struct agg_annot_count){ .offset = v[0] - 1, .samples = c };
 	}
-	qsort(a->annot_out, n, sizeof(*a->annot_out), by_offset);
+	if (n > 1)
+		qsort(a->annot_out, n, sizeof(*a->annot_out), by_offset);
 	*out = a->annot_out;
 	return n;
 }

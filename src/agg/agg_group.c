@@ -294,7 +294,8 @@ static uint64_t keep_floor(struct agg *a)
 	for (size_t i = 0; i <= gs->map.mask; i++)
 		if (agg_row_at(&gs->map, i))
 			v[n++] = ((struct agg_group *)agg_row_at(&gs->map, i))->total.samples[0];
-	qsort(v, n, sizeof(*v), cmp_desc);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_desc);
 	floor = v[a->keep_top - 1] ? v[a->keep_top - 1] : 1;
 	free(v);
 	return floor;

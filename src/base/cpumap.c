@@ -135,7 +135,8 @@ int cpumap_threads(pid_t pid, pid_t **out, size_t *n)
 		free(arr);
 		return -ESRCH;
 	}
-	qsort(arr, cnt, sizeof(*arr), cmp_int);
+	if (cnt > 1)
+		qsort(arr, cnt, sizeof(*arr), cmp_int);
 	*out = arr;
 	*n = cnt;
 	return 0;

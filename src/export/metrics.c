@@ -282,7 +282,8 @@ int metrics_update(struct metrics *m, struct agg *a)
 		m->comms[i].score = m->comms[i].score * 0.8 + (double)m->comms[i].iv[0];
 		order[i] = &m->comms[i];
 	}
-	qsort(order, m->n, sizeof(*order), by_score);
+	if (m->n > 1)
+		qsort(order, m->n, sizeof(*order), by_score);
 	for (size_t i = 0; i < m->n; i++)
 		order[i]->top = i < m->ncomms && order[i]->score > 0;
 	free(order);
@@ -448,7 +449,8 @@ static void symbol_families(struct promtext *p, struct metrics *m, struct agg *a
 	}
 	for (size_t i = 0; i < n; i++)
 		rows[i] = &m->top[i];
-	qsort_r(rows, n, sizeof(*rows), by_rank, &ne);
+	if (n > 1)
+		qsort_r(rows, n, sizeof(*rows), by_rank, &ne);
 	for (size_t i = 0; i < n; i++) {
 		bool dup = false;
 

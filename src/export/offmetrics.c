@@ -101,7 +101,8 @@ void offmetrics_update(struct offmetrics *om, const struct session *s)
 		om->c[i].score = om->c[i].score * 0.8 + (double)(om->c[i].iv[0] + om->c[i].iv[1] + om->c[i].iv[2]);
 		order[i] = &om->c[i];
 	}
-	qsort(order, om->n, sizeof(*order), by_score);
+	if (om->n > 1)
+		qsort(order, om->n, sizeof(*order), by_score);
 	/* The top N this interval add to their own series (named for good:
 	 * one that drops out stays, stopped); the rest to other. */
 	for (size_t i = 0; i < om->n; i++) {

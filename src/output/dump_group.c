@@ -156,7 +156,8 @@ static void hierarchy(struct dctx *c, size_t n)
 			p[np++].first = c->rows[i].grp;
 		p[k].samples += c->rows[i].samples;
 	}
-	qsort(p, np, sizeof(*p), cmp_parent);
+	if (np > 1)
+		qsort(p, np, sizeof(*p), cmp_parent);
 	for (size_t k = 0; k < np && k < c->limit; k++) {
 		size_t shown = 0;
 

@@ -35,10 +35,11 @@ int pdorder_grow(struct pdorder *o)
 static int sort_runs(struct pdorder *o, size_t lo, size_t hi)
 {
 	size_t n = hi - lo, nruns = 0, *runs;
-	struct pdorder_entry *src = o->q + lo, *dst, *t;
+	struct pdorder_entry *src, *dst, *t;
 
 	if (n < 2)
 		return 0;
+	src = o->q + lo; /* after the check: q is NULL while nothing was queued */
 	if (o->tmp == NULL && (o->tmp = malloc(o->cap * sizeof(*o->tmp))) == NULL)
 		return -ENOMEM;
 	if ((runs = malloc((n + 1) * sizeof(*runs))) == NULL)

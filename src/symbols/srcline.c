@@ -317,7 +317,8 @@ static size_t sort_rows(struct srcline_row *r, size_t n)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		o[i] = (struct srcline_ord){ r[i], i };
-	qsort(o, n, sizeof(*o), ord_cmp);
+	if (n > 1)
+		qsort(o, n, sizeof(*o), ord_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (w && r[w - 1].addr == o[i].r.addr)
 			w--;

@@ -108,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static unsigned char *map, *map2;
 	struct ring r, two[2];
-	struct record_layout lay;
+	struct record_layout lay = { 0 };
 	uint16_t start;
 	size_t sum = 0, len;
 

@@ -8,13 +8,14 @@
  * wait_disk writes and fsyncs a file there (uninterruptible waits where
  * the disk has any). Each measures its own off-CPU time: its wall time
  * less its CPU time, from its start to its end. At the end it prints
- * {"wait_sleep": {"tid": T, "offcpu_ms": M}, ...} on stdout. */
+ * {"wait_sleep": {"tid": T, "offcpu_ms": M, "switches": N}, ...} on stdout. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +34,7 @@ struct res {
 	double offcpu_ms;
 	void (*fn)(struct res *r);
 	pthread_t th;
+	long switches; /* context switches while timed: each moves the two clocks apart a little */
 };
 
 static double clk(clockid_t c)
@@ -123,6 +125,7 @@ static void *run(void *arg)
 {
 	struct res *r = arg;
 	double w0, c0;
+	struct rusage ru;
 
 	pthread_setname_np(pthread_self(), r->name);
 	r->tid = (pid_t)syscall(SYS_gettid);
@@ -130,15 +133,17 @@ static void *run(void *arg)
 	c0 = clk(CLOCK_THREAD_CPUTIME_ID);
 	r->fn(r);
 	r->offcpu_ms = ((clk(CLOCK_MONOTONIC) - w0) - (clk(CLOCK_THREAD_CPUTIME_ID) - c0)) * 1e3;
+	if (getrusage(RUSAGE_THREAD, &ru) == 0)
+		r->switches = ru.ru_nvcsw + ru.ru_nivcsw;
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
 	struct res rs[] = {
-		{ "wait_sleep", 0, 0, wait_sleep, 0 }, { "wait_pipe", 0, 0, wait_pipe, 0 },
-		{ "feed_pipe", 0, 0, feed_pipe, 0 }, { "wait_lock", 0, 0, wait_lock, 0 },
-		{ "hold_lock", 0, 0, hold_lock, 0 }, { "wait_disk", 0, 0, wait_disk, 0 },
+		{ "wait_sleep", 0, 0, wait_sleep, 0, 0 }, { "wait_pipe", 0, 0, wait_pipe, 0, 0 },
+		{ "feed_pipe", 0, 0, feed_pipe, 0, 0 }, { "wait_lock", 0, 0, wait_lock, 0, 0 },
+		{ "hold_lock", 0, 0, hold_lock, 0, 0 }, { "wait_disk", 0, 0, wait_disk, 0, 0 },
 	};
 	size_t n = sizeof(rs) / sizeof(rs[0]);
 	int rc = gate_open(&argc, &argv, 2);
@@ -160,8 +165,8 @@ int main(int argc, char **argv)
 		pthread_join(rs[i].th, NULL);
 	printf("{");
 	for (size_t i = 0; i < n; i++)
-		printf("%s\"%s\": {\"tid\": %d, \"offcpu_ms\": %.3f}", i ? ", " : "", rs[i].name, (int)rs[i].tid,
-		       rs[i].offcpu_ms);
+		printf("%s\"%s\": {\"tid\": %d, \"offcpu_ms\": %.3f, \"switches\": %ld}", i ? ", " : "", rs[i].name,
+		       (int)rs[i].tid, rs[i].offcpu_ms, rs[i].switches);
 	printf("}\n");
 	return 0;
 }
