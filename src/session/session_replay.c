@@ -8,6 +8,7 @@
  * their build-ids (symbols_set_replay). */
 #include "session.h"
 #include "htab.h"
+#include "pdbatch.h"
 #include "pdread.h"
 #include "sanitize.h"
 #include "util.h"
@@ -60,6 +61,10 @@ struct session_replay {
 	size_t nwatch;
 	char notice_files[256], notice_kernel[256], notice_end[256];
 	uint64_t applied;                /* samples applied */
+	/* Flat samples alike, counted as one before the session (as the
+	 * engine's tally): handed on before any other record and at each
+	 * interval's end. */
+	struct pdbatch *batch;
 	int cpus[CPUMAP_MAX];            /* the recording's CPUs: 0 .. nr_cpus_avail-1 */
 	size_t ncpus;
 };
@@ -106,17 +111,51 @@ static const struct pdread_buildid *bid_of(const struct session_replay *r, const
 	return NULL;
 }
 
+/* A batch's samples alike into the session. */
+static void batched(void *arg, const struct pdbatch_slot *b)
+{
+	struct engine_samples es = { .ip = b->ip, .period = b->period, .pid = b->pid, .tid = b->tid, .cpu = b->cpu,
+				     .n = b->n, .misc = b->misc };
+
+	session_samples(arg, b->ev, &es);
+}
+
+static void flush(struct session *s, struct session_replay *r)
+{
+	if (!pdbatch_empty(r->batch))
+		pdbatch_take(r->batch, batched, s);
+}
+
+/* A flat sample into the batch; false when it goes its own way (a stack). */
+static bool batch_sample(struct session *s, struct session_replay *r, const struct record *rec, int ev)
+{
+	uint16_t misc = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	if (rec->sample.ips || rec->sample.regs)
+		return false;
+	if (pdbatch_add(r->batch, (uint16_t)ev, rec->sid.cpu, rec->sid.pid, rec->sid.tid, rec->sample.ip, misc,
+			rec->sample.period))
+		return true;
+	flush(s, r);
+	return pdbatch_add(r->batch, (uint16_t)ev, rec->sid.cpu, rec->sid.pid, rec->sid.tid, rec->sample.ip, misc,
+			   rec->sample.period);
+}
+
 static void apply(struct session *s, struct session_replay *r)
 {
 	struct record *rec = &r->rec;
 	int ev = r->rec_ev;
 
+	if (rec->type != PERF_RECORD_SAMPLE)
+		flush(s, r); /* the samples before it count under what was before it */
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
 		if (ev < 0 || !r->enabled[ev] || excluded(r->excl[ev], rec) ||
 		    ((r->excl[ev] & EXCL_IDLE) && rec->sid.pid == 0) || !in_focus(r, (pid_t)rec->sid.pid))
 			return;
 		r->applied++;
+		if (batch_sample(s, r, rec, ev))
+			return;
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
@@ -168,9 +207,12 @@ static int advance(struct session *s, struct session_replay *r)
 		if (!r->have) {
 			int rc = pdread_next(r->rd, &r->rec, &r->rec_ev, r->err, sizeof(r->err));
 
-			if (rc < 0)
+			if (rc < 0) {
+				flush(s, r);
 				return -1;
+			}
 			if (rc == 0) {
+				flush(s, r);
 				r->eof = true;
 				r->lap = r->started && r->newest > r->iv_start ? (double)(r->newest - r->iv_start) / 1e9 : 0;
 				return 0;
@@ -184,6 +226,7 @@ static int advance(struct session *s, struct session_replay *r)
 				r->iv_start = t;
 				r->edge = t + interval_ns(s);
 			} else if (t >= r->edge) {
+				flush(s, r);
 				r->lap = (double)(r->edge - r->iv_start) / 1e9;
 				r->iv_start = r->edge;
 				r->edge += interval_ns(s);
@@ -573,7 +616,10 @@ int session_replay_open(struct session *s, struct options *o, char *err, size_t 
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	if ((r = calloc(1, sizeof(*r))) == NULL || htab_init(&r->bid_by_path, 64) != 0) {
+	if ((r = calloc(1, sizeof(*r))) == NULL || (r->batch = pdbatch_new()) == NULL ||
+	    htab_init(&r->bid_by_path, 64) != 0) {
+		if (r)
+			pdbatch_free(r->batch);
 		free(r);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -628,6 +674,7 @@ void session_replay_close(struct session *s)
 	if (r == NULL)
 		return;
 	pdread_close(r->rd);
+	pdbatch_free(r->batch);
 	htab_free(&r->bid_by_path);
 	if (r->ep >= 0)
 		close(r->ep);
