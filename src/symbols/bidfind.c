@@ -2,8 +2,12 @@
 #include "bidfind.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "elfsym.h"
 
 #include "util.h"
 
@@ -49,4 +53,35 @@ int bidfind_kallsyms(const char *cache_dir, const uint8_t *bid, size_t len, char
 	if (util_pathf(out, outlen, "%s/[kernel.kallsyms]/%s/kallsyms", cache_dir, h) != 0 || access(out, R_OK) != 0)
 		return -ENOENT;
 	return 0;
+}
+
+static bool is(const struct elfsym *t, const uint8_t *bid, size_t len)
+{
+	return t && (len == 0 || (t->build_id_len == len && memcmp(t->build_id, bid, len) == 0));
+}
+
+int bidfind_vdso(const char *cache_dir, const uint8_t *bid, size_t len, struct elfsym **out)
+{
+	char h[2 * 20 + 1], path[PATH_MAX];
+	int fd;
+
+	/* Ours, read from memory: a recording of this kernel's vDSO needs no copy. */
+	if (elfsym_load_vdso(out) == 0 && is(*out, bid, len))
+		return 0;
+	elfsym_free(*out);
+	*out = NULL;
+	if (cache_dir == NULL || cache_dir[0] == '\0' || len == 0 || len > 20)
+		return -ENOENT;
+	hex(bid, len, h);
+	if (util_pathf(path, sizeof(path), "%s/[vdso]/%s/vdso", cache_dir, h) != 0 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -ENOENT;
+	/* Labelled as ours is: its unnamed helpers are [vdso]+0xVADDR. */
+	elfsym_load_fd_label(out, fd, "[vdso]");
+	close(fd);
+	if (is(*out, bid, len))
+		return 0;
+	elfsym_free(*out);
+	*out = NULL;
+	return -ENOENT;
 }

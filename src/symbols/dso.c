@@ -168,9 +168,9 @@ struct dso *dso_get(struct dso_set *ds, const char *path, const struct dso_ident
 	if (path == NULL || path[0] == '\0')
 		path = ANON;
 	key.kind = (uint8_t)dso_kind_of(path);
-	/* Pseudo-files are one DSO whatever their inode says; a memfd is a
-	 * file of its own. */
-	if (id && (key.kind == DSO_FILE || key.kind == DSO_MEMFD)) {
+	/* Pseudo-files are one DSO whatever their inode says (a replay's vDSO
+	 * is its kernel's: by build-id); a memfd is a file of its own. */
+	if (id && (key.kind == DSO_FILE || key.kind == DSO_MEMFD || (key.kind == DSO_VDSO && ds->replay))) {
 		/* The build-id says it all: one DSO however it was reached. */
 		if (id->build_id_len && id->build_id_len <= DSO_BUILD_ID_MAX) {
 			memcpy(key.ident.build_id, id->build_id, id->build_id_len);
@@ -637,7 +637,7 @@ void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint
 	label = base ? base + 1 : path;
 	d->loaded = true;
 	if (d->kind == DSO_VDSO) {
-		elfsym_load_vdso(&d->tab);
+		bidfind_vdso(ds->replay ? ds->buildid_cache : NULL, d->ident.build_id, d->ident.build_id_len, &d->tab);
 	} else if ((d->kind == DSO_FILE || d->kind == DSO_MEMFD) &&
 		   (fd = open_dso(ds, d, pid, start, end)) >= 0) {
 		load_fd_checked(ds, d, fd, label);
@@ -646,7 +646,7 @@ void dso_load(struct dso_set *ds, struct dso *d, pid_t pid, uint64_t start, uint
 		    (fd = open_mapped(ds, d, pid, start, end, true)) >= 0)
 			load_fd_checked(ds, d, fd, label);
 	}
-	if (ds->replay && d->kind == DSO_FILE && d->ident.build_id_len)
+	if (ds->replay && (d->kind == DSO_FILE || d->kind == DSO_VDSO) && d->ident.build_id_len)
 		dso_replay_load(ds, d, label);
 	if (d->tab) {
 		ds->ntables++;

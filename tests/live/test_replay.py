@@ -8,13 +8,17 @@ on the same file (Debian's perf 6.1).
   the callers of hot, caller_a and lone as perf report --children has them;
 - exec: a process that exec'd and exited, every sample named from the file's
   own COMM and MMAP2 records;
+- the vDSO: a recording of clock_gettime in a loop, its samples named from
+  this machine's vDSO when the recording's build-id is its, from perf's
+  build-id cache when not, else [unknown] with a notice;
 - perf record -z (zstd) read where this perftop has libzstd;
 - a file cut at a random byte: one line on stderr naming an offset, exit 1;
 - as nobody (no privileges, no perf_event_open): the same rows;
 - the live view in tmux: the rows, Z pauses the replay, . steps, ] speeds up.
 
 perf record runs on a gated workload with -p (perf 6.1 aborts in its build-id
-code on this kernel's MMAP2 records of a new exec at times: -B, and retries).
+code on this kernel's MMAP2 records of a new exec at times: -B, and retries;
+the vDSO's recording keeps its build-ids, which it is about).
 
 usage: test_replay.py PERFTOP WORKLOAD CGWORK_LEAFFP FIXTURE_EXEC FIXTURE_EXEC2
 """
@@ -41,13 +45,14 @@ MIN_SHARE = 2.0      # rows compared: perf's at or above this
 SPLIT_POINTS = 1.0
 
 
-def perf_record(out, args, gate_cmd=None, tries=3):
+def perf_record(out, args, gate_cmd=None, tries=3, buildids=False):
     """perf record of a gated workload (-p), or of a command; True when the file is whole."""
+    nobid = [] if buildids else ["-B"]
     for _ in range(tries):
         if gate_cmd:
             wl = subprocess.Popen(gate_cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             pid = wl.stdout.readline().split()[1]
-            rec = subprocess.Popen(["perf", "record", "-q", "-B", *args, "-o", out, "-p", pid],
+            rec = subprocess.Popen(["perf", "record", "-q", *nobid, *args, "-o", out, "-p", pid],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             time.sleep(1.0)  # attached (perf record has no "ready" to wait for)
             wl.stdin.write("go\n")
@@ -57,7 +62,7 @@ def perf_record(out, args, gate_cmd=None, tries=3):
             _, err = rec.communicate(timeout=60)
             rc = rec.returncode
         else:
-            r = subprocess.run(["perf", "record", "-q", "-B", "-o", out, *args], stdout=subprocess.DEVNULL,
+            r = subprocess.run(["perf", "record", "-q", *nobid, "-o", out, *args], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True, errors="replace", timeout=120)
             rc, err = r.returncode, r.stderr
         if rc == 0 and os.path.getsize(out) > 0:
@@ -256,6 +261,75 @@ def test_exec():
     ok(os.path.basename(EXEC2) in comms, "exec: the task named from the file's COMM (%r)" % sorted(comms))
 
 
+def vdso_image():
+    """This machine's vDSO (the same for every 64-bit process) and its build-id."""
+    with open("/proc/self/maps") as f:
+        for line in f:
+            if line.rstrip().endswith("[vdso]"):
+                lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+                with open("/proc/self/mem", "rb") as m:
+                    m.seek(lo)
+                    img = m.read(hi - lo)
+                # The GNU build-id note: namesz 4, descsz 20, type 3, "GNU\0".
+                at = img.find(b"\x04\x00\x00\x00\x14\x00\x00\x00\x03\x00\x00\x00GNU\x00")
+                return (img, img[at + 16:at + 36]) if at >= 0 else (img, None)
+    return None, None
+
+
+def test_vdso():
+    """The vDSO's samples named from this machine's vDSO when the recording's
+    build-id is its, from perf's build-id cache when not, else not named."""
+    img, bid = vdso_image()
+    if img is None or bid is None:
+        skip("the vDSO in a replay", "this process has no vDSO with a build-id")
+        return
+    data = os.path.join(TMP, "vdso.data")
+    if not perf_record(data, ["-e", "cpu-clock", "-F", "999"], [WORKLOAD, "gate", "vdso", "2"],
+                       buildids=True):
+        skip("the vDSO in a replay", "perf record failed three times (perf's own abort)")
+        return
+
+    def vdso_rows(path, home):
+        r = subprocess.run([PERFTOP, "-i", path, "-b", "--format", "json", "-d", "3600", "-E", "200"],
+                           capture_output=True, text=True, timeout=300, env=dict(os.environ, HOME=home))
+        recs = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+        rows = {}
+        for rec in recs:
+            for s in rec.get("symbols", []):
+                if s["dso"] == "[vdso]":
+                    rows[s["symbol"]] = rows.get(s["symbol"], 0) + s["samples"]
+        notices = [n for rec in recs for n in rec.get("notices", [])]
+        return r.returncode, rows, notices
+
+    def named(rows):
+        return sum(v for k, v in rows.items() if k in ("clock_gettime", "__vdso_clock_gettime"))
+
+    rc, rows, notices = vdso_rows(data, "/nonexistent")
+    total = sum(rows.values())
+    ok(rc == 0 and total > 50 and named(rows) > 0 and "[unknown]" not in rows,
+       "vdso: this kernel's recording: its vDSO samples named from ours (%r)" % rows)
+    # The same recording as another kernel's: its [vdso] build-id changed.
+    with open(data, "rb") as f:
+        raw = f.read()
+    other_bid = bytes(16) + b"\x01\x02\x03\x04"
+    other = os.path.join(TMP, "vdso-other.data")
+    with open(other, "wb") as f:
+        f.write(raw.replace(bid, other_bid))
+    rc, rows, notices = vdso_rows(other, "/nonexistent")
+    ok(rc == 0 and raw.count(bid) > 0 and named(rows) == 0 and rows.get("[unknown]", 0) == total and
+       any("[vdso]" in n for n in notices),
+       "vdso: another kernel's vDSO, no copy in the build-id cache: not named from ours, and told (%r, %r)"
+       % (rows, notices))
+    # perf's build-id cache keeps that kernel's copy: ~/.debug/[vdso]/ID/vdso.
+    home = os.path.join(TMP, "home")
+    os.makedirs(os.path.join(home, ".debug", "[vdso]", other_bid.hex()))
+    with open(os.path.join(home, ".debug", "[vdso]", other_bid.hex(), "vdso"), "wb") as f:
+        f.write(img.replace(bid, other_bid))
+    rc, rows, notices = vdso_rows(other, home)
+    ok(rc == 0 and named(rows) > 0 and "[unknown]" not in rows and sum(rows.values()) == total,
+       "vdso: another kernel's vDSO named from perf's build-id cache (%r)" % rows)
+
+
 def test_zstd():
     data = os.path.join(TMP, "z.data")
     if not perf_record(data, ["-z", "-e", "cpu-clock", "-F", "999"], [WORKLOAD, "gate", "split", "3,2,1", "2"]):
@@ -366,6 +440,7 @@ else:
     flat = test_flat()
     test_callgraph()
     test_exec()
+    test_vdso()
     test_zstd()
     test_own()
     if flat:

@@ -190,6 +190,19 @@ static int syscalls(double secs)
 	return 0;
 }
 
+/* clock_gettime in a loop: its time in the vDSO (a replay names it). */
+static int vdso(double secs)
+{
+	double t_end = now() + secs;
+	uint64_t n = 0;
+
+	while (now() < t_end)
+		n++;
+	sink = n;
+	printf("{\"calls\": %llu}\n", (unsigned long long)n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 2 && strcmp(argv[1], "cpu") == 0) {
@@ -216,5 +229,7 @@ int main(int argc, char **argv)
 		return duty(atof(argv[2]));
 	if (strcmp(argv[1], "syscalls") == 0 && argc > 2)
 		return syscalls(atof(argv[2]));
+	if (strcmp(argv[1], "vdso") == 0 && argc > 2)
+		return vdso(atof(argv[2]));
 	return 2;
 }
