@@ -62,6 +62,8 @@ static const struct perf_event_header *copy_record(struct pdread *r, const struc
 	return (const struct perf_event_header *)(b->data + b->used - need);
 }
 
+#define DROP_EVERY ((uint64_t)8 << 20)
+
 /* A new round is read: what the round before the last copied is handed on. */
 static void next_round(struct pdread *r)
 {
@@ -72,8 +74,9 @@ static void next_round(struct pdread *r)
 	r->cur = NULL;
 	/* The same for the mapped file: what lies before the round before the
 	 * last was handed on, and its pages leave our RSS (the page cache
-	 * keeps them). */
-	if (r->map && drop > r->dropped) {
+	 * keeps them). Every DROP_EVERY bytes, not every round: each drop is
+	 * a syscall and a TLB flush (a tenth of a -b replay, a round at a time). */
+	if (r->map && drop > r->dropped + DROP_EVERY) {
 		madvise((void *)(uintptr_t)(r->map + r->dropped), drop - r->dropped, MADV_DONTNEED);
 		r->dropped = drop;
 	}
