@@ -149,6 +149,16 @@ def perf_flat(data, canon):
     return rows
 
 
+def perf_unnamed(data, images):
+    """How many user samples of the images (or of no map) perf script cannot name."""
+    r = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym,dso"], capture_output=True, text=True)
+    n = 0
+    for line in r.stdout.splitlines():
+        if "[unknown]" in line and ("(" not in line or any(i in line for i in images) or "([unknown])" in line):
+            n += 1
+    return n
+
+
 def perf_children(data, canon):
     """perf report --children's {symbol: children share}, and callers from its folded chains."""
     r = subprocess.run(["perf", "report", "-i", data, "--stdio", "--children", "--no-inline", "--sort", "sym",
@@ -252,8 +262,13 @@ def test_exec():
     others = {k: v for k, v in rows.items() if "+0x" in k and k not in unnamed}
     if others:
         diag("exec: unnamed outside the programs' images: %r" % others)
-    ok(rc == 0 and total > 100 and not unnamed, "exec: every one of %d samples of the programs named (unnamed: %r)"
-       % (total, unnamed))
+    # A sample perf itself cannot name from the file (one taken between the
+    # exec and its image's MMAP2, seen once in 1 299 in an ASan build) is not
+    # one perftop lost: allowed up to perf script's own count of them.
+    theirs = perf_unnamed(data, images) if unnamed else 0
+    ok(rc == 0 and total > 100 and sum(unnamed.values()) <= theirs,
+       "exec: every one of %d samples of the programs named (unnamed: %r; perf script names all but %d)"
+       % (total, unnamed, theirs))
     ok(rows.get("spin_before_exec", 0) > 20 and rows.get("spin_after_exec", 0) > 20,
        "exec: the code before the exec and after it, each in its own image (%r)"
        % {k: rows.get(k) for k in ("spin_before_exec", "spin_after_exec")})
