@@ -155,6 +155,8 @@ struct agg {
 	size_t annot_out_cap;
 	struct agg_kinset *kin;   /* agg_kin.c: parents, NULL until the first */
 	struct agg_groupset *grp; /* agg_group.c: --sort's rows, NULL without keys */
+	agg_srcline_fn srcline_fn; /* agg_group_srcline_fn: names srcline's addresses */
+	void *srcline_ctx;
 };
 
 /* agg_pairs.c: the sample path's side (event 0 only), the roll's, the end. */
@@ -341,9 +343,15 @@ void agg_kin_free(struct agg *a);
 
 /* agg_group.c: n samples of a sample's rows into its group; the roll. */
 void agg_group_count(struct agg *a, size_t ev, int cpu, const struct agg_sym *s, const struct agg_task *t,
-		     uint64_t n, uint64_t period);
+		     uint64_t off, uint64_t n, uint64_t period);
 void agg_group_roll(struct agg *a, unsigned decay_pct);
 void agg_group_free(struct agg *a);
+/* agg_group_line.c: srcline's rows by address (rows[0..n), in scope)
+ * summed into rows by (other keys, "file:line"), each address named once;
+ * rows[] then holds those (valid until the next merge); how many. */
+struct agg_glines;
+size_t agg_glines_merge(struct agg *a, struct agg_glines **l, unsigned mask, const struct agg_group **rows, size_t n);
+void agg_glines_free(struct agg_glines *l);
 
 /* agg_settle.c: a slot's or a way's pending hits added to their rows. */
 void agg_settle_flat(struct agg *a, struct agg_flat *f);

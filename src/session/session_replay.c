@@ -479,6 +479,7 @@ static int fresh_agg(struct session *s, char *err, size_t errlen)
 	for (size_t i = 0; i < nev; i++)
 		strlcpy(agg_event(s->agg, i)->name, pdread_event(s->replay->rd, i)->name,
 			sizeof(agg_event(s->agg, i)->name));
+	session_srcline_on(s);
 	return 0;
 }
 
