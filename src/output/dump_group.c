@@ -49,7 +49,8 @@ void dump_group_collect(struct dctx *c)
 		}
 		r = &c->rows[c->nrows++];
 		*r = (struct drow){ .kernel = -1, .pid = g[i]->pid, .tid = -1, .running_pct = -1, .grp = g[i],
-				    .dso = g[i]->dso, .name = g[i]->sym ? g[i]->sym : g[i]->comm,
+				    .dso = g[i]->dso,
+				    .name = g[i]->sym ? g[i]->sym : g[i]->srcline ? g[i]->srcline : g[i]->comm,
 				    .samples = g[i]->iv.samples[0], .share = agg_share(c->a, &g[i]->iv, AGG_INTERVAL),
 				    .counts = &g[i]->iv, .cpu = g[i]->cpu };
 		if (g[i]->dso)
