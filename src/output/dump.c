@@ -234,6 +234,22 @@ static void text_counters(struct dctx *c)
 	}
 }
 
+/* A table's title line; the symbols' gains Delta after Samples with --baseline. */
+static void text_head(struct dctx *c, const struct dtable *t)
+{
+	const char *head = c->cg && t->text_head_cg ? t->text_head_cg : t->text_head;
+	const char *at = strstr(head, "Samples");
+
+	if (c->m->baseline == NULL || strcmp(t->json, "symbols") != 0 || at == NULL) {
+		fputs(head, c->f);
+		return;
+	}
+	at += strlen("Samples");
+	fwrite(head, 1, (size_t)(at - head), c->f);
+	dump_text_delta_head(c);
+	fputs(at, c->f);
+}
+
 static void dump_text(struct dctx *c)
 {
 	const struct dump_meta *m = c->m;
@@ -300,7 +316,7 @@ static void dump_text(struct dctx *c)
 			continue;
 		}
 		n = dump_collect(c, &dump_tables[k]);
-		fputs(c->cg && dump_tables[k].text_head_cg ? dump_tables[k].text_head_cg : dump_tables[k].text_head, c->f);
+		text_head(c, &dump_tables[k]);
 		for (size_t i = 0; i < n; i++)
 			dump_tables[k].text(c, &c->rows[i]);
 	}

@@ -99,9 +99,34 @@ static void text_keys(struct dctx *c, const struct agg_group *g, size_t from, si
 	fputc('\n', c->f);
 }
 
+/* --baseline: the Delta column after Samples, signed points as the live
+ * view's (-0.00 and +0.00 read as no change); nothing without one. */
+void dump_text_delta(const struct dctx *c, const struct drow *r)
+{
+	double d;
+
+	if (c->m->baseline == NULL)
+		return;
+	d = r == NULL ? 0.0 : r->share - dump_group_baseline(c, r);
+	if (r == NULL)
+		fputs("         ", c->f); /* a --hierarchy parent: no baseline of its own */
+	else if (d > -0.005 && d < 0.005)
+		fprintf(c->f, "  %7.2f", 0.0);
+	else
+		fprintf(c->f, "  %+7.2f", d);
+}
+
+void dump_text_delta_head(const struct dctx *c)
+{
+	if (c->m->baseline)
+		fputs("    Delta", c->f);
+}
+
 void dump_group_text(struct dctx *c, const struct drow *r)
 {
-	fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  ", r->share, r->samples);
+	fprintf(c->f, "  %7.2f%%  %8" PRIu64, r->share, r->samples);
+	dump_text_delta(c, r);
+	fputs("  ", c->f);
 	text_keys(c, r->grp, 0, 0);
 }
 
@@ -110,7 +135,9 @@ static void text_head(struct dctx *c)
 	const enum agg_gkey *keys;
 	size_t n = agg_group_nkeys(c->a, &keys);
 
-	fputs("\n  Overhead   Samples  ", c->f);
+	fputs("\n  Overhead   Samples", c->f);
+	dump_text_delta_head(c);
+	fputs("  ", c->f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(c->f, "%-*s%s", i + 1 < n ? (int)widths[keys[i]] : 0, titles[keys[i]], i + 1 < n ? " " : "");
 	fputc('\n', c->f);
@@ -166,14 +193,18 @@ static void hierarchy(struct dctx *c, size_t n)
 		char num[24];
 
 		agg_group_nkeys(c->a, &keys);
-		fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  ", base ? 100.0 * (double)p[k].samples / (double)base : 0.0,
+		fprintf(c->f, "  %7.2f%%  %8" PRIu64, base ? 100.0 * (double)p[k].samples / (double)base : 0.0,
 			p[k].samples);
+		dump_text_delta(c, NULL);
+		fputs("  ", c->f);
 		dump_text_cell(c->f, agg_group_value(p[k].first, keys[0], true, num, sizeof(num)), 0, true);
 		fputc('\n', c->f);
 		for (size_t i = 0; i < n; i++) /* rows come most first */
 			if (shown < c->limit && same_first(c->a, p[k].first, c->rows[i].grp)) {
 				shown++;
-				fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  ", c->rows[i].share, c->rows[i].samples);
+				fprintf(c->f, "  %7.2f%%  %8" PRIu64, c->rows[i].share, c->rows[i].samples);
+				dump_text_delta(c, &c->rows[i]);
+				fputs("  ", c->f);
 				text_keys(c, c->rows[i].grp, 1, 4);
 			}
 	}

@@ -102,6 +102,9 @@ void dump_group_json(struct json *j, const struct drow *r, const struct agg *a);
 /* A row's share in --baseline's table (symbol rows by symbol and DSO,
  * --sort's by their keys); 0 when it has none. */
 double dump_group_baseline(const struct dctx *c, const struct drow *r);
+/* --baseline's text column: a row's Delta (r NULL: blank), the title. */
+void dump_text_delta(const struct dctx *c, const struct drow *r);
+void dump_text_delta_head(const struct dctx *c);
 
 
 #endif
