@@ -30,10 +30,15 @@ const char *dump_group_title(enum agg_gkey k)
 	return (unsigned)k < AGG_GK_COUNT ? titles[k] : "?";
 }
 
+static void json_levels(struct dctx *c, size_t limit);
+
 void dump_group_collect(struct dctx *c)
 {
+	const enum agg_gkey *keys;
+	bool levels = c->fmt == DUMP_JSON && c->m->hierarchy && agg_group_nkeys(c->a, &keys) > 1;
 	const struct agg_group **g;
-	size_t n = agg_groups_top(c->a, AGG_INTERVAL, c->limit, &g);
+	/* --hierarchy's JSON: a parent sums all its rows */
+	size_t n = agg_groups_top(c->a, AGG_INTERVAL, levels ? SIZE_MAX : c->limit, &g);
 
 	for (size_t i = 0; i < n; i++) {
 		struct drow *r;
@@ -56,6 +61,8 @@ void dump_group_collect(struct dctx *c)
 		if (g[i]->dso)
 			r->kernel = g[i]->kernel;
 	}
+	if (levels)
+		json_levels(c, c->limit);
 }
 
 void dump_group_json(struct json *j, const struct drow *r, const struct agg *a)
@@ -66,7 +73,9 @@ void dump_group_json(struct json *j, const struct drow *r, const struct agg *a)
 
 	if (r->grp == NULL)
 		return;
-	for (size_t i = 0; i < n; i++) {
+	if (r->level) /* --hierarchy: a parent (0) has its first key only */
+		json_i64(j, "level", r->level - 1);
+	for (size_t i = 0; i < (r->level == 1 ? 1 : n); i++) {
 		const char *v = agg_group_value(r->grp, keys[i], false, num, sizeof(num));
 
 		if (keys[i] == AGG_GK_PID)
@@ -76,7 +85,7 @@ void dump_group_json(struct json *j, const struct drow *r, const struct agg *a)
 		else
 			json_str(j, json_names[keys[i]], v);
 	}
-	if (r->grp->dso)
+	if (r->grp->dso && (r->level != 1 || keys[0] == AGG_GK_DSO || keys[0] == AGG_GK_SYM))
 		json_bool(j, "kernel", r->grp->kernel);
 }
 
@@ -209,6 +218,56 @@ static void hierarchy(struct dctx *c, size_t n)
 			}
 	}
 	free(p);
+}
+
+/* --hierarchy's JSON: each parent (level 0, its rows' sums) then its rows
+ * (level 1), as the text lays them out, so that a script can rebuild the
+ * tree. c->rows holds every row, most first. */
+static void json_levels(struct dctx *c, size_t limit)
+{
+	size_t n = c->nrows, np = 0, at = 0;
+	struct parent *p = calloc(n ? n : 1, sizeof(*p));
+	struct drow *out = calloc(2 * n + 1, sizeof(*out));
+	uint64_t base = agg_base(c->a, AGG_INTERVAL);
+	const enum agg_gkey *keys;
+
+	agg_group_nkeys(c->a, &keys);
+	if (p == NULL || out == NULL) {
+		free(p);
+		free(out);
+		return; /* out of memory: the flat rows */
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < np && !same_first(c->a, p[k].first, c->rows[i].grp); k++)
+			;
+		if (k == np)
+			p[np++].first = c->rows[i].grp;
+		p[k].samples += c->rows[i].samples;
+	}
+	if (np > 1)
+		qsort(p, np, sizeof(*p), cmp_parent);
+	for (size_t k = 0; k < np && k < limit; k++) {
+		size_t shown = 0;
+
+		out[at] = (struct drow){ .kernel = -1, .pid = -1, .tid = -1, .running_pct = -1, .cpu = -1,
+					 .grp = p[k].first, .level = 1, .samples = p[k].samples,
+					 .share = base ? 100.0 * (double)p[k].samples / (double)base : 0.0 };
+		out[at].name = agg_group_value(p[k].first, keys[0], false, out[at].num, sizeof(out[at].num));
+		at++;
+		for (size_t i = 0; i < n && shown < limit; i++)
+			if (same_first(c->a, p[k].first, c->rows[i].grp)) {
+				out[at] = c->rows[i];
+				out[at++].level = 2;
+				shown++;
+			}
+	}
+	free(p);
+	free(c->rows);
+	c->rows = out;
+	c->nrows = at;
+	c->cap = 2 * n + 1;
 }
 
 void dump_group_table(struct dctx *c)

@@ -30,6 +30,7 @@ struct drow {
 	const struct agg_counter_row *cr;  /* focus mode's exact counters */
 	const struct agg_sym *sym;         /* symbol rows */
 	const struct agg_group *grp;       /* --sort's rows */
+	int level;                         /* --hierarchy's JSON: 1 + "level" (1 a parent, 2 its rows), 0 none */
 	struct session_event ev;           /* event rows */
 	int running_pct;
 	int cpu;
