@@ -407,11 +407,18 @@ size_t agg_groups_in_scope(struct agg *a, enum agg_scope scope, const struct agg
 	for (size_t i = 0; i <= gs->map.mask; i++) {
 		const struct agg_group *g = agg_row_at(&gs->map, i);
 
-		if (g && !zero(scope == AGG_INTERVAL ? &g->iv : &g->total, a->nevents))
+		/* srcline: every address row, so a line's total has all of its addresses' */
+		if (g && (HAS(gs, AGG_GK_SRCLINE) || !zero(scope == AGG_INTERVAL ? &g->iv : &g->total, a->nevents)))
 			gs->out[n++] = g;
 	}
-	if (HAS(gs, AGG_GK_SRCLINE)) /* the addresses' rows summed into their lines' */
-		n = agg_glines_merge(a, &gs->lines, gs->mask, gs->out, n);
+	if (HAS(gs, AGG_GK_SRCLINE)) { /* the addresses' rows summed into their lines' */
+		size_t m = agg_glines_merge(a, &gs->lines, gs->mask, gs->out, n);
+
+		n = 0;
+		for (size_t i = 0; i < m; i++)
+			if (!zero(scope == AGG_INTERVAL ? &gs->out[i]->iv : &gs->out[i]->total, a->nevents))
+				gs->out[n++] = gs->out[i];
+	}
 	*rows = gs->out;
 	return n;
 }
