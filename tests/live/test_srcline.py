@@ -56,8 +56,12 @@ def go(wl, wait=True):
     wl.stdin.write("go\n")
     wl.stdin.flush()
     if wait:
-        wl.stdout.read()
-        wl.wait()
+        finish(wl)
+
+
+def finish(wl):
+    wl.stdout.read()
+    wl.wait()
 
 
 def perf_lines(data):
@@ -142,7 +146,7 @@ def csv_groups():
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     go(wl, False)
     _, out, err = collect(r, 60)
-    go(wl)
+    finish(wl)
     lines = out.splitlines()
     ok(r.returncode == 0 and lines and lines[0].startswith(CSV_HEAD + ",comm,symbol,cpu,srcline"),
        "CSV header: the columns as before, then comm,symbol,cpu,srcline (%r %s)"
@@ -155,8 +159,9 @@ def csv_groups():
         s = [x for x in rows if x["iteration"] == it and x["table"] == "symbol"]
         e = [x for x in rows if x["iteration"] == it and x["table"] == "event"]
         gs, ss, es = (sum(int(x["samples"]) for x in t) for t in (g, s, e))
-        keys_ok = all(x["comm"] and x["srcline"] and not x["symbol"] and not x["cpu"] and not x["pid"] for x in g)
-        others_empty = all(not x["comm"] and not x["srcline"] for x in s)
+        keys_ok = all(x.get("comm") and x.get("srcline") and not x.get("symbol") and not x.get("cpu")
+                      and not x["pid"] for x in g)
+        others_empty = all(not x.get("comm") and not x.get("srcline") for x in s)
         diag("iteration %s: group %d, symbol %d, event %d samples; %d group rows" % (it, gs, ss, es, len(g)))
         good += gs == ss == es and gs > 0 and keys_ok and others_empty
     ok(len(its) == 3 and good == 3, "each interval: the group rows add up to the symbol rows' total and the "
@@ -170,7 +175,7 @@ def hierarchy_levels():
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     go(wl, False)
     _, out, err = collect(r, 60)
-    go(wl)
+    finish(wl)
     good = n = 0
     for l in out.splitlines():
         rec = json.loads(l)
