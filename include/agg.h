@@ -376,9 +376,11 @@ struct agg_group {
 	bool active, idle;        /* on the roll's lists (agg_group.c) */
 	uint64_t idle_since;
 	/* srcline: the rows read out are one per (other keys, "file:line"),
-	 * summed from rows per sampled address (agg_group_line.c); srcline is
-	 * NULL until the read that resolves it. */
-	char *srcline;
+	 * summed at each read from the rows per sampled address, each named
+	 * at the first read after its first sample (agg_group_line.c). */
+	char *srcline;            /* a line's row: its "file:line" (its own copy) */
+	struct agg_group *line;   /* an address's row: its line's row, NULL until named */
+	uint32_t refs;            /* a line's row: the address rows summed into it */
 	uint64_t off;             /* the address's offset in its symbol */
 	uint64_t sym_start;       /* agg_sym.start: the symbol in its file's addresses */
 	pid_t spid;               /* a process that sampled it: its /proc/PID/root */

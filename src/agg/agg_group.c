@@ -84,6 +84,8 @@ static void rows_drop(struct agg_groupset *gs)
 	for (size_t i = 0; i < gs->dead.n; i++)
 		row_free(gs->dead.v[i]);
 	htab_clear(&gs->map);
+	agg_glines_free(gs->lines);
+	gs->lines = NULL;
 	gs->act.n = gs->idle.n = gs->dead.n = 0;
 	gs->last = NULL;
 	memset(gs->expired, 0, sizeof(gs->expired));
@@ -102,7 +104,6 @@ void agg_group_free(struct agg *a)
 	free(gs->idle.v);
 	free(gs->dead.v);
 	free(gs->out);
-	agg_glines_free(gs->lines);
 	free(gs);
 	a->grp = NULL;
 }
@@ -333,6 +334,7 @@ void agg_group_roll(struct agg *a, unsigned decay_pct)
 		for (size_t i = 0; i < gs->dead.n; i++)
 			row_free(gs->dead.v[i]);
 		gs->dead.n = 0;
+		agg_glines_free_dead(gs->lines);
 	}
 	gs->last = NULL;
 	for (size_t i = 0; i < gs->act.n; i++) {
@@ -379,6 +381,7 @@ void agg_group_roll(struct agg *a, unsigned decay_pct)
 		agg_counts_add(&gs->expired_counts, &g->total, a->nevents);
 		gs->expired_rows++;
 		htab_del(&gs->map, g->hash, (uintptr_t)g);
+		agg_glines_unref(a, gs->lines, g);
 		agg_rows_push(a, &gs->dead, g);
 		gone++;
 	}

@@ -17,11 +17,17 @@
 #define UNKNOWN_LINE "??:0"
 
 struct agg_glines {
-	struct agg_group *rows;   /* the merged rows; they borrow the addresses' strings */
-	uint64_t *counts;         /* their counts: 4 * nevents each */
-	size_t cap;
-	struct htab map;          /* hash -> merged row */
+	struct htab map;          /* hash -> line row, several per hash */
+	struct rowlist dead;      /* lines no address row reaches: freed a roll later */
 };
+
+static void line_free(struct agg_group *r)
+{
+	free(r->dso);
+	free(r->sym);
+	free(r->srcline);
+	free(r);
+}
 
 void agg_group_srcline_fn(struct agg *a, agg_srcline_fn fn, void *ctx)
 {
@@ -29,38 +35,57 @@ void agg_group_srcline_fn(struct agg *a, agg_srcline_fn fn, void *ctx)
 	a->srcline_ctx = ctx;
 }
 
+void agg_glines_free_dead(struct agg_glines *l)
+{
+	if (l == NULL)
+		return;
+	for (size_t i = 0; i < l->dead.n; i++)
+		line_free(l->dead.v[i]);
+	l->dead.n = 0;
+}
+
 void agg_glines_free(struct agg_glines *l)
 {
 	if (l == NULL)
 		return;
-	free(l->rows);
-	free(l->counts);
+	for (size_t i = 0; l->map.tab && i <= l->map.mask; i++)
+		if (agg_row_at(&l->map, i))
+			line_free(agg_row_at(&l->map, i));
+	agg_glines_free_dead(l);
+	free(l->dead.v);
 	htab_free(&l->map);
 	free(l);
 }
 
-/* The address's line, named once: the row keeps it. */
-static const char *line_of(struct agg *a, struct agg_group *g)
+void agg_glines_unref(struct agg *a, struct agg_glines *l, struct agg_group *g)
 {
-	char buf[512];
+	struct agg_group *r = g->line;
 
-	if (g->srcline)
-		return g->srcline;
+	if (l == NULL || r == NULL)
+		return;
+	g->line = NULL;
+	if (--r->refs == 0) {
+		htab_del(&l->map, r->hash, (uintptr_t)r);
+		agg_rows_push(a, &l->dead, r);
+	}
+}
+
+/* The address's line, as perf names it, into buf. */
+static void line_of(struct agg *a, const struct agg_group *g, char *buf, size_t len)
+{
 	buf[0] = '\0';
 	if (g->sym_key == 0 || g->sym == NULL || strcmp(g->sym, "[unknown]") == 0) {
-		strlcpy(buf, UNKNOWN_LINE, sizeof(buf));
+		strlcpy(buf, UNKNOWN_LINE, len);
 	} else if (g->kernel) {
-		snprintf(buf, sizeof(buf), "%s+%" PRIu64, g->sym, g->off);
+		snprintf(buf, len, "%s+%" PRIu64, g->sym, g->off);
 	} else {
 		struct agg_srcline_q q = { .dso = g->dso, .build_id = g->build_id, .build_id_len = g->build_id_len,
 					   .addr = g->sym_start + g->off, .pid = g->spid };
 
-		if (a->srcline_fn == NULL || g->dso == NULL || !a->srcline_fn(a->srcline_ctx, &q, buf, sizeof(buf)) ||
+		if (a->srcline_fn == NULL || g->dso == NULL || !a->srcline_fn(a->srcline_ctx, &q, buf, len) ||
 		    buf[0] == '\0')
-			strlcpy(buf, UNKNOWN_LINE, sizeof(buf));
+			strlcpy(buf, UNKNOWN_LINE, len);
 	}
-	g->srcline = strdup(buf); /* NULL (no memory): named again at the next read */
-	return g->srcline ? g->srcline : UNKNOWN_LINE;
 }
 
 #define HAS(mask, k) ((mask) & (1u << (k)))
@@ -97,21 +122,44 @@ static bool same_line(unsigned mask, const struct agg_group *m, const struct agg
 	       (!HAS(mask, AGG_GK_SYM) || m->sym_key == g->sym_key) && (!HAS(mask, AGG_GK_CPU) || m->cpu == g->cpu);
 }
 
-static bool room(struct agg_glines *l, size_t n, size_t nev)
+/* The line's row of a new address row, found or made: NULL out of memory. */
+static struct agg_group *line_row(struct agg *a, struct agg_glines *l, unsigned mask, const struct agg_group *g)
 {
+	size_t nev = a->nevents;
+	char line[512];
+	uint64_t h, *v;
 	struct agg_group *r;
-	uint64_t *c;
 
-	if (n <= l->cap)
-		return true;
-	if ((r = reallocarray(l->rows, n, sizeof(*r))) == NULL)
-		return false;
-	l->rows = r;
-	if ((c = reallocarray(l->counts, n, 4 * nev * sizeof(*c))) == NULL)
-		return false;
-	l->counts = c;
-	l->cap = n;
-	return true;
+	line_of(a, g, line, sizeof(line));
+	h = line_hash(mask, g, line);
+	for (size_t j = htab_first(&l->map, h); j != SIZE_MAX; j = htab_next(&l->map, h, j))
+		if (same_line(mask, (struct agg_group *)l->map.tab[j].val, g, line))
+			return (struct agg_group *)l->map.tab[j].val;
+	if ((r = calloc(1, sizeof(*r) + 4 * nev * sizeof(uint64_t))) == NULL)
+		return NULL;
+	v = (uint64_t *)(void *)(r + 1);
+	agg_rows_counts_at(&r->iv, 1, v, nev);
+	agg_rows_counts_at(&r->total, 1, v + 2 * nev, nev);
+	r->hash = h;
+	r->pid = HAS(mask, AGG_GK_PID) ? g->pid : -1;
+	r->cpu = HAS(mask, AGG_GK_CPU) ? g->cpu : -1;
+	if (HAS(mask, AGG_GK_COMM))
+		memcpy(r->comm, g->comm, sizeof(r->comm));
+	r->srcline = strdup(line);
+	if (HAS(mask, AGG_GK_DSO) || HAS(mask, AGG_GK_SYM)) {
+		r->dso = strdup(g->dso);
+		r->kernel = g->kernel;
+	}
+	if (HAS(mask, AGG_GK_SYM)) {
+		r->sym = strdup(g->sym);
+		r->sym_key = g->sym_key;
+	}
+	if (r->srcline == NULL || (r->dso == NULL && (HAS(mask, AGG_GK_DSO) || HAS(mask, AGG_GK_SYM))) ||
+	    (r->sym == NULL && HAS(mask, AGG_GK_SYM)) || htab_put(&l->map, h, (uintptr_t)r)) {
+		line_free(r);
+		return NULL;
+	}
+	return r;
 }
 
 size_t agg_glines_merge(struct agg *a, struct agg_glines **lp, unsigned mask, const struct agg_group **rows, size_t n)
@@ -126,47 +174,25 @@ size_t agg_glines_merge(struct agg *a, struct agg_glines **lp, unsigned mask, co
 		}
 		*lp = l;
 	}
-	if (!room(l, n, nev))
-		return 0;
-	htab_clear(&l->map);
-	for (size_t i = 0; i < n; i++) {
-		struct agg_group *g = (struct agg_group *)rows[i], *r = NULL;
-		const char *line = line_of(a, g);
-		uint64_t h = line_hash(mask, g, line), *v;
+	for (size_t i = 0; i <= l->map.mask; i++) {
+		struct agg_group *r = agg_row_at(&l->map, i);
 
-		for (size_t j = htab_first(&l->map, h); j != SIZE_MAX; j = htab_next(&l->map, h, j))
-			if (same_line(mask, (struct agg_group *)l->map.tab[j].val, g, line)) {
-				r = (struct agg_group *)l->map.tab[j].val;
-				break;
-			}
-		if (r == NULL) {
-			r = &l->rows[m];
-			v = l->counts + 4 * nev * m++;
-			memset(v, 0, 4 * nev * sizeof(*v));
-			*r = (struct agg_group){ .hash = h, .pid = -1, .cpu = -1, .srcline = (char *)line };
-			agg_rows_counts_at(&r->iv, 1, v, nev);
-			agg_rows_counts_at(&r->total, 1, v + 2 * nev, nev);
-			if (HAS(mask, AGG_GK_COMM))
-				memcpy(r->comm, g->comm, sizeof(r->comm));
-			if (HAS(mask, AGG_GK_PID))
-				r->pid = g->pid;
-			if (HAS(mask, AGG_GK_CPU))
-				r->cpu = g->cpu;
-			if (HAS(mask, AGG_GK_DSO) || HAS(mask, AGG_GK_SYM)) {
-				r->dso = g->dso;
-				r->kernel = g->kernel;
-			}
-			if (HAS(mask, AGG_GK_SYM)) {
-				r->sym = g->sym;
-				r->sym_key = g->sym_key;
-			}
-			if (htab_put(&l->map, h, (uintptr_t)r))
-				return 0;
-		}
-		agg_counts_add(&r->iv, &g->iv, nev);
-		agg_counts_add(&r->total, &g->total, nev);
+		if (r) /* summed again: iv and total are one block */
+			memset(r->iv.samples, 0, 4 * nev * sizeof(uint64_t));
 	}
-	for (size_t i = 0; i < m; i++)
-		rows[i] = &l->rows[i];
+	for (size_t i = 0; i < n; i++) {
+		struct agg_group *g = (struct agg_group *)rows[i];
+
+		if (g->line == NULL) {
+			if ((g->line = line_row(a, l, mask, g)) == NULL)
+				continue; /* out of memory: named at the next read */
+			g->line->refs++;
+		}
+		agg_counts_add(&g->line->iv, &g->iv, nev);
+		agg_counts_add(&g->line->total, &g->total, nev);
+	}
+	for (size_t i = 0; i <= l->map.mask && m < n; i++)
+		if (agg_row_at(&l->map, i))
+			rows[m++] = agg_row_at(&l->map, i);
 	return m;
 }

@@ -277,6 +277,24 @@ static void srclines(void)
 	r = line_row(a, "x.c:11");
 	CHECK(r && r->iv.samples[0] == 1 && r->total.samples[0] == 5 && named == 9,
 	      "after a roll: interval 1, total 5, no address named again");
+	{ /* idle addresses expire: their lines go with the last, rows + expired = totals */
+		struct agg_counts ex;
+		uint64_t nex = 0;
+
+		a->keep_top = 0;
+		kern.sym_off = 22;
+		for (int i = 0; i < AGG_EXPIRE_IDLE + 2; i++) {
+			agg_sample(a, 0, 0, 0, 0, &kern, 1);
+			agg_roll(a, 0);
+			line_row(a, "x.c:10"); /* a read each interval, as the live view's */
+		}
+		agg_group_expired(a, &ex, &nex);
+		CHECK(agg_groups_in_scope(a, AGG_TOTAL, &g) == 1 && strcmp(g[0]->srcline, "do_idle+22") == 0 && nex == 10,
+		      "the idle lines' addresses expired, the busy one stays (%llu expired)", (unsigned long long)nex);
+		CHECK(rows_total(a, AGG_TOTAL) + ex.samples[0] == agg_event(a, 0)->samples_total,
+		      "rows + expired = the event's total");
+		agg_roll(a, 0);
+	}
 	k[0] = AGG_GK_COMM;
 	{
 		enum agg_gkey k2[] = { AGG_GK_COMM, AGG_GK_SRCLINE };
