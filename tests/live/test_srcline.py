@@ -5,7 +5,8 @@
 - --sort srcline against perf report --sort srcline of a perf record of the
   same run: divwork (built -g) waits at a gate until both are attached;
   perftop's hottest line of the workload is the divide's line (found in its
-  source), perf's is the same, and the lines' shares agree within SHARE_PTS.
+  source), perf's is the same, and the lines' shares agree within SHARE_PTS;
+  perftop -i of perf's file (the same samples) within a point.
 - The text dump names the line under "Source:Line"; JSON rows carry
   "srcline" and no other key.
 - CSV with --sort comm,srcline: the group rows add up to the symbol rows'
@@ -30,6 +31,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import collect, diag, done, is_root, ok, skip  # noqa: E402
+import tap  # noqa: E402
 
 PERFTOP, DIVWORK, SOURCE = sys.argv[1:4]
 TMP = tempfile.mkdtemp(prefix="perftop-srcline-")
@@ -62,6 +64,10 @@ def go(wl, wait=True):
 def finish(wl):
     wl.stdout.read()
     wl.wait()
+
+
+def perftop_json(*args):
+    return tap.perftop_json(PERFTOP, *args, timeout=120)
 
 
 def perf_lines(data):
@@ -125,6 +131,19 @@ def against_perf(line):
     worst = max(abs(mine.get(k, 0) - perf.get(k, 0)) for k in tops)
     ok(worst <= SHARE_PTS, "the lines of 2%% or more agree with perf's within %.0f points (worst %.1f: %r)"
        % (SHARE_PTS, worst, [(k, round(mine.get(k, 0), 1), round(perf.get(k, 0), 1)) for k in tops]))
+    # The same file replayed (-i): the same samples, so the same lines' shares.
+    rc, recs, err = perftop_json("-i", data, "-E", "100000", "--sort", "srcline")
+    counts = {}
+    for r in recs:
+        for g in r.get("groups", []):
+            counts[g["srcline"]] = counts.get(g["srcline"], 0) + g["samples"]
+    total = sum(counts.values())
+    if total:
+        worst = max(abs(100.0 * counts.get(k, 0) / total - perf.get(k, 0)) for k in tops)
+        ok(rc == 0 and worst <= 1.0, "-i of perf record's file --sort srcline: perf report's shares within "
+           "1 point (worst %.2f; %s)" % (worst, err.strip()[:200]))
+    else:
+        ok(False, "-i of perf record's file --sort srcline gave rows (%s)" % err.strip()[:300])
 
 
 def text_names_line(line):
