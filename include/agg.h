@@ -375,7 +375,33 @@ struct agg_group {
 	struct agg_counts iv, total;
 	bool active, idle;        /* on the roll's lists (agg_group.c) */
 	uint64_t idle_since;
+	/* srcline: the rows read out are one per (other keys, "file:line"),
+	 * summed at each read from the rows per sampled address, each named
+	 * at the first read after its first sample (agg_group_line.c). */
+	char *srcline;            /* a line's row: its "file:line" (its own copy) */
+	struct agg_group *line;   /* an address's row: its line's row, NULL until named */
+	uint32_t refs;            /* a line's row: the address rows summed into it */
+	uint64_t off;             /* the address's offset in its symbol */
+	uint64_t sym_start;       /* agg_sym.start: the symbol in its file's addresses */
+	pid_t spid;               /* a process that sampled it: its /proc/PID/root */
+	uint8_t build_id_len;
+	uint8_t build_id[AGG_BUILD_ID_MAX];
 };
+
+/* --sort srcline: an address in a file, for the session to name its source
+ * line (the DWARF line table, never on the sample path: agg asks at the
+ * read after the address's first sample, once per address row). */
+struct agg_srcline_q {
+	const char *dso;          /* the path as mapped */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	uint64_t addr;            /* in the file's addresses (ELF vaddr) */
+	pid_t pid;                /* a process that mapped it, -1 unknown */
+};
+/* "file:line" into out; false when the file has no line for addr. */
+typedef bool (*agg_srcline_fn)(void *ctx, const struct agg_srcline_q *q, char *out, size_t len);
+/* Who names addresses for srcline's rows (NULL: every one "??:0"). */
+void agg_group_srcline_fn(struct agg *a, agg_srcline_fn fn, void *ctx);
 
 /* perf's key names (comm, pid, dso, sym, cpu, srcline; "symbol" for sym)
  * as a comma list into keys: how many, or -EINVAL (unknown, twice, empty). */

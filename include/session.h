@@ -54,6 +54,7 @@ struct session {
 	struct spans *spans;
 	bool offcpu_want;          /* the wish, O's: a re-open keeps it */
 	struct session_offcpu *off;
+	struct srcline_cache *lines; /* --sort srcline's names (session_srcline.c), NULL until the first */
 };
 
 /* Opens everything; on failure err holds the user's one line. Returns 0 or -errno. */
@@ -182,6 +183,10 @@ void session_offcpu_track(struct session *s, const struct record *r);
  * on a re-aim; rolled and freed with the session's agg. */
 int session_offcpu_open(struct session *s, char *err, size_t errlen);
 void session_offcpu_fresh(struct session *s);
+/* session_srcline.c: a fresh agg's srcline rows named from the DWARF line
+ * tables (agg asks at the read, once per address); the end. */
+void session_srcline_on(struct session *s);
+void session_srcline_free(struct session *s);
 void session_offcpu_roll(struct session *s, unsigned decay_pct);
 void session_offcpu_close(struct session *s);
 /* A sample's cpumode is the kernel's (or a hypervisor's, a guest kernel's). */

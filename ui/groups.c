@@ -164,14 +164,10 @@ unsigned groups_apply(struct ui *u)
 	int n = 0;
 
 	u->mode = MODE_MAIN;
-	if (u->input[0] && (n = agg_group_parse(u->input, keys, AGG_GK_COUNT)) > 0)
-		for (int i = 0; i < n; i++)
-			if (keys[i] == AGG_GK_SRCLINE) {
-				ui_message(u, true, "sort keys: srcline is not counted yet (comm, pid, dso, sym, cpu)");
-				return UI_DRAW;
-			}
+	if (u->input[0])
+		n = agg_group_parse(u->input, keys, AGG_GK_COUNT);
 	if (u->input[0] && n < 0) {
-		ui_message(u, true, "sort keys: perf's comm, pid, dso, sym, cpu, comma separated, each once");
+		ui_message(u, true, "sort keys: perf's comm, pid, dso, sym, cpu, srcline, comma separated, each once");
 		return UI_DRAW;
 	}
 	if (u->s == NULL || u->s->agg == NULL || agg_group_keys(u->s->agg, keys, (size_t)n) != 0) {

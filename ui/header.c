@@ -453,7 +453,7 @@ void header_footer_draw(struct ui *u, int y, int w)
 	if (u->mode == MODE_PROMPT) {
 		static const char *const what[] = { "Filter", "Interval (seconds", "Sampling frequency (Hz",
 						    "Search", "Signal", "User (name or uid; Enter alone: all",
-						    "Sort keys (comm,pid,dso,sym,cpu; Enter alone: by symbol" };
+						    "Sort keys (comm,pid,dso,sym,cpu,srcline; Enter alone: by symbol" };
 		char safe[256], label[128];
 
 		if (u->prompt == PROMPT_FILTER || u->prompt == PROMPT_SEARCH)

@@ -190,7 +190,7 @@ void agg_sample_rows(struct agg *a, size_t ev, int cpu, struct agg_sym *s, struc
 		agg_pairs_add(a, t, s, n, period);
 	agg_rows_count(a, ev, s, t, t ? a->last_thread : NULL, n, period);
 	if (a->grp)
-		agg_group_count(a, ev, cpu, s, t, n, period);
+		agg_group_count(a, ev, cpu, s, t, off, n, period);
 }
 
 static inline struct agg_flat *flat_slot(struct agg *a, const struct agg_where *w)
@@ -230,7 +230,7 @@ bool agg_samples_memo(struct agg *a, size_t ev, int cpu, const struct agg_where 
 	/* sample_rows, the three rows' counts left for agg_settle. */
 	sample_counts(a, ev, cpu, n, period);
 	if (a->grp) /* a lookup, not a resolve: its keys may hold the CPU */
-		agg_group_count(a, ev, cpu, f->sym, f->task, n, period);
+		agg_group_count(a, ev, cpu, f->sym, f->task, f->off, n, period);
 	if (!f->listed) {
 		f->listed = true;
 		a->flat_pend[a->flat_npend++] = (uint16_t)(f - a->flat);

@@ -27,13 +27,14 @@ struct agg_groupset {
 	struct agg_group *last;   /* consecutive samples mostly land in one row */
 	const struct agg_sym *last_sym;
 	const struct agg_task *last_task;
-	uint64_t last_gen;
+	uint64_t last_gen, last_off;
 	int last_cpu;
 	uint64_t expired[2][AGG_MAX_EVENTS]; /* samples, period of rows gone */
 	struct agg_counts expired_counts;
 	uint64_t expired_rows;
 	const struct agg_group **out;
 	size_t out_cap;
+	struct agg_glines *lines; /* srcline: the rows by line (agg_group_line.c) */
 };
 
 const char *agg_group_key_name(enum agg_gkey k)
@@ -71,6 +72,7 @@ static void row_free(struct agg_group *g)
 {
 	free(g->dso);
 	free(g->sym);
+	free(g->srcline);
 	free(g);
 }
 
@@ -82,6 +84,8 @@ static void rows_drop(struct agg_groupset *gs)
 	for (size_t i = 0; i < gs->dead.n; i++)
 		row_free(gs->dead.v[i]);
 	htab_clear(&gs->map);
+	agg_glines_free(gs->lines);
+	gs->lines = NULL;
 	gs->act.n = gs->idle.n = gs->dead.n = 0;
 	gs->last = NULL;
 	memset(gs->expired, 0, sizeof(gs->expired));
@@ -149,7 +153,8 @@ static uint64_t str_hash(uint64_t h, const char *s)
 
 #define HAS(gs, k) ((gs)->mask & (1u << (k)))
 
-static uint64_t key_hash(const struct agg_groupset *gs, int cpu, const struct agg_sym *s, const struct agg_task *t)
+static uint64_t key_hash(const struct agg_groupset *gs, int cpu, const struct agg_sym *s, const struct agg_task *t,
+			 uint64_t off)
 {
 	uint64_t h = 14695981039346656037ULL;
 
@@ -163,12 +168,16 @@ static uint64_t key_hash(const struct agg_groupset *gs, int cpu, const struct ag
 		h = (h ^ (s ? s->key : 0)) * 0xc2b2ae3d27d4eb4fULL;
 	if (HAS(gs, AGG_GK_CPU))
 		h = (h ^ (uint64_t)(uint32_t)cpu) * 0x9e3779b97f4a7c15ULL;
+	if (HAS(gs, AGG_GK_SRCLINE)) /* the address: its line is named at the read */
+		h = (h ^ (s ? s->key : 0) ^ off << 1) * 0xc2b2ae3d27d4eb4fULL;
 	return agg_hash64(h);
 }
 
 static bool key_equal(const struct agg_groupset *gs, const struct agg_group *g, int cpu, const struct agg_sym *s,
-		      const struct agg_task *t)
+		      const struct agg_task *t, uint64_t off)
 {
+	if (HAS(gs, AGG_GK_SRCLINE) && (g->sym_key != (s ? s->key : 0) || g->off != off))
+		return false;
 	if (HAS(gs, AGG_GK_COMM) && strcmp(g->comm, t ? t->comm : "?") != 0)
 		return false;
 	if (HAS(gs, AGG_GK_PID) && g->pid != (t ? t->pid : -1))
@@ -181,7 +190,7 @@ static bool key_equal(const struct agg_groupset *gs, const struct agg_group *g, 
 }
 
 static struct agg_group *row_new(struct agg *a, uint64_t h, int cpu, const struct agg_sym *s,
-				 const struct agg_task *t)
+				 const struct agg_task *t, uint64_t off)
 {
 	struct agg_groupset *gs = a->grp;
 	size_t nev = a->nevents;
@@ -202,16 +211,25 @@ static struct agg_group *row_new(struct agg *a, uint64_t h, int cpu, const struc
 		g->pid = t ? t->pid : -1;
 	if (HAS(gs, AGG_GK_CPU))
 		g->cpu = cpu;
-	if (HAS(gs, AGG_GK_DSO) || HAS(gs, AGG_GK_SYM)) {
+	if (HAS(gs, AGG_GK_DSO) || HAS(gs, AGG_GK_SYM) || HAS(gs, AGG_GK_SRCLINE)) {
 		g->dso = strdup(s ? s->dso : "[unknown]");
 		g->kernel = s && s->kernel;
 	}
-	if (HAS(gs, AGG_GK_SYM)) {
+	if (HAS(gs, AGG_GK_SYM) || HAS(gs, AGG_GK_SRCLINE)) {
 		g->sym = strdup(s ? s->sym : "[unknown]");
 		g->sym_key = s ? s->key : 0;
 	}
-	if (((HAS(gs, AGG_GK_DSO) || HAS(gs, AGG_GK_SYM)) && g->dso == NULL) || (HAS(gs, AGG_GK_SYM) && g->sym == NULL) ||
-	    htab_put(&gs->map, h, (uintptr_t)g)) {
+	if (HAS(gs, AGG_GK_SRCLINE)) { /* what the read needs to name the line */
+		g->off = off;
+		g->sym_start = s ? s->start : 0;
+		g->spid = s ? s->pid : -1;
+		if (s && s->build_id_len <= AGG_BUILD_ID_MAX) {
+			memcpy(g->build_id, s->build_id, s->build_id_len);
+			g->build_id_len = s->build_id_len;
+		}
+	}
+	if ((g->dso == NULL && (HAS(gs, AGG_GK_DSO) || HAS(gs, AGG_GK_SYM) || HAS(gs, AGG_GK_SRCLINE))) ||
+	    (g->sym == NULL && (HAS(gs, AGG_GK_SYM) || HAS(gs, AGG_GK_SRCLINE))) || htab_put(&gs->map, h, (uintptr_t)g)) {
 		row_free(g);
 		return NULL;
 	}
@@ -219,39 +237,41 @@ static struct agg_group *row_new(struct agg *a, uint64_t h, int cpu, const struc
 }
 
 /* The row of a sample's keys, found or made; NULL out of memory. */
-static struct agg_group *row_of(struct agg *a, int cpu, const struct agg_sym *s, const struct agg_task *t)
+static struct agg_group *row_of(struct agg *a, int cpu, const struct agg_sym *s, const struct agg_task *t,
+			       uint64_t off)
 {
 	struct agg_groupset *gs = a->grp;
 	struct agg_group *g = gs->last;
 	uint64_t h;
 
 	if (g && gs->last_sym == s && gs->last_task == t && (!t || gs->last_gen == t->comm_gen) &&
-	    (gs->last_cpu == cpu || !HAS(gs, AGG_GK_CPU)))
+	    (gs->last_cpu == cpu || !HAS(gs, AGG_GK_CPU)) && (gs->last_off == off || !HAS(gs, AGG_GK_SRCLINE)))
 		return g;
-	h = key_hash(gs, cpu, s, t);
+	h = key_hash(gs, cpu, s, t, off);
 	g = NULL;
 	for (size_t j = htab_first(&gs->map, h); j != SIZE_MAX; j = htab_next(&gs->map, h, j)) {
 		struct agg_group *x = (void *)gs->map.tab[j].val;
 
-		if (key_equal(gs, x, cpu, s, t)) {
+		if (key_equal(gs, x, cpu, s, t, off)) {
 			g = x;
 			break;
 		}
 	}
-	if (g == NULL && (g = row_new(a, h, cpu, s, t)) == NULL)
+	if (g == NULL && (g = row_new(a, h, cpu, s, t, off)) == NULL)
 		return NULL;
 	gs->last = g;
 	gs->last_sym = s;
 	gs->last_task = t;
 	gs->last_gen = t ? t->comm_gen : 0;
 	gs->last_cpu = cpu;
+	gs->last_off = off;
 	return g;
 }
 
 void agg_group_count(struct agg *a, size_t ev, int cpu, const struct agg_sym *s, const struct agg_task *t,
-		     uint64_t n, uint64_t period)
+		     uint64_t off, uint64_t n, uint64_t period)
 {
-	struct agg_group *g = row_of(a, cpu, s, t);
+	struct agg_group *g = row_of(a, cpu, s, t, off);
 
 	if (g == NULL)
 		return;
@@ -314,6 +334,7 @@ void agg_group_roll(struct agg *a, unsigned decay_pct)
 		for (size_t i = 0; i < gs->dead.n; i++)
 			row_free(gs->dead.v[i]);
 		gs->dead.n = 0;
+		agg_glines_free_dead(gs->lines);
 	}
 	gs->last = NULL;
 	for (size_t i = 0; i < gs->act.n; i++) {
@@ -360,6 +381,7 @@ void agg_group_roll(struct agg *a, unsigned decay_pct)
 		agg_counts_add(&gs->expired_counts, &g->total, a->nevents);
 		gs->expired_rows++;
 		htab_del(&gs->map, g->hash, (uintptr_t)g);
+		agg_glines_unref(a, gs->lines, g);
 		agg_rows_push(a, &gs->dead, g);
 		gone++;
 	}
@@ -388,8 +410,17 @@ size_t agg_groups_in_scope(struct agg *a, enum agg_scope scope, const struct agg
 	for (size_t i = 0; i <= gs->map.mask; i++) {
 		const struct agg_group *g = agg_row_at(&gs->map, i);
 
-		if (g && !zero(scope == AGG_INTERVAL ? &g->iv : &g->total, a->nevents))
+		/* srcline: every address row, so a line's total has all of its addresses' */
+		if (g && (HAS(gs, AGG_GK_SRCLINE) || !zero(scope == AGG_INTERVAL ? &g->iv : &g->total, a->nevents)))
 			gs->out[n++] = g;
+	}
+	if (HAS(gs, AGG_GK_SRCLINE)) { /* the addresses' rows summed into their lines' */
+		size_t m = agg_glines_merge(a, &gs->lines, gs->mask, gs->out, n);
+
+		n = 0;
+		for (size_t i = 0; i < m; i++)
+			if (!zero(scope == AGG_INTERVAL ? &gs->out[i]->iv : &gs->out[i]->total, a->nevents))
+				gs->out[n++] = gs->out[i];
 	}
 	*rows = gs->out;
 	return n;
@@ -456,6 +487,8 @@ const char *agg_group_value(const struct agg_group *g, enum agg_gkey k, bool sho
 	case AGG_GK_CPU:
 		snprintf(buf, len, "%d", g->cpu);
 		return buf;
+	case AGG_GK_SRCLINE:
+		return g->srcline ? g->srcline : "";
 	default:
 		return "";
 	}

@@ -155,6 +155,8 @@ struct agg {
 	size_t annot_out_cap;
 	struct agg_kinset *kin;   /* agg_kin.c: parents, NULL until the first */
 	struct agg_groupset *grp; /* agg_group.c: --sort's rows, NULL without keys */
+	agg_srcline_fn srcline_fn; /* agg_group_srcline_fn: names srcline's addresses */
+	void *srcline_ctx;
 };
 
 /* agg_pairs.c: the sample path's side (event 0 only), the roll's, the end. */
@@ -341,9 +343,21 @@ void agg_kin_free(struct agg *a);
 
 /* agg_group.c: n samples of a sample's rows into its group; the roll. */
 void agg_group_count(struct agg *a, size_t ev, int cpu, const struct agg_sym *s, const struct agg_task *t,
-		     uint64_t n, uint64_t period);
+		     uint64_t off, uint64_t n, uint64_t period);
 void agg_group_roll(struct agg *a, unsigned decay_pct);
 void agg_group_free(struct agg *a);
+/* agg_group_line.c: srcline's rows by address (rows[0..n), all of them)
+ * summed into rows by (other keys, "file:line"), each address named once;
+ * rows[] then holds those; how many. A line's row lives while an address
+ * row is summed into it, and is freed a roll after the last goes (as rows
+ * are: the live view's frame points to it meanwhile). */
+struct agg_glines;
+size_t agg_glines_merge(struct agg *a, struct agg_glines **l, unsigned mask, const struct agg_group **rows, size_t n);
+/* An address row expired: its line loses it. */
+void agg_glines_unref(struct agg *a, struct agg_glines *l, struct agg_group *g);
+/* The lines of earlier rolls' expiries freed (the roll, when not held). */
+void agg_glines_free_dead(struct agg_glines *l);
+void agg_glines_free(struct agg_glines *l);
 
 /* agg_settle.c: a slot's or a way's pending hits added to their rows. */
 void agg_settle_flat(struct agg *a, struct agg_flat *f);

@@ -214,12 +214,6 @@ static int set_sort(struct options_state *st, const struct options_row *row, con
 
 	if (n < 0)
 		return -1;
-	for (int i = 0; i < n; i++)
-		if (keys[i] == AGG_GK_SRCLINE) {
-			snprintf(st->err, sizeof(st->err), "--sort srcline: source lines are not counted yet; use comm, "
-				 "pid, dso, sym or cpu");
-			return -1;
-		}
 	st->o->sort_keys = arg;
 	return 0;
 }
@@ -378,8 +372,8 @@ const struct options_row options_rows[] = {
 	  "(the default with call graphs)", set_children, NULL, 0 },
 	{ "no-children", 0, NULL, "sort by the time spent in a function itself (self)", set_children, NULL, 0 },
 	{ "sort", 's', "KEYS", "main table's rows by perf's keys (comma list): comm,\n"
-	  "pid, dso, sym, cpu", set_sort,
-	  "--sort wants perf's keys comm,pid,dso,sym,cpu (each once), not '%s'", 0 },
+	  "pid, dso, sym, cpu, srcline (file:line of the IP)", set_sort,
+	  "--sort wants perf's keys comm,pid,dso,sym,cpu,srcline (each once), not '%s'", 0 },
 	{ "hierarchy", 0, NULL, "--sort's rows folded under their first key", set_flag, NULL, AT(hierarchy) },
 	{ "baseline", 0, "FILE", "rows show the change in share against FILE: a perftop\n"
 	  "JSON Lines dump or a pprof profile", set_str, NULL, AT(baseline) },

@@ -206,15 +206,15 @@ static bool skip(struct scan *s, int depth)
 }
 
 struct row {
-	char symbol[JSON_STR], dso[JSON_STR], comm[JSON_STR];
-	double pid, cpu, share;
+	char symbol[JSON_STR], dso[JSON_STR], comm[JSON_STR], srcline[JSON_STR];
+	double pid, cpu, share, level;
 	bool has_share;
 };
 
 static bool row(struct scan *s, struct row *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->pid = r->cpu = -1;
+	r->pid = r->cpu = r->level = -1;
 	if (!eat(s, '{'))
 		return false;
 	if (eat(s, '}'))
@@ -228,6 +228,12 @@ static bool row(struct scan *s, struct row *r)
 			char *to = key[0] == 's' ? r->symbol : key[0] == 'd' ? r->dso : r->comm;
 
 			if (!str(s, to, JSON_STR))
+				return false;
+		} else if (strcmp(key, "srcline") == 0) {
+			if (!str(s, r->srcline, JSON_STR))
+				return false;
+		} else if (strcmp(key, "level") == 0) {
+			if (!num(s, &r->level))
 				return false;
 		} else if (strcmp(key, "pid") == 0 || strcmp(key, "cpu") == 0 || strcmp(key, "share") == 0) {
 			double *to = key[0] == 'p' ? &r->pid : key[0] == 'c' ? &r->cpu : &r->share;
@@ -263,6 +269,7 @@ static void group_name(const struct row *r, const enum agg_gkey *keys, size_t n,
 		case AGG_GK_PID: snprintf(num, sizeof(num), "%d", as_int(r->pid)); v = num; break;
 		case AGG_GK_SYM: v = r->symbol; break;
 		case AGG_GK_CPU: snprintf(num, sizeof(num), "%d", as_int(r->cpu)); v = num; break;
+		case AGG_GK_SRCLINE: v = r->srcline; break;
 		default: continue; /* the DSO has its own place */
 		}
 		if (at++)
@@ -288,6 +295,8 @@ static int rows(struct scan *s, struct baseline *b, const enum agg_gkey *keys, s
 
 		if (!row(s, &r) || !r.has_share || !isfinite(r.share))
 			return -EINVAL;
+		if (r.level == 0) /* --hierarchy's parent: its rows follow */
+			continue;
 		if (n)
 			group_name(&r, keys, n, name, sizeof(name));
 		if ((rc = baseline_add(b, n ? name : r.symbol, n && !dso_key ? "" : r.dso, r.share)) != 0)

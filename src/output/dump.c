@@ -37,6 +37,23 @@ static void csv_field(FILE *f, const char *s)
 /* Appended after the per-event columns, so that their positions stay. */
 #define CSV_COUNTER_COLS ",tid,value,total,enabled_ns,running_ns,scaled,state"
 #define CSV_COUNTER_EMPTY ",,,,,,"
+/* Then --sort's keys (pid and dso are the pid and dso columns) and
+ * --baseline's, empty on rows that have none. */
+#define CSV_GROUP_COLS ",comm,symbol,cpu,srcline"
+#define CSV_GROUP_EMPTY ",,,,"
+#define CSV_BASELINE_COLS ",baseline_share,delta"
+
+static bool csv_grouped(const struct session *s)
+{
+	const enum agg_gkey *keys;
+
+	return agg_group_nkeys(s->agg, &keys) > 0;
+}
+
+static bool csv_baseline(const struct session *s)
+{
+	return s->opts && s->opts->baseline;
+}
 
 int dump_begin(FILE *f, enum dump_format fmt, const struct session *s, bool threads)
 {
@@ -57,8 +74,44 @@ int dump_begin(FILE *f, enum dump_format fmt, const struct session *s, bool thre
 		fputs(CSV_COUNTER_COLS, f);
 	else if (threads)
 		fputs(",tid", f);
+	if (csv_grouped(s))
+		fputs(CSV_GROUP_COLS, f);
+	if (csv_baseline(s))
+		fputs(CSV_BASELINE_COLS, f);
 	fputs("\n", f);
 	return ferror(f) ? -EIO : 0;
+}
+
+/* A --sort row's comm, symbol, cpu and srcline: each empty unless a key. */
+static void csv_group_keys(struct dctx *c, const struct drow *r)
+{
+	static const enum agg_gkey cols[] = { AGG_GK_COMM, AGG_GK_SYM, AGG_GK_CPU, AGG_GK_SRCLINE };
+	const enum agg_gkey *keys;
+	size_t n = agg_group_nkeys(c->a, &keys);
+	char num[24];
+
+	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
+		putc(',', c->f);
+		for (size_t i = 0; r->grp && i < n; i++)
+			if (keys[i] == cols[k])
+				csv_field(c->f, agg_group_value(r->grp, cols[k], false, num, sizeof(num)));
+	}
+}
+
+/* The rows the JSON gives baseline_share and delta: the same here. */
+static void csv_baseline_cols(struct dctx *c, const struct dtable *t, const struct drow *r)
+{
+	bool has = false;
+
+	for (const enum field *f = t->fields; *f != F_END; f++)
+		has = has || *f == F_BASELINE;
+	if (has && c->m->baseline) {
+		double b = dump_group_baseline(c, r);
+
+		fprintf(c->f, ",%.2f,%.2f", b, r->share - b);
+	} else {
+		fputs(",,", c->f);
+	}
 }
 
 static void csv_row(struct dctx *c, const struct dtable *t, size_t rank, const struct drow *r, size_t ev)
@@ -83,6 +136,10 @@ static void csv_row(struct dctx *c, const struct dtable *t, size_t rank, const s
 		if (c->s->cnt)
 			fputs(CSV_COUNTER_EMPTY, f);
 	}
+	if (c->grouped)
+		csv_group_keys(c, r);
+	if (csv_baseline(c->s))
+		csv_baseline_cols(c, t, r);
 	putc('\n', f);
 }
 
@@ -110,8 +167,10 @@ static void csv_counter_rows(struct dctx *c, const struct agg_counter_row *rows,
 				fprintf(f, ",%" PRIu64 ",%" PRIu64, v->value, v->total);
 			else
 				fputs(",,", f);
-			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%d,%s\n", v->enabled_ns, v->running_ns,
+			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%d,%s", v->enabled_ns, v->running_ns,
 				v->state == COUNTER_SCALED, dump_counter_state(v->state));
+			fputs(c->grouped ? CSV_GROUP_EMPTY : "", f);
+			fputs(csv_baseline(c->s) ? ",,\n" : "\n", f);
 		}
 }
 
@@ -173,6 +232,22 @@ static void text_counters(struct dctx *c)
 			fputc('\n', c->f);
 		}
 	}
+}
+
+/* A table's title line; the symbols' gains Delta after Samples with --baseline. */
+static void text_head(struct dctx *c, const struct dtable *t)
+{
+	const char *head = c->cg && t->text_head_cg ? t->text_head_cg : t->text_head;
+	const char *at = strstr(head, "Samples");
+
+	if (c->m->baseline == NULL || strcmp(t->json, "symbols") != 0 || at == NULL) {
+		fputs(head, c->f);
+		return;
+	}
+	at += strlen("Samples");
+	fwrite(head, 1, (size_t)(at - head), c->f);
+	dump_text_delta_head(c);
+	fputs(at, c->f);
 }
 
 static void dump_text(struct dctx *c)
@@ -241,7 +316,7 @@ static void dump_text(struct dctx *c)
 			continue;
 		}
 		n = dump_collect(c, &dump_tables[k]);
-		fputs(c->cg && dump_tables[k].text_head_cg ? dump_tables[k].text_head_cg : dump_tables[k].text_head, c->f);
+		text_head(c, &dump_tables[k]);
 		for (size_t i = 0; i < n; i++)
 			dump_tables[k].text(c, &c->rows[i]);
 	}

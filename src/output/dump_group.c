@@ -30,10 +30,15 @@ const char *dump_group_title(enum agg_gkey k)
 	return (unsigned)k < AGG_GK_COUNT ? titles[k] : "?";
 }
 
+static void json_levels(struct dctx *c, size_t limit);
+
 void dump_group_collect(struct dctx *c)
 {
+	const enum agg_gkey *keys;
+	bool levels = c->fmt == DUMP_JSON && c->m->hierarchy && agg_group_nkeys(c->a, &keys) > 1;
 	const struct agg_group **g;
-	size_t n = agg_groups_top(c->a, AGG_INTERVAL, c->limit, &g);
+	/* --hierarchy's JSON: a parent sums all its rows */
+	size_t n = agg_groups_top(c->a, AGG_INTERVAL, levels ? SIZE_MAX : c->limit, &g);
 
 	for (size_t i = 0; i < n; i++) {
 		struct drow *r;
@@ -49,12 +54,15 @@ void dump_group_collect(struct dctx *c)
 		}
 		r = &c->rows[c->nrows++];
 		*r = (struct drow){ .kernel = -1, .pid = g[i]->pid, .tid = -1, .running_pct = -1, .grp = g[i],
-				    .dso = g[i]->dso, .name = g[i]->sym ? g[i]->sym : g[i]->comm,
+				    .dso = g[i]->dso,
+				    .name = g[i]->sym ? g[i]->sym : g[i]->srcline ? g[i]->srcline : g[i]->comm,
 				    .samples = g[i]->iv.samples[0], .share = agg_share(c->a, &g[i]->iv, AGG_INTERVAL),
 				    .counts = &g[i]->iv, .cpu = g[i]->cpu };
 		if (g[i]->dso)
 			r->kernel = g[i]->kernel;
 	}
+	if (levels)
+		json_levels(c, c->limit);
 }
 
 void dump_group_json(struct json *j, const struct drow *r, const struct agg *a)
@@ -65,7 +73,9 @@ void dump_group_json(struct json *j, const struct drow *r, const struct agg *a)
 
 	if (r->grp == NULL)
 		return;
-	for (size_t i = 0; i < n; i++) {
+	if (r->level) /* --hierarchy: a parent (0) has its first key only */
+		json_i64(j, "level", r->level - 1);
+	for (size_t i = 0; i < (r->level == 1 ? 1 : n); i++) {
 		const char *v = agg_group_value(r->grp, keys[i], false, num, sizeof(num));
 
 		if (keys[i] == AGG_GK_PID)
@@ -75,7 +85,7 @@ void dump_group_json(struct json *j, const struct drow *r, const struct agg *a)
 		else
 			json_str(j, json_names[keys[i]], v);
 	}
-	if (r->grp->dso)
+	if (r->grp->dso && (r->level != 1 || keys[0] == AGG_GK_DSO || keys[0] == AGG_GK_SYM))
 		json_bool(j, "kernel", r->grp->kernel);
 }
 
@@ -98,9 +108,34 @@ static void text_keys(struct dctx *c, const struct agg_group *g, size_t from, si
 	fputc('\n', c->f);
 }
 
+/* --baseline: the Delta column after Samples, signed points as the live
+ * view's (-0.00 and +0.00 read as no change); nothing without one. */
+void dump_text_delta(const struct dctx *c, const struct drow *r)
+{
+	double d;
+
+	if (c->m->baseline == NULL)
+		return;
+	d = r == NULL ? 0.0 : r->share - dump_group_baseline(c, r);
+	if (r == NULL)
+		fputs("         ", c->f); /* a --hierarchy parent: no baseline of its own */
+	else if (d > -0.005 && d < 0.005)
+		fprintf(c->f, "  %7.2f", 0.0);
+	else
+		fprintf(c->f, "  %+7.2f", d);
+}
+
+void dump_text_delta_head(const struct dctx *c)
+{
+	if (c->m->baseline)
+		fputs("    Delta", c->f);
+}
+
 void dump_group_text(struct dctx *c, const struct drow *r)
 {
-	fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  ", r->share, r->samples);
+	fprintf(c->f, "  %7.2f%%  %8" PRIu64, r->share, r->samples);
+	dump_text_delta(c, r);
+	fputs("  ", c->f);
 	text_keys(c, r->grp, 0, 0);
 }
 
@@ -109,7 +144,9 @@ static void text_head(struct dctx *c)
 	const enum agg_gkey *keys;
 	size_t n = agg_group_nkeys(c->a, &keys);
 
-	fputs("\n  Overhead   Samples  ", c->f);
+	fputs("\n  Overhead   Samples", c->f);
+	dump_text_delta_head(c);
+	fputs("  ", c->f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(c->f, "%-*s%s", i + 1 < n ? (int)widths[keys[i]] : 0, titles[keys[i]], i + 1 < n ? " " : "");
 	fputc('\n', c->f);
@@ -165,18 +202,72 @@ static void hierarchy(struct dctx *c, size_t n)
 		char num[24];
 
 		agg_group_nkeys(c->a, &keys);
-		fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  ", base ? 100.0 * (double)p[k].samples / (double)base : 0.0,
+		fprintf(c->f, "  %7.2f%%  %8" PRIu64, base ? 100.0 * (double)p[k].samples / (double)base : 0.0,
 			p[k].samples);
+		dump_text_delta(c, NULL);
+		fputs("  ", c->f);
 		dump_text_cell(c->f, agg_group_value(p[k].first, keys[0], true, num, sizeof(num)), 0, true);
 		fputc('\n', c->f);
 		for (size_t i = 0; i < n; i++) /* rows come most first */
 			if (shown < c->limit && same_first(c->a, p[k].first, c->rows[i].grp)) {
 				shown++;
-				fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  ", c->rows[i].share, c->rows[i].samples);
+				fprintf(c->f, "  %7.2f%%  %8" PRIu64, c->rows[i].share, c->rows[i].samples);
+				dump_text_delta(c, &c->rows[i]);
+				fputs("  ", c->f);
 				text_keys(c, c->rows[i].grp, 1, 4);
 			}
 	}
 	free(p);
+}
+
+/* --hierarchy's JSON: each parent (level 0, its rows' sums) then its rows
+ * (level 1), as the text lays them out, so that a script can rebuild the
+ * tree. c->rows holds every row, most first. */
+static void json_levels(struct dctx *c, size_t limit)
+{
+	size_t n = c->nrows, np = 0, at = 0;
+	struct parent *p = calloc(n ? n : 1, sizeof(*p));
+	struct drow *out = calloc(2 * n + 1, sizeof(*out));
+	uint64_t base = agg_base(c->a, AGG_INTERVAL);
+	const enum agg_gkey *keys;
+
+	agg_group_nkeys(c->a, &keys);
+	if (p == NULL || out == NULL) {
+		free(p);
+		free(out);
+		return; /* out of memory: the flat rows */
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < np && !same_first(c->a, p[k].first, c->rows[i].grp); k++)
+			;
+		if (k == np)
+			p[np++].first = c->rows[i].grp;
+		p[k].samples += c->rows[i].samples;
+	}
+	if (np > 1)
+		qsort(p, np, sizeof(*p), cmp_parent);
+	for (size_t k = 0; k < np && k < limit; k++) {
+		size_t shown = 0;
+
+		out[at] = (struct drow){ .kernel = -1, .pid = -1, .tid = -1, .running_pct = -1, .cpu = -1,
+					 .grp = p[k].first, .level = 1, .samples = p[k].samples,
+					 .share = base ? 100.0 * (double)p[k].samples / (double)base : 0.0 };
+		out[at].name = agg_group_value(p[k].first, keys[0], false, out[at].num, sizeof(out[at].num));
+		at++;
+		for (size_t i = 0; i < n && shown < limit; i++)
+			if (same_first(c->a, p[k].first, c->rows[i].grp)) {
+				out[at] = c->rows[i];
+				out[at++].level = 2;
+				shown++;
+			}
+	}
+	free(p);
+	free(c->rows);
+	c->rows = out;
+	c->nrows = at;
+	c->cap = 2 * n + 1;
 }
 
 void dump_group_table(struct dctx *c)

@@ -203,7 +203,7 @@ static void json_field(struct json *j, struct dctx *c, const struct drow *r, enu
 	case F_WAIT: json_wait(j, c, r); break;
 	case F_GROUP: dump_group_json(j, r, c->a); break;
 	case F_BASELINE:
-		if (c->m->baseline) {
+		if (c->m->baseline && r->level != 1) { /* a --hierarchy parent has no baseline row */
 			double b = dump_group_baseline(c, r);
 
 			json_double(j, "baseline_share", b, 2);

@@ -245,7 +245,9 @@ static void text_symbol(struct dctx *c, const struct drow *r)
 {
 	if (c->cg)
 		fprintf(c->f, "  %7.2f%%", agg_share(c->a, &r->sym->ch_iv, AGG_INTERVAL));
-	fprintf(c->f, "  %7.2f%%  %8" PRIu64 "  ", r->share, r->samples);
+	fprintf(c->f, "  %7.2f%%  %8" PRIu64, r->share, r->samples);
+	dump_text_delta(c, r);
+	fputs("  ", c->f);
 	dump_text_cell(c->f, dso_name(r->dso ? r->dso : ""), 28, false);
 	fprintf(c->f, " %s ", r->kernel ? "[k]" : "[.]");
 	dump_text_cell(c->f, r->name, 0, true);

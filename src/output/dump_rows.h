@@ -30,6 +30,7 @@ struct drow {
 	const struct agg_counter_row *cr;  /* focus mode's exact counters */
 	const struct agg_sym *sym;         /* symbol rows */
 	const struct agg_group *grp;       /* --sort's rows */
+	int level;                         /* --hierarchy's JSON: 1 + "level" (1 a parent, 2 its rows), 0 none */
 	struct session_event ev;           /* event rows */
 	int running_pct;
 	int cpu;
@@ -102,6 +103,9 @@ void dump_group_json(struct json *j, const struct drow *r, const struct agg *a);
 /* A row's share in --baseline's table (symbol rows by symbol and DSO,
  * --sort's by their keys); 0 when it has none. */
 double dump_group_baseline(const struct dctx *c, const struct drow *r);
+/* --baseline's text column: a row's Delta (r NULL: blank), the title. */
+void dump_text_delta(const struct dctx *c, const struct drow *r);
+void dump_text_delta_head(const struct dctx *c);
 
 
 #endif

@@ -60,6 +60,7 @@ static int fresh_agg(struct session *s, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	session_offcpu_fresh(s);
+	session_srcline_on(s);
 	return 0;
 }
 
@@ -300,6 +301,7 @@ void session_close(struct session *s)
 	engine_close(s->eng);
 	symbols_free(s->syms);
 	annot_cache_free(s->annot);
+	session_srcline_free(s);
 	memset(s, 0, sizeof(*s));
 }
 

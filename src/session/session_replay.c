@@ -512,16 +512,26 @@ int session_replay_set_exclude(struct session *s, size_t ev, unsigned excl, char
 
 static int fresh_agg(struct session *s, char *err, size_t errlen)
 {
-	size_t nev = pdread_nevents(s->replay->rd);
+	size_t nev = pdread_nevents(s->replay->rd), nk = 0;
+	enum agg_gkey keys[AGG_GK_COUNT];
+	const enum agg_gkey *old;
+	int rc;
 
+	/* --sort's keys (or the live view's g) carry over, as a live session's. */
+	if (s->agg && (nk = agg_group_nkeys(s->agg, &old)) > 0)
+		memcpy(keys, old, nk * sizeof(*keys));
+	else if (s->agg == NULL && s->opts->sort_keys && (rc = agg_group_parse(s->opts->sort_keys, keys, AGG_GK_COUNT)) > 0)
+		nk = (size_t)rc;
 	agg_free(s->agg);
-	if ((s->agg = agg_new(nev, s->replay->cpus, s->replay->ncpus)) == NULL) {
+	if ((s->agg = agg_new(nev, s->replay->cpus, s->replay->ncpus)) == NULL ||
+	    agg_group_keys(s->agg, keys, nk) == -ENOMEM) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nev; i++)
 		strlcpy(agg_event(s->agg, i)->name, pdread_event(s->replay->rd, i)->name,
 			sizeof(agg_event(s->agg, i)->name));
+	session_srcline_on(s);
 	return 0;
 }
 

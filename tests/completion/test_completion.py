@@ -50,6 +50,8 @@ tap.ok(complete("-e", "cpu-cl") == ["cpu-clock"] and "cpu-cycles" in complete("-
 tap.ok(complete("--event", "cycles,task-c") == ["cycles,task-clock"], "-e in a comma list: cycles,task-clock")
 tap.ok(complete("--format", "") == ["text", "csv", "json", "folded", "svg", "pprof"], "--format: the formats")
 tap.ok(complete("-d", "") == [], "-d's argument: nothing offered")
+tap.ok(complete("--sort", "comm,s") == ["comm,sym", "comm,srcline"] and "srcline" in complete("-s", ""),
+       "--sort: perf's keys in a comma list, srcline among them")
 tap.ok(complete("--call-graph", "d") == ["dwarf"], "--call-graph d: dwarf")
 if os.path.exists("/usr/share/bash-completion/bash_completion"):
     tap.ok(complete("--no-c", loader=True) == ["--no-children", "--no-color", "--no-config"],

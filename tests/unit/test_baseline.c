@@ -49,6 +49,19 @@ static void json(void)
 	CHECK(baseline_parse_json(b, line, strlen(line), keys, 2) == 0 && baseline_len(b) == 2, "with keys: the groups rows");
 	CHECK(near(baseline_share(b, "w", "/bin/w"), 90.0) && near(baseline_share(b, "w", "[kernel.kallsyms]"), 10.0),
 	      "a group row by its comm and DSO");
+	{ /* --sort comm,srcline --hierarchy: the parents (level 0) are not rows of their own */
+		enum agg_gkey sk[] = { AGG_GK_COMM, AGG_GK_SRCLINE };
+		const char *h = "{\"groups\":[{\"level\":0,\"comm\":\"w\",\"share\":60.0},"
+				"{\"level\":1,\"comm\":\"w\",\"srcline\":\"w.c:24\",\"share\":50.0},"
+				"{\"level\":1,\"comm\":\"w\",\"srcline\":\"??:0\",\"share\":10.0}]}";
+
+		baseline_clear(b);
+		CHECK(baseline_parse_json(b, h, strlen(h), sk, 2) == 0 && baseline_len(b) == 2,
+		      "srcline rows under a --hierarchy parent: two rows, the parent left out (%zu)", baseline_len(b));
+		CHECK(near(baseline_share(b, "w  w.c:24", ""), 50.0) && near(baseline_share(b, "w  ??:0", ""), 10.0),
+		      "a srcline row by its comm and line");
+		baseline_clear(b);
+	}
 	CHECK(baseline_parse_json(b, "{\"symbols\":[{\"symbol\":\"x\",\"share\":1}", 36, NULL, 0) == -EINVAL &&
 	      baseline_len(b) == 0, "a cut line: refused, nothing kept");
 	CHECK(baseline_parse_json(b, "{\"groups\":[]}", 13, NULL, 0) == -EINVAL, "no symbols array: refused");

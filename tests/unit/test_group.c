@@ -201,6 +201,114 @@ static void kin(void)
 	agg_free(a);
 }
 
+/* srcline: the fake DWARF names /bin/x's addresses 0x1000..0x100f
+ * "x.c:10", 0x1010.. "x.c:11", nothing else; it counts its calls. */
+static unsigned named;
+
+static bool fake_lines(void *ctx, const struct agg_srcline_q *q, char *out, size_t len)
+{
+	(void)ctx;
+	named++;
+	if (strcmp(q->dso, "/bin/x") != 0 || q->addr < 0x1000 || q->addr >= 0x1020)
+		return false;
+	snprintf(out, len, "x.c:%d", q->addr < 0x1010 ? 10 : 11);
+	return true;
+}
+
+static const struct agg_group *line_row(struct agg *a, const char *line)
+{
+	const struct agg_group **g;
+	size_t n = agg_groups_in_scope(a, AGG_INTERVAL, &g);
+
+	for (size_t i = 0; i < n; i++)
+		if (g[i]->srcline && strcmp(g[i]->srcline, line) == 0)
+			return g[i];
+	return NULL;
+}
+
+/* --sort srcline: addresses counted on the sample path without a name;
+ * the read names each address once and sums the addresses of a line;
+ * perf's "??:0" without a line, sym+OFF in the kernel. */
+static void srclines(void)
+{
+	int cpus[] = { 0 };
+	struct agg *a = agg_new(1, cpus, 1);
+	enum agg_gkey k[] = { AGG_GK_SRCLINE };
+	struct sym_result f = sym("f", "/bin/x", 1, "prog"), libc = sym("memcpy", "/lib/libc.so.6", 3, "prog"),
+			  kern = sym("do_idle", "[kernel.kallsyms]", 4, "swapper");
+	struct agg_where w = { .pid = 10, .tid = 10, .ip = 0x401004, .tag = 7 };
+	const struct agg_group *r, **g;
+	char buf[64];
+
+	f.sym_start = 0x1000;
+	kern.kernel = true;
+	kern.sym_start = 0xffffffff81000000ull;
+	agg_group_srcline_fn(a, fake_lines, NULL);
+	CHECK(a && agg_group_keys(a, k, 1) == 0, "srcline is a key");
+	for (uint64_t off = 0; off < 0x20; off += 4) { /* 4 addresses of line 10, 4 of 11 */
+		f.sym_off = off;
+		agg_sample(a, 0, 0, 10, 10, &f, 1);
+	}
+	f.sym_off = 4;
+	agg_sample_at(a, 0, 0, &w, &f, 1);   /* 0x1004 again, through the flat memo */
+	agg_samples_memo(a, 0, 0, &w, 2, 2);
+	libc.sym_off = 8;
+	agg_sample(a, 0, 0, 10, 10, &libc, 1);
+	kern.sym_off = 21;
+	agg_sample(a, 0, 0, 0, 0, &kern, 1);
+	CHECK(named == 0, "nothing named on the sample path (%u)", named);
+	r = line_row(a, "x.c:10");
+	CHECK(r && r->iv.samples[0] == 7, "x.c:10: its four addresses and the memo's three: 7 (%llu)",
+	      r ? (unsigned long long)r->iv.samples[0] : 0ULL);
+	CHECK(r && strcmp(agg_group_value(r, AGG_GK_SRCLINE, false, buf, sizeof(buf)), "x.c:10") == 0,
+	      "its value is the line");
+	r = line_row(a, "x.c:11");
+	CHECK(r && r->iv.samples[0] == 4, "x.c:11: 4");
+	r = line_row(a, "??:0");
+	CHECK(r && r->iv.samples[0] == 1 && r->dso == NULL && r->sym == NULL, "libc without a line: ??:0, unkeyed fields empty");
+	r = line_row(a, "do_idle+21");
+	CHECK(r && r->iv.samples[0] == 1, "the kernel: sym+OFF as perf shows it");
+	CHECK(named == 9, "each user address named once, however many reads (%u)", named);
+	CHECK(rows_total(a, AGG_INTERVAL) == agg_event(a, 0)->samples_iv, "the lines add up to the samples");
+	CHECK(agg_groups_top(a, AGG_INTERVAL, 1, &g) == 1 && strcmp(g[0]->srcline, "x.c:10") == 0, "the top line first");
+	agg_roll(a, 0);
+	f.sym_off = 0x10;
+	agg_sample(a, 0, 0, 10, 10, &f, 1);
+	r = line_row(a, "x.c:11");
+	CHECK(r && r->iv.samples[0] == 1 && r->total.samples[0] == 5 && named == 9,
+	      "after a roll: interval 1, total 5, no address named again");
+	{ /* idle addresses expire: their lines go with the last, rows + expired = totals */
+		struct agg_counts ex;
+		uint64_t nex = 0;
+
+		a->keep_top = 0;
+		kern.sym_off = 22;
+		for (int i = 0; i < AGG_EXPIRE_IDLE + 2; i++) {
+			agg_sample(a, 0, 0, 0, 0, &kern, 1);
+			agg_roll(a, 0);
+			line_row(a, "x.c:10"); /* a read each interval, as the live view's */
+		}
+		agg_group_expired(a, &ex, &nex);
+		CHECK(agg_groups_in_scope(a, AGG_TOTAL, &g) == 1 && strcmp(g[0]->srcline, "do_idle+22") == 0 && nex == 10,
+		      "the idle lines' addresses expired, the busy one stays (%llu expired)", (unsigned long long)nex);
+		CHECK(rows_total(a, AGG_TOTAL) + ex.samples[0] == agg_event(a, 0)->samples_total,
+		      "rows + expired = the event's total");
+		agg_roll(a, 0);
+	}
+	k[0] = AGG_GK_COMM;
+	{
+		enum agg_gkey k2[] = { AGG_GK_COMM, AGG_GK_SRCLINE };
+
+		agg_group_keys(a, k2, 2);
+	}
+	f.sym_off = 0;
+	agg_sample(a, 0, 0, 10, 10, &f, 1);
+	f.comm = "other";
+	agg_sample(a, 0, 0, 20, 20, &f, 1);
+	CHECK(agg_groups_in_scope(a, AGG_INTERVAL, &g) == 2, "comm,srcline: one line in two comms is two rows");
+	agg_free(a);
+}
+
 int main(void)
 {
 	parse();
@@ -209,5 +317,6 @@ int main(void)
 	stacks();
 	label();
 	kin();
+	srclines();
 	return check_done();
 }
