@@ -287,7 +287,7 @@ const struct key_binding tree_doc_keys[] = {
 	{ 0, NULL, { "Left", "collapse, up a level; root: close it" } },
 	{ 0, NULL, { "r", "switch between callers and callees" } },
 	{ 0, NULL, { "F5 Esc", "the whole call-path tree, and back" } },
-	{ 0, NULL, { "Waits view", "the same on a wait (-g or not): by blocked ms" } },
+	{ 0, NULL, { "Waits view", "a wait's trees too, by blocked ms" } },
 	{ 0, NULL, { "S-Left/Right", "scroll names sideways (as Left Right)" } },
 	{ 0, NULL, { NULL, NULL } },
 };

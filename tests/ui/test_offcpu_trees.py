@@ -99,7 +99,7 @@ def body(t):
     t.keys("Escape")
     s = t.wait_re(r"Off/s\s+Self/s\s+Shared Object\s+Wait symbol", 10)
     tap.ok(s is not None, "Esc: back to the Waits view")
-    s = tuitest.help_find(t, r"^\s*Waits view\s+the same on a wait")
+    s = tuitest.help_find(t, r"^\s*Waits view\s+a wait's trees too")
     tap.ok(s is not None, "the help tells the Waits view's trees")
     t.keys("Escape")
     t.quit()
