@@ -51,6 +51,10 @@ struct session {
 	 * period in ns), and the spans with the time per task and state.
 	 * NULL until off-CPU is first turned on. */
 	struct agg *wait;
+	/* Who woke them (sched:sched_waking): each ended span's stack, a
+	 * separator, then its waker's stack, charged to the waker's task as
+	 * in wait (offwaketime's stacks). NULL as wait is. */
+	struct agg *wake;
 	struct spans *spans;
 	bool offcpu_want;          /* the wish, O's: a re-open keeps it */
 	struct session_offcpu *off;

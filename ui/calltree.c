@@ -85,14 +85,15 @@ void calltree_snap_clear(struct ui *u)
 void calltree_snap_clear_waits(struct ui *u)
 {
 	snap_clear(&u->waits.cg);
+	snap_clear(&u->waits.wake);
 }
 
 /* The open trees built from this snapshot, again. */
-static void rebuild(struct ui *u, bool waits)
+static void rebuild(struct ui *u, const struct ui_cgsnap *c)
 {
-	if (u->tree.open && u->tree.waits == waits)
+	if (u->tree.open && calltree_snap(u, &u->tree) == c)
 		calltree_build(u, &u->tree);
-	if (u->mode == MODE_PATHS && u->paths.waits == waits)
+	if (u->mode == MODE_PATHS && calltree_snap(u, &u->paths) == c)
 		calltree_build(u, &u->paths);
 }
 
@@ -154,23 +155,30 @@ void calltree_snap_take(struct ui *u, struct agg *a)
 	c->base = ui_base(u, c->ev);
 	c->ms = 0;
 	snap_take(c, a);
-	rebuild(u, false);
+	rebuild(u, c);
 }
 
 /* The wait agg's one event counts µs blocked: the tree's lines in ms (a
  * second, in the interval), its shares of all blocked time. */
-void calltree_snap_take_waits(struct ui *u, struct agg *a, double lap)
+static void take_waits(struct ui *u, struct ui_cgsnap *c, struct agg *a, double lap)
 {
-	struct ui_cgsnap *c = &u->waits.cg;
-	const struct agg_event *e = agg_event(a, 0);
+	const struct agg_event *e = a ? agg_event(a, 0) : NULL;
 
 	snap_clear(c);
 	c->ev = 0;
 	c->scope = ui_scope(u);
 	c->base = e == NULL ? 0 : c->scope == AGG_INTERVAL ? e->samples_iv : e->samples_total;
 	c->ms = c->scope == AGG_INTERVAL ? (lap > 0 ? 1e-3 / lap : 0) : 1e-3;
-	snap_take(c, a);
-	rebuild(u, true);
+	if (a)
+		snap_take(c, a);
+	rebuild(u, c);
+}
+
+void calltree_snap_take_waits(struct ui *u, struct agg *wait, struct agg *wake, double lap)
+{
+	take_waits(u, &u->waits.cg, wait, lap);
+	u->waits.wake_known = wake != NULL;
+	take_waits(u, &u->waits.wake, wake, lap);
 }
 
 static void snap_free(struct ui_cgsnap *c)
@@ -189,6 +197,7 @@ void calltree_snap_free(struct ui *u)
 {
 	snap_free(&u->cg);
 	snap_free(&u->waits.cg);
+	snap_free(&u->waits.wake);
 	calltree_free(&u->tree);
 	calltree_free(&u->paths);
 }
@@ -197,7 +206,7 @@ void calltree_snap_free(struct ui *u)
 
 const struct ui_cgsnap *calltree_snap(const struct ui *u, const struct ui_tree *t)
 {
-	return t->waits ? &u->waits.cg : &u->cg;
+	return !t->waits ? &u->cg : t->wakers ? &u->waits.wake : &u->waits.cg;
 }
 
 const struct ui_cgsym *calltree_snap_sym(const struct ui_cgsnap *c, uint32_t s)
@@ -327,6 +336,8 @@ static uint64_t sym_children(const struct ui *u, const struct ui_tree *t)
 {
 	uint64_t c = 0;
 
+	if (t->wakers) /* the wait rows count the wait agg's stacks, not these */
+		return 0;
 	if (t->waits) {
 		for (size_t i = 0; i < u->waits.n; i++)
 			if (calltree_is_for_wait(u, &u->waits.rows[i]))
@@ -387,7 +398,7 @@ static void merge_all(const struct ui *u, struct ui_tree *t)
 
 void calltree_build(struct ui *u, struct ui_tree *t)
 {
-	struct ui_cgsnap *c = t->waits ? &u->waits.cg : &u->cg;
+	struct ui_cgsnap *c = (struct ui_cgsnap *)calltree_snap(u, t); /* u's own: not const */
 	bool *is_s = NULL, *under = NULL;
 	uint32_t *order;
 	uint64_t other = 0, kept;
@@ -507,7 +518,7 @@ void calltree_select(struct ui_tree *t, size_t vis)
 	t->sel_id = t->n[t->vis[t->sel]].id;
 }
 
-static int open_named(struct ui *u, const char *name, const char *file, bool kernel, bool waits)
+static int open_named(struct ui *u, const char *name, const char *file, bool kernel, bool waits, bool wakers)
 {
 	struct ui_tree *t = &u->tree;
 	char *sym = strdup(name ? name : "?"), *dso = strdup(file ? file : "");
@@ -522,6 +533,7 @@ static int open_named(struct ui *u, const char *name, const char *file, bool ker
 	t->dso = dso;
 	t->kernel = kernel;
 	t->waits = waits;
+	t->wakers = wakers;
 	t->kind = TREE_CALLERS;
 	t->open = true;
 	t->nexp = 0;
@@ -534,12 +546,17 @@ static int open_named(struct ui *u, const char *name, const char *file, bool ker
 
 int calltree_open(struct ui *u, const struct agg_sym *row)
 {
-	return open_named(u, row->sym, row->dso, row->kernel, false);
+	return open_named(u, row->sym, row->dso, row->kernel, false, false);
 }
 
 int calltree_open_wait(struct ui *u, const struct ui_wait *row)
 {
-	return open_named(u, row->sym, row->dso, row->kernel, true);
+	return open_named(u, row->sym, row->dso, row->kernel, true, false);
+}
+
+int calltree_open_wakers(struct ui *u, const struct ui_wait *row)
+{
+	return open_named(u, row->sym, row->dso, row->kernel, true, true);
 }
 
 void calltree_close(struct ui *u)

@@ -145,6 +145,37 @@ unsigned tree_enter(struct ui *u)
 	return r ? r : close_tree(u);
 }
 
+/* W on a wait row: who woke the threads that waited there (the wake agg's
+ * callers of it, the hottest path open); again: closed. */
+unsigned tree_keys_wakers(struct ui *u, int key)
+{
+	const struct ui_wait *row;
+
+	if (u->view != VIEW_WAITS || !waits_shown(u) || u->mode != MODE_MAIN) {
+		ui_message(u, false, "W shows who woke a wait: O (off-CPU) on, then Tab to the Waits view");
+		return UI_DRAW;
+	}
+	if (!u->waits.wake_known) {
+		ui_message(u, true, "no wakers: sched:sched_waking cannot be read (mount tracefs, run as root)");
+		return UI_DRAW;
+	}
+	if (u->nrows == 0 || u->sel[VIEW_WAITS] >= u->nrows)
+		return 0;
+	row = u->rows[u->sel[VIEW_WAITS]];
+	if (u->tree.wakers && calltree_row_is(u, row))
+		return close_tree(u);
+	if (calltree_open_wakers(u, row) != 0) {
+		ui_message(u, true, "no memory for the call tree: close other views or restart perftop");
+		return UI_DRAW;
+	}
+	u->tree_row = u->sel[VIEW_WAITS];
+	tree_keys_hottest(&u->tree);
+	calltree_select(&u->tree, 0);
+	ui_message(u, false, "who woke %s: its callers, then -- woken by -- and the waker's stack (W closes)",
+		   u->tree.sym);
+	return UI_DRAW;
+}
+
 unsigned tree_flip(struct ui *u, int key)
 {
 	struct ui_tree *t = &u->tree;
@@ -288,6 +319,7 @@ const struct key_binding tree_doc_keys[] = {
 	{ 0, NULL, { "r", "switch between callers and callees" } },
 	{ 0, NULL, { "F5 Esc", "the whole call-path tree, and back" } },
 	{ 0, NULL, { "Waits view", "a wait's trees too, by blocked ms" } },
+	{ 0, NULL, { "W", "Waits: who woke it (the waker's stack)" } },
 	{ 0, NULL, { "S-Left/Right", "scroll names sideways (as Left Right)" } },
 	{ 0, NULL, { NULL, NULL } },
 };

@@ -42,7 +42,8 @@ void treeview_line(const struct ui *u, const struct ui_tree *t, size_t vis, char
 				 c->scope == AGG_TOTAL ? "since start" : "of the interval");
 		else
 			snprintf(buf, len, "    %s of %s  (%s, %% of the line above; r: %s)",
-				 t->kind == TREE_CALLERS ? "callers" : "callees", name,
+				 t->wakers ? (t->kind == TREE_CALLERS ? "who woke: callers" : "who woke: callees")
+				 : t->kind == TREE_CALLERS ? "callers" : "callees", name,
 				 !t->waits ? "% of all samples" : c->scope == AGG_TOTAL ? "blocked ms" : "blocked ms/s",
 				 t->kind == TREE_CALLERS ? "callees" : "callers");
 		return;

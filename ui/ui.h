@@ -140,6 +140,7 @@ struct ui_tree {
 	uint64_t sel_id;
 	bool in;                   /* inline: the selection is on a tree line */
 	bool waits;                /* its source: the wait agg's snapshot (the Waits view), not the samples' */
+	bool wakers;               /* (waits) the wake agg's: W, who woke the wait */
 	struct htab hash;          /* building: parent << 32 | sym -> node index */
 };
 
@@ -176,6 +177,8 @@ struct ui_waits {
 	struct htab idx;           /* tid (process: pid | 1 << 32) -> tasks index + 1 */
 	bool shown;                /* the session has off-CPU tables */
 	struct ui_cgsnap cg;       /* the wait agg's call-path tree at the tick (calltree.c) */
+	struct ui_cgsnap wake;     /* the wake agg's (W); its n 0 without sched_waking */
+	bool wake_known;           /* the session has a wake agg */
 };
 
 struct ui_reopen {
@@ -322,9 +325,12 @@ void calltree_close(struct ui *u);
 bool calltree_is_for(const struct ui *u, const struct agg_sym *row);
 /* The same trees on the Waits view's rows, from the wait agg's call paths
  * (waits_take takes them): weighted by blocked time, shown in ms. */
-void calltree_snap_take_waits(struct ui *u, struct agg *a, double lap);
+void calltree_snap_take_waits(struct ui *u, struct agg *wait, struct agg *wake, double lap);
 void calltree_snap_clear_waits(struct ui *u);
 int calltree_open_wait(struct ui *u, const struct ui_wait *row);
+/* W: the wait's callers in the wake agg, which lead past "-- woken by --"
+ * into its wakers' stacks. */
+int calltree_open_wakers(struct ui *u, const struct ui_wait *row);
 bool calltree_is_for_wait(const struct ui *u, const struct ui_wait *row);
 /* Whether the open inline tree belongs to the view shown, and hangs under
  * its row (a symbol row, a wait row). */

@@ -81,7 +81,7 @@ void waits_take(struct ui *u, double lap)
 						    (double)ch->period[0] * f, (double)self->period[0] * f,
 						    ch->samples[0] };
 	}
-	calltree_snap_take_waits(u, s->wait, lap);
+	calltree_snap_take_waits(u, s->wait, s->wake, lap);
 }
 
 void waits_clear(struct ui *u)

@@ -6,7 +6,8 @@ kernel's sleep function opens its callers by blocked ms, Right walks them
 down to waitwork's wait_sleep; r shows callees and back; the tree stays
 under its row through a resize (80x24 to 200x50); Esc closes it, Esc again
 clears the filter; F5 in the Waits view is the wait agg's whole tree (only
-the focused task's comm) and Esc goes back; the help tells it.
+the focused task's comm) and Esc goes back; W on the pipe's wait shows its waker
+(feed_pipe) past "-- woken by --"; the help tells both.
 usage: test_offcpu_trees.py PERFTOP WAITWORK"""
 import os
 import re
@@ -99,8 +100,31 @@ def body(t):
     t.keys("Escape")
     s = t.wait_re(r"Off/s\s+Self/s\s+Shared Object\s+Wait symbol", 10)
     tap.ok(s is not None, "Esc: back to the Waits view")
+    # W: who woke it. wait_pipe blocks in the kernel's pipe read until
+    # feed_pipe writes: its waker's stack, past the separator (25 lines:
+    # seen whole at 200x50).
+    t.prompt("/", "pipe_read")
+    s = t.wait_re(r"\[k\]\s+\S*pipe_read\s*$", 15)
+    tap.ok(s is not None, "Waits view: the kernel's pipe read (filter pipe_read)")
+    t.resize(200, 50)
+    t.keys("W")
+    s = t.wait(lambda sc: re.search(r"^\s+who woke: callers of \S*pipe_read\s+\(blocked ms/s", sc, re.M)
+               and re.search(r"-- woken by --  \[waker\]\n(.*\n)*.*[-+ ] +[\d.]+ +[\d.]+%  feed_pipe  waitwork", sc),
+               15)
+    tap.ok(s is not None, "W on the pipe's wait: -- woken by --, then feed_pipe (the waker's stack)")
+    tap.ok(s is not None and re.search(r"wait_pipe  waitwork\n(.*\n)*.*-- woken by --", s) is not None,
+           "W: the woken's own callers (wait_pipe) above the separator")
+    tap.ok(fits(s, 200), "W's tree at 200x50: no line past 200 columns")
+    t.resize(80, 24)
+    s = t.wait(lambda sc: len(sc.splitlines()) <= 24 and re.search(r"^\s+who woke: callers", sc, re.M), 10)
+    tap.ok(fits(s, 80), "W's tree at 80x24: still open, no line past 80 columns")
+    t.keys("W")
+    s = t.wait(lambda sc: not re.search(r"^\s+who woke: callers", sc, re.M), 10)
+    tap.ok(s is not None, "W again: closed")
+    t.keys("Escape")
     s = tuitest.help_find(t, r"^\s*Waits view\s+a wait's trees too")
     tap.ok(s is not None, "the help tells the Waits view's trees")
+    tap.ok(s is not None and re.search(r"^\s*W\s+Waits: who woke it", s, re.M) is not None, "the help tells W")
     t.keys("Escape")
     t.quit()
     wl.kill()
