@@ -289,10 +289,20 @@ static size_t stack_words(struct session *s, const struct record *r, uint64_t *w
 	return 1 + n + (n + 63) / 64;
 }
 
+/* A sched_waking: its (the waker's) stack kept for the woken thread. */
+static void waking(struct session *s, const struct record *r, pid_t woken)
+{
+	uint64_t words[1 + SESSION_STACK_MAX + SESSION_STACK_MAX / 64];
+
+	if (woken > 0)
+		session_wakers_keep(s->off->wk, woken, r, words, stack_words(s, r, words));
+}
+
 void session_offcpu_record(struct session *s, const struct record *r)
 {
 	struct session_offcpu *o = s->off;
 	int64_t prev, state, next;
+	pid_t woken;
 
 	if (o == NULL || !o->ok || s->spans == NULL)
 		return;
@@ -301,8 +311,10 @@ void session_offcpu_record(struct session *s, const struct record *r)
 			switch_in(s, (pid_t)r->sid.tid, r->sid.time);
 		return;
 	}
-	if (r->type == PERF_RECORD_SAMPLE && o->wk && session_wakers_record(s, o->wk, r))
+	if (r->type == PERF_RECORD_SAMPLE && o->wk && session_wakers_is(o->wk, r, &woken)) {
+		waking(s, r, woken);
 		return;
+	}
 	if (r->type != PERF_RECORD_SAMPLE || r->sample.raw == NULL ||
 	    !tpformat_int(o->prev_pid, r->sample.raw, r->sample.raw_size, &prev) ||
 	    !tpformat_int(o->prev_state, r->sample.raw, r->sample.raw_size, &state) ||
@@ -343,9 +355,4 @@ void session_offcpu_track(struct session *s, const struct record *r)
 	default:
 		break;
 	}
-}
-
-size_t session_offcpu_words(struct session *s, const struct record *r, uint64_t *w)
-{
-	return stack_words(s, r, w);
 }

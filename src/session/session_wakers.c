@@ -87,26 +87,34 @@ static struct waker *slot_of(struct session_wakers *w, pid_t tid)
 	return w->slot[i];
 }
 
-bool session_wakers_record(struct session *s, struct session_wakers *w, const struct record *r)
+bool session_wakers_is(const struct session_wakers *w, const struct record *r, pid_t *woken)
 {
-	int64_t type, woken;
-	struct waker *k;
+	int64_t type, pid;
 
+	*woken = 0;
 	if (r->sample.raw == NULL || !tpformat_int(w->type, r->sample.raw, r->sample.raw_size, &type) ||
 	    type != (int64_t)w->fmt.id)
 		return false;
-	if (!tpformat_int(w->pid, r->sample.raw, r->sample.raw_size, &woken) || woken <= 0)
-		return true;
+	if (tpformat_int(w->pid, r->sample.raw, r->sample.raw_size, &pid) && pid > 0)
+		*woken = (pid_t)pid;
+	return true;
+}
+
+void session_wakers_keep(struct session_wakers *w, pid_t woken, const struct record *r, const uint64_t *words,
+			 size_t nwords)
+{
+	struct waker *k;
+
 	/* The spare list holds every slot at most once: room for one more. */
-	if (!util_grow((void **)&w->spare, &w->spare_cap, w->nslot + 1, sizeof(*w->spare)))
-		return true;
-	if ((k = slot_of(w, (pid_t)woken)) == NULL)
-		return true;
+	if (nwords > WORDS_MAX || !util_grow((void **)&w->spare, &w->spare_cap, w->nslot + 1, sizeof(*w->spare)))
+		return;
+	if ((k = slot_of(w, woken)) == NULL)
+		return;
 	k->pid = (pid_t)r->sid.pid;
 	k->tid = (pid_t)r->sid.tid;
 	k->time = r->sid.time;
-	k->nwords = session_offcpu_words(s, r, k->words);
-	return true;
+	k->nwords = nwords;
+	memcpy(k->words, words, nwords * sizeof(*words));
 }
 
 /* words as spans keep them -> frames at out (at most max); how many. */

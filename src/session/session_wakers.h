@@ -18,16 +18,17 @@ struct session_wakers;
  * (then no wakers: the rest of --off-cpu runs). */
 struct session_wakers *session_wakers_new(void);
 void session_wakers_free(struct session_wakers *w);
-/* A sched_waking record (by its common_type): its waker's stack kept for
- * the woken thread; true. Any other record: false, untouched. */
-bool session_wakers_record(struct session *s, struct session_wakers *w, const struct record *r);
+/* A sched_waking record (by its common_type): true, *woken its woken
+ * thread (0: none told). Any other record: false. */
+bool session_wakers_is(const struct session_wakers *w, const struct record *r, pid_t *woken);
+/* The waking's record r's stack (words as spans keep them, the caller's
+ * from the record) kept for the woken thread, the last one before its
+ * switch-in. Full or out of memory: not kept. */
+void session_wakers_keep(struct session_wakers *w, pid_t woken, const struct record *r, const uint64_t *words,
+			 size_t nwords);
 /* tid came back on a CPU: the span it ended (NULL: none known) is charged
  * to s->wake with the stack of the waking seen during it; either way the
  * waking kept for tid is done. */
 void session_wakers_end(struct session *s, struct session_wakers *w, pid_t tid, const struct spans_span *sp);
-
-/* session_offcpu.c: a switch or waking record's stack as spans keep it
- * (n, n addresses, the kernel mask; the scheduler's frames left out). */
-size_t session_offcpu_words(struct session *s, const struct record *r, uint64_t *w);
 
 #endif
