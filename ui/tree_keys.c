@@ -4,6 +4,7 @@
  * callees) and F5's whole call-path tree; in the Waits view (--off-cpu) the
  * same on a wait row, from the wait agg's call paths. */
 #include <curses.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -150,6 +151,8 @@ unsigned tree_enter(struct ui *u)
 unsigned tree_keys_wakers(struct ui *u, int key)
 {
 	const struct ui_wait *row;
+	bool was = u->s->wakers_want, first;
+	int rc;
 
 	if (u->view != VIEW_WAITS || !waits_shown(u) || u->mode != MODE_MAIN) {
 		ui_message(u, false, "W shows who woke a wait: O (off-CPU) on, then Tab to the Waits view");
@@ -164,15 +167,23 @@ unsigned tree_keys_wakers(struct ui *u, int key)
 	row = u->rows[u->sel[VIEW_WAITS]];
 	if (u->tree.wakers && calltree_row_is(u, row))
 		return close_tree(u);
+	/* The first W opens sched_waking: it doubles the records, so only asked. */
+	if (!u->s->wakers_want && (rc = session_offcpu_wakers(u->s)) != 0) {
+		ui_message(u, true, "no wakers: sched:sched_waking %s",
+			   rc == -EINVAL ? "opens while off-CPU is on: O first" : "could not be opened");
+		return UI_DRAW;
+	}
+	first = !was;
 	if (calltree_open_wakers(u, row) != 0) {
 		ui_message(u, true, "no memory for the call tree: close other views or restart perftop");
 		return UI_DRAW;
 	}
 	u->tree_row = u->sel[VIEW_WAITS];
-	tree_keys_hottest(&u->tree);
+	u->tree.hot = true; /* now, or at the first tick that has its lines */
+	calltree_build(u, &u->tree);
 	calltree_select(&u->tree, 0);
-	ui_message(u, false, "who woke %s: its callers, then -- woken by -- and the waker's stack (W closes)",
-		   u->tree.sym);
+	ui_message(u, false, "who woke %s: its callers, then -- woken by -- and the waker's stack (W closes)%s",
+		   u->tree.sym, first ? "; sched_waking opened: from the next tick" : "");
 	return UI_DRAW;
 }
 
@@ -199,22 +210,10 @@ unsigned tree_flip(struct ui *u, int key)
 
 /* --- F5: the whole call-path tree ---------------------------------------- */
 
-/* The path with the most samples at each level, a node's own samples
- * counting as a way too: where they outweigh every child the path ends
- * there (a leaf of 99.98 % self does not open its 0.5 % timer chain).
- * Children come most samples first. */
+/* F5's opening: calltree_hottest. */
 void tree_keys_hottest(struct ui_tree *t)
 {
-	for (uint32_t n = 0, d = 0; t->nn && t->n[n].first && d < 64; n = t->n[n].first, d++) {
-		uint64_t kids = 0;
-
-		for (uint32_t c = t->n[n].first; c; c = t->n[c].next)
-			kids += t->n[c].samples;
-		if (t->n[n].samples > kids && t->n[n].samples - kids > t->n[t->n[n].first].samples)
-			break;
-		calltree_set_expanded(t, n, true);
-	}
-	calltree_lines(t);
+	calltree_hottest(t);
 }
 
 unsigned tree_keys_paths_open(struct ui *u, int key)

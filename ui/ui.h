@@ -141,6 +141,7 @@ struct ui_tree {
 	bool in;                   /* inline: the selection is on a tree line */
 	bool waits;                /* its source: the wait agg's snapshot (the Waits view), not the samples' */
 	bool wakers;               /* (waits) the wake agg's: W, who woke the wait */
+	bool hot;                  /* opened along its hottest path once it has lines (W) */
 	struct htab hash;          /* building: parent << 32 | sym -> node index */
 };
 
@@ -356,8 +357,10 @@ const char *calltree_name(const struct ui *u, const struct ui_tree *t, uint32_t 
 void calltree_free(struct ui_tree *t);
 /* F5's full-screen view. */
 void treeview_paths_draw(struct ui *u, int h, int w);
-/* tree_keys.c: F5 opens its tree along the hottest path, self included. */
+/* tree_keys.c: F5 opens its tree along the hottest path, self included
+ * (calltree_hottest's). */
 void tree_keys_hottest(struct ui_tree *t);
+void calltree_hottest(struct ui_tree *t);
 
 /* annview*.c: the annotate view (a). Opens on a frame's symbol row (the
  * Symbols view's, a call-tree line's through annview_row_named). */

@@ -142,6 +142,7 @@ struct engine {
 	 * best effort: none when it cannot be opened. */
 	int *wfds;                          /* [cpu][tid], -1 when closed */
 	uint64_t waking_config;             /* 0: not known (not opened) */
+	bool wakers_on;                     /* asked for (engine_offcpu_wakers, opts.wakers) */
 };
 
 static inline int *engine_fd_at(struct engine *e, size_t ev, size_t c, size_t t)

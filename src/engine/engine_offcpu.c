@@ -153,7 +153,8 @@ static int open_all(struct engine *e, char *err, size_t errlen)
 				close_fds(e);
 				return rc;
 			}
-			open_waking(e, &attr, c, t);
+			if (e->wakers_on)
+				open_waking(e, &attr, c, t);
 		}
 	return 0;
 }
@@ -169,18 +170,52 @@ static void set_state(struct engine *e, bool on)
 }
 
 /* The waking fds' array and tracepoint id; without them no wakers. Its
- * ids share alt_ids: O turned on half as many times fits. */
-static void waking_init(struct engine *e, size_t n)
+ * ids share alt_ids: O turned on fewer times fits. */
+static int waking_init(struct engine *e)
 {
+	size_t n = e->ncpus * e->ntids;
 	struct evspec ev;
 	char why[256];
 
+	if (e->wfds)
+		return e->waking_config ? 0 : -ENOENT;
 	if (evspec_parse("sched:sched_waking", &ev, why, sizeof(why)) != 0)
-		return;
+		return -ENOENT;
 	if ((e->wfds = malloc(n * sizeof(*e->wfds))) == NULL)
-		return;
+		return -ENOMEM;
 	memset(e->wfds, -1, n * sizeof(*e->wfds));
 	e->waking_config = ev.attr.config;
+	return 0;
+}
+
+int engine_offcpu_wakers(struct engine *e)
+{
+	struct perf_event_attr attr;
+	struct record_layout scratch; /* the decoder reads offcpu_layout meanwhile */
+	bool inherit = e->o.pids && !e->o.pids_are_tids;
+	int rc;
+
+	if (e->wakers_on)
+		return 0;
+	if (!e->offcpu_on || e->ofds == NULL)
+		return -EINVAL;
+	if ((rc = waking_init(e)) != 0)
+		return rc;
+	engine_offcpu_attr(&attr, e->offcpu_config, &e->o, inherit, &scratch);
+	attr.wakeup_watermark = (uint32_t)e->wake;
+	if (!e->clock_mono)
+		attr.use_clockid = 0, attr.clockid = 0;
+	for (size_t c = 0; c < e->ncpus; c++)
+		for (size_t t = 0; t < e->ntids; t++)
+			if (e->ofds[c * e->ntids + t] >= 0)
+				open_waking(e, &attr, c, t);
+	if (e->waking_config == 0)
+		return -EIO;
+	for (size_t i = 0; e->started && i < e->ncpus * e->ntids; i++)
+		if (e->wfds[i] >= 0)
+			(void)ioctl(e->wfds[i], PERF_EVENT_IOC_ENABLE, 0);
+	e->wakers_on = true;
+	return 0;
 }
 
 int engine_offcpu_set(struct engine *e, bool on, char *err, size_t errlen)
@@ -216,8 +251,9 @@ int engine_offcpu_set(struct engine *e, bool on, char *err, size_t errlen)
 		}
 		memset(e->ofds, -1, n * sizeof(*e->ofds));
 		e->alt_cap = n * OFFCPU_OPENS_MAX;
-		waking_init(e, n);
 	}
+	if (e->o.wakers && !e->wakers_on)
+		e->wakers_on = waking_init(e) == 0;
 	if ((rc = open_all(e, err, errlen)) != 0)
 		return rc;
 	/* The decoder learns the layout before the first record can come. */

@@ -171,6 +171,17 @@ const char *session_offcpu_notice(const struct session *s)
 	return s->off && s->off->notice[0] ? s->off->notice : NULL;
 }
 
+int session_offcpu_wakers(struct session *s)
+{
+	int rc;
+
+	if (s->wake == NULL || s->eng == NULL)
+		return -ENOENT;
+	if ((rc = engine_offcpu_wakers(s->eng)) == 0)
+		s->wakers_want = true;
+	return rc;
+}
+
 bool session_offcpu_on(const struct session *s)
 {
 	return s->eng && engine_offcpu_enabled(s->eng);
