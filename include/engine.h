@@ -31,6 +31,7 @@ struct engine_opts {
 	const bool *enabled;           /* [nevents] initially on; NULL: all (a re-open passes its own) */
 	struct callgraph_opts cg;      /* call stacks in samples (-g, --call-graph) */
 	bool offcpu;                   /* --off-cpu: see engine_offcpu_set */
+	bool wakers;                   /* with it, sched:sched_waking: see engine_offcpu_wakers */
 };
 
 /* The ev the record handler is given for --off-cpu's records: its
@@ -200,6 +201,11 @@ void engine_hand_back(struct engine *e);
  * says so; a failure there becomes a notice (engine_notice). */
 int engine_offcpu_set(struct engine *e, bool on, char *err, size_t errlen);
 bool engine_offcpu_enabled(const struct engine *e);
+/* sched:sched_waking beside the switch event from now on (while off-CPU is
+ * on, and at each later on), same layout and rings: who woke whom. Asked
+ * for, not opened with --off-cpu alone, as it doubles the records. 0, or
+ * -errno (not there, no room: the rest runs on). */
+int engine_offcpu_wakers(struct engine *e);
 #define ENGINE_OFFCPU_LEAF_STACK 128
 /* The switch records' bytes a second per CPU the rings are sized for with
  * --off-cpu: 20 000 switches of some 700 bytes (stack, raw fields, leaf

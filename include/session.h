@@ -51,8 +51,13 @@ struct session {
 	 * period in ns), and the spans with the time per task and state.
 	 * NULL until off-CPU is first turned on. */
 	struct agg *wait;
+	/* Who woke them (sched:sched_waking): each ended span's stack, a
+	 * separator, then its waker's stack, charged to the waker's task as
+	 * in wait (offwaketime's stacks). NULL as wait is. */
+	struct agg *wake;
 	struct spans *spans;
 	bool offcpu_want;          /* the wish, O's: a re-open keeps it */
+	bool wakers_want;          /* W's: sched_waking too (session_offcpu_wakers) */
 	struct session_offcpu *off;
 	struct srcline_cache *lines; /* --sort srcline's names (session_srcline.c), NULL until the first */
 };
@@ -172,6 +177,8 @@ void session_rec_stats(const struct session *s, const char **path, uint64_t *byt
 int session_offcpu_set(struct session *s, bool on, char *err, size_t errlen);
 /* Whether the engine has it on now. */
 bool session_offcpu_on(const struct session *s);
+/* Who woke whom from now on (W): sched_waking opened; 0 or -errno. */
+int session_offcpu_wakers(struct session *s);
 /* Why the tracepoint's format could not be read, or NULL. */
 const char *session_offcpu_notice(const struct session *s);
 /* The engine's records of it (ev ENGINE_EV_OFFCPU), and a ring's loss. */

@@ -470,15 +470,16 @@ unsigned annview_open_selected(struct ui *u, int key)
 	}
 	if (u->mode == MODE_PATHS || (u->tree.in && t->nvis && t->sel < t->nvis && t->vis[t->sel] != 0)) {
 		uint32_t node = t->nvis && t->sel < t->nvis ? t->vis[t->sel] : 0;
-		const struct ui_cgsym *s = node && node < t->nn ? calltree_sym(u, t->n[node].sym) : NULL;
+		const struct ui_cgsnap *c = calltree_snap(u, t); /* F5 in the Waits view: the wait agg's */
+		const struct ui_cgsym *s = node && node < t->nn ? calltree_snap_sym(c, t->n[node].sym) : NULL;
 
 		if (s == NULL || s->comm) {
 			ui_message(u, false, "a annotates a symbol: select a function's line");
 			return UI_DRAW;
 		}
-		row = annview_row_named(u, u->cg.pool + s->name, u->cg.pool + s->dso);
+		row = annview_row_named(u, c->pool + s->name, c->pool + s->dso);
 		if (row == NULL) {
-			ui_message(u, false, "%s: no samples in this view to annotate", u->cg.pool + s->name);
+			ui_message(u, false, "%s: no samples in this view to annotate", c->pool + s->name);
 			return UI_DRAW;
 		}
 	} else {

@@ -3,7 +3,9 @@
  * the agg's call-path tree (nodes with samples only, strings copied); the
  * inline tree of a symbol (its callers or its callees) and F5's whole tree
  * are merged from that copy, so opening, expanding or switching a tree
- * between ticks shows the interval on screen, never a half-rolled one. */
+ * between ticks shows the interval on screen, never a half-rolled one.
+ * The wait agg (--off-cpu) has its own snapshot, taken the same way: a
+ * tree marked waits is built from it, under a Waits view row. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,33 +70,46 @@ static uint32_t intern(struct ui_cgsnap *c, struct cg_frame f)
 	return (uint32_t)c->nsyms++;
 }
 
-void calltree_snap_clear(struct ui *u)
+static void snap_clear(struct ui_cgsnap *c)
 {
-	struct ui_cgsnap *c = &u->cg;
-
 	c->n = c->nsyms = c->plen = 0;
 	c->base = c->other = 0;
 	htab_clear(&c->imap);
 }
 
+void calltree_snap_clear(struct ui *u)
+{
+	snap_clear(&u->cg);
+}
+
+void calltree_snap_clear_waits(struct ui *u)
+{
+	snap_clear(&u->waits.cg);
+	snap_clear(&u->waits.wake);
+}
+
+/* The open trees built from this snapshot, again. */
+static void rebuild(struct ui *u, const struct ui_cgsnap *c)
+{
+	if (u->tree.open && calltree_snap(u, &u->tree) == c)
+		calltree_build(u, &u->tree);
+	if (u->mode == MODE_PATHS && calltree_snap(u, &u->paths) == c)
+		calltree_build(u, &u->paths);
+}
+
 /* Nodes without samples in scope are left out, and with them their
  * subtrees (counts are inclusive): in interval mode that is most of them. */
-void calltree_snap_take(struct ui *u, struct agg *a)
+static void snap_take(struct ui_cgsnap *c, struct agg *a)
 {
-	struct ui_cgsnap *c = &u->cg;
 	const struct cg *g = agg_callgraph(a);
 	size_t n;
 
-	calltree_snap_clear(u);
-	c->ev = ui_primary(u);
-	c->scope = ui_scope(u);
-	c->base = ui_base(u, c->ev);
 	if (g == NULL)
-		goto trees;
+		return;
 	n = callgraph_nodes(g);
 	c->other = callgraph_other(g, c->scope, c->ev);
 	if (!util_grow((void **)&c->map, &c->map_cap, n, sizeof(*c->map)))
-		goto trees;
+		return;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = callgraph_node_samples(g, i, c->scope, c->ev);
 		size_t p = callgraph_node_parent(g, i);
@@ -128,17 +143,46 @@ void calltree_snap_take(struct ui *u, struct agg *a)
 		c->samples[c->n] = v;
 		c->map[i] = (uint32_t)c->n++;
 	}
-trees:
-	if (u->tree.open)
-		calltree_build(u, &u->tree);
-	if (u->mode == MODE_PATHS)
-		calltree_build(u, &u->paths);
 }
 
-void calltree_snap_free(struct ui *u)
+void calltree_snap_take(struct ui *u, struct agg *a)
 {
 	struct ui_cgsnap *c = &u->cg;
 
+	snap_clear(c);
+	c->ev = ui_primary(u);
+	c->scope = ui_scope(u);
+	c->base = ui_base(u, c->ev);
+	c->ms = 0;
+	snap_take(c, a);
+	rebuild(u, c);
+}
+
+/* The wait agg's one event counts µs blocked: the tree's lines in ms (a
+ * second, in the interval), its shares of all blocked time. */
+static void take_waits(struct ui *u, struct ui_cgsnap *c, struct agg *a, double lap)
+{
+	const struct agg_event *e = a ? agg_event(a, 0) : NULL;
+
+	snap_clear(c);
+	c->ev = 0;
+	c->scope = ui_scope(u);
+	c->base = e == NULL ? 0 : c->scope == AGG_INTERVAL ? e->samples_iv : e->samples_total;
+	c->ms = c->scope == AGG_INTERVAL ? (lap > 0 ? 1e-3 / lap : 0) : 1e-3;
+	if (a)
+		snap_take(c, a);
+	rebuild(u, c);
+}
+
+void calltree_snap_take_waits(struct ui *u, struct agg *wait, struct agg *wake, double lap)
+{
+	take_waits(u, &u->waits.cg, wait, lap);
+	u->waits.wake_known = wake != NULL;
+	take_waits(u, &u->waits.wake, wake, lap);
+}
+
+static void snap_free(struct ui_cgsnap *c)
+{
 	free(c->parent);
 	free(c->sym);
 	free(c->samples);
@@ -147,36 +191,54 @@ void calltree_snap_free(struct ui *u)
 	htab_free(&c->imap);
 	free(c->map);
 	memset(c, 0, sizeof(*c));
+}
+
+void calltree_snap_free(struct ui *u)
+{
+	snap_free(&u->cg);
+	snap_free(&u->waits.cg);
+	snap_free(&u->waits.wake);
 	calltree_free(&u->tree);
 	calltree_free(&u->paths);
 }
 
 /* --- trees -------------------------------------------------------------- */
 
+const struct ui_cgsnap *calltree_snap(const struct ui *u, const struct ui_tree *t)
+{
+	return !t->waits ? &u->cg : t->wakers ? &u->waits.wake : &u->waits.cg;
+}
+
+const struct ui_cgsym *calltree_snap_sym(const struct ui_cgsnap *c, uint32_t s)
+{
+	return s < c->nsyms ? &c->syms[s] : NULL;
+}
+
 const struct ui_cgsym *calltree_sym(const struct ui *u, uint32_t s)
 {
-	return s < u->cg.nsyms ? &u->cg.syms[s] : NULL;
+	return calltree_snap_sym(&u->cg, s);
 }
 
 const char *calltree_name(const struct ui *u, const struct ui_tree *t, uint32_t node)
 {
+	const struct ui_cgsnap *c = calltree_snap(u, t);
 	const struct ui_cgsym *s;
 
 	if (node == 0)
-		return t->kind == TREE_PATHS ? "all samples" : t->sym ? t->sym : "?";
-	s = node < t->nn ? calltree_sym(u, t->n[node].sym) : NULL;
-	return s ? u->cg.pool + s->name : "[other]";
+		return t->kind == TREE_PATHS ? (t->waits ? "all waits" : "all samples") : t->sym ? t->sym : "?";
+	s = node < t->nn ? calltree_snap_sym(c, t->n[node].sym) : NULL;
+	return s ? c->pool + s->name : "[other]";
 }
 
-static uint64_t node_id(const struct ui *u, uint64_t parent, uint32_t sym)
+static uint64_t node_id(const struct ui_cgsnap *c, uint64_t parent, uint32_t sym)
 {
-	const struct ui_cgsym *s = calltree_sym(u, sym);
+	const struct ui_cgsym *s = calltree_snap_sym(c, sym);
 	uint64_t h = parent * 31 + 7;
 
 	if (s == NULL)
 		return mix(h ^ 0x6f74686572ULL); /* "other" */
-	h = str_hash(h, u->cg.pool + s->name);
-	h = str_hash(h * 131 + s->comm, u->cg.pool + s->dso);
+	h = str_hash(h, c->pool + s->name);
+	h = str_hash(h * 131 + s->comm, c->pool + s->dso);
 	return mix(h);
 }
 
@@ -191,7 +253,7 @@ static uint32_t tnode_new(const struct ui *u, struct ui_tree *t, uint32_t parent
 	n->sym = sym;
 	n->parent = parent;
 	n->depth = t->n[parent].depth + 1;
-	n->id = node_id(u, t->n[parent].id, sym);
+	n->id = node_id(calltree_snap(u, t), t->n[parent].id, sym);
 	return (uint32_t)t->nn++;
 }
 
@@ -241,19 +303,47 @@ static void link_children(struct ui_tree *t, uint32_t *order)
 	}
 }
 
+static bool is_named(const struct ui_tree *t, const char *sym, const char *dso, bool kernel)
+{
+	return t->open && kernel == t->kernel && strcmp(sym ? sym : "?", t->sym) == 0 &&
+	       strcmp(dso ? dso : "", t->dso) == 0;
+}
+
 bool calltree_is_for(const struct ui *u, const struct agg_sym *row)
 {
-	const struct ui_tree *t = &u->tree;
+	return row && !u->tree.waits && is_named(&u->tree, row->sym, row->dso, row->kernel);
+}
 
-	return t->open && row && row->kernel == t->kernel && strcmp(row->sym ? row->sym : "?", t->sym) == 0 &&
-	       strcmp(row->dso ? row->dso : "", t->dso) == 0;
+bool calltree_is_for_wait(const struct ui *u, const struct ui_wait *row)
+{
+	return row && u->tree.waits && is_named(&u->tree, row->sym, row->dso, row->kernel);
+}
+
+bool calltree_in_view(const struct ui *u)
+{
+	return u->tree.open && u->view == (u->tree.waits ? VIEW_WAITS : VIEW_SYMBOLS);
+}
+
+bool calltree_row_is(const struct ui *u, const void *row)
+{
+	if (!calltree_in_view(u))
+		return false;
+	return u->tree.waits ? calltree_is_for_wait(u, row) : calltree_is_for(u, row);
 }
 
 /* Stacks through the tree's symbol in the frame's rows: its children count. */
-static uint64_t sym_children(const struct ui *u)
+static uint64_t sym_children(const struct ui *u, const struct ui_tree *t)
 {
 	uint64_t c = 0;
 
+	if (t->wakers) /* the wait rows count the wait agg's stacks, not these */
+		return 0;
+	if (t->waits) {
+		for (size_t i = 0; i < u->waits.n; i++)
+			if (calltree_is_for_wait(u, &u->waits.rows[i]))
+				c += u->waits.rows[i].children;
+		return c;
+	}
 	for (size_t i = 0; i < u->fr.nsyms; i++)
 		if (calltree_is_for(u, &u->fr.syms[i]))
 			c += (u->cg.scope == AGG_TOTAL ? u->fr.syms[i].ch_total : u->fr.syms[i].ch_iv).samples[u->cg.ev];
@@ -265,7 +355,7 @@ static uint64_t sym_children(const struct ui *u)
  * callees: the subtrees under them, merged by symbol. */
 static void merge_symbol(const struct ui *u, struct ui_tree *t, const bool *is_s, bool *under)
 {
-	const struct ui_cgsnap *c = &u->cg;
+	const struct ui_cgsnap *c = calltree_snap(u, t);
 
 	for (size_t i = 1; i < c->n; i++) {
 		uint32_t p = c->parent[i], s = c->sym[i];
@@ -292,7 +382,7 @@ static void merge_symbol(const struct ui *u, struct ui_tree *t, const bool *is_s
 
 static void merge_all(const struct ui *u, struct ui_tree *t)
 {
-	const struct ui_cgsnap *c = &u->cg;
+	const struct ui_cgsnap *c = calltree_snap(u, t);
 
 	t->n[0].samples = c->n ? c->samples[0] : 0;
 	if (c->n)
@@ -308,7 +398,7 @@ static void merge_all(const struct ui *u, struct ui_tree *t)
 
 void calltree_build(struct ui *u, struct ui_tree *t)
 {
-	struct ui_cgsnap *c = &u->cg;
+	struct ui_cgsnap *c = (struct ui_cgsnap *)calltree_snap(u, t); /* u's own: not const */
 	bool *is_s = NULL, *under = NULL;
 	uint32_t *order;
 	uint64_t other = 0, kept;
@@ -338,7 +428,7 @@ void calltree_build(struct ui *u, struct ui_tree *t)
 				  strcmp(c->pool + c->syms[i].dso, t->dso) == 0;
 		merge_symbol(u, t, is_s, under);
 		kept = t->n[0].samples;
-		other = sym_children(u);
+		other = sym_children(u, t);
 		other = other > kept ? other - kept : 0;
 		t->n[0].samples += other;
 	}
@@ -358,6 +448,29 @@ out:
 	free(is_s);
 	free(under);
 lines:
+	calltree_lines(t);
+	if (t->hot && t->nn > 1) {
+		t->hot = false;
+		calltree_hottest(t);
+	}
+}
+
+/* The path with the most samples at each level, a node's own samples
+ * counting as a way too: where they outweigh every child the path ends
+ * there (a leaf of 99.98 % self does not open its 0.5 % timer chain).
+ * Children come most samples first. (F5's and W's opening; moved here
+ * from tree_keys.c so that a build can open a tree marked hot.) */
+void calltree_hottest(struct ui_tree *t)
+{
+	for (uint32_t n = 0, d = 0; t->nn && t->n[n].first && d < 64; n = t->n[n].first, d++) {
+		uint64_t kids = 0;
+
+		for (uint32_t c = t->n[n].first; c; c = t->n[c].next)
+			kids += t->n[c].samples;
+		if (t->n[n].samples > kids && t->n[n].samples - kids > t->n[t->n[n].first].samples)
+			break;
+		calltree_set_expanded(t, n, true);
+	}
 	calltree_lines(t);
 }
 
@@ -428,10 +541,10 @@ void calltree_select(struct ui_tree *t, size_t vis)
 	t->sel_id = t->n[t->vis[t->sel]].id;
 }
 
-int calltree_open(struct ui *u, const struct agg_sym *row)
+static int open_named(struct ui *u, const char *name, const char *file, bool kernel, bool waits, bool wakers)
 {
 	struct ui_tree *t = &u->tree;
-	char *sym = strdup(row->sym ? row->sym : "?"), *dso = strdup(row->dso ? row->dso : "");
+	char *sym = strdup(name ? name : "?"), *dso = strdup(file ? file : "");
 
 	if (sym == NULL || dso == NULL) {
 		free(sym);
@@ -441,7 +554,10 @@ int calltree_open(struct ui *u, const struct agg_sym *row)
 	calltree_close(u);
 	t->sym = sym;
 	t->dso = dso;
-	t->kernel = row->kernel;
+	t->kernel = kernel;
+	t->waits = waits;
+	t->wakers = wakers;
+	t->hot = false;
 	t->kind = TREE_CALLERS;
 	t->open = true;
 	t->nexp = 0;
@@ -450,6 +566,21 @@ int calltree_open(struct ui *u, const struct agg_sym *row)
 	t->in = false;
 	calltree_build(u, t);
 	return 0;
+}
+
+int calltree_open(struct ui *u, const struct agg_sym *row)
+{
+	return open_named(u, row->sym, row->dso, row->kernel, false, false);
+}
+
+int calltree_open_wait(struct ui *u, const struct ui_wait *row)
+{
+	return open_named(u, row->sym, row->dso, row->kernel, true, false);
+}
+
+int calltree_open_wakers(struct ui *u, const struct ui_wait *row)
+{
+	return open_named(u, row->sym, row->dso, row->kernel, true, true);
 }
 
 void calltree_close(struct ui *u)

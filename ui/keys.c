@@ -535,6 +535,7 @@ static const struct key_binding main_keys[] = {
 	{ 'r', tree_flip, { "r F5", "call trees (-g): callers/callees, paths" } },
 	{ 'O', waits_toggle, { "O", "off-CPU on/off: where threads wait" } },
 	{ KEY_F(5), tree_keys_paths_open, { NULL, NULL } },
+	{ 'W', tree_keys_wakers, { NULL, NULL } }, /* told in the help's Call trees */
 	{ 'a', annview_open_selected, { NULL, NULL } }, /* told in the help's Annotate (a) */
 	{ 0, NULL, { NULL, NULL } },
 };

@@ -36,6 +36,7 @@ unsigned tree_right(struct ui *u);
 unsigned tree_left(struct ui *u);
 unsigned tree_enter(struct ui *u);
 unsigned tree_flip(struct ui *u, int key);
+unsigned tree_keys_wakers(struct ui *u, int key);
 unsigned tree_keys_paths_open(struct ui *u, int key);
 
 /* actions.c: what keys do, whatever the key. */

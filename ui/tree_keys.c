@@ -1,22 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tree_keys: what keys do to call trees (-g): the inline tree under a
  * symbol's row (Right/Enter open it, Left closes it, r flips callers and
- * callees) and F5's whole call-path tree. */
+ * callees) and F5's whole call-path tree; in the Waits view (--off-cpu) the
+ * same on a wait row, from the wait agg's call paths. */
 #include <curses.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "keys.h"
 
+/* The wait agg keeps its stacks with or without -g (frame pointers). */
 bool tree_applies(const struct ui *u)
 {
-	return u->callgraph && !groups_on(u) && u->mode == MODE_MAIN && u->view == VIEW_SYMBOLS && u->nrows > 0 &&
-	       u->sel[VIEW_SYMBOLS] < u->nrows;
+	if (u->mode != MODE_MAIN || u->nrows == 0 || u->sel[u->view] >= u->nrows)
+		return false;
+	if (u->view == VIEW_WAITS)
+		return waits_shown(u);
+	return u->callgraph && !groups_on(u) && u->view == VIEW_SYMBOLS;
 }
 
-static const struct agg_sym *sel_row(const struct ui *u)
+static const void *sel_row(const struct ui *u)
 {
-	return u->rows[u->sel[VIEW_SYMBOLS]];
+	return u->rows[u->sel[u->view]];
 }
 
 static const char *kind_name(enum ui_tree_kind k)
@@ -26,12 +32,15 @@ static const char *kind_name(enum ui_tree_kind k)
 
 static unsigned open_tree(struct ui *u)
 {
-	if (calltree_open(u, sel_row(u)) != 0) {
+	int rc = u->view == VIEW_WAITS ? calltree_open_wait(u, sel_row(u)) : calltree_open(u, sel_row(u));
+
+	if (rc != 0) {
 		ui_message(u, true, "no memory for the call tree: close other views or restart perftop");
 		return UI_DRAW;
 	}
-	u->tree_row = u->sel[VIEW_SYMBOLS]; /* until the next build: keys may come in a batch */
-	ui_message(u, false, "callers of %s: Right expands, Left collapses or closes, r: callees", u->tree.sym);
+	u->tree_row = u->sel[u->view]; /* until the next build: keys may come in a batch */
+	ui_message(u, false, "callers of %s%s: Right expands, Left collapses or closes, r: callees", u->tree.sym,
+		   u->tree.waits ? " (blocked ms)" : "");
 	return UI_DRAW;
 }
 
@@ -104,7 +113,7 @@ unsigned tree_right(struct ui *u)
 
 	if (t->in)
 		return step_right(u, t);
-	if (!calltree_is_for(u, sel_row(u)))
+	if (!calltree_row_is(u, sel_row(u)))
 		return open_tree(u);
 	if (t->nvis > 1) { /* open already: step into it */
 		t->in = true;
@@ -121,7 +130,7 @@ unsigned tree_left(struct ui *u)
 	unsigned r;
 
 	if (!t->in)
-		return calltree_is_for(u, sel_row(u)) ? close_tree(u) : 0;
+		return calltree_row_is(u, sel_row(u)) ? close_tree(u) : 0;
 	r = step_left(t);
 	return r ? r : close_tree(u); /* the root line */
 }
@@ -132,20 +141,61 @@ unsigned tree_enter(struct ui *u)
 	unsigned r;
 
 	if (!t->in)
-		return calltree_is_for(u, sel_row(u)) ? close_tree(u) : open_tree(u);
+		return calltree_row_is(u, sel_row(u)) ? close_tree(u) : open_tree(u);
 	r = toggle(u, t);
 	return r ? r : close_tree(u);
+}
+
+/* W on a wait row: who woke the threads that waited there (the wake agg's
+ * callers of it, the hottest path open); again: closed. */
+unsigned tree_keys_wakers(struct ui *u, int key)
+{
+	const struct ui_wait *row;
+	bool was = u->s->wakers_want, first;
+	int rc;
+
+	if (u->view != VIEW_WAITS || !waits_shown(u) || u->mode != MODE_MAIN) {
+		ui_message(u, false, "W shows who woke a wait: O (off-CPU) on, then Tab to the Waits view");
+		return UI_DRAW;
+	}
+	if (!u->waits.wake_known) {
+		ui_message(u, true, "no wakers: sched:sched_waking cannot be read (mount tracefs, run as root)");
+		return UI_DRAW;
+	}
+	if (u->nrows == 0 || u->sel[VIEW_WAITS] >= u->nrows)
+		return 0;
+	row = u->rows[u->sel[VIEW_WAITS]];
+	if (u->tree.wakers && calltree_row_is(u, row))
+		return close_tree(u);
+	/* The first W opens sched_waking: it doubles the records, so only asked. */
+	if (!u->s->wakers_want && (rc = session_offcpu_wakers(u->s)) != 0) {
+		ui_message(u, true, "no wakers: sched:sched_waking %s",
+			   rc == -EINVAL ? "opens while off-CPU is on: O first" : "could not be opened");
+		return UI_DRAW;
+	}
+	first = !was;
+	if (calltree_open_wakers(u, row) != 0) {
+		ui_message(u, true, "no memory for the call tree: close other views or restart perftop");
+		return UI_DRAW;
+	}
+	u->tree_row = u->sel[VIEW_WAITS];
+	u->tree.hot = true; /* now, or at the first tick that has its lines */
+	calltree_build(u, &u->tree);
+	calltree_select(&u->tree, 0);
+	ui_message(u, false, "who woke %s: its callers, then -- woken by -- and the waker's stack (W closes)%s",
+		   u->tree.sym, first ? "; sched_waking opened: from the next tick" : "");
+	return UI_DRAW;
 }
 
 unsigned tree_flip(struct ui *u, int key)
 {
 	struct ui_tree *t = &u->tree;
 
-	if (!u->callgraph) {
+	if (!u->callgraph && !(u->view == VIEW_WAITS && t->waits)) {
 		ui_message(u, false, "r switches a call tree between callers and callees: start perftop with -g");
 		return UI_DRAW;
 	}
-	if (!t->open) {
+	if (!calltree_in_view(u)) {
 		ui_message(u, false, "r switches an open call tree: Right or Enter on a symbol opens one");
 		return UI_DRAW;
 	}
@@ -160,33 +210,24 @@ unsigned tree_flip(struct ui *u, int key)
 
 /* --- F5: the whole call-path tree ---------------------------------------- */
 
-/* The path with the most samples at each level, a node's own samples
- * counting as a way too: where they outweigh every child the path ends
- * there (a leaf of 99.98 % self does not open its 0.5 % timer chain).
- * Children come most samples first. */
+/* F5's opening: calltree_hottest. */
 void tree_keys_hottest(struct ui_tree *t)
 {
-	for (uint32_t n = 0, d = 0; t->nn && t->n[n].first && d < 64; n = t->n[n].first, d++) {
-		uint64_t kids = 0;
-
-		for (uint32_t c = t->n[n].first; c; c = t->n[c].next)
-			kids += t->n[c].samples;
-		if (t->n[n].samples > kids && t->n[n].samples - kids > t->n[t->n[n].first].samples)
-			break;
-		calltree_set_expanded(t, n, true);
-	}
-	calltree_lines(t);
+	calltree_hottest(t);
 }
 
 unsigned tree_keys_paths_open(struct ui *u, int key)
 {
 	struct ui_tree *t = &u->paths;
-	bool first = t->n == NULL;
+	bool waits = u->view == VIEW_WAITS && waits_shown(u), first = t->n == NULL || t->waits != waits;
 
-	if (!u->callgraph) {
+	if (!u->callgraph && !waits) {
 		ui_message(u, false, "F5 shows the call-path tree: start perftop with -g (or --call-graph)");
 		return UI_DRAW;
 	}
+	if (t->waits != waits)
+		t->nexp = 0; /* the other source's lines */
+	t->waits = waits;
 	t->kind = TREE_PATHS;
 	u->mode = MODE_PATHS;
 	calltree_build(u, t);
@@ -276,6 +317,8 @@ const struct key_binding tree_doc_keys[] = {
 	{ 0, NULL, { "Left", "collapse, up a level; root: close it" } },
 	{ 0, NULL, { "r", "switch between callers and callees" } },
 	{ 0, NULL, { "F5 Esc", "the whole call-path tree, and back" } },
+	{ 0, NULL, { "Waits view", "a wait's trees too, by blocked ms" } },
+	{ 0, NULL, { "W", "Waits: who woke it (the waker's stack)" } },
 	{ 0, NULL, { "S-Left/Right", "scroll names sideways (as Left Right)" } },
 	{ 0, NULL, { NULL, NULL } },
 };

@@ -13,14 +13,17 @@ static double pct(uint64_t part, uint64_t whole)
 }
 
 /* "- 56.25%  75.00%  caller_a  cgwork_fp": the marker (+ more, - open), the
- * share of all samples, of the line above it, the name, the file. */
+ * share of all samples, of the line above it, the name, the file. A wait
+ * tree's first figure is its blocked ms (a second, in the interval). */
 void treeview_line(const struct ui *u, const struct ui_tree *t, size_t vis, char *buf, size_t len,
 	       enum ui_role *role)
 {
 	char name[512], dso[256];
+	const struct ui_cgsnap *c = calltree_snap(u, t);
 	const struct ui_tnode *n;
 	const struct ui_cgsym *s;
 	const char *d, *slash;
+	char first[32];
 	int indent;
 
 	buf[0] = '\0';
@@ -31,17 +34,22 @@ void treeview_line(const struct ui *u, const struct ui_tree *t, size_t vis, char
 	sanitize(name, sizeof(name), calltree_name(u, t, t->vis[vis]));
 	if (t->vis[vis] == 0) {
 		*role = R_LABEL;
-		if (t->kind == TREE_PATHS)
-			snprintf(buf, len, "  %7.2f%%  all samples (%s)", pct(n->samples, u->cg.base),
-				 u->cg.scope == AGG_TOTAL ? "since start" : "of the interval");
+		if (t->kind == TREE_PATHS && t->waits)
+			snprintf(buf, len, "  %7.1f   all waits (blocked ms%s)", (double)n->samples * c->ms,
+				 c->scope == AGG_TOTAL ? " since start" : "/s");
+		else if (t->kind == TREE_PATHS)
+			snprintf(buf, len, "  %7.2f%%  all samples (%s)", pct(n->samples, c->base),
+				 c->scope == AGG_TOTAL ? "since start" : "of the interval");
 		else
-			snprintf(buf, len, "    %s of %s  (%% of all samples, %% of the line above; r: %s)",
-				 t->kind == TREE_CALLERS ? "callers" : "callees", name,
+			snprintf(buf, len, "    %s of %s  (%s, %% of the line above; r: %s)",
+				 t->wakers ? (t->kind == TREE_CALLERS ? "who woke: callers" : "who woke: callees")
+				 : t->kind == TREE_CALLERS ? "callers" : "callees", name,
+				 !t->waits ? "% of all samples" : c->scope == AGG_TOTAL ? "blocked ms" : "blocked ms/s",
 				 t->kind == TREE_CALLERS ? "callees" : "callers");
 		return;
 	}
-	s = calltree_sym(u, n->sym);
-	d = s ? u->cg.pool + s->dso : "";
+	s = calltree_snap_sym(c, n->sym);
+	d = s ? c->pool + s->dso : "";
 	if (strcmp(d, "[kernel.kallsyms]") == 0) /* as the table says it */
 		d = "[kernel]";
 	slash = strrchr(d, '/');
@@ -53,8 +61,12 @@ void treeview_line(const struct ui *u, const struct ui_tree *t, size_t vis, char
 		*role = R_KERNEL;
 	}
 	indent = (t->kind == TREE_PATHS ? 0 : 2) + 2 * (int)(n->depth > 40 ? 40 : n->depth);
-	snprintf(buf, len, "%*s%c %6.2f%% %6.2f%%  %s%s%s%s", indent, "",
-		 n->first == 0 ? ' ' : calltree_expanded(t, t->vis[vis]) ? '-' : '+', pct(n->samples, u->cg.base),
+	if (t->waits)
+		snprintf(first, sizeof(first), "%7.1f", (double)n->samples * c->ms);
+	else
+		snprintf(first, sizeof(first), "%6.2f%%", pct(n->samples, c->base));
+	snprintf(buf, len, "%*s%c %s %6.2f%%  %s%s%s%s", indent, "",
+		 n->first == 0 ? ' ' : calltree_expanded(t, t->vis[vis]) ? '-' : '+', first,
 		 pct(n->samples, t->n[n->parent].samples), s && s->comm ? "comm " : "", name, dso[0] ? "  " : "",
 		 dso);
 }
@@ -67,9 +79,10 @@ void treeview_paths_draw(struct ui *u, int h, int w)
 	char line[1024];
 
 	/* Cut after a whole word, marked, as every line of prose. */
-	paint_words(0, 0, w, R_HEAD,
-		    " Call paths (F5): % of all samples, % of the line above  Right/Enter expand  Left collapse"
-		    "  Esc back");
+	paint_words(0, 0, w, R_HEAD, t->waits
+		    ? " Wait paths (F5): blocked ms, % of the line above  Right/Enter expand  Left collapse  Esc back"
+		    : " Call paths (F5): % of all samples, % of the line above  Right/Enter expand  Left collapse"
+		      "  Esc back");
 	if (rows < 1)
 		return;
 	t->page = (size_t)rows;
@@ -80,7 +93,8 @@ void treeview_paths_draw(struct ui *u, int h, int w)
 	if (t->top + (size_t)rows > t->nvis)
 		t->top = t->nvis > (size_t)rows ? t->nvis - (size_t)rows : 0;
 	if (t->nn <= 1 && t->n && t->n[0].samples == 0) {
-		paint_text(1 + rows / 2, 0, w, R_WARN, u->paused ? "paused" : "no call stacks yet", false);
+		paint_text(1 + rows / 2, 0, w, R_WARN, u->paused ? "paused" : t->waits ? "no waits yet" : "no call stacks yet",
+			   false);
 		return;
 	}
 	for (int r = 0; r < rows && t->top + (size_t)r < t->nvis; r++) {

@@ -109,6 +109,7 @@ struct ui_cgsnap {
 	size_t ev;
 	enum agg_scope scope;
 	uint64_t base, other;      /* the share's denominator; stacks past the cg's bound */
+	double ms;                 /* the wait agg's (samples are µs): ms a sample shows as; 0: shares */
 };
 
 /* A call tree as shown: merged from the snapshot; node 0 the root. Lines
@@ -138,6 +139,9 @@ struct ui_tree {
 	size_t sel, top, page;     /* selected line (index into vis); F5's scroll */
 	uint64_t sel_id;
 	bool in;                   /* inline: the selection is on a tree line */
+	bool waits;                /* its source: the wait agg's snapshot (the Waits view), not the samples' */
+	bool wakers;               /* (waits) the wake agg's: W, who woke the wait */
+	bool hot;                  /* opened along its hottest path once it has lines (W) */
 	struct htab hash;          /* building: parent << 32 | sym -> node index */
 };
 
@@ -157,6 +161,7 @@ struct ui_wait {
 	bool kernel;
 	uint64_t key;
 	double children_ms, self_ms; /* a second: ms/s in the interval, else ms since start */
+	uint64_t children;         /* blocked µs through it in scope: its tree's whole */
 };
 
 /* A task's or thread's off-CPU ms a second in the interval, per state. */
@@ -172,6 +177,9 @@ struct ui_waits {
 	size_t ntasks, tcap;
 	struct htab idx;           /* tid (process: pid | 1 << 32) -> tasks index + 1 */
 	bool shown;                /* the session has off-CPU tables */
+	struct ui_cgsnap cg;       /* the wait agg's call-path tree at the tick (calltree.c) */
+	struct ui_cgsnap wake;     /* the wake agg's (W); its n 0 without sched_waking */
+	bool wake_known;           /* the session has a wake agg */
 };
 
 struct ui_reopen {
@@ -316,6 +324,22 @@ void calltree_snap_free(struct ui *u);
 int calltree_open(struct ui *u, const struct agg_sym *row);
 void calltree_close(struct ui *u);
 bool calltree_is_for(const struct ui *u, const struct agg_sym *row);
+/* The same trees on the Waits view's rows, from the wait agg's call paths
+ * (waits_take takes them): weighted by blocked time, shown in ms. */
+void calltree_snap_take_waits(struct ui *u, struct agg *wait, struct agg *wake, double lap);
+void calltree_snap_clear_waits(struct ui *u);
+int calltree_open_wait(struct ui *u, const struct ui_wait *row);
+/* W: the wait's callers in the wake agg, which lead past "-- woken by --"
+ * into its wakers' stacks. */
+int calltree_open_wakers(struct ui *u, const struct ui_wait *row);
+bool calltree_is_for_wait(const struct ui *u, const struct ui_wait *row);
+/* Whether the open inline tree belongs to the view shown, and hangs under
+ * its row (a symbol row, a wait row). */
+bool calltree_in_view(const struct ui *u);
+bool calltree_row_is(const struct ui *u, const void *row);
+/* The snapshot tree t is built from, and a symbol of it. */
+const struct ui_cgsnap *calltree_snap(const struct ui *u, const struct ui_tree *t);
+const struct ui_cgsym *calltree_snap_sym(const struct ui_cgsnap *c, uint32_t sym);
 /* (Re)builds a tree from the snapshot, keeping expansion and selection. */
 void calltree_build(struct ui *u, struct ui_tree *t);
 /* The lines shown again after an expansion changed. */
@@ -333,8 +357,10 @@ const char *calltree_name(const struct ui *u, const struct ui_tree *t, uint32_t 
 void calltree_free(struct ui_tree *t);
 /* F5's full-screen view. */
 void treeview_paths_draw(struct ui *u, int h, int w);
-/* tree_keys.c: F5 opens its tree along the hottest path, self included. */
+/* tree_keys.c: F5 opens its tree along the hottest path, self included
+ * (calltree_hottest's). */
 void tree_keys_hottest(struct ui_tree *t);
+void calltree_hottest(struct ui_tree *t);
 
 /* annview*.c: the annotate view (a). Opens on a frame's symbol row (the
  * Symbols view's, a call-tree line's through annview_row_named). */

@@ -284,9 +284,9 @@ void views_build(struct ui *u)
 		u->sel[v] = u->nrows ? u->nrows - 1 : 0;
 	/* The inline tree hangs under its symbol's row, wherever it sorts. */
 	u->tree_row = SIZE_MAX;
-	if (u->view == VIEW_SYMBOLS && u->tree.open)
+	if (calltree_in_view(u)) /* a symbol's, or a wait's (Waits view) */
 		for (i = 0; i < u->nrows; i++)
-			if (calltree_is_for(u, u->rows[i])) {
+			if (calltree_row_is(u, u->rows[i])) {
 				u->tree_row = i;
 				break;
 			}
@@ -296,7 +296,7 @@ void views_build(struct ui *u)
 
 static size_t tree_nlines(const struct ui *u)
 {
-	return u->tree_row < u->nrows && u->view == VIEW_SYMBOLS ? u->tree.nvis : 0;
+	return u->tree_row < u->nrows && calltree_in_view(u) ? u->tree.nvis : 0;
 }
 
 size_t views_nlines(const struct ui *u)

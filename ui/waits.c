@@ -3,7 +3,9 @@
  * (blocked time through and in each) are copied as the Wait view's rows,
  * and the spans' blocked time per task and thread, per state, as ms a
  * second for the Tasks view's Off-CPU columns. O turns it on and off live
- * (the engine opens or closes sched:sched_switch; nothing is re-opened). */
+ * (the engine opens or closes sched:sched_switch; nothing is re-opened).
+ * The wait agg's call paths are snapshot too: a wait row's callers and
+ * callees, and F5's tree, are the Symbols view's trees (calltree.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,8 +57,12 @@ void waits_take(struct ui *u, double lap)
 	w->shown = s && s->wait && s->spans;
 	if (w->idx.tab)
 		htab_clear(&w->idx);
-	if (!w->shown)
+	calltree_snap_clear_waits(u);
+	if (!w->shown) {
+		if (u->tree.open && u->tree.waits)
+			calltree_build(u, &u->tree);
 		return;
+	}
 	if (w->idx.tab == NULL && htab_init(&w->idx, 256))
 		return;
 	spans_each(s->spans, take_task, &c);
@@ -72,8 +78,10 @@ void waits_take(struct ui *u, double lap)
 		if (ch->period[0] == 0)
 			break;
 		w->rows[w->n++] = (struct ui_wait){ rows[i]->sym, rows[i]->dso, rows[i]->kernel, rows[i]->key,
-						    (double)ch->period[0] * f, (double)self->period[0] * f };
+						    (double)ch->period[0] * f, (double)self->period[0] * f,
+						    ch->samples[0] };
 	}
+	calltree_snap_take_waits(u, s->wait, s->wake, lap);
 }
 
 void waits_clear(struct ui *u)
@@ -81,6 +89,7 @@ void waits_clear(struct ui *u)
 	u->waits.n = u->waits.ntasks = 0;
 	if (u->waits.idx.tab)
 		htab_clear(&u->waits.idx);
+	calltree_snap_clear_waits(u);
 }
 
 void waits_free(struct ui *u)

@@ -138,6 +138,11 @@ struct engine {
 	struct record_layout offcpu_layout; /* layout.alt */
 	uint64_t *alt_ids;                  /* every id it ever had, ascending */
 	size_t alt_n, alt_cap;
+	/* sched:sched_waking beside it, same layout and rings (who woke whom);
+	 * best effort: none when it cannot be opened. */
+	int *wfds;                          /* [cpu][tid], -1 when closed */
+	uint64_t waking_config;             /* 0: not known (not opened) */
+	bool wakers_on;                     /* asked for (engine_offcpu_wakers, opts.wakers) */
 };
 
 static inline int *engine_fd_at(struct engine *e, size_t ev, size_t c, size_t t)

@@ -5,7 +5,9 @@
  * same per-CPU rings, so its records are spilled and merged by time like
  * samples. It has a layout of its own (its ids, kept in record_layout.alt_ids,
  * tell the decoder). On, off and on again live: every open appends its ids,
- * so records still queued from a closed one decode right. */
+ * so records still queued from a closed one decode right. sched:sched_waking
+ * is opened beside it, best effort, with the same layout (the waker's
+ * stack): the session tells the two apart by the raw record's common_type. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +55,18 @@ void engine_offcpu_attr(struct perf_event_attr *attr, uint64_t config, const str
 	lay->extra |= PERF_SAMPLE_RAW;
 }
 
+static void close_wfds(struct engine *e)
+{
+	for (size_t i = 0; e->wfds && i < e->ncpus * e->ntids; i++) {
+		if (e->wfds[i] >= 0)
+			close(e->wfds[i]);
+		e->wfds[i] = -1;
+	}
+}
+
 static void close_fds(struct engine *e)
 {
+	close_wfds(e);
 	for (size_t i = 0; e->ofds && i < e->ncpus * e->ntids; i++) {
 		if (e->ofds[i] >= 0)
 			close(e->ofds[i]);
@@ -76,6 +88,28 @@ static int add_id(struct engine *e, int fd)
 	e->alt_ids[e->alt_n] = id;
 	__atomic_store_n(&e->alt_n, e->alt_n + 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* sched_waking on CPU c, task t, into the same ring as its switch event; a
+ * failure closes every waking fd for the run (the wakers go unknown, the
+ * rest runs). */
+static void open_waking(struct engine *e, const struct perf_event_attr *sw, size_t c, size_t t)
+{
+	struct perf_event_attr attr = *sw;
+	int fd;
+
+	if (e->wfds == NULL || e->waking_config == 0)
+		return;
+	attr.config = e->waking_config;
+	attr.context_switch = 0;
+	fd = e->cgroup_fd >= 0 ? perfsys_open(&attr, e->cgroup_fd, e->cpus[c], -1, PERF_FLAG_PID_CGROUP)
+	     : perfsys_open(&attr, e->tids[t], e->cpus[c], -1, 0);
+	if (fd >= 0)
+		e->wfds[c * e->ntids + t] = fd;
+	if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *engine_track_at(e, c, 0)) < 0 || add_id(e, fd) != 0) {
+		close_wfds(e);
+		e->waking_config = 0; /* not again this run */
+	}
 }
 
 static int open_all(struct engine *e, char *err, size_t errlen)
@@ -119,6 +153,8 @@ static int open_all(struct engine *e, char *err, size_t errlen)
 				close_fds(e);
 				return rc;
 			}
+			if (e->wakers_on)
+				open_waking(e, &attr, c, t);
 		}
 	return 0;
 }
@@ -128,6 +164,58 @@ static void set_state(struct engine *e, bool on)
 	for (size_t i = 0; e->ofds && i < e->ncpus * e->ntids; i++)
 		if (e->ofds[i] >= 0)
 			(void)ioctl(e->ofds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	for (size_t i = 0; e->wfds && i < e->ncpus * e->ntids; i++)
+		if (e->wfds[i] >= 0)
+			(void)ioctl(e->wfds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
+/* The waking fds' array and tracepoint id; without them no wakers. Its
+ * ids share alt_ids: O turned on fewer times fits. */
+static int waking_init(struct engine *e)
+{
+	size_t n = e->ncpus * e->ntids;
+	struct evspec ev;
+	char why[256];
+
+	if (e->wfds)
+		return e->waking_config ? 0 : -ENOENT;
+	if (evspec_parse("sched:sched_waking", &ev, why, sizeof(why)) != 0)
+		return -ENOENT;
+	if ((e->wfds = malloc(n * sizeof(*e->wfds))) == NULL)
+		return -ENOMEM;
+	memset(e->wfds, -1, n * sizeof(*e->wfds));
+	e->waking_config = ev.attr.config;
+	return 0;
+}
+
+int engine_offcpu_wakers(struct engine *e)
+{
+	struct perf_event_attr attr;
+	struct record_layout scratch; /* the decoder reads offcpu_layout meanwhile */
+	bool inherit = e->o.pids && !e->o.pids_are_tids;
+	int rc;
+
+	if (e->wakers_on)
+		return 0;
+	if (!e->offcpu_on || e->ofds == NULL)
+		return -EINVAL;
+	if ((rc = waking_init(e)) != 0)
+		return rc;
+	engine_offcpu_attr(&attr, e->offcpu_config, &e->o, inherit, &scratch);
+	attr.wakeup_watermark = (uint32_t)e->wake;
+	if (!e->clock_mono)
+		attr.use_clockid = 0, attr.clockid = 0;
+	for (size_t c = 0; c < e->ncpus; c++)
+		for (size_t t = 0; t < e->ntids; t++)
+			if (e->ofds[c * e->ntids + t] >= 0)
+				open_waking(e, &attr, c, t);
+	if (e->waking_config == 0)
+		return -EIO;
+	for (size_t i = 0; e->started && i < e->ncpus * e->ntids; i++)
+		if (e->wfds[i] >= 0)
+			(void)ioctl(e->wfds[i], PERF_EVENT_IOC_ENABLE, 0);
+	e->wakers_on = true;
+	return 0;
 }
 
 int engine_offcpu_set(struct engine *e, bool on, char *err, size_t errlen)
@@ -164,6 +252,8 @@ int engine_offcpu_set(struct engine *e, bool on, char *err, size_t errlen)
 		memset(e->ofds, -1, n * sizeof(*e->ofds));
 		e->alt_cap = n * OFFCPU_OPENS_MAX;
 	}
+	if (e->o.wakers && !e->wakers_on)
+		e->wakers_on = waking_init(e) == 0;
 	if ((rc = open_all(e, err, errlen)) != 0)
 		return rc;
 	/* The decoder learns the layout before the first record can come. */
@@ -191,7 +281,9 @@ void engine_offcpu_free(struct engine *e)
 {
 	close_fds(e);
 	free(e->ofds);
+	free(e->wfds);
 	free(e->alt_ids);
+	e->wfds = NULL;
 	e->ofds = NULL;
 	e->alt_ids = NULL;
 }

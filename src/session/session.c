@@ -134,6 +134,7 @@ static void engine_opts_for(const struct session *s, const struct session_target
 		.enabled = enabled,
 		.cg = o->cg,
 		.offcpu = s->offcpu_want,
+		.wakers = s->wakers_want,
 	};
 }
 

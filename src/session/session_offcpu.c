@@ -6,7 +6,10 @@
  * stack seen before comes from the symbols' chain cache: blocked threads
  * repeat theirs) and charged, in ns, to the wait agg's one event, its
  * scheduler frames left out so that the leaf is the kernel's wait function.
- * The tracepoint's fields are found in its format once, at open. */
+ * The tracepoint's fields are found in its format once, at open.
+ * sched:sched_waking's records (the engine's, best effort) keep the waker's
+ * stack for the woken thread; the span its switch-in ends is charged with
+ * it to the wake agg too. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 #include "session.h"
 #include "htab.h"
 #include "tpformat.h"
+#include "session_wakers.h"
 
 struct session_offcpu {
 	bool ok;                  /* the format was read */
@@ -25,7 +29,22 @@ struct session_offcpu {
 	struct tpformat fmt;
 	const struct tpformat_field *prev_pid, *prev_state, *next_pid;
 	uint64_t thresh_ns;
+	struct session_wakers *wk; /* NULL: no sched_waking format, no wakers */
 };
+
+/* An agg like the wait agg (one event, "off-cpu"): the wake agg's. */
+static struct agg *wait_agg(struct session *s)
+{
+	int cpus[CPUMAP_MAX];
+	size_t n = engine_ncpus(s->eng) < CPUMAP_MAX ? engine_ncpus(s->eng) : CPUMAP_MAX;
+	struct agg *a;
+
+	for (size_t i = 0; i < n; i++)
+		cpus[i] = engine_cpu(s->eng, i);
+	if ((a = agg_new(1, cpus, n)) != NULL)
+		snprintf(agg_event(a, 0)->name, sizeof(agg_event(a, 0)->name), "off-cpu");
+	return a;
+}
 
 static int load_format(struct session_offcpu *o, char *err, size_t errlen)
 {
@@ -74,6 +93,9 @@ int session_offcpu_open(struct session *s, char *err, size_t errlen)
 	if (s->spans == NULL || s->wait == NULL)
 		goto nomem;
 	snprintf(agg_event(s->wait, 0)->name, sizeof(agg_event(s->wait, 0)->name), "off-cpu");
+	if (s->off->wk == NULL)
+		s->off->wk = session_wakers_new();
+	s->wake = s->off->wk ? wait_agg(s) : NULL;
 	return 0;
 nomem:
 	snprintf(err, errlen, "out of memory");
@@ -95,6 +117,10 @@ void session_offcpu_fresh(struct session *s)
 	snprintf(agg_event(a, 0)->name, sizeof(agg_event(a, 0)->name), "off-cpu");
 	agg_free(s->wait);
 	s->wait = a;
+	if (s->wake && (a = wait_agg(s)) != NULL) {
+		agg_free(s->wake);
+		s->wake = a;
+	}
 	spans_free(s->spans);
 	s->spans = spans_new(s->off->thresh_ns);
 }
@@ -103,6 +129,8 @@ void session_offcpu_roll(struct session *s, unsigned decay_pct)
 {
 	if (s->wait)
 		agg_roll(s->wait, decay_pct);
+	if (s->wake)
+		agg_roll(s->wake, decay_pct);
 	if (s->spans)
 		spans_roll(s->spans);
 }
@@ -111,6 +139,10 @@ void session_offcpu_close(struct session *s)
 {
 	if (s->off)
 		htab_free(&s->off->sched);
+	if (s->off)
+		session_wakers_free(s->off->wk);
+	agg_free(s->wake);
+	s->wake = NULL;
 	agg_free(s->wait);
 	spans_free(s->spans);
 	free(s->off);
@@ -137,6 +169,17 @@ int session_offcpu_set(struct session *s, bool on, char *err, size_t errlen)
 const char *session_offcpu_notice(const struct session *s)
 {
 	return s->off && s->off->notice[0] ? s->off->notice : NULL;
+}
+
+int session_offcpu_wakers(struct session *s)
+{
+	int rc;
+
+	if (s->wake == NULL || s->eng == NULL)
+		return -ENOENT;
+	if ((rc = engine_offcpu_wakers(s->eng)) == 0)
+		s->wakers_want = true;
+	return rc;
 }
 
 bool session_offcpu_on(const struct session *s)
@@ -203,9 +246,12 @@ static bool sched_addr(struct session *s, uint64_t addr)
 static void switch_in(struct session *s, pid_t tid, uint64_t time)
 {
 	struct spans_span sp;
+	bool ended = tid > 0 && spans_in(s->spans, tid, time, &sp);
 
-	if (tid > 0 && spans_in(s->spans, tid, time, &sp))
+	if (ended)
 		charge(s, &sp);
+	if (tid > 0 && s->off->wk)
+		session_wakers_end(s, s->off->wk, tid, ended ? &sp : NULL);
 }
 
 /* The leaving task's stack as words: n, n addresses, the kernel mask;
@@ -254,16 +300,30 @@ static size_t stack_words(struct session *s, const struct record *r, uint64_t *w
 	return 1 + n + (n + 63) / 64;
 }
 
+/* A sched_waking: its (the waker's) stack kept for the woken thread. */
+static void waking(struct session *s, const struct record *r, pid_t woken)
+{
+	uint64_t words[1 + SESSION_STACK_MAX + SESSION_STACK_MAX / 64];
+
+	if (woken > 0)
+		session_wakers_keep(s->off->wk, woken, r, words, stack_words(s, r, words));
+}
+
 void session_offcpu_record(struct session *s, const struct record *r)
 {
 	struct session_offcpu *o = s->off;
 	int64_t prev, state, next;
+	pid_t woken;
 
 	if (o == NULL || !o->ok || s->spans == NULL)
 		return;
 	if (r->type == PERF_RECORD_SWITCH) {
 		if (!(r->misc & PERF_RECORD_MISC_SWITCH_OUT))
 			switch_in(s, (pid_t)r->sid.tid, r->sid.time);
+		return;
+	}
+	if (r->type == PERF_RECORD_SAMPLE && o->wk && session_wakers_is(o->wk, r, &woken)) {
+		waking(s, r, woken);
 		return;
 	}
 	if (r->type != PERF_RECORD_SAMPLE || r->sample.raw == NULL ||
