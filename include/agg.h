@@ -411,6 +411,9 @@ const char *agg_group_key_name(enum agg_gkey k);
  * n 0: no grouping. 0, -EINVAL or -ENOMEM. */
 int agg_group_keys(struct agg *a, const enum agg_gkey *keys, size_t n);
 size_t agg_group_nkeys(const struct agg *a, const enum agg_gkey **keys);
+/* The keys a fresh agg takes over from old (the live view's g), else
+ * sort_keys' (--sort; NULL or bad: none): how many. */
+size_t agg_group_carry(const struct agg *old, const char *sort_keys, enum agg_gkey keys[AGG_GK_COUNT]);
 /* Rows with samples in scope, in no order / the first limit by the first
  * event's samples (then the others'); valid as agg_symbols' arrays. */
 size_t agg_groups_in_scope(struct agg *a, enum agg_scope scope, const struct agg_group ***rows);

@@ -144,6 +144,19 @@ size_t agg_group_nkeys(const struct agg *a, const enum agg_gkey **keys)
 	return a->grp ? a->grp->nkeys : 0;
 }
 
+size_t agg_group_carry(const struct agg *old, const char *sort_keys, enum agg_gkey keys[AGG_GK_COUNT])
+{
+	const enum agg_gkey *k;
+	size_t n = 0;
+	int rc;
+
+	if (old && (n = agg_group_nkeys(old, &k)) > 0)
+		memcpy(keys, k, n * sizeof(*keys));
+	else if (old == NULL && sort_keys && (rc = agg_group_parse(sort_keys, keys, AGG_GK_COUNT)) > 0)
+		n = (size_t)rc;
+	return n;
+}
+
 static uint64_t str_hash(uint64_t h, const char *s)
 {
 	for (; s && *s; s++)

@@ -176,14 +176,12 @@ static bool same_first(const struct agg *a, const struct agg_group *x, const str
 	       0;
 }
 
-static void hierarchy(struct dctx *c, size_t n)
+/* The first key's values of rows (most first) into p, each with its rows'
+ * samples summed, most first; how many. */
+static size_t parents(struct dctx *c, size_t n, struct parent *p)
 {
-	struct parent *p = calloc(n ? n : 1, sizeof(*p));
 	size_t np = 0;
-	uint64_t base = agg_base(c->a, AGG_INTERVAL);
 
-	if (p == NULL)
-		return;
 	for (size_t i = 0; i < n; i++) {
 		size_t k;
 
@@ -195,6 +193,18 @@ static void hierarchy(struct dctx *c, size_t n)
 	}
 	if (np > 1)
 		qsort(p, np, sizeof(*p), cmp_parent);
+	return np;
+}
+
+static void hierarchy(struct dctx *c, size_t n)
+{
+	struct parent *p = calloc(n ? n : 1, sizeof(*p));
+	size_t np;
+	uint64_t base = agg_base(c->a, AGG_INTERVAL);
+
+	if (p == NULL)
+		return;
+	np = parents(c, n, p);
 	for (size_t k = 0; k < np && k < c->limit; k++) {
 		size_t shown = 0;
 
@@ -225,7 +235,7 @@ static void hierarchy(struct dctx *c, size_t n)
  * tree. c->rows holds every row, most first. */
 static void json_levels(struct dctx *c, size_t limit)
 {
-	size_t n = c->nrows, np = 0, at = 0;
+	size_t n = c->nrows, np, at = 0;
 	struct parent *p = calloc(n ? n : 1, sizeof(*p));
 	struct drow *out = calloc(2 * n + 1, sizeof(*out));
 	uint64_t base = agg_base(c->a, AGG_INTERVAL);
@@ -237,17 +247,7 @@ static void json_levels(struct dctx *c, size_t limit)
 		free(out);
 		return; /* out of memory: the flat rows */
 	}
-	for (size_t i = 0; i < n; i++) {
-		size_t k;
-
-		for (k = 0; k < np && !same_first(c->a, p[k].first, c->rows[i].grp); k++)
-			;
-		if (k == np)
-			p[np++].first = c->rows[i].grp;
-		p[k].samples += c->rows[i].samples;
-	}
-	if (np > 1)
-		qsort(p, np, sizeof(*p), cmp_parent);
+	np = parents(c, n, p);
 	for (size_t k = 0; k < np && k < limit; k++) {
 		size_t shown = 0;
 

@@ -45,14 +45,9 @@ static int fresh_agg(struct session *s, char *err, size_t errlen)
 	int cpus[CPUMAP_MAX];
 	size_t n = engine_cpus(s, cpus), nk = 0;
 	enum agg_gkey keys[AGG_GK_COUNT];
-	const enum agg_gkey *old;
 	int rc;
 
-	/* The grouping as it is now (--sort, or the live view's g) carries over. */
-	if (s->agg && (nk = agg_group_nkeys(s->agg, &old)) > 0)
-		memcpy(keys, old, nk * sizeof(*keys));
-	else if (s->agg == NULL && s->opts->sort_keys && (rc = agg_group_parse(s->opts->sort_keys, keys, AGG_GK_COUNT)) > 0)
-		nk = (size_t)rc;
+	nk = agg_group_carry(s->agg, s->opts->sort_keys, keys);
 	agg_free(s->agg);
 	s->agg = agg_new(engine_nevents(s->eng), cpus, n);
 	if (s->agg == NULL || (rc = agg_group_keys(s->agg, keys, nk)) == -ENOMEM) {

@@ -514,14 +514,8 @@ static int fresh_agg(struct session *s, char *err, size_t errlen)
 {
 	size_t nev = pdread_nevents(s->replay->rd), nk = 0;
 	enum agg_gkey keys[AGG_GK_COUNT];
-	const enum agg_gkey *old;
-	int rc;
 
-	/* --sort's keys (or the live view's g) carry over, as a live session's. */
-	if (s->agg && (nk = agg_group_nkeys(s->agg, &old)) > 0)
-		memcpy(keys, old, nk * sizeof(*keys));
-	else if (s->agg == NULL && s->opts->sort_keys && (rc = agg_group_parse(s->opts->sort_keys, keys, AGG_GK_COUNT)) > 0)
-		nk = (size_t)rc;
+	nk = agg_group_carry(s->agg, s->opts->sort_keys, keys);
 	agg_free(s->agg);
 	if ((s->agg = agg_new(nev, s->replay->cpus, s->replay->ncpus)) == NULL ||
 	    agg_group_keys(s->agg, keys, nk) == -ENOMEM) {
