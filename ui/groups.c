@@ -288,7 +288,8 @@ void groups_hier_build(struct ui *u)
 	}
 	if (!util_grow((void **)&u->rows, &u->rows_cap, k, sizeof(*u->rows)))
 		return;
-	memcpy(u->rows, g->lines, k * sizeof(*u->rows));
+	if (k) /* lines is NULL before the first row */
+		memcpy(u->rows, g->lines, k * sizeof(*u->rows));
 	u->nrows = k;
 }
 
