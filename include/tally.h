@@ -57,8 +57,9 @@ static inline bool tally_add(struct tally *t, uint64_t key, uint32_t cpu, uint32
 {
 	uint64_t h = (ip ^ (uint64_t)tid << 32 ^ (uint64_t)cpu << 20 ^ key << 7 ^ misc) * 0x9e3779b97f4a7c15ull;
 	size_t i = (size_t)(h >> t->shift);
+	unsigned p = t->probe; /* at least 1 (tally_new): no test before the first slot */
 
-	for (unsigned p = 0; p < t->probe; p++, i = (i + 1) & t->mask) {
+	do {
 		struct tally_slot *s = &t->slot[i];
 
 		if (s->n == 0) {
@@ -73,7 +74,8 @@ static inline bool tally_add(struct tally *t, uint64_t key, uint32_t cpu, uint32
 			s->period += period;
 			return true;
 		}
-	}
+		i = (i + 1) & t->mask;
+	} while (--p);
 	return false;
 }
 
