@@ -69,8 +69,7 @@ struct session_replay {
 	size_t ncpus;
 };
 
-/* A recorded interval's window holds tens of thousands of samples and no
- * rings' lines compete: eight times the engine's tally, a longer probe. */
+/* A recorded interval's tens of thousands of samples: 8x the engine's tally. */
 #define REPLAY_BATCH_BITS 12
 #define REPLAY_BATCH_PROBE 16
 
