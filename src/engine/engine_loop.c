@@ -46,7 +46,7 @@ int engine_loop_setup(struct engine *e, char *err, size_t errlen)
 	}
 	if ((rc = engine_spill_setup(e, err, errlen)) != 0)
 		return rc;
-	if ((rc = order_init(&e->order, e->spill, e->ncpus)) != 0 || (e->tally = tally_new()) == NULL) {
+	if ((rc = order_init(&e->order, e->spill, e->ncpus)) != 0 || (e->tally = tally_new(ORDER_TALLY_BITS, ORDER_TALLY_PROBE)) == NULL) {
 		rc = rc ? rc : -ENOMEM;
 		snprintf(err, errlen, "out of memory while opening events");
 		return rc;
@@ -154,7 +154,7 @@ static void samples_out(void *arg, const struct tally_slot *t)
 	struct engine *e = arg;
 	struct engine_samples s = { .ip = t->ip, .period = t->period, .pid = t->pid, .tid = t->tid, .cpu = t->cpu,
 				    .n = t->n, .misc = t->misc };
-	int ev = engine_events_find(e, t->id);
+	int ev = engine_events_find(e, t->key);
 
 	e->st.records += t->n;
 	if (ev == -2) {

@@ -243,7 +243,7 @@ static bool window_read(struct order *o, size_t c, uint64_t *fence)
 	h->held = false;
 	pos_get(o, c, &o->mark[c]);
 	while (k < ORDER_WINDOW && stream_next(o, c, &hdr)) {
-		if (record_flat(hdr, o->layout, &w[k].f) && tally_fits(w[k].f.cpu)) {
+		if (record_flat(hdr, o->layout, &w[k].f)) {
 			if (w[k].f.time > *fence) {
 				ring_unread(h->from);
 				break;

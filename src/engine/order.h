@@ -21,6 +21,11 @@
 #include "ring.h"
 #include "tally.h"
 
+/* The engine's tally: 512 slots of 48 bytes, a probe of 8 (the rings'
+ * lines to spare; a drain pass's kinds are few). */
+#define ORDER_TALLY_BITS 9
+#define ORDER_TALLY_PROBE 8
+
 struct order_head {        /* a ring's next record, decoded once */
 	struct record rec;
 	const struct perf_event_header *hdr; /* rec's bytes (the raw tap) */

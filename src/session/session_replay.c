@@ -8,9 +8,9 @@
  * their build-ids (symbols_set_replay). */
 #include "session.h"
 #include "htab.h"
-#include "pdbatch.h"
 #include "pdread.h"
 #include "sanitize.h"
+#include "tally.h"
 #include "util.h"
 
 #include <errno.h>
@@ -62,12 +62,16 @@ struct session_replay {
 	char notice_files[256], notice_kernel[256], notice_end[256];
 	uint64_t applied;                /* samples applied */
 	/* Flat samples alike, counted as one before the session (as the
-	 * engine's tally): handed on before any other record and at each
-	 * interval's end. */
-	struct pdbatch *batch;
+	 * engine's, by event index instead of sample id): handed on before
+	 * any other record and at each interval's end. */
+	struct tally *batch;
 	int cpus[CPUMAP_MAX];            /* the recording's CPUs: 0 .. nr_cpus_avail-1 */
 	size_t ncpus;
 };
+
+/* A recorded interval's tens of thousands of samples: 8x the engine's tally. */
+#define REPLAY_BATCH_BITS 12
+#define REPLAY_BATCH_PROBE 16
 
 /* --- records into the session --------------------------------------------- */
 
@@ -112,18 +116,18 @@ static const struct pdread_buildid *bid_of(const struct session_replay *r, const
 }
 
 /* A batch's samples alike into the session. */
-static void batched(void *arg, const struct pdbatch_slot *b)
+static void batched(void *arg, const struct tally_slot *b)
 {
 	struct engine_samples es = { .ip = b->ip, .period = b->period, .pid = b->pid, .tid = b->tid, .cpu = b->cpu,
 				     .n = b->n, .misc = b->misc };
 
-	session_samples(arg, b->ev, &es);
+	session_samples(arg, (int)b->key, &es);
 }
 
 static void flush(struct session *s, struct session_replay *r)
 {
-	if (!pdbatch_empty(r->batch))
-		pdbatch_take(r->batch, batched, s);
+	if (!tally_empty(r->batch))
+		tally_take(r->batch, batched, s);
 }
 
 /* A flat sample into the batch; false when it goes its own way (a stack). */
@@ -133,11 +137,11 @@ static bool batch_sample(struct session *s, struct session_replay *r, const stru
 
 	if (rec->sample.ips || rec->sample.regs)
 		return false;
-	if (pdbatch_add(r->batch, (uint16_t)ev, rec->sid.cpu, rec->sid.pid, rec->sid.tid, rec->sample.ip, misc,
+	if (tally_add(r->batch, (uint64_t)ev, rec->sid.cpu, rec->sid.pid, rec->sid.tid, rec->sample.ip, misc,
 			rec->sample.period))
 		return true;
 	flush(s, r);
-	return pdbatch_add(r->batch, (uint16_t)ev, rec->sid.cpu, rec->sid.pid, rec->sid.tid, rec->sample.ip, misc,
+	return tally_add(r->batch, (uint64_t)ev, rec->sid.cpu, rec->sid.pid, rec->sid.tid, rec->sample.ip, misc,
 			   rec->sample.period);
 }
 
@@ -620,10 +624,10 @@ int session_replay_open(struct session *s, struct options *o, char *err, size_t 
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	if ((r = calloc(1, sizeof(*r))) == NULL || (r->batch = pdbatch_new()) == NULL ||
-	    htab_init(&r->bid_by_path, 64) != 0) {
+	if ((r = calloc(1, sizeof(*r))) == NULL ||
+	    (r->batch = tally_new(REPLAY_BATCH_BITS, REPLAY_BATCH_PROBE)) == NULL || htab_init(&r->bid_by_path, 64) != 0) {
 		if (r)
-			pdbatch_free(r->batch);
+			tally_free(r->batch);
 		free(r);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -678,7 +682,7 @@ void session_replay_close(struct session *s)
 	if (r == NULL)
 		return;
 	pdread_close(r->rd);
-	pdbatch_free(r->batch);
+	tally_free(r->batch);
 	htab_free(&r->bid_by_path);
 	if (r->ep >= 0)
 		close(r->ep);

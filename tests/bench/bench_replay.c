@@ -116,7 +116,7 @@ static void take_samples(void *arg, const struct tally_slot *t)
 static double replay_stepped(struct ring *rs, const size_t *filled, struct ctx *c, uint64_t passes)
 {
 	struct order o;
-	struct tally *tl = tally_new();
+	struct tally *tl = tally_new(ORDER_TALLY_BITS, ORDER_TALLY_PROBE);
 	double t0;
 
 	if (tl == NULL || order_init(&o, rs, nrings) != 0) {

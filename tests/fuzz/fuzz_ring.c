@@ -82,7 +82,7 @@ static void merged(struct ring *rs, const uint64_t *tails, bool step, uint64_t *
 	enum order_out out;
 
 	*samples = *others = 0;
-	if ((tl == NULL && (tl = tally_new()) == NULL) || order_init(&o, rs, 2) != 0)
+	if ((tl == NULL && (tl = tally_new(ORDER_TALLY_BITS, ORDER_TALLY_PROBE)) == NULL) || order_init(&o, rs, 2) != 0)
 		abort();
 	for (int i = 0; i < 2; i++)
 		rs[i].meta->data_tail = tails[i];

@@ -64,6 +64,7 @@ struct trace {
 	size_t nrec;
 	uint64_t sample_at[MAXREC]; /* by time */
 	unsigned seen[MAXREC];
+	uint32_t cpu[MAXREC];       /* by time: the CPU a tally slot held */
 	size_t fulls;
 	size_t heaped; /* samples out of order_step as records */
 };
@@ -72,9 +73,10 @@ static void take_one(void *arg, const struct tally_slot *s)
 {
 	struct trace *t = arg;
 
-	if (s->id < MAXREC) {
-		t->sample_at[s->id] = t->nrec;
-		t->seen[s->id] += s->n;
+	if (s->key < MAXREC) {
+		t->sample_at[s->key] = t->nrec;
+		t->seen[s->key] += s->n;
+		t->cpu[s->key] = s->cpu;
 	}
 }
 
@@ -194,7 +196,7 @@ int main(void)
 {
 	struct rings a, b;
 	struct order oa, ob;
-	struct tally *tl = tally_new();
+	struct tally *tl = tally_new(ORDER_TALLY_BITS, ORDER_TALLY_PROBE);
 	static struct trace ta, tb;
 
 	CHECK(tl && rings_init(&a) == 0 && rings_init(&b) == 0 && order_init(&oa, a.r, NCPU) == 0 &&
@@ -301,8 +303,8 @@ int main(void)
 		oa.tally = NULL;
 	}
 
-	/* A sample on a CPU no tally slot holds (no kernel numbers one so; a
-	 * corrupt record might): out as a record, in its place, no hang. */
+	/* A sample on a CPU no kernel numbers so (a corrupt record might): in
+	 * the tally like any, its CPU whole, in its place, no hang. */
 	{
 		struct synth s;
 
@@ -312,8 +314,9 @@ int main(void)
 		sample(&a, 0, 203);
 		fork_rec(&a, 1, 204);
 		step_pass(&oa, tl, UINT64_MAX, &ta);
-		CHECK(ta.seen[201] == 1 && ta.seen[202] == 1 && ta.seen[203] == 1 && ta.heaped == 1 && ta.nrec == 1 &&
-		      ta.sample_at[203] == 0, "CPU 70000's sample out as a record, between 201 and 203");
+		CHECK(ta.seen[201] == 1 && ta.seen[202] == 1 && ta.seen[203] == 1 && ta.heaped == 0 && ta.nrec == 1 &&
+		      ta.sample_at[202] == 0 && ta.sample_at[203] == 0 && ta.cpu[202] == 70000,
+		      "CPU 70000's sample tallied with its CPU, between 201 and 203 (%u)", ta.cpu[202]);
 	}
 
 	/* A bad header (an impossible size) read again after the ring went back
