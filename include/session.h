@@ -184,6 +184,9 @@ int session_offcpu_open(struct session *s, char *err, size_t errlen);
 void session_offcpu_fresh(struct session *s);
 void session_offcpu_roll(struct session *s, unsigned decay_pct);
 void session_offcpu_close(struct session *s);
+/* The spans ended and not yet charged to s->wait charged now (the
+ * interval's end does it; they are charged at least every 100 ms else). */
+void session_offcpu_settle(struct session *s);
 /* A sample's cpumode is the kernel's (or a hypervisor's, a guest kernel's). */
 bool session_addrs_kernel(uint16_t misc);
 /* -g's addresses of a sample (session_addrs.c), as session_offcpu keeps
