@@ -39,6 +39,13 @@ struct row {
 	struct spans_time t;
 };
 
+#define PEND_PID_BITS 1024
+
+static inline uint32_t pid_bit(pid_t pid)
+{
+	return ((uint32_t)pid * 2654435761u) >> 22; /* the top 10 bits: 0..1023 */
+}
+
 struct spans {
 	uint64_t thresh;
 	struct htab open;        /* tid -> slot index + 1 */
@@ -55,6 +62,9 @@ struct spans {
 	struct spans_charge *pend;
 	size_t npend, pcap;
 	uint64_t pend_since;
+	/* A bit per pid hash with charges pending: a process's COMM, FORK,
+	 * EXIT and MMAP each take its own, and most have none. */
+	uint64_t pend_pids[PEND_PID_BITS / 64];
 	uint64_t rolls;
 	struct spans_stats st;
 };
@@ -361,6 +371,7 @@ int spans_pend(struct spans *sp, const struct spans_span *s, uint64_t now)
 	}
 	if (sp->pend_since == 0)
 		sp->pend_since = now ? now : 1;
+	sp->pend_pids[pid_bit(s->pid) / 64] |= 1ull << (pid_bit(s->pid) % 64);
 	c->spans++;
 	c->us += spans_us(s->ns);
 	c->ns += s->ns;
@@ -371,6 +382,8 @@ uint64_t spans_pend_since(const struct spans *sp) { return sp->pend_since; }
 
 void spans_take(struct spans *sp, pid_t pid, void (*fn)(void *arg, const struct spans_charge *c), void *arg)
 {
+	if (pid >= 0 && !(sp->pend_pids[pid_bit(pid) / 64] >> (pid_bit(pid) % 64) & 1))
+		return;
 	for (size_t i = 0; i < sp->npend; i++) {
 		struct spans_charge *c = &sp->pend[i];
 
@@ -384,6 +397,7 @@ void spans_take(struct spans *sp, pid_t pid, void (*fn)(void *arg, const struct 
 		htab_clear(&sp->pend_ix);
 		sp->npend = 0;
 		sp->pend_since = 0;
+		memset(sp->pend_pids, 0, sizeof(sp->pend_pids));
 	}
 }
 
