@@ -229,6 +229,21 @@ def test_focus():
             g = got.get(own[name]["tid"], {"ms": 0.0})["ms"]
             ok(points(g, want) <= 5, "-p: %s off-CPU %.1f ms, its own measure %.1f ms (switch-ins from "
                "PERF_RECORD_SWITCH)" % (name, g, want))
+    # The spans are charged to the waits summed, once per stack and thread:
+    # each interval's waits table holds its own, charged before it is dumped.
+    waits = {}
+    for line in out.splitlines():
+        try:
+            rows = json.loads(line).get("waits", [])
+        except ValueError:
+            continue
+        for w in rows:
+            waits[w["symbol"]] = waits.get(w["symbol"], 0.0) + w["children_ms"]
+    if "wait_sleep" in own:
+        want = own["wait_sleep"]["offcpu_ms"]
+        ok(points(waits.get("wait_sleep", 0.0), want) <= 5,
+           "-p: the intervals' waits give wait_sleep %.1f ms, its own measure %.1f ms"
+           % (waits.get("wait_sleep", 0.0), want))
 
 
 def test_thresh():
