@@ -516,11 +516,13 @@ void engine_spill_rewind(struct engine *e)
 
 int engine_spill_setup(struct engine *e, char *err, size_t errlen)
 {
-	/* Huge pages for call-graph spills only: their records are 10-20 times
-	 * a flat one's, so a cycling backlog is page faults; a flat backlog
-	 * keeps up on 4 KiB pages, and its RSS stays in 4 KiB steps. */
+	/* Huge pages for call-graph spills only (--off-cpu's switch records
+	 * carry a chain too): their records are 10-20 times a flat one's, so
+	 * a cycling backlog is page faults (a third of --off-cpu's CPU when a
+	 * busy machine held the pass back); a flat backlog keeps up on 4 KiB
+	 * pages, and its RSS stays in 4 KiB steps. */
 	size_t bytes = spill_bytes(e), c;
-	size_t huge = e->o.cg.mode != CALLGRAPH_NONE ? perfsys_thp_size() : 0;
+	size_t huge = e->o.cg.mode != CALLGRAPH_NONE || e->o.offcpu ? perfsys_thp_size() : 0;
 	int rc;
 
 	e->ring_src = calloc(e->ncpus, sizeof(*e->ring_src));
