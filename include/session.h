@@ -196,6 +196,9 @@ void session_srcline_on(struct session *s);
 void session_srcline_free(struct session *s);
 void session_offcpu_roll(struct session *s, unsigned decay_pct);
 void session_offcpu_close(struct session *s);
+/* The spans ended and not yet charged to s->wait charged now (the
+ * interval's end does it; they are charged at least every 100 ms else). */
+void session_offcpu_settle(struct session *s);
 /* A sample's cpumode is the kernel's (or a hypervisor's, a guest kernel's). */
 bool session_addrs_kernel(uint16_t misc);
 /* -g's addresses of a sample (session_addrs.c), as session_offcpu keeps

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spans: the open span of each thread by tid (htab -> index + 1 into an
- * array of slots, a slot's stack buffer reused by its next span: no
- * allocation per switch once a thread has been seen), and the blocked time
+ * array of slots: no allocation per switch once a thread has been seen),
+ * the stacks by id (an array, ids reused through a free list; htab from the
+ * key's hash -> id, the key compared), the pending charges (an array, htab
+ * from their key's hash -> index + 1; a charge taken leaves its entry for
+ * its key's next span until everything is taken), and the blocked time
  * rows by tid and by pid (key with bit 32 set). */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,14 +21,30 @@ struct slot {
 	bool open;
 	enum spans_state state;
 	uint64_t start;
-	uint64_t *words;
-	size_t nwords, cap;
+	uint32_t stack;
+};
+
+/* A stack: its key then its words in one block. */
+struct stack {
+	uint64_t hash;           /* of the key; 0: a free id */
+	uint64_t used;           /* the roll it was last used in */
+	uint32_t nkey, nwords;
+	uint32_t woff;           /* where the words start in mem: nkey, or 0 (the key is the words) */
+	uint32_t next_free;      /* free: the next free id, 0 none */
+	uint64_t *mem;
 };
 
 struct row {
 	pid_t pid, tid;
 	struct spans_time t;
 };
+
+#define PEND_PID_BITS 1024
+
+static inline uint32_t pid_bit(pid_t pid)
+{
+	return ((uint32_t)pid * 2654435761u) >> 22; /* the top 10 bits: 0..1023 */
+}
 
 struct spans {
 	uint64_t thresh;
@@ -35,6 +54,18 @@ struct spans {
 	struct htab rows;        /* key -> row index + 1 */
 	struct row *row;
 	size_t nrows, rcap;
+	struct htab stack_ix;    /* key hash -> id */
+	struct stack *stk;       /* id - 1 */
+	size_t nstk, scap;
+	uint32_t free_id;        /* the first free id, 0 none */
+	struct htab pend_ix;     /* charge key hash -> index + 1 */
+	struct spans_charge *pend;
+	size_t npend, pcap;
+	uint64_t pend_since;
+	/* A bit per pid hash with charges pending: a process's COMM, FORK,
+	 * EXIT and MMAP each take its own, and most have none. */
+	uint64_t pend_pids[PEND_PID_BITS / 64];
+	uint64_t rolls;
 	struct spans_stats st;
 };
 
@@ -57,7 +88,8 @@ struct spans *spans_new(uint64_t thresh_ns)
 	if (sp == NULL)
 		return NULL;
 	sp->thresh = thresh_ns;
-	if (htab_init(&sp->open, 64) || htab_init(&sp->rows, 64)) {
+	if (htab_init(&sp->open, 64) || htab_init(&sp->rows, 64) || htab_init(&sp->stack_ix, 64) ||
+	    htab_init(&sp->pend_ix, 64)) {
 		spans_free(sp);
 		return NULL;
 	}
@@ -68,12 +100,16 @@ void spans_free(struct spans *sp)
 {
 	if (sp == NULL)
 		return;
-	for (size_t i = 0; i < sp->nslots; i++)
-		free(sp->slots[i].words);
+	for (size_t i = 0; i < sp->nstk; i++)
+		free(sp->stk[i].mem);
+	free(sp->stk);
 	free(sp->slots);
 	free(sp->row);
 	htab_free(&sp->open);
 	htab_free(&sp->rows);
+	htab_free(&sp->stack_ix);
+	htab_free(&sp->pend_ix);
+	free(sp->pend);
 	free(sp);
 }
 
@@ -103,8 +139,119 @@ static struct slot *slot_of(struct spans *sp, pid_t tid, bool make)
 	return &sp->slots[sp->nslots++];
 }
 
+/* Products summed, not chained: the multiplies run side by side. */
+static uint64_t key_hash(const uint64_t *key, size_t n)
+{
+	uint64_t h = n;
+
+	for (size_t i = 0; i < n; i++)
+		h += key[i] * (0x9e3779b97f4a7c15ULL + 2 * i);
+	h = htab_mix64(h);
+	return h ? h : 1;
+}
+
+static uint32_t stack_find(struct spans *sp, uint64_t h, const uint64_t *key, size_t nkey)
+{
+	for (size_t i = htab_first(&sp->stack_ix, h); i != SIZE_MAX; i = htab_next(&sp->stack_ix, h, i)) {
+		uint32_t id = (uint32_t)sp->stack_ix.tab[i].val;
+		const struct stack *k = &sp->stk[id - 1];
+
+		if (k->nkey == nkey && memcmp(k->mem, key, nkey * sizeof(*key)) == 0)
+			return id;
+	}
+	return 0;
+}
+
+/* A free id (its entry zeroed), or 0. */
+static uint32_t stack_id_new(struct spans *sp)
+{
+	uint32_t id = sp->free_id;
+
+	if (id) {
+		sp->free_id = sp->stk[id - 1].next_free;
+		return id;
+	}
+	if (sp->nstk == UINT32_MAX - 1)
+		return 0;
+	if (sp->nstk == sp->scap) {
+		size_t cap = sp->scap ? 2 * sp->scap : 64;
+		struct stack *n = reallocarray(sp->stk, cap, sizeof(*n));
+
+		if (n == NULL)
+			return 0;
+		sp->stk = n;
+		sp->scap = cap;
+	}
+	memset(&sp->stk[sp->nstk], 0, sizeof(struct stack));
+	return (uint32_t)++sp->nstk;
+}
+
+static void stack_id_free(struct spans *sp, uint32_t id)
+{
+	struct stack *k = &sp->stk[id - 1];
+
+	free(k->mem);
+	memset(k, 0, sizeof(*k));
+	k->next_free = sp->free_id;
+	sp->free_id = id;
+	sp->st.stacks--;
+}
+
+uint32_t spans_stack(struct spans *sp, const uint64_t *key, size_t nkey, spans_words_fn make, void *arg)
+{
+	uint64_t words[SPANS_WORDS_MAX], h;
+	size_t nw = nkey;
+	uint32_t id;
+	struct stack *k;
+
+	if (nkey == 0 || nkey > SPANS_WORDS_MAX)
+		return 0;
+	h = key_hash(key, nkey);
+	if ((id = stack_find(sp, h, key, nkey)) != 0) {
+		sp->stk[id - 1].used = sp->rolls;
+		sp->st.stack_hits++;
+		return id;
+	}
+	sp->st.stack_misses++;
+	if (make)
+		nw = make(arg, words, SPANS_WORDS_MAX);
+	if ((id = stack_id_new(sp)) == 0)
+		return 0;
+	k = &sp->stk[id - 1];
+	/* The key, then the words (the key itself when make is NULL). */
+	k->mem = malloc((nkey + (make ? nw : 0)) * sizeof(*k->mem) + 1);
+	if (k->mem == NULL || htab_put(&sp->stack_ix, h, id)) {
+		free(k->mem);
+		k->mem = NULL;
+		k->next_free = sp->free_id;
+		sp->free_id = id;
+		return 0;
+	}
+	memcpy(k->mem, key, nkey * sizeof(*key));
+	if (make && nw)
+		memcpy(k->mem + nkey, words, nw * sizeof(*words));
+	k->hash = h;
+	k->nkey = (uint32_t)nkey;
+	k->nwords = (uint32_t)nw;
+	k->woff = make ? (uint32_t)nkey : 0;
+	k->used = sp->rolls;
+	sp->st.stacks++;
+	return id;
+}
+
+const uint64_t *spans_stack_words(const struct spans *sp, uint32_t id, size_t *nwords)
+{
+	const struct stack *k;
+
+	*nwords = 0;
+	if (id == 0 || id > sp->nstk || (k = &sp->stk[id - 1])->hash == 0)
+		return NULL;
+	*nwords = k->nwords;
+	return k->mem + k->woff;
+}
+
 int spans_out(struct spans *sp, pid_t pid, pid_t tid, int cpu, uint64_t time, enum spans_state state,
-	      const uint64_t *words, size_t nwords)
+	      uint32_t stack)
 {
 	struct slot *s = slot_of(sp, tid, true);
 
@@ -113,19 +260,7 @@ int spans_out(struct spans *sp, pid_t pid, pid_t tid, int cpu, uint64_t time, en
 	sp->st.outs++;
 	if (s->open)
 		sp->st.open--; /* its switch-in never came: not charged */
-	if (nwords > s->cap) {
-		uint64_t *w = reallocarray(s->words, nwords, sizeof(*w));
-
-		if (w == NULL) {
-			s->open = false;
-			return -ENOMEM;
-		}
-		s->words = w;
-		s->cap = nwords;
-	}
-	if (nwords)
-		memcpy(s->words, words, nwords * sizeof(*words));
-	s->nwords = nwords;
+	s->stack = stack;
 	s->pid = pid;
 	s->cpu = cpu;
 	s->state = state;
@@ -192,8 +327,78 @@ bool spans_in(struct spans *sp, pid_t tid, uint64_t time, struct spans_span *out
 	sp->st.spans++;
 	charge(sp, s->pid, tid, s->state, time - s->start);
 	*out = (struct spans_span){ .pid = s->pid, .tid = tid, .cpu = s->cpu, .state = s->state, .start = s->start,
-				    .ns = time - s->start, .words = s->words, .nwords = s->nwords };
+				    .ns = time - s->start, .stack = s->stack };
 	return true;
+}
+
+uint64_t spans_us(uint64_t ns)
+{
+	return ns >= 1500 ? (ns + 500) / 1000 : 1;
+}
+
+static uint64_t pend_hash(const struct spans_span *s)
+{
+	return htab_mix64((uint64_t)s->stack << 32 ^ (uint64_t)(uint32_t)s->tid ^ (uint64_t)(uint32_t)s->cpu << 48);
+}
+
+int spans_pend(struct spans *sp, const struct spans_span *s, uint64_t now)
+{
+	uint64_t h = pend_hash(s);
+	struct spans_charge *c = NULL;
+
+	for (size_t i = htab_first(&sp->pend_ix, h); i != SIZE_MAX; i = htab_next(&sp->pend_ix, h, i)) {
+		struct spans_charge *q = &sp->pend[sp->pend_ix.tab[i].val - 1];
+
+		if (q->stack == s->stack && q->tid == s->tid && q->cpu == s->cpu && q->pid == s->pid) {
+			c = q;
+			break;
+		}
+	}
+	if (c == NULL) {
+		if (sp->npend == sp->pcap) {
+			size_t cap = sp->pcap ? 2 * sp->pcap : 64;
+			struct spans_charge *n = reallocarray(sp->pend, cap, sizeof(*n));
+
+			if (n == NULL)
+				return -ENOMEM;
+			sp->pend = n;
+			sp->pcap = cap;
+		}
+		if (htab_put(&sp->pend_ix, h, sp->npend + 1))
+			return -ENOMEM;
+		c = &sp->pend[sp->npend++];
+		*c = (struct spans_charge){ .stack = s->stack, .pid = s->pid, .tid = s->tid, .cpu = s->cpu };
+	}
+	if (sp->pend_since == 0)
+		sp->pend_since = now ? now : 1;
+	sp->pend_pids[pid_bit(s->pid) / 64] |= 1ull << (pid_bit(s->pid) % 64);
+	c->spans++;
+	c->us += spans_us(s->ns);
+	c->ns += s->ns;
+	return 0;
+}
+
+uint64_t spans_pend_since(const struct spans *sp) { return sp->pend_since; }
+
+void spans_take(struct spans *sp, pid_t pid, void (*fn)(void *arg, const struct spans_charge *c), void *arg)
+{
+	if (pid >= 0 && !(sp->pend_pids[pid_bit(pid) / 64] >> (pid_bit(pid) % 64) & 1))
+		return;
+	for (size_t i = 0; i < sp->npend; i++) {
+		struct spans_charge *c = &sp->pend[i];
+
+		if (c->spans && (pid < 0 || c->pid == pid)) {
+			fn(arg, c);
+			sp->st.charges++;
+			c->spans = c->us = c->ns = 0;
+		}
+	}
+	if (pid < 0) {
+		htab_clear(&sp->pend_ix);
+		sp->npend = 0;
+		sp->pend_since = 0;
+		memset(sp->pend_pids, 0, sizeof(sp->pend_pids));
+	}
 }
 
 static uint64_t drop_open(struct spans *sp)
@@ -254,6 +459,25 @@ void spans_roll(struct spans *sp)
 {
 	for (size_t i = 0; i < sp->nrows; i++)
 		memset(sp->row[i].t.iv, 0, sizeof(sp->row[i].t.iv));
+	/* An open span's stack is in use however long it sleeps; a pending
+	 * charge's until it is taken. */
+	for (size_t i = 0; i < sp->nslots; i++)
+		if (sp->slots[i].open && sp->slots[i].stack)
+			sp->stk[sp->slots[i].stack - 1].used = sp->rolls;
+	for (size_t i = 0; i < sp->npend; i++)
+		if (sp->pend[i].spans && sp->pend[i].stack)
+			sp->stk[sp->pend[i].stack - 1].used = sp->rolls;
+	for (size_t i = 0; i < sp->nstk; i++) {
+		struct stack *k = &sp->stk[i];
+
+		/* Used neither in the interval ending nor the one before. */
+		if (k->hash && k->used + 1 < sp->rolls) {
+			(void)htab_del(&sp->stack_ix, k->hash, (uintptr_t)(i + 1));
+			stack_id_free(sp, (uint32_t)(i + 1));
+		}
+	}
+	htab_shrink(&sp->stack_ix, 64);
+	sp->rolls++;
 }
 
 void spans_stats(const struct spans *sp, struct spans_stats *st) { *st = sp->st; }

@@ -287,8 +287,12 @@ void engine_spill_hand_back(struct engine *e)
 	}
 }
 
-/* The main loop is late (main_rings): every ring it is not reading now
- * goes into its spill. The timer fires again while it stays late. */
+/* The main loop is late: every ring it is not reading now that filled
+ * past half goes into its spill, and the timer is set anew from what the
+ * rings hold. A ring with room is left for the pass: the timer is set from
+ * the full rate, which --off-cpu sizes for a busy machine's switches, so
+ * it came before every tick and copied what the pass would have read in
+ * place (70 % of the live view's bytes). */
 static bool guard_fired(struct engine *e)
 {
 	uint64_t ticks;
@@ -298,10 +302,19 @@ static bool guard_fired(struct engine *e)
 		return false; /* re-armed by a pass meanwhile */
 	__atomic_fetch_add(&e->rd_wakeups, 1, __ATOMIC_RELAXED);
 	for (size_t c = 0; c < e->ncpus; c++) {
+		bool room;
+
 		if (__atomic_load_n(&e->direct[c], __ATOMIC_ACQUIRE))
 			continue; /* in a turn: the pass reads it */
-		notify |= spill_cpu(e, c);
+		pthread_mutex_lock(&e->spill_lock[c]);
+		room = roomy(e, c, (e->rings[c].mask + 1) / 2);
+		pthread_mutex_unlock(&e->spill_lock[c]);
+		if (!room)
+			notify |= spill_cpu(e, c);
 	}
+	/* Again when the fullest could be within the reserve; a failure
+	 * leaves the timer's own interval. */
+	(void)engine_spill_guard(e, 0);
 	return notify;
 }
 
@@ -503,11 +516,13 @@ void engine_spill_rewind(struct engine *e)
 
 int engine_spill_setup(struct engine *e, char *err, size_t errlen)
 {
-	/* Huge pages for call-graph spills only: their records are 10-20 times
-	 * a flat one's, so a cycling backlog is page faults; a flat backlog
-	 * keeps up on 4 KiB pages, and its RSS stays in 4 KiB steps. */
+	/* Huge pages for call-graph spills only (--off-cpu's switch records
+	 * carry a chain too): their records are 10-20 times a flat one's, so
+	 * a cycling backlog is page faults (a third of --off-cpu's CPU when a
+	 * busy machine held the pass back); a flat backlog keeps up on 4 KiB
+	 * pages, and its RSS stays in 4 KiB steps. */
 	size_t bytes = spill_bytes(e), c;
-	size_t huge = e->o.cg.mode != CALLGRAPH_NONE ? perfsys_thp_size() : 0;
+	size_t huge = e->o.cg.mode != CALLGRAPH_NONE || e->o.offcpu ? perfsys_thp_size() : 0;
 	int rc;
 
 	e->ring_src = calloc(e->ncpus, sizeof(*e->ring_src));

@@ -469,6 +469,7 @@ void session_interval_end(struct session *s, unsigned decay_pct,
 	for (size_t i = 0; i < agg_nevents(s->agg); i++) /* no engine: a test's session */
 		agg_event(s->agg, i)->running_pct = s->eng ? engine_running_pct(s->eng, i) : -1;
 	agg_settle(s->agg);
+	session_offcpu_settle(s);
 	if (s->wait)
 		agg_settle(s->wait);
 	threads_from_proc(s);

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* session_offcpu: --off-cpu's records applied. A sched_switch sample is a
- * switch-out of prev (its stack's addresses worked out now, with -g's leaf
- * fix, and kept with the span) and a switch-in of next; a PERF_RECORD_SWITCH
- * (in) a switch-in of a -p/-t/-G thread. A span that ends is resolved (a
- * stack seen before comes from the symbols' chain cache: blocked threads
- * repeat theirs) and charged, in ns, to the wait agg's one event, its
- * scheduler frames left out so that the leaf is the kernel's wait function.
- * The tracepoint's fields are found in its format once, at open.
- * sched:sched_waking's records (the engine's, best effort) keep the waker's
- * stack for the woken thread; the span its switch-in ends is charged with
- * it to the wake agg too. */
+ * switch-out of prev and a switch-in of next; a PERF_RECORD_SWITCH (in) a
+ * switch-in of a -p/-t/-G thread. The switch-out's stack becomes an id
+ * (spans_stack) keyed by its addresses as -g's leaf fix gives them: blocked
+ * threads repeat their stacks, so only a new one has its scheduler frames
+ * left out (the leaf is then the kernel's wait function) and is kept. A
+ * span that ends is added to a pending charge per (stack, thread, CPU);
+ * those are resolved and charged to the wait agg's one event, in ns, once
+ * each: at the interval's end (where the views, dumps and exports read the
+ * wait agg), before a record changes the names or maps they would resolve
+ * with (a COMM, FORK, EXIT or MMAP of their process), and at the latest
+ * every OFFCPU_FLUSH_NS of records (a long -d). The tracepoint's fields are found in its
+ * format once, at open. sched:sched_waking's records (the engine's, best
+ * effort) keep the waker's stack for the woken thread; the span its
+ * switch-in ends is charged with it to the wake agg too. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +49,12 @@ static struct agg *wait_agg(struct session *s)
 		snprintf(agg_event(a, 0)->name, sizeof(agg_event(a, 0)->name), "off-cpu");
 	return a;
 }
+
+/* Pending charges are flushed at least this often (in records' time).
+ * Measured on a ping-pong, every 100 ms: a charge per 23 spans, the
+ * charges a third of --off-cpu's cost; per interval it is the stacks and
+ * threads seen in it that are charged, once each. */
+#define OFFCPU_FLUSH_NS 5000000000ull
 
 static int load_format(struct session_offcpu *o, char *err, size_t errlen)
 {
@@ -127,6 +137,8 @@ void session_offcpu_fresh(struct session *s)
 
 void session_offcpu_roll(struct session *s, unsigned decay_pct)
 {
+	/* Before the spans drop the stacks nothing used lately. */
+	session_offcpu_settle(s);
 	if (s->wait)
 		agg_roll(s->wait, decay_pct);
 	if (s->wake)
@@ -157,6 +169,7 @@ int session_offcpu_set(struct session *s, bool on, char *err, size_t errlen)
 
 	if (on && (rc = session_offcpu_open(s, err, errlen)) != 0)
 		return rc;
+	session_offcpu_settle(s);
 	if ((rc = engine_offcpu_set(s->eng, on, err, errlen)) != 0)
 		return rc;
 	s->offcpu_want = on;
@@ -205,26 +218,44 @@ static bool sched_frame(const struct sym_result *f)
 	       strncmp(n, "__perf_", 7) == 0 || strncmp(n, "perf_tp_", 8) == 0;
 }
 
-/* A span's weight in the wait agg's samples: microseconds, as offcputime's
- * folded stacks count, at least one. */
-#define US(ns) ((ns) >= 1500 ? ((ns) + 500) / 1000 : 1)
-
-static void charge(struct session *s, const struct spans_span *sp)
+/* One pending charge: its stack resolved (the chain cache answers a stack
+ * seen before) and counted as its spans summed: their microseconds as
+ * samples, their nanoseconds as the period. */
+static void charge(void *arg, const struct spans_charge *c)
 {
+	struct session *s = arg;
 	struct sym_result frames[SESSION_STACK_MAX];
 	const struct sym_result *fr;
-	uint64_t n = sp->nwords ? sp->words[0] : 0;
+	size_t nwords;
+	const uint64_t *w = spans_stack_words(s->spans, c->stack, &nwords);
+	uint64_t n = nwords ? w[0] : 0;
 
-	if (n == 0 || n > SESSION_STACK_MAX || sp->nwords < 1 + n + (n + 63) / 64) {
+	if (s->wait == NULL)
+		return;
+	if (n == 0 || n > SESSION_STACK_MAX || nwords < 1 + n + (n + 63) / 64) {
 		memset(&frames[0], 0, sizeof(frames[0]));
-		symbols_resolve(s->syms, sp->pid, 0, true, &frames[0]);
-		agg_sample_stack_n(s->wait, 0, sp->cpu, sp->pid, sp->tid, frames, 1, US(sp->ns), sp->ns);
+		symbols_resolve(s->syms, c->pid, 0, true, &frames[0]);
+		agg_sample_stack_n(s->wait, 0, c->cpu, c->pid, c->tid, frames, 1, c->us, c->ns);
 		return;
 	}
-	/* The scheduler's frames were left out at the switch-out: the chain
-	 * cache's copy is the stack as charged, the task's names on its leaf. */
-	fr = symbols_resolve_chain(s->syms, sp->pid, sp->tid, sp->words + 1, sp->words + 1 + n, n, frames);
-	agg_sample_stack_n(s->wait, 0, sp->cpu, sp->pid, sp->tid, fr, n, US(sp->ns), sp->ns);
+	/* The scheduler's frames were left out when the stack was first
+	 * seen: the chain cache's copy is the stack as charged, the task's
+	 * names on its leaf. */
+	fr = symbols_resolve_chain(s->syms, c->pid, c->tid, w + 1, w + 1 + n, n, frames);
+	agg_sample_stack_n(s->wait, 0, c->cpu, c->pid, c->tid, fr, n, c->us, c->ns);
+}
+
+
+/* Charges what is pending for process pid (every process: -1). */
+static void flush(struct session *s, pid_t pid)
+{
+	if (s->spans && spans_pend_since(s->spans))
+		spans_take(s->spans, pid, charge, s);
+}
+
+void session_offcpu_settle(struct session *s)
+{
+	flush(s, -1);
 }
 
 /* Whether kernel address addr is in the scheduler (resolved once). */
@@ -248,65 +279,130 @@ static void switch_in(struct session *s, pid_t tid, uint64_t time)
 	struct spans_span sp;
 	bool ended = tid > 0 && spans_in(s->spans, tid, time, &sp);
 
-	if (ended)
-		charge(s, &sp);
+	/* The wakers read the span's stack now: before the flush below,
+	 * which may drop the charges that hold it. */
 	if (tid > 0 && s->off->wk)
 		session_wakers_end(s, s->off->wk, tid, ended ? &sp : NULL);
+	if (!ended)
+		return;
+	if (spans_pend_since(s->spans) && time >= spans_pend_since(s->spans) + OFFCPU_FLUSH_NS)
+		flush(s, -1);
+	if (spans_pend(s->spans, &sp, time) != 0) {
+		struct spans_charge one = { sp.stack, sp.pid, sp.tid, sp.cpu, 1, spans_us(sp.ns), sp.ns };
+
+		charge(s, &one);
+	}
 }
 
-/* The leaving task's stack as words: n, n addresses, the kernel mask;
- * the scheduler's frames on top left out, so that the leaf is the kernel's
- * wait function (and every wait does not look the same). */
-static size_t stack_words(struct session *s, const struct record *r, uint64_t *w)
+/* A stack as words: n, n addresses (leaf first), the kernel mask's
+ * (n + 63) / 64 words. Returns how many. */
+static size_t words_pack(uint64_t *w, const uint64_t *addrs, size_t n, const uint64_t *kmask)
 {
-	uint64_t *addrs = w + 1, kmask[SESSION_STACK_MAX / 64];
-	size_t n = session_addrs_of(s, r, addrs, kmask, SESSION_STACK_MAX), k = 0;
-
-	while (k + 1 < n && (kmask[k / 64] >> (k % 64) & 1) && sched_addr(s, addrs[k]))
-		k++;
-	if (k) {
-		memmove(addrs, addrs + k, (n - k) * sizeof(*addrs));
-		for (size_t i = 0; i + k < n; i++) {
-			size_t j = i + k;
-
-			if (kmask[j / 64] >> (j % 64) & 1)
-				kmask[i / 64] |= 1ull << (i % 64);
-			else
-				kmask[i / 64] &= ~(1ull << (i % 64));
-		}
-		n -= k;
-	}
-
-	if (s->unw && s->opts->cg.mode == CALLGRAPH_DWARF && r->sample.nregs && n < SESSION_STACK_MAX) {
-		uint64_t ips[SESSION_STACK_MAX];
-		bool complete;
-		size_t nu = unwind_stack(s->unw, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r, ips,
-					 SESSION_STACK_MAX - n, &complete);
-		uint32_t used;
-		bool ran_off;
-
-		/* As a sample's walk does: what it read tells the engine how much
-		 * of this process's stack copies to keep (a switch in a deeper
-		 * call than the samples saw wants more). */
-		unwind_copy_used(s->unw, &used, &ran_off);
-		if (ran_off || (complete && used))
-			engine_stack_used(s->eng, (pid_t)r->sid.pid, ran_off ? ENGINE_STACK_ALL : used);
-
-		for (size_t i = 0; i < nu; i++)
-			addrs[n++] = i ? ips[i] - 1 : ips[i];
-	}
+	if (addrs != w + 1)
+		memmove(w + 1, addrs, n * sizeof(*addrs));
 	w[0] = n;
-	memcpy(addrs + n, kmask, ((n + 63) / 64) * sizeof(*kmask));
+	memcpy(w + 1 + n, kmask, ((n + 63) / 64) * sizeof(*kmask));
 	return 1 + n + (n + 63) / 64;
+}
+
+/* Packed words key as the span keeps them: the scheduler's frames on top
+ * left out, so that the leaf is the kernel's wait function (and every wait
+ * does not look the same). Into w (room for as many words as key). */
+static size_t sched_skip(struct session *s, const uint64_t *key, uint64_t *w)
+{
+	size_t n = key[0], k = 0;
+	const uint64_t *addrs = key + 1, *km = key + 1 + n;
+	uint64_t kmask[SESSION_STACK_MAX / 64] = { 0 };
+
+	while (k + 1 < n && (km[k / 64] >> (k % 64) & 1) && sched_addr(s, addrs[k]))
+		k++;
+	for (size_t i = 0; i + k < n; i++) {
+		size_t j = i + k;
+
+		if (km[j / 64] >> (j % 64) & 1)
+			kmask[i / 64] |= 1ull << (i % 64);
+	}
+	return words_pack(w, addrs + k, n - k, kmask);
+}
+
+struct make_arg {
+	struct session *s;
+	const uint64_t *key;
+};
+
+static size_t make_words(void *arg, uint64_t *w, size_t max)
+{
+	struct make_arg *m = arg;
+
+	(void)max; /* the key's size at most, which spans_stack took */
+	return sched_skip(m->s, m->key, w);
+}
+
+static bool dwarf_walk(const struct session *s, const struct record *r)
+{
+	return s->unw && s->opts->cg.mode == CALLGRAPH_DWARF && r->sample.nregs;
+}
+
+/* Record r's stack as words, the scheduler's frames left out, a dwarf
+ * walk's user frames (from the stack copy) after the chain's. key: the
+ * chain's words packed (key_of). Into w; returns how many. */
+static size_t stack_words(struct session *s, const struct record *r, const uint64_t *key, uint64_t *w)
+{
+	uint64_t ips[SESSION_STACK_MAX], kmask0[SESSION_STACK_MAX / 64] = { 0 };
+	size_t nw = sched_skip(s, key, w), n = w[0], nu;
+	bool complete, ran_off;
+	uint32_t used;
+
+	if (!dwarf_walk(s, r) || n >= SESSION_STACK_MAX)
+		return nw;
+	memcpy(kmask0, w + 1 + n, ((n + 63) / 64) * sizeof(*kmask0));
+	nu = unwind_stack(s->unw, (pid_t)r->sid.pid, (pid_t)r->sid.tid, r, ips, SESSION_STACK_MAX - n, &complete);
+	/* As a sample's walk does: what it read tells the engine how much of
+	 * this process's stack copies to keep (a switch in a deeper call than
+	 * the samples saw wants more). */
+	unwind_copy_used(s->unw, &used, &ran_off);
+	if (ran_off || (complete && used))
+		engine_stack_used(s->eng, (pid_t)r->sid.pid, ran_off ? ENGINE_STACK_ALL : used);
+	for (size_t i = 0; i < nu; i++)
+		w[1 + n++] = i ? ips[i] - 1 : ips[i];
+	return words_pack(w, w + 1, n, kmask0);
+}
+
+/* The chain's addresses with -g's leaf fix, packed as words into key. */
+static size_t key_of(struct session *s, const struct record *r, uint64_t *key)
+{
+	uint64_t kmask[SESSION_STACK_MAX / 64];
+	size_t n = session_addrs_of(s, r, key + 1, kmask, SESSION_STACK_MAX);
+
+	return words_pack(key, key + 1, n, kmask);
+}
+
+/* The leaving task's stack as an id. Keyed by its addresses with -g's leaf
+ * fix: a stack seen before is found there, nothing else worked out. A dwarf
+ * walk's user frames come from the stack copy, not the chain: there the
+ * whole stack is worked out and is its own key. */
+static uint32_t stack_id(struct session *s, const struct record *r)
+{
+	uint64_t key[1 + SESSION_STACK_MAX + SESSION_STACK_MAX / 64];
+	uint64_t w[1 + SESSION_STACK_MAX + SESSION_STACK_MAX / 64];
+	size_t nk = key_of(s, r, key);
+	struct make_arg m = { s, key };
+
+	if (!dwarf_walk(s, r))
+		return spans_stack(s->spans, key, nk, make_words, &m);
+	return spans_stack(s->spans, w, stack_words(s, r, key, w), NULL, NULL);
 }
 
 /* A sched_waking: its (the waker's) stack kept for the woken thread. */
 static void waking(struct session *s, const struct record *r, pid_t woken)
 {
-	uint64_t words[1 + SESSION_STACK_MAX + SESSION_STACK_MAX / 64];
+	uint64_t key[1 + SESSION_STACK_MAX + SESSION_STACK_MAX / 64];
+	uint64_t w[1 + SESSION_STACK_MAX + SESSION_STACK_MAX / 64];
 
-	if (woken > 0)
-		session_wakers_keep(s->off->wk, woken, r, words, stack_words(s, r, words));
+	if (woken > 0) {
+		(void)key_of(s, r, key);
+		session_wakers_keep(s->off->wk, woken, r, w, stack_words(s, r, key, w));
+	}
 }
 
 void session_offcpu_record(struct session *s, const struct record *r)
@@ -332,19 +428,31 @@ void session_offcpu_record(struct session *s, const struct record *r)
 	    !tpformat_int(o->next_pid, r->sample.raw, r->sample.raw_size, &next))
 		return;
 	/* The idle task (0) does not wait. */
-	if (prev > 0) {
-		uint64_t words[1 + SESSION_STACK_MAX + SESSION_STACK_MAX / 64];
-		size_t nw = stack_words(s, r, words);
-
+	if (prev > 0)
 		(void)spans_out(s->spans, (pid_t)r->sid.pid, (pid_t)prev, (int)r->sid.cpu, r->sid.time,
-				spans_state_of(state), words, nw);
-	}
+				spans_state_of(state), stack_id(s, r));
 	if (next > 0)
 		switch_in(s, (pid_t)next, r->sid.time);
 }
 
 void session_offcpu_track(struct session *s, const struct record *r)
 {
+	/* What is pending resolves with the names and maps it ended under. */
+	switch (r->type) {
+	case PERF_RECORD_COMM:
+		flush(s, (pid_t)r->comm.pid);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		flush(s, (pid_t)r->task.pid);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		flush(s, (pid_t)r->mmap.pid);
+		break;
+	default:
+		break;
+	}
 	switch (r->type) {
 	case PERF_RECORD_COMM:
 		if (r->misc & PERF_RECORD_MISC_COMM_EXEC)

@@ -140,9 +140,10 @@ static const struct sym_result woken_by = {
 static void charge(struct session *s, struct session_wakers *w, const struct spans_span *sp, const struct waker *k)
 {
 	struct sym_result *f = w->frames, *wk = w->wk;
-	size_t n, m;
+	size_t n, m, nwords;
+	const uint64_t *words = spans_stack_words(s->spans, sp->stack, &nwords);
 
-	if (s->wake == NULL || (n = resolve(s, sp->pid, sp->tid, sp->words, sp->nwords, f, FRAMES_MAX - 2)) == 0)
+	if (s->wake == NULL || (n = resolve(s, sp->pid, sp->tid, words, nwords, f, FRAMES_MAX - 2)) == 0)
 		return;
 	f[n++] = woken_by;
 	m = resolve(s, k->pid, k->tid, k->words, k->nwords, wk, SESSION_STACK_MAX);

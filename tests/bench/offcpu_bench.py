@@ -9,7 +9,8 @@ each second (flat or not), perf's data size. Then the live view's CPU with
 --off-cpu against without, on an ordinary load (waitwork and a slow
 ping-pong), in tmux. Medians of --reps.
 
-usage: offcpu_bench.py PERFTOP PINGPONG WAITWORK [--secs 8] [--reps 3] [--rounds 8000]"""
+usage: offcpu_bench.py PERFTOP PINGPONG WAITWORK [--secs 8] [--reps 3] [--rounds 8000]
+       [--only side|live] [--plain]"""
 import argparse
 import json
 import os
@@ -33,6 +34,17 @@ def ctxt():
 
 
 def cpu_of(pid):
+    """Seconds on CPU of every thread of pid: the scheduler's ns
+    (schedstat), not clock ticks, whose 10 ms steps were a tenth of perf
+    record's whole figure; ticks where schedstat is missing."""
+    try:
+        ns = 0
+        for t in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                ns += int(f.read().split()[0])
+        return ns / 1e9
+    except (OSError, ValueError, IndexError):
+        pass
     with open("/proc/%d/stat" % pid) as f:
         st = f.read().rsplit(")", 1)[1].split()
     return (int(st[11]) + int(st[12])) / TICK
@@ -53,7 +65,8 @@ def side_by_side(a, secs):
     load = subprocess.Popen([a.pingpong, str(secs + 8), str(a.rounds)], stdout=subprocess.DEVNULL)
     time.sleep(1)
     data = os.path.join(tempfile.mkdtemp(prefix="perftop-offcpu-bench-"), "perf.data")
-    top = subprocess.Popen([a.perftop, "-b", "--off-cpu", "--format", "json", "-d", "1", "-n", str(secs + 1)],
+    top = subprocess.Popen([a.perftop, "-b"] + ([] if a.plain else ["--off-cpu"]) +
+                           ["--format", "json", "-d", "1", "-n", str(secs + 1)],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     perf = subprocess.Popen(["perf", "record", "-q", "-e", "sched:sched_switch", "-g", "-a", "-o", data],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -80,7 +93,11 @@ def side_by_side(a, secs):
         except ValueError:
             pass
     dt = t1 - t0
+    # Per switch too: the load's rate moves with the other work on the
+    # machine, and each tool's cost with it.
     return {"switches_s": (c1 - c0) / dt, "perftop_ms_s": (top1 - top0) * 1e3 / dt,
+            "perftop_us_switch": (top1 - top0) * 1e6 / max(c1 - c0, 1),
+            "perf_us_switch": (perf1 - perf0) * 1e6 / max(c1 - c0, 1),
             "perf_ms_s": (perf1 - perf0) * 1e3 / dt, "lost": last.get("lost_records", -1),
             "perftop_switches": last.get("switches", 0), "rss_first_kb": rss[1] if len(rss) > 1 else 0,
             "rss_last_kb": rss[-1] if rss else 0, "perf_mb": size / 1e6}
@@ -117,16 +134,31 @@ def main():
     p.add_argument("--secs", type=int, default=8)
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--rounds", type=float, default=8000)
+    p.add_argument("--only", choices=("side", "live"), help="one of the two measures")
+    p.add_argument("--plain", action="store_true",
+                   help="side by side, perftop without --off-cpu: what its sampling alone costs on the same load")
     a = p.parse_args()
+    if a.only != "live":
+        side_by_side_all(a)
+    if a.only != "side":
+        live_all(a)
+
+
+def side_by_side_all(a):
     runs = [side_by_side(a, a.secs) for _ in range(a.reps)]
     for r in runs:
         print(json.dumps(r))
     med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-    print("median: %.0f switches/s; perftop --off-cpu %.1f ms/s, perf record %.1f ms/s (ratio %.2f); "
-          "lost %d; perftop RSS %d -> %d KB; perf.data %.1f MB"
-          % (med["switches_s"], med["perftop_ms_s"], med["perf_ms_s"],
-             med["perftop_ms_s"] / med["perf_ms_s"] if med["perf_ms_s"] else 0, med["lost"],
+    what = "(plain)" if a.plain else "--off-cpu"
+    print("median: %.0f switches/s; perftop %s %.1f ms/s, perf record %.1f ms/s (ratio %.2f); "
+          "a switch: %.2f and %.2f us; lost %d; perftop RSS %d -> %d KB; perf.data %.1f MB"
+          % (med["switches_s"], what, med["perftop_ms_s"], med["perf_ms_s"],
+             med["perftop_ms_s"] / med["perf_ms_s"] if med["perf_ms_s"] else 0,
+             med["perftop_us_switch"], med["perf_us_switch"], med["lost"],
              med["rss_first_kb"], med["rss_last_kb"], med["perf_mb"]))
+
+
+def live_all(a):
     ww = subprocess.Popen([a.waitwork, str(a.reps * 2 * (a.secs + 5) + 10)], stdout=subprocess.DEVNULL)
     pp = subprocess.Popen([a.pingpong, str(a.reps * 2 * (a.secs + 5) + 10), "500"], stdout=subprocess.DEVNULL)
     try:
