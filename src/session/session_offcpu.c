@@ -249,8 +249,16 @@ static void charge(void *arg, const struct spans_charge *c)
 /* Charges what is pending for process pid (every process: -1). */
 static void flush(struct session *s, pid_t pid)
 {
-	if (s->spans && spans_pend_since(s->spans))
-		spans_take(s->spans, pid, charge, s);
+	bool in = s->in_sample;
+
+	if (s->spans == NULL || !spans_pend_since(s->spans))
+		return;
+	/* Resolving may load tables: the rings go back to the reader
+	 * meanwhile. The record in hand (a COMM, MMAP, ...) is read through
+	 * the record after this, never through pointers taken before. */
+	s->in_sample = true;
+	spans_take(s->spans, pid, charge, s);
+	s->in_sample = in;
 }
 
 void session_offcpu_settle(struct session *s)

@@ -131,7 +131,12 @@ void session_record(void *arg, int ev, const struct record *r)
 	struct session *s = arg;
 
 	if (ev == ENGINE_EV_OFFCPU && r->type != PERF_RECORD_LOST) {
+		/* Read through r only, as a sample: a new stack's leaf fix or
+		 * scheduler frames may load a table, and the rings go back to the
+		 * reader meanwhile (held, they overflowed under a busy machine). */
+		s->in_sample = true;
 		session_offcpu_record(s, r);
+		s->in_sample = false;
 		return;
 	}
 	if (s->wait && r->type != PERF_RECORD_SAMPLE)
