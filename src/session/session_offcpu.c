@@ -274,6 +274,11 @@ static size_t stack_words(struct session *s, const struct record *r, uint64_t *w
 			else
 				kmask[i / 64] &= ~(1ull << (i % 64));
 		}
+		/* The k places freed at the end held kernel frames: cleared, or
+		 * the dwarf walk's first k user frames below would read as the
+		 * kernel's (unnamed: wait_pipe lost under its read wrapper). */
+		for (size_t i = n - k; i < n; i++)
+			kmask[i / 64] &= ~(1ull << (i % 64));
 		n -= k;
 	}
 
