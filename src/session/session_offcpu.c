@@ -348,27 +348,36 @@ void session_offcpu_record(struct session *s, const struct record *r)
 		switch_in(s, (pid_t)next, r->sid.time);
 }
 
-void session_offcpu_track(struct session *s, const struct record *r)
+static void track(struct agg *a, const struct record *r)
 {
 	switch (r->type) {
 	case PERF_RECORD_COMM:
 		if (r->misc & PERF_RECORD_MISC_COMM_EXEC)
-			agg_task_new(s->wait, (pid_t)r->comm.pid);
+			agg_task_new(a, (pid_t)r->comm.pid);
 		if (r->comm.pid == r->comm.tid)
-			agg_task_comm(s->wait, (pid_t)r->comm.pid, r->comm.comm);
-		agg_thread_comm(s->wait, (pid_t)r->comm.tid, r->comm.comm);
+			agg_task_comm(a, (pid_t)r->comm.pid, r->comm.comm);
+		agg_thread_comm(a, (pid_t)r->comm.tid, r->comm.comm);
 		break;
 	case PERF_RECORD_FORK:
 		if (r->task.pid == r->task.tid)
-			agg_task_new(s->wait, (pid_t)r->task.pid);
+			agg_task_new(a, (pid_t)r->task.pid);
 		break;
 	case PERF_RECORD_EXIT:
 		if (r->task.pid == r->task.tid)
-			agg_task_exit(s->wait, (pid_t)r->task.pid);
+			agg_task_exit(a, (pid_t)r->task.pid);
 		else
-			agg_thread_exit(s->wait, (pid_t)r->task.tid);
+			agg_thread_exit(a, (pid_t)r->task.tid);
 		break;
 	default:
 		break;
 	}
+}
+
+/* The wake agg's tasks are named and aged as the wait agg's: a waker that
+ * exec'd or whose pid was reused is not shown under its old comm. */
+void session_offcpu_track(struct session *s, const struct record *r)
+{
+	track(s->wait, r);
+	if (s->wake)
+		track(s->wake, r);
 }
