@@ -186,6 +186,8 @@ int session_offcpu_set(struct session *s, bool on, char *err, size_t errlen);
 bool session_offcpu_on(const struct session *s);
 /* Who woke whom from now on (W): sched_waking opened; 0 or -errno. */
 int session_offcpu_wakers(struct session *s);
+/* Under -p/-t, what W misses and why (engine_offcpu_wakers_note), else NULL. */
+const char *session_offcpu_wakers_note(const struct session *s);
 /* Why the tracepoint's format could not be read, or NULL. */
 const char *session_offcpu_notice(const struct session *s);
 /* The engine's records of it (ev ENGINE_EV_OFFCPU), and a ring's loss. */

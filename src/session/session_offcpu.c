@@ -182,6 +182,11 @@ int session_offcpu_wakers(struct session *s)
 	return rc;
 }
 
+const char *session_offcpu_wakers_note(const struct session *s)
+{
+	return s->eng ? engine_offcpu_wakers_note(s->eng) : NULL;
+}
+
 bool session_offcpu_on(const struct session *s)
 {
 	return s->eng && engine_offcpu_enabled(s->eng);
