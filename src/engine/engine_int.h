@@ -148,6 +148,10 @@ struct engine {
 	 * (waking_note says what is missed). */
 	bool waking_per_task;
 	char waking_note[200];
+	pid_t *wtids;                       /* the filter's threads: -p's at open, then its FORKs */
+	size_t nwtids, wtids_cap;
+	bool wtids_dirty;                   /* a thread born since: re-opened at the next tick */
+	bool waking_live;                   /* the waking fds enabled now */
 };
 
 static inline int *engine_fd_at(struct engine *e, size_t ev, size_t c, size_t t)

@@ -150,7 +150,13 @@ static int open_waking_cpu(struct engine *e, struct perf_event_attr *attr, size_
 	char filter[4096]; /* the kernel takes a page at most */
 	int fd;
 
-	if (engine_offcpu_waking_filter(e->tids, e->ntids, filter, sizeof(filter)) == 0) {
+	if (e->wtids == NULL) { /* -p's threads at open; FORKs add to them */
+		if ((e->wtids = malloc(e->ntids * sizeof(*e->wtids))) == NULL)
+			return -ENOMEM;
+		memcpy(e->wtids, e->tids, e->ntids * sizeof(*e->wtids));
+		e->nwtids = e->wtids_cap = e->ntids;
+	}
+	if (engine_offcpu_waking_filter(e->wtids, e->nwtids, filter, sizeof(filter)) == 0) {
 		snprintf(e->waking_note, sizeof(e->waking_note), "W: %zu threads are too many to filter "
 			 "sched:sched_waking on: wakers outside the target are missed", e->ntids);
 		return -E2BIG;
@@ -262,6 +268,7 @@ static int open_all(struct engine *e, char *err, size_t errlen)
 
 static void set_state(struct engine *e, bool on)
 {
+	e->waking_live = on;
 	for (size_t i = 0; e->ofds && i < e->ncpus * e->ntids; i++)
 		if (e->ofds[i] >= 0)
 			(void)ioctl(e->ofds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
@@ -315,8 +322,81 @@ int engine_offcpu_wakers(struct engine *e)
 	for (size_t i = 0; e->started && i < e->ncpus * e->ntids; i++)
 		if (e->wfds[i] >= 0)
 			(void)ioctl(e->wfds[i], PERF_EVENT_IOC_ENABLE, 0);
+	e->waking_live = e->started;
 	e->wakers_on = true;
 	return 0;
+}
+
+/* Whether sched_waking is open per CPU with a filter on -p's threads
+ * (-t's are fixed: no thread of theirs is a target). */
+static bool waking_filtered(const struct engine *e)
+{
+	return e->o.pids && !e->o.pids_are_tids && e->cgroup_fd < 0 && !e->waking_per_task &&
+	       e->waking_config && e->wfds && e->wtids;
+}
+
+void engine_offcpu_waking_thread(struct engine *e, pid_t tid, bool alive)
+{
+	size_t i = 0;
+
+	if (!waking_filtered(e) || tid <= 0)
+		return;
+	while (i < e->nwtids && e->wtids[i] != tid)
+		i++;
+	if (!alive && i < e->nwtids) {
+		e->wtids[i] = e->wtids[--e->nwtids]; /* no re-open for that alone */
+	} else if (alive && i == e->nwtids) {
+		if (e->nwtids == e->wtids_cap) {
+			size_t cap = e->wtids_cap ? 2 * e->wtids_cap : 16;
+			pid_t *w = reallocarray(e->wtids, cap, sizeof(*w));
+
+			if (w == NULL)
+				return;
+			e->wtids = w;
+			e->wtids_cap = cap;
+		}
+		e->wtids[e->nwtids++] = tid;
+		e->wtids_dirty = true;
+	}
+}
+
+int engine_offcpu_waking_refresh(struct engine *e)
+{
+	struct perf_event_attr attr;
+	struct record_layout scratch;
+	char note[sizeof(e->waking_note)];
+	int rc = 0;
+
+	if (!e->wtids_dirty || !waking_filtered(e) || !e->offcpu_on)
+		return 0;
+	e->wtids_dirty = false;
+	engine_offcpu_attr(&attr, e->offcpu_config, &e->o, false, &scratch);
+	attr.config = e->waking_config;
+	attr.context_switch = 0;
+	attr.wakeup_watermark = (uint32_t)e->wake;
+	if (!e->clock_mono)
+		attr.use_clockid = 0, attr.clockid = 0;
+	memcpy(note, e->waking_note, sizeof(note));
+	for (size_t c = 0; c < e->ncpus && rc == 0; c++) {
+		int old = e->wfds[c * e->ntids];
+
+		if (old < 0)
+			continue;
+		e->wfds[c * e->ntids] = -1;
+		/* The new one in the ring before the old one goes: records of
+		 * both decode (every id stays known). */
+		if ((rc = open_waking_cpu(e, &attr, c)) != 0) {
+			if (e->wfds[c * e->ntids] >= 0)
+				close(e->wfds[c * e->ntids]);
+			e->wfds[c * e->ntids] = old; /* the old filter stays */
+			break;
+		}
+		if (e->waking_live)
+			(void)ioctl(e->wfds[c * e->ntids], PERF_EVENT_IOC_ENABLE, 0);
+		close(old);
+	}
+	memcpy(e->waking_note, note, sizeof(note)); /* a refresh that failed is not the open's note */
+	return rc;
 }
 
 int engine_offcpu_set(struct engine *e, bool on, char *err, size_t errlen)
@@ -388,8 +468,10 @@ void engine_offcpu_free(struct engine *e)
 	close_fds(e);
 	free(e->ofds);
 	free(e->wfds);
+	free(e->wtids);
 	free(e->alt_ids);
 	e->wfds = NULL;
+	e->wtids = NULL;
 	e->ofds = NULL;
 	e->alt_ids = NULL;
 }

@@ -133,6 +133,8 @@ void session_offcpu_roll(struct session *s, unsigned decay_pct)
 		agg_roll(s->wake, decay_pct);
 	if (s->spans)
 		spans_roll(s->spans);
+	if (s->eng && s->wakers_want)
+		(void)engine_offcpu_waking_refresh(s->eng); /* best effort: the old filter stays */
 }
 
 void session_offcpu_close(struct session *s)
@@ -385,4 +387,8 @@ void session_offcpu_track(struct session *s, const struct record *r)
 	track(s->wait, r);
 	if (s->wake)
 		track(s->wake, r);
+	/* -p: a thread born in the target joins sched_waking's filter (the
+	 * engine re-opens it at the next tick), one gone leaves it. */
+	if (s->eng && s->wakers_want && (r->type == PERF_RECORD_FORK || r->type == PERF_RECORD_EXIT))
+		engine_offcpu_waking_thread(s->eng, (pid_t)r->task.tid, r->type == PERF_RECORD_FORK);
 }

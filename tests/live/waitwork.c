@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A workload whose threads wait in known ways and time their own waits,
  * for --off-cpu's live tests:
- *   waitwork [gate] [xproc] SECS [DIR]
+ *   waitwork [gate] [xproc [late]] SECS [DIR]
  * Threads (named as their functions): wait_sleep sleeps 10 ms at a time;
  * wait_pipe reads a pipe that feed_pipe writes a byte to every 10 ms (with
  * xproc feed_pipe is another process, "feed_proc", forked before "ready":
- * a waker outside a -p target);
+ * a waker outside a -p target; with late wait_pipe and its feeding start
+ * at a line on stdin: a thread born after a -p attached);
  * wait_lock takes a mutex that hold_lock keeps 10 ms at a time; with DIR,
  * wait_disk writes and fsyncs a file there (uninterruptible waits where
  * the disk has any). Each measures its own off-CPU time: its wall time
@@ -170,6 +171,8 @@ int main(int argc, char **argv)
 	size_t n = sizeof(rs) / sizeof(rs[0]);
 	int at = argc > 1 && strcmp(argv[1], "gate") == 0 ? 2 : 1, go[2] = { -1, -1 }, rc;
 	pid_t child = 0;
+	bool late = false;
+	char line[16];
 
 	/* Forked before "ready": not inherited by a -p on this process. */
 	if (argc > at && strcmp(argv[at], "xproc") == 0) {
@@ -180,6 +183,11 @@ int main(int argc, char **argv)
 		close(pfd[1]);
 		close(go[0]);
 		rs[2].fn = NULL; /* no feed_pipe thread here */
+		if (argc > at && strcmp(argv[at], "late") == 0) {
+			memmove(argv + at, argv + at + 1, (size_t)(argc - at) * sizeof(*argv));
+			argc--;
+			late = true;
+		}
 	} else if (pipe(pfd)) {
 		return 1;
 	}
@@ -189,11 +197,14 @@ int main(int argc, char **argv)
 	dir = argc > 2 ? argv[2] : NULL;
 	if (!dir)
 		n--;
-	if (child > 0 && write(go[1], "g", 1) != 1)
+	if (child > 0 && !late && write(go[1], "g", 1) != 1)
 		return 1;
 	for (size_t i = 0; i < n; i++)
-		if (rs[i].fn && pthread_create(&rs[i].th, NULL, run, &rs[i]))
+		if (rs[i].fn && (!late || i != 1) && pthread_create(&rs[i].th, NULL, run, &rs[i]))
 			return 1;
+	if (late && (fgets(line, sizeof(line), stdin) == NULL || write(go[1], "g", 1) != 1 ||
+		     pthread_create(&rs[1].th, NULL, run, &rs[1])))
+		return 1;
 	nap((long)(secs * 1000));
 	stop = 1;
 	if (child > 0) { /* wait_pipe's read ends at its next byte */

@@ -7,9 +7,11 @@ sched_waking fires in feed_proc's context, which a per-task event on the
 target never sees. W on the pipe's wait shows "-- woken by --", then
 feed_pipe under comm feed_proc; at 80x24 and 200x50. W on the sleep's wait
 reaches past the separator too (its timer fires in whatever task runs).
+A thread born after W (waitwork xproc late) is woken by feed_proc too.
 usage: test_offcpu_wakers.py PERFTOP WAITWORK"""
 import os
 import re
+import subprocess
 import sys
 
 import tuitest
@@ -74,6 +76,36 @@ def body(t):
     row, top = row_re.search(s or last), top_re.search(s or last)
     tap.ok(s is not None, "W on do_nanosleep under -p: most of its blocked time has its waker (%s of %s ms/s)"
            % (top.group(1) if top else "-", row.group(1) if row else "-"))
+    t.keys("W")
+    t.quit()
+    wl.kill()
+    late(t)
+
+
+def late(t):
+    """A thread born after W opened sched_waking (its filter lists the
+    target's threads): wait_pipe and its feeding start at a line on
+    waitwork's stdin; the engine re-opens the filter at the next tick."""
+    wl = subprocess.Popen([WAITWORK, "xproc", "late", "90"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True)
+    t.own(wl)
+    wpid = int(wl.stdout.readline().split()[1])
+    t.live(PERFTOP, "--off-cpu", "-g", "-p", str(wpid), "-d", "0.5")
+    t.keys("Tab", "Tab", "Tab")
+    t.prompt("/", "do_nanosleep")
+    s = t.wait_re(r"\[k\]\s+do_nanosleep\s*$", 15)
+    t.keys("W")
+    s = t.wait_re(WHO % "do_nanosleep", 10)
+    tap.ok(s is not None and not re.search(r"pipe_read", s), "late: W opened before wait_pipe is born")
+    t.keys("W", "Escape")
+    wl.stdin.write("late\n")
+    wl.stdin.flush()
+    t.prompt("/", "pipe_read")
+    s = t.wait_re(r"\[k\]\s+\S*pipe_read\s*$", 15)
+    tap.ok(s is not None, "late: wait_pipe born, its pipe read a wait row")
+    t.keys("W")
+    s = t.wait(lambda sc: re.search(WHO % "pipe_read", sc, re.M) and re.search(LINE % r"comm feed_proc", sc), 20)
+    tap.ok(s is not None, "late: W shows feed_proc waking a thread born after sched_waking was opened")
     t.keys("W")
     t.quit()
     wl.kill()
