@@ -370,6 +370,10 @@ int engine_offcpu_waking_refresh(struct engine *e)
 	if (!e->wtids_dirty || !waking_filtered(e) || !e->offcpu_on)
 		return 0;
 	e->wtids_dirty = false;
+	/* Each re-open takes ids from O's room (alt_ids cannot grow under the
+	 * decoder): a target that keeps making threads stops it half way. */
+	if (e->alt_n + e->ncpus > e->alt_cap / 2)
+		return -ENOSPC;
 	engine_offcpu_attr(&attr, e->offcpu_config, &e->o, false, &scratch);
 	attr.config = e->waking_config;
 	attr.context_switch = 0;
