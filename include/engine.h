@@ -206,6 +206,18 @@ bool engine_offcpu_enabled(const struct engine *e);
  * for, not opened with --off-cpu alone, as it doubles the records. 0, or
  * -errno (not there, no room: the rest runs on). */
 int engine_offcpu_wakers(struct engine *e);
+/* Under -p/-t: why wakers from outside the target are missed (sched_waking
+ * per CPU not permitted, or too many threads to filter), else NULL. */
+const char *engine_offcpu_wakers_note(const struct engine *e);
+/* -p: a thread of the target born (alive) or gone, from its FORK or EXIT;
+ * engine_offcpu_waking_refresh re-opens the per-CPU sched_waking with it
+ * in the filter (a filter cannot be changed once set). 0, or -errno (the
+ * old filter stays). */
+void engine_offcpu_waking_thread(struct engine *e, pid_t tid, bool alive);
+int engine_offcpu_waking_refresh(struct engine *e);
+/* sched_waking's filter on the woken's pid for the threads tids (ranges
+ * of consecutive ones joined): its length, 0 when it needs len or more. */
+size_t engine_offcpu_waking_filter(const pid_t *tids, size_t n, char *buf, size_t len);
 #define ENGINE_OFFCPU_LEAF_STACK 128
 /* The switch records' bytes a second per CPU the rings are sized for with
  * --off-cpu: 20 000 switches of some 700 bytes (stack, raw fields, leaf

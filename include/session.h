@@ -27,6 +27,12 @@
 
 struct session_replay;
 
+/* The wake agg's frame between a woken's stack and its waker's: a wait
+ * function may be in both (a waker interrupted in its own sleep), only
+ * the one past it is the woken's. */
+#define SESSION_WOKEN_BY "-- woken by --"
+#define SESSION_WOKEN_BY_DSO "[waker]"
+
 struct session {
 	const struct options *opts;
 	struct session_replay *replay; /* -i: the file played (no engine), else NULL */
@@ -53,7 +59,8 @@ struct session {
 	struct agg *wait;
 	/* Who woke them (sched:sched_waking): each ended span's stack, a
 	 * separator, then its waker's stack, charged to the waker's task as
-	 * in wait (offwaketime's stacks). NULL as wait is. */
+	 * in wait (offwaketime's stacks). NULL as wait is. The separator's
+	 * name and file are SESSION_WOKEN_BY, SESSION_WOKEN_BY_DSO. */
 	struct agg *wake;
 	struct spans *spans;
 	bool offcpu_want;          /* the wish, O's: a re-open keeps it */
@@ -179,6 +186,8 @@ int session_offcpu_set(struct session *s, bool on, char *err, size_t errlen);
 bool session_offcpu_on(const struct session *s);
 /* Who woke whom from now on (W): sched_waking opened; 0 or -errno. */
 int session_offcpu_wakers(struct session *s);
+/* Under -p/-t, what W misses and why (engine_offcpu_wakers_note), else NULL. */
+const char *session_offcpu_wakers_note(const struct session *s);
 /* Why the tracepoint's format could not be read, or NULL. */
 const char *session_offcpu_notice(const struct session *s);
 /* The engine's records of it (ev ENGINE_EV_OFFCPU), and a ring's loss. */

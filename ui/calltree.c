@@ -352,17 +352,20 @@ static uint64_t sym_children(const struct ui *u, const struct ui_tree *t)
 
 /* Callers: the ancestors of each outermost node of the symbol (inner ones
  * are recursion: a stack counts once, as its children count does);
- * callees: the subtrees under them, merged by symbol. */
-static void merge_symbol(const struct ui *u, struct ui_tree *t, const bool *is_s, bool *under)
+ * callees: the subtrees under them, merged by symbol. With past (W's
+ * trees), only nodes past the separator are the woken's: the same wait
+ * function in its waker's stack above is not (it stole the stack, its
+ * callers ending at a bare comm). */
+static void merge_symbol(const struct ui *u, struct ui_tree *t, const bool *is_s, bool *under, const bool *past)
 {
 	const struct ui_cgsnap *c = calltree_snap(u, t);
 
 	for (size_t i = 1; i < c->n; i++) {
 		uint32_t p = c->parent[i], s = c->sym[i];
 
-		under[i] = p > 0 && (under[p] || is_s[c->sym[p]]);
+		under[i] = p > 0 && (under[p] || (is_s[c->sym[p]] && (past == NULL || past[p])));
 		c->map[i] = NONE;
-		if (is_s[s] && !under[i]) {
+		if (is_s[s] && !under[i] && (past == NULL || past[i])) {
 			t->n[0].samples += c->samples[i];
 			c->map[i] = 0;
 			if (t->kind == TREE_CALLERS)
@@ -396,10 +399,33 @@ static void merge_all(const struct ui *u, struct ui_tree *t)
 	}
 }
 
+/* Per snapshot node: whether it is past a "-- woken by --" node (in a
+ * woken's stack of the wake agg); NULL out of memory. *sep: per symbol,
+ * whether it is the separator (the caller frees both). */
+static bool *woken_part(const struct ui_cgsnap *c, bool **sep)
+{
+	bool *past = calloc(c->n + 1, sizeof(*past));
+
+	*sep = calloc(c->nsyms + 1, sizeof(**sep));
+	if (past == NULL || *sep == NULL) {
+		free(past);
+		return NULL;
+	}
+	for (size_t i = 0; i < c->nsyms; i++)
+		(*sep)[i] = !c->syms[i].comm && strcmp(c->pool + c->syms[i].name, SESSION_WOKEN_BY) == 0 &&
+			    strcmp(c->pool + c->syms[i].dso, SESSION_WOKEN_BY_DSO) == 0;
+	for (size_t i = 1; i < c->n; i++) {
+		uint32_t p = c->parent[i];
+
+		past[i] = p > 0 && (past[p] || (*sep)[c->sym[p]]);
+	}
+	return past;
+}
+
 void calltree_build(struct ui *u, struct ui_tree *t)
 {
 	struct ui_cgsnap *c = (struct ui_cgsnap *)calltree_snap(u, t); /* u's own: not const */
-	bool *is_s = NULL, *under = NULL;
+	bool *is_s = NULL, *under = NULL, *past = NULL, *sep = NULL;
 	uint32_t *order;
 	uint64_t other = 0, kept;
 
@@ -426,7 +452,9 @@ void calltree_build(struct ui *u, struct ui_tree *t)
 			is_s[i] = !c->syms[i].comm && c->syms[i].kernel == t->kernel &&
 				  strcmp(c->pool + c->syms[i].name, t->sym) == 0 &&
 				  strcmp(c->pool + c->syms[i].dso, t->dso) == 0;
-		merge_symbol(u, t, is_s, under);
+		if (t->wakers && (past = woken_part(c, &sep)) == NULL)
+			goto out;
+		merge_symbol(u, t, is_s, under, past);
 		kept = t->n[0].samples;
 		other = sym_children(u, t);
 		other = other > kept ? other - kept : 0;
@@ -447,6 +475,8 @@ void calltree_build(struct ui *u, struct ui_tree *t)
 out:
 	free(is_s);
 	free(under);
+	free(past);
+	free(sep);
 lines:
 	calltree_lines(t);
 	if (t->hot && t->nn > 1) {

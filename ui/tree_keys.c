@@ -182,8 +182,11 @@ unsigned tree_keys_wakers(struct ui *u, int key)
 	u->tree.hot = true; /* now, or at the first tick that has its lines */
 	calltree_build(u, &u->tree);
 	calltree_select(&u->tree, 0);
-	ui_message(u, false, "who woke %s: its callers, then -- woken by -- and the waker's stack (W closes)%s",
-		   u->tree.sym, first ? "; sched_waking opened: from the next tick" : "");
+	if (first && session_offcpu_wakers_note(u->s)) /* -p, -t: per task only, it says what is missed */
+		ui_message(u, true, "who woke %s: from the next tick; %s", u->tree.sym, session_offcpu_wakers_note(u->s));
+	else
+		ui_message(u, false, "who woke %s: its callers, then -- woken by -- and the waker's stack (W closes)%s",
+			   u->tree.sym, first ? "; sched_waking opened: from the next tick" : "");
 	return UI_DRAW;
 }
 

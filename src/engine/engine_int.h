@@ -143,6 +143,15 @@ struct engine {
 	int *wfds;                          /* [cpu][tid], -1 when closed */
 	uint64_t waking_config;             /* 0: not known (not opened) */
 	bool wakers_on;                     /* asked for (engine_offcpu_wakers, opts.wakers) */
+	/* -p/-t: one per CPU ([cpu][0]) filtered on the woken's pid, as the
+	 * waker is often outside the target; per task when not permitted
+	 * (waking_note says what is missed). */
+	bool waking_per_task;
+	char waking_note[200];
+	pid_t *wtids;                       /* the filter's threads: -p's at open, then its FORKs */
+	size_t nwtids, wtids_cap;
+	bool wtids_dirty;                   /* a thread born since: re-opened at the next tick */
+	bool waking_live;                   /* the waking fds enabled now */
 };
 
 static inline int *engine_fd_at(struct engine *e, size_t ev, size_t c, size_t t)

@@ -90,9 +90,101 @@ static int add_id(struct engine *e, int fd)
 	return 0;
 }
 
-/* sched_waking on CPU c, task t, into the same ring as its switch event; a
- * failure closes every waking fd for the run (the wakers go unknown, the
- * rest runs). */
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+size_t engine_offcpu_waking_filter(const pid_t *tids, size_t n, char *buf, size_t len)
+{
+	pid_t *t = n ? malloc(n * sizeof(*t)) : NULL;
+	size_t m = 0, at = 0;
+
+	if (len)
+		buf[0] = '\0';
+	if (t == NULL || len == 0) {
+		free(t);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (tids[i] > 0)
+			t[m++] = tids[i];
+	if (m > 1)
+		qsort(t, m, sizeof(*t), cmp_pid);
+	for (size_t i = 0, j; i < m; i = j + 1) {
+		int w;
+
+		for (j = i; j + 1 < m && t[j + 1] <= t[j] + 1; j++)
+			; /* a run of consecutive tids (or the same twice): one range */
+		w = t[j] == t[i] ? snprintf(buf + at, len - at, "%spid == %d", at ? " || " : "", (int)t[i])
+		    : snprintf(buf + at, len - at, "%s(pid >= %d && pid <= %d)", at ? " || " : "", (int)t[i], (int)t[j]);
+		if (w < 0 || (size_t)w >= len - at) {
+			at = 0;
+			break;
+		}
+		at += (size_t)w;
+	}
+	free(t);
+	buf[at] = '\0';
+	return at;
+}
+
+/* The fd of CPU c's ring (its first tracking event's). */
+static int ring_fd(struct engine *e, size_t c)
+{
+	for (size_t t = 0; t < e->ntids; t++)
+		if (*engine_track_at(e, c, t) >= 0)
+			return *engine_track_at(e, c, t);
+	return -1;
+}
+
+/* -p/-t: sched_waking on CPU c for every task, filtered on the woken's
+ * pid. The tracepoint fires in the waker's context: a per-task event on
+ * the target never sees a waker outside it (another process's thread, a
+ * timer interrupt in another task, a kworker). -EIO: opened but not
+ * redirected (the caller gives up wakers); else why not, in the note. */
+static int open_waking_cpu(struct engine *e, struct perf_event_attr *attr, size_t c)
+{
+	char filter[4096]; /* the kernel takes a page at most */
+	int fd;
+
+	if (e->wtids == NULL) { /* -p's threads at open; FORKs add to them */
+		if ((e->wtids = malloc(e->ntids * sizeof(*e->wtids))) == NULL)
+			return -ENOMEM;
+		memcpy(e->wtids, e->tids, e->ntids * sizeof(*e->wtids));
+		e->nwtids = e->wtids_cap = e->ntids;
+	}
+	if (engine_offcpu_waking_filter(e->wtids, e->nwtids, filter, sizeof(filter)) == 0) {
+		snprintf(e->waking_note, sizeof(e->waking_note), "W: %zu threads are too many to filter "
+			 "sched:sched_waking on: wakers outside the target are missed", e->ntids);
+		return -E2BIG;
+	}
+	attr->inherit = 0;
+	fd = perfsys_open(attr, -1, e->cpus[c], -1, 0);
+	if (fd < 0) {
+		snprintf(e->waking_note, sizeof(e->waking_note), "W: sched:sched_waking on every CPU not permitted "
+			 "(%s): wakers outside the target are missed; run as root", strerror(-fd));
+		return fd;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0) {
+		int rc = -errno;
+
+		close(fd);
+		snprintf(e->waking_note, sizeof(e->waking_note), "W: sched:sched_waking's pid filter refused (%s): "
+			 "wakers outside the target are missed", strerror(-rc));
+		return rc;
+	}
+	e->wfds[c * e->ntids] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd(e, c)) < 0 || add_id(e, fd) != 0)
+		return -EIO;
+	return 0;
+}
+
+/* sched_waking on CPU c, task t, into the same ring as its switch event
+ * (under -p/-t one per CPU, at its first task); a failure closes every
+ * waking fd for the run (the wakers go unknown, the rest runs). */
 static void open_waking(struct engine *e, const struct perf_event_attr *sw, size_t c, size_t t)
 {
 	struct perf_event_attr attr = *sw;
@@ -102,6 +194,21 @@ static void open_waking(struct engine *e, const struct perf_event_attr *sw, size
 		return;
 	attr.config = e->waking_config;
 	attr.context_switch = 0;
+	if (e->o.pids && e->cgroup_fd < 0 && !e->waking_per_task) {
+		int rc;
+
+		if (e->wfds[c * e->ntids] >= 0)
+			return; /* this CPU's, opened at an earlier task */
+		if ((rc = open_waking_cpu(e, &attr, c)) == 0)
+			return;
+		if (rc == -EIO || c > 0) { /* a CPU that differs: none rather than a mix */
+			close_wfds(e);
+			e->waking_config = 0;
+			return;
+		}
+		e->waking_per_task = true; /* per task from here, the note says what is missed */
+		attr.inherit = sw->inherit;
+	}
 	fd = e->cgroup_fd >= 0 ? perfsys_open(&attr, e->cgroup_fd, e->cpus[c], -1, PERF_FLAG_PID_CGROUP)
 	     : perfsys_open(&attr, e->tids[t], e->cpus[c], -1, 0);
 	if (fd >= 0)
@@ -161,6 +268,7 @@ static int open_all(struct engine *e, char *err, size_t errlen)
 
 static void set_state(struct engine *e, bool on)
 {
+	e->waking_live = on;
 	for (size_t i = 0; e->ofds && i < e->ncpus * e->ntids; i++)
 		if (e->ofds[i] >= 0)
 			(void)ioctl(e->ofds[i], on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
@@ -214,8 +322,85 @@ int engine_offcpu_wakers(struct engine *e)
 	for (size_t i = 0; e->started && i < e->ncpus * e->ntids; i++)
 		if (e->wfds[i] >= 0)
 			(void)ioctl(e->wfds[i], PERF_EVENT_IOC_ENABLE, 0);
+	e->waking_live = e->started;
 	e->wakers_on = true;
 	return 0;
+}
+
+/* Whether sched_waking is open per CPU with a filter on -p's threads
+ * (-t's are fixed: no thread of theirs is a target). */
+static bool waking_filtered(const struct engine *e)
+{
+	return e->o.pids && !e->o.pids_are_tids && e->cgroup_fd < 0 && !e->waking_per_task &&
+	       e->waking_config && e->wfds && e->wtids;
+}
+
+void engine_offcpu_waking_thread(struct engine *e, pid_t tid, bool alive)
+{
+	size_t i = 0;
+
+	if (!waking_filtered(e) || tid <= 0)
+		return;
+	while (i < e->nwtids && e->wtids[i] != tid)
+		i++;
+	if (!alive && i < e->nwtids) {
+		e->wtids[i] = e->wtids[--e->nwtids]; /* no re-open for that alone */
+	} else if (alive && i == e->nwtids) {
+		if (e->nwtids == e->wtids_cap) {
+			size_t cap = e->wtids_cap ? 2 * e->wtids_cap : 16;
+			pid_t *w = reallocarray(e->wtids, cap, sizeof(*w));
+
+			if (w == NULL)
+				return;
+			e->wtids = w;
+			e->wtids_cap = cap;
+		}
+		e->wtids[e->nwtids++] = tid;
+		e->wtids_dirty = true;
+	}
+}
+
+int engine_offcpu_waking_refresh(struct engine *e)
+{
+	struct perf_event_attr attr;
+	struct record_layout scratch;
+	char note[sizeof(e->waking_note)];
+	int rc = 0;
+
+	if (!e->wtids_dirty || !waking_filtered(e) || !e->offcpu_on)
+		return 0;
+	e->wtids_dirty = false;
+	/* Each re-open takes ids from O's room (alt_ids cannot grow under the
+	 * decoder): a target that keeps making threads stops it half way. */
+	if (e->alt_n + e->ncpus > e->alt_cap / 2)
+		return -ENOSPC;
+	engine_offcpu_attr(&attr, e->offcpu_config, &e->o, false, &scratch);
+	attr.config = e->waking_config;
+	attr.context_switch = 0;
+	attr.wakeup_watermark = (uint32_t)e->wake;
+	if (!e->clock_mono)
+		attr.use_clockid = 0, attr.clockid = 0;
+	memcpy(note, e->waking_note, sizeof(note));
+	for (size_t c = 0; c < e->ncpus && rc == 0; c++) {
+		int old = e->wfds[c * e->ntids];
+
+		if (old < 0)
+			continue;
+		e->wfds[c * e->ntids] = -1;
+		/* The new one in the ring before the old one goes: records of
+		 * both decode (every id stays known). */
+		if ((rc = open_waking_cpu(e, &attr, c)) != 0) {
+			if (e->wfds[c * e->ntids] >= 0)
+				close(e->wfds[c * e->ntids]);
+			e->wfds[c * e->ntids] = old; /* the old filter stays */
+			break;
+		}
+		if (e->waking_live)
+			(void)ioctl(e->wfds[c * e->ntids], PERF_EVENT_IOC_ENABLE, 0);
+		close(old);
+	}
+	memcpy(e->waking_note, note, sizeof(note)); /* a refresh that failed is not the open's note */
+	return rc;
 }
 
 int engine_offcpu_set(struct engine *e, bool on, char *err, size_t errlen)
@@ -272,6 +457,11 @@ void engine_offcpu_state(struct engine *e, bool on)
 		set_state(e, on);
 }
 
+const char *engine_offcpu_wakers_note(const struct engine *e)
+{
+	return e->waking_per_task && e->waking_note[0] ? e->waking_note : NULL;
+}
+
 bool engine_offcpu_enabled(const struct engine *e)
 {
 	return e->offcpu_on;
@@ -282,8 +472,10 @@ void engine_offcpu_free(struct engine *e)
 	close_fds(e);
 	free(e->ofds);
 	free(e->wfds);
+	free(e->wtids);
 	free(e->alt_ids);
 	e->wfds = NULL;
+	e->wtids = NULL;
 	e->ofds = NULL;
 	e->alt_ids = NULL;
 }

@@ -145,6 +145,8 @@ void session_offcpu_roll(struct session *s, unsigned decay_pct)
 		agg_roll(s->wake, decay_pct);
 	if (s->spans)
 		spans_roll(s->spans);
+	if (s->eng && s->wakers_want)
+		(void)engine_offcpu_waking_refresh(s->eng); /* best effort: the old filter stays */
 }
 
 void session_offcpu_close(struct session *s)
@@ -193,6 +195,11 @@ int session_offcpu_wakers(struct session *s)
 	if ((rc = engine_offcpu_wakers(s->eng)) == 0)
 		s->wakers_want = true;
 	return rc;
+}
+
+const char *session_offcpu_wakers_note(const struct session *s)
+{
+	return s->eng ? engine_offcpu_wakers_note(s->eng) : NULL;
 }
 
 bool session_offcpu_on(const struct session *s)
@@ -443,6 +450,33 @@ void session_offcpu_record(struct session *s, const struct record *r)
 		switch_in(s, (pid_t)next, r->sid.time);
 }
 
+static void track(struct agg *a, const struct record *r)
+{
+	switch (r->type) {
+	case PERF_RECORD_COMM:
+		if (r->misc & PERF_RECORD_MISC_COMM_EXEC)
+			agg_task_new(a, (pid_t)r->comm.pid);
+		if (r->comm.pid == r->comm.tid)
+			agg_task_comm(a, (pid_t)r->comm.pid, r->comm.comm);
+		agg_thread_comm(a, (pid_t)r->comm.tid, r->comm.comm);
+		break;
+	case PERF_RECORD_FORK:
+		if (r->task.pid == r->task.tid)
+			agg_task_new(a, (pid_t)r->task.pid);
+		break;
+	case PERF_RECORD_EXIT:
+		if (r->task.pid == r->task.tid)
+			agg_task_exit(a, (pid_t)r->task.pid);
+		else
+			agg_thread_exit(a, (pid_t)r->task.tid);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The wake agg's tasks are named and aged as the wait agg's: a waker that
+ * exec'd or whose pid was reused is not shown under its old comm. */
 void session_offcpu_track(struct session *s, const struct record *r)
 {
 	/* What is pending resolves with the names and maps it ended under. */
@@ -461,25 +495,11 @@ void session_offcpu_track(struct session *s, const struct record *r)
 	default:
 		break;
 	}
-	switch (r->type) {
-	case PERF_RECORD_COMM:
-		if (r->misc & PERF_RECORD_MISC_COMM_EXEC)
-			agg_task_new(s->wait, (pid_t)r->comm.pid);
-		if (r->comm.pid == r->comm.tid)
-			agg_task_comm(s->wait, (pid_t)r->comm.pid, r->comm.comm);
-		agg_thread_comm(s->wait, (pid_t)r->comm.tid, r->comm.comm);
-		break;
-	case PERF_RECORD_FORK:
-		if (r->task.pid == r->task.tid)
-			agg_task_new(s->wait, (pid_t)r->task.pid);
-		break;
-	case PERF_RECORD_EXIT:
-		if (r->task.pid == r->task.tid)
-			agg_task_exit(s->wait, (pid_t)r->task.pid);
-		else
-			agg_thread_exit(s->wait, (pid_t)r->task.tid);
-		break;
-	default:
-		break;
-	}
+	track(s->wait, r);
+	if (s->wake)
+		track(s->wake, r);
+	/* -p: a thread born in the target joins sched_waking's filter (the
+	 * engine re-opens it at the next tick), one gone leaves it. */
+	if (s->eng && s->wakers_want && (r->type == PERF_RECORD_FORK || r->type == PERF_RECORD_EXIT))
+		engine_offcpu_waking_thread(s->eng, (pid_t)r->task.tid, r->type == PERF_RECORD_FORK);
 }

@@ -134,7 +134,7 @@ static size_t resolve(struct session *s, pid_t pid, pid_t tid, const uint64_t *w
 
 /* The separator between the woken's frames and its waker's. */
 static const struct sym_result woken_by = {
-	.sym = "-- woken by --", .dso = "[waker]", .key = 0x776f6b656e2d6279ULL,
+	.sym = SESSION_WOKEN_BY, .dso = SESSION_WOKEN_BY_DSO, .key = 0x776f6b656e2d6279ULL,
 };
 
 static void charge(struct session *s, struct session_wakers *w, const struct spans_span *sp, const struct waker *k)
