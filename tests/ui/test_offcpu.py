@@ -15,11 +15,6 @@ from tuitest import tap
 PERFTOP, WAITWORK = sys.argv[1:3]
 
 
-def tracefs():
-    return os.path.exists("/sys/kernel/tracing/events/sched/sched_switch/id") or \
-        os.path.exists("/sys/kernel/debug/tracing/events/sched/sched_switch/id")
-
-
 def body(t):
     wl, wpid = t.workload(WAITWORK, "60")
     t.live(PERFTOP, "-d", "0.5", "-p", str(wpid))
@@ -58,5 +53,5 @@ def body(t):
     wl.kill()
 
 
-why = None if tracefs() else "no tracefs with sched:sched_switch (mount -t tracefs nodev /sys/kernel/tracing)"
+why = None if tuitest.tracepoint("sched/sched_switch") else "no tracefs with sched:sched_switch (mount -t tracefs nodev /sys/kernel/tracing)"
 tuitest.run("--off-cpu in the live view", body, width=80, height=24, why=why)

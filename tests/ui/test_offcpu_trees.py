@@ -24,15 +24,6 @@ CALLERS = r"^\s+callers of " + SLEEP + r"\s+\(blocked ms/s"
 WAIT_SLEEP = r"^\s+[-+ ] +[\d.]+ +[\d.]+%  wait_sleep  waitwork"
 
 
-def tracefs():
-    return os.path.exists("/sys/kernel/tracing/events/sched/sched_switch/id") or \
-        os.path.exists("/sys/kernel/debug/tracing/events/sched/sched_switch/id")
-
-
-def fits(s, w):
-    return s is not None and all(len(line) <= w for line in s.splitlines())
-
-
 def walk_to(t, pattern, presses=30):
     """Right, again and again (into the tree, expand, down to the first
     child) until pattern shows; the screen, or None."""
@@ -70,12 +61,12 @@ def body(t):
     tap.ok(s is not None, "Enter on a wait row: its callers, in blocked ms/s")
     s = walk_to(t, WAIT_SLEEP)
     tap.ok(s is not None, "Right: waitwork's wait_sleep among the callers of the kernel's sleep")
-    tap.ok(fits(s, 80), "80x24: no line past 80 columns")
+    tap.ok(tuitest.fits(s, 80), "80x24: no line past 80 columns")
     t.resize(200, 50)
     s = t.wait(lambda sc: len(sc.splitlines()) >= 50 and re.search(CALLERS, sc, re.M)
                and re.search(WAIT_SLEEP, sc, re.M), 10)
     tap.ok(s is not None, "resized to 200x50: the tree still open, wait_sleep on it")
-    tap.ok(fits(s, 200), "200x50: no line past 200 columns")
+    tap.ok(tuitest.fits(s, 200), "200x50: no line past 200 columns")
     t.keys("r")
     s = t.wait_re(r"^\s+callees of " + SLEEP + r"\s+\(blocked ms/s", 10)
     tap.ok(s is not None, "r: the callees")
@@ -96,7 +87,7 @@ def body(t):
            "F5 after Enter-focus: the focused task's waits only (comms %s)" % comms)
     t.resize(80, 24)
     s = t.wait(lambda sc: len(sc.splitlines()) <= 24 and sc.startswith(" Wait paths"), 10)
-    tap.ok(fits(s, 80), "resized back to 80x24 with F5 open: no line past 80 columns")
+    tap.ok(tuitest.fits(s, 80), "resized back to 80x24 with F5 open: no line past 80 columns")
     t.keys("Escape")
     s = t.wait_re(r"Off/s\s+Self/s\s+Shared Object\s+Wait symbol", 10)
     tap.ok(s is not None, "Esc: back to the Waits view")
@@ -114,10 +105,10 @@ def body(t):
     tap.ok(s is not None, "W on the pipe's wait: -- woken by --, then feed_pipe (the waker's stack)")
     tap.ok(s is not None and re.search(r"wait_pipe  waitwork\n(.*\n)*.*-- woken by --", s) is not None,
            "W: the woken's own callers (wait_pipe) above the separator")
-    tap.ok(fits(s, 200), "W's tree at 200x50: no line past 200 columns")
+    tap.ok(tuitest.fits(s, 200), "W's tree at 200x50: no line past 200 columns")
     t.resize(80, 24)
     s = t.wait(lambda sc: len(sc.splitlines()) <= 24 and re.search(r"^\s+who woke: callers", sc, re.M), 10)
-    tap.ok(fits(s, 80), "W's tree at 80x24: still open, no line past 80 columns")
+    tap.ok(tuitest.fits(s, 80), "W's tree at 80x24: still open, no line past 80 columns")
     t.keys("W")
     s = t.wait(lambda sc: not re.search(r"^\s+who woke: callers", sc, re.M), 10)
     tap.ok(s is not None, "W again: closed")
@@ -130,5 +121,5 @@ def body(t):
     wl.kill()
 
 
-why = None if tracefs() else "no tracefs with sched:sched_switch (mount -t tracefs nodev /sys/kernel/tracing)"
+why = None if tuitest.tracepoint("sched/sched_switch") else "no tracefs with sched:sched_switch (mount -t tracefs nodev /sys/kernel/tracing)"
 tuitest.run("the Waits view's call trees", body, width=80, height=24, why=why)

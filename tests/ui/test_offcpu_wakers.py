@@ -23,15 +23,6 @@ WHO = r"^\s+who woke: callers of \S*%s\s+\(blocked ms/s"
 LINE = r"[-+ ] +([\d.]+) +[\d.]+%%  %s"
 
 
-def tracefs():
-    return os.path.exists("/sys/kernel/tracing/events/sched/sched_waking/id") or \
-        os.path.exists("/sys/kernel/debug/tracing/events/sched/sched_waking/id")
-
-
-def fits(s, w):
-    return s is not None and all(len(line) <= w for line in s.splitlines())
-
-
 def body(t):
     wl, wpid = t.workload(WAITWORK, "xproc", "90")
     t.live(PERFTOP, "--off-cpu", "-g", "-p", str(wpid), "-d", "0.5")
@@ -51,10 +42,10 @@ def body(t):
            "W: the woken's own callers (wait_pipe) above the separator")
     tap.ok(s is not None and not re.search(r"comm waitwork", s),
            "the target's pipe has no waker of its own process (feed_pipe is feed_proc's)")
-    tap.ok(fits(s, 200), "200x50: no line past 200 columns")
+    tap.ok(tuitest.fits(s, 200), "200x50: no line past 200 columns")
     t.resize(80, 24)
     s = t.wait(lambda sc: len(sc.splitlines()) <= 24 and re.search(WHO % "pipe_read", sc, re.M), 10)
-    tap.ok(fits(s, 80), "80x24: the tree still open, no line past 80 columns")
+    tap.ok(tuitest.fits(s, 80), "80x24: the tree still open, no line past 80 columns")
     t.keys("W", "Escape")
     t.prompt("/", "do_nanosleep")
     s = t.wait_re(r"\[k\]\s+do_nanosleep\s*$", 15)
@@ -111,5 +102,5 @@ def late(t):
     wl.kill()
 
 
-why = None if tracefs() else "no tracefs with sched:sched_waking (mount -t tracefs nodev /sys/kernel/tracing)"
+why = None if tuitest.tracepoint("sched/sched_waking") else "no tracefs with sched:sched_waking (mount -t tracefs nodev /sys/kernel/tracing)"
 tuitest.run("W under -p: wakers outside the target", body, width=80, height=24, why=why)

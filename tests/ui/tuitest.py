@@ -254,3 +254,14 @@ def can_run():
     if os.geteuid() != 0 and paranoid > 0:
         return "system-wide sampling needs root or perf_event_paranoid <= 0"
     return None
+
+
+def tracepoint(event):
+    """Whether tracefs shows tracepoint event ("sched/sched_switch")."""
+    return any(os.path.exists("%s/events/%s/id" % (d, event))
+               for d in ("/sys/kernel/tracing", "/sys/kernel/debug/tracing"))
+
+
+def fits(screen, width):
+    """A screen was captured and no line of it is wider than width."""
+    return screen is not None and all(len(line) <= width for line in screen.splitlines())
