@@ -12,6 +12,7 @@
 
 #include "htab.h"
 #include "spans.h"
+#include "util.h"
 
 const char *const spans_state_names[SPANS_NSTATES] = { "S", "D", "R" };
 
@@ -123,15 +124,8 @@ static struct slot *slot_of(struct spans *sp, pid_t tid, bool make)
 		return &sp->slots[v - 1];
 	if (!make)
 		return NULL;
-	if (sp->nslots == sp->cap) {
-		size_t cap = sp->cap ? 2 * sp->cap : 64;
-		struct slot *n = reallocarray(sp->slots, cap, sizeof(*n));
-
-		if (n == NULL)
-			return NULL;
-		sp->slots = n;
-		sp->cap = cap;
-	}
+	if (!util_grow((void **)&sp->slots, &sp->cap, sp->nslots + 1, sizeof(*sp->slots)))
+		return NULL;
 	if (htab_put(&sp->open, (uint64_t)(uint32_t)tid, sp->nslots + 1))
 		return NULL;
 	memset(&sp->slots[sp->nslots], 0, sizeof(struct slot));
@@ -173,15 +167,8 @@ static uint32_t stack_id_new(struct spans *sp)
 	}
 	if (sp->nstk == UINT32_MAX - 1)
 		return 0;
-	if (sp->nstk == sp->scap) {
-		size_t cap = sp->scap ? 2 * sp->scap : 64;
-		struct stack *n = reallocarray(sp->stk, cap, sizeof(*n));
-
-		if (n == NULL)
-			return 0;
-		sp->stk = n;
-		sp->scap = cap;
-	}
+	if (!util_grow((void **)&sp->stk, &sp->scap, sp->nstk + 1, sizeof(*sp->stk)))
+		return 0;
 	memset(&sp->stk[sp->nstk], 0, sizeof(struct stack));
 	return (uint32_t)++sp->nstk;
 }
@@ -277,15 +264,8 @@ static struct row *row_of(struct spans *sp, pid_t pid, pid_t tid)
 
 	if (v)
 		return &sp->row[v - 1];
-	if (sp->nrows == sp->rcap) {
-		size_t cap = sp->rcap ? 2 * sp->rcap : 64;
-		struct row *n = reallocarray(sp->row, cap, sizeof(*n));
-
-		if (n == NULL)
-			return NULL;
-		sp->row = n;
-		sp->rcap = cap;
-	}
+	if (!util_grow((void **)&sp->row, &sp->rcap, sp->nrows + 1, sizeof(*sp->row)))
+		return NULL;
 	if (htab_put(&sp->rows, key, sp->nrows + 1))
 		return NULL;
 	memset(&sp->row[sp->nrows], 0, sizeof(struct row));
@@ -355,15 +335,8 @@ int spans_pend(struct spans *sp, const struct spans_span *s, uint64_t now)
 		}
 	}
 	if (c == NULL) {
-		if (sp->npend == sp->pcap) {
-			size_t cap = sp->pcap ? 2 * sp->pcap : 64;
-			struct spans_charge *n = reallocarray(sp->pend, cap, sizeof(*n));
-
-			if (n == NULL)
-				return -ENOMEM;
-			sp->pend = n;
-			sp->pcap = cap;
-		}
+		if (!util_grow((void **)&sp->pend, &sp->pcap, sp->npend + 1, sizeof(*sp->pend)))
+			return -ENOMEM;
 		if (htab_put(&sp->pend_ix, h, sp->npend + 1))
 			return -ENOMEM;
 		c = &sp->pend[sp->npend++];

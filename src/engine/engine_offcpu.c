@@ -18,6 +18,7 @@
 
 #include "engine_int.h"
 #include "perfsys.h"
+#include "util.h"
 
 /* Re-opens at most (each CPU x thread fd one id): past that, O says so. */
 #define OFFCPU_OPENS_MAX 64
@@ -346,15 +347,8 @@ void engine_offcpu_waking_thread(struct engine *e, pid_t tid, bool alive)
 	if (!alive && i < e->nwtids) {
 		e->wtids[i] = e->wtids[--e->nwtids]; /* no re-open for that alone */
 	} else if (alive && i == e->nwtids) {
-		if (e->nwtids == e->wtids_cap) {
-			size_t cap = e->wtids_cap ? 2 * e->wtids_cap : 16;
-			pid_t *w = reallocarray(e->wtids, cap, sizeof(*w));
-
-			if (w == NULL)
-				return;
-			e->wtids = w;
-			e->wtids_cap = cap;
-		}
+		if (!util_grow((void **)&e->wtids, &e->wtids_cap, e->nwtids + 1, sizeof(*e->wtids)))
+			return;
 		e->wtids[e->nwtids++] = tid;
 		e->wtids_dirty = true;
 	}
