@@ -133,6 +133,8 @@ void engine_flush(struct engine *e);
 
 /* An extra fd in the loop (the UI's stdin). cb runs when it is readable. */
 int engine_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg);
+/* fd out of the loop again (before it is closed). */
+void engine_unwatch_fd(struct engine *e, int fd);
 
 /* Changes the tick period without re-opening anything. */
 int engine_set_interval(struct engine *e, double seconds);

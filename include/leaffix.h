@@ -42,6 +42,11 @@ void leaffix_free(struct leaffix *lf);
  * nothing can be told. r must carry the user registers. */
 uint64_t leaffix_return(struct leaffix *lf, const struct record *r, uint64_t leaf, uint64_t next);
 
+/* The rule at user IP leaf of (64-bit) process pid, for a caller that
+ * applies it itself (offbpf, in the kernel); false when the rule cache
+ * cannot tell (no file behind it, no CFI, not x86-64). */
+bool leaffix_rule(struct leaffix *lf, pid_t pid, uint64_t leaf, struct cfarule *out);
+
 /* Once an interval: files no recent leaf needed are closed. */
 void leaffix_idle(struct leaffix *lf);
 

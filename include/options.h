@@ -21,6 +21,10 @@
  * profile; written when it ends. */
 enum dump_format { DUMP_TEXT, DUMP_CSV, DUMP_JSON, DUMP_FOLDED, DUMP_SVG, DUMP_PPROF };
 
+/* --off-cpu-via: summed in the kernel by BPF where it can be, or always, or
+ * never (sched_switch records through the rings). */
+enum { OFFCPU_VIA_AUTO, OFFCPU_VIA_BPF, OFFCPU_VIA_RECORDS };
+
 struct options {
 	struct evspec *events;
 	size_t nevents;
@@ -82,6 +86,7 @@ struct options {
 	/* --off-cpu: where threads wait (sched:sched_switch spans) */
 	bool offcpu;
 	double offcpu_thresh_ms; /* --off-cpu-thresh MS: shorter spans dropped */
+	int offcpu_via;          /* --off-cpu-via: OFFCPU_VIA_* */
 	const char *sort_keys;   /* --sort KEYS: perf's keys, checked (agg_group_parse) */
 	bool hierarchy;          /* --hierarchy: --sort's rows folded by the first key */
 	const char *baseline;    /* --baseline FILE: a JSON Lines dump or a pprof profile */

@@ -65,6 +65,7 @@ struct session {
 	struct spans *spans;
 	bool offcpu_want;          /* the wish, O's: a re-open keeps it */
 	bool wakers_want;          /* W's: sched_waking too (session_offcpu_wakers) */
+	bool offcpu_bpf;           /* summed in the kernel (offbpf), not the engine's records */
 	struct session_offcpu *off;
 	struct srcline_cache *lines; /* --sort srcline's names (session_srcline.c), NULL until the first */
 };
@@ -205,6 +206,21 @@ void session_srcline_on(struct session *s);
 void session_srcline_free(struct session *s);
 void session_offcpu_roll(struct session *s, unsigned decay_pct);
 void session_offcpu_close(struct session *s);
+/* The kernel's way (offbpf) or the records': whether the kernel's is
+ * wished (--off-cpu-via, built, not recording, not dwarf, not W). */
+bool session_offcpu_bpf_wish(const struct session *s);
+/* The target kept for a program loaded later. 0 or -ENOMEM. */
+struct session_target;
+int session_offcpu_target(struct session *s, const struct session_target *t);
+/* After the engine opened (--off-cpu): the kernel's way when wished,
+ * else or on its failure (a notice) the records'. -errno only for what
+ * must stop perftop (--off-cpu-via bpf refused, out of memory). */
+int session_offcpu_begin(struct session *s, char *err, size_t errlen);
+/* After a re-open: the kernel's program loaded again for target t. */
+int session_offcpu_retarget(struct session *s, const struct session_target *t, char *err, size_t errlen);
+/* The kernel's counts, when it sums the spans. */
+struct offbpf_stats;
+bool session_offcpu_bpf_stats(const struct session *s, struct offbpf_stats *st);
 /* The spans ended and not yet charged to s->wait charged now (the
  * interval's end does it; they are charged at least every 100 ms else). */
 void session_offcpu_settle(struct session *s);

@@ -90,6 +90,19 @@ uint64_t spans_us(uint64_t ns);
  * nothing is pending for it: charge it at once). */
 int spans_pend(struct spans *sp, const struct spans_span *s, uint64_t now);
 uint64_t spans_pend_since(const struct spans *sp); /* 0: nothing pending */
+/* Spans summed elsewhere (in the kernel: offbpf), each already at least the
+ * threshold: charged to their task's and thread's blocked time and added
+ * to their pending charge as spans_pend adds one. 0 or -ENOMEM. */
+struct spans_sum {
+	pid_t pid, tid;
+	int cpu;
+	enum spans_state state;
+	uint32_t stack;
+	uint64_t spans, us, ns;
+};
+int spans_add(struct spans *sp, const struct spans_sum *sum, uint64_t now);
+/* Counts of switches and spans seen elsewhere, added to spans_stats's. */
+void spans_note(struct spans *sp, uint64_t outs, uint64_t ins, uint64_t short_spans, uint64_t lost_spans);
 /* fn on each charge pending for process pid (every process: -1), which
  * then is no longer pending. fn may not call spans_ functions but
  * spans_stack_words. */

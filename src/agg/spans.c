@@ -321,7 +321,8 @@ static uint64_t pend_hash(const struct spans_span *s)
 	return htab_mix64((uint64_t)s->stack << 32 ^ (uint64_t)(uint32_t)s->tid ^ (uint64_t)(uint32_t)s->cpu << 48);
 }
 
-int spans_pend(struct spans *sp, const struct spans_span *s, uint64_t now)
+/* n spans of us and ns in all added to s's pending charge. */
+static int pend_add(struct spans *sp, const struct spans_span *s, uint64_t now, uint64_t n, uint64_t us, uint64_t ns)
 {
 	uint64_t h = pend_hash(s);
 	struct spans_charge *c = NULL;
@@ -345,10 +346,35 @@ int spans_pend(struct spans *sp, const struct spans_span *s, uint64_t now)
 	if (sp->pend_since == 0)
 		sp->pend_since = now ? now : 1;
 	sp->pend_pids[pid_bit(s->pid) / 64] |= 1ull << (pid_bit(s->pid) % 64);
-	c->spans++;
-	c->us += spans_us(s->ns);
-	c->ns += s->ns;
+	c->spans += n;
+	c->us += us;
+	c->ns += ns;
 	return 0;
+}
+
+int spans_pend(struct spans *sp, const struct spans_span *s, uint64_t now)
+{
+	return pend_add(sp, s, now, 1, spans_us(s->ns), s->ns);
+}
+
+int spans_add(struct spans *sp, const struct spans_sum *sum, uint64_t now)
+{
+	struct spans_span s = { .pid = sum->pid, .tid = sum->tid, .cpu = sum->cpu, .state = sum->state,
+				.stack = sum->stack };
+
+	if (sum->spans == 0)
+		return 0;
+	sp->st.spans += sum->spans;
+	charge(sp, sum->pid, sum->tid, sum->state, sum->ns);
+	return pend_add(sp, &s, now, sum->spans, sum->us, sum->ns);
+}
+
+void spans_note(struct spans *sp, uint64_t outs, uint64_t ins, uint64_t short_spans, uint64_t lost_spans)
+{
+	sp->st.outs += outs;
+	sp->st.ins += ins;
+	sp->st.short_spans += short_spans;
+	sp->st.lost_spans += lost_spans;
 }
 
 uint64_t spans_pend_since(const struct spans *sp) { return sp->pend_since; }

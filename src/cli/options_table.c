@@ -322,6 +322,19 @@ static int set_sym_annotate(struct options_state *st, const struct options_row *
 	return 0;
 }
 
+static int set_offcpu_via(struct options_state *st, const struct options_row *row, const char *arg)
+{
+	static const char *const names[] = { "auto", "bpf", "records" };
+
+	(void)row;
+	for (int i = 0; i < 3; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			st->o->offcpu_via = i;
+			return 0;
+		}
+	return -1;
+}
+
 static int set_offcpu_thresh(struct options_state *st, const struct options_row *row, const char *arg)
 {
 	return parse_secs(arg, 0, 3600000, &st->o->offcpu_thresh_ms);
@@ -416,6 +429,10 @@ const struct options_row options_rows[] = {
 	  "then write the off-CPU stacks (live: O)", set_flag, NULL, AT(offcpu) },
 	{ "off-cpu-thresh", 0, "MS", "drop off-CPU spans shorter than MS (default 0)", set_offcpu_thresh,
 	  "--off-cpu-thresh wants milliseconds from 0 to 3600000, not '%s'", 0 },
+	{ "off-cpu-via", 0, "WAY", "bpf: sum the spans in the kernel (fast; root or\n"
+	  "CAP_BPF); records: sched_switch records; auto\n"
+	  "(default): bpf where it can, else records", set_offcpu_via,
+	  "--off-cpu-via wants auto, bpf or records, not '%s'", 0 },
 	{ "list-events", 0, NULL, "events this host supports, probed", set_flag, NULL, AT(list_events) },
 	{ "stats", 0, NULL, "add engine and symbol-table figures to the dump", set_flag, NULL, AT(stats) },
 	{ "no-color", 0, NULL, "monochrome live view (also NO_COLOR)", set_flag, NULL, AT(no_color) },

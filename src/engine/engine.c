@@ -411,6 +411,8 @@ int engine_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg)
 	return engine_loop_watch_fd(e, fd, cb, arg);
 }
 
+void engine_unwatch_fd(struct engine *e, int fd) { engine_loop_unwatch_fd(e, fd); }
+
 int engine_enable_event(struct engine *e, size_t ev, bool on) { return engine_events_enable(e, ev, on); }
 bool engine_event_enabled(const struct engine *e, size_t ev) { return ev < e->o.nevents && e->enabled[ev]; }
 int engine_running_pct(struct engine *e, size_t ev) { return engine_events_running_pct(e, ev); }

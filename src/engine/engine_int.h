@@ -19,7 +19,7 @@
 #include "order.h"
 #include "ring.h"
 
-#define ENGINE_MAX_WATCH 4
+#define ENGINE_MAX_WATCH 6
 #define ENGINE_NOTICE_MAX 512
 
 enum engine_src_kind { SRC_RING, SRC_TIMER, SRC_SIGNAL, SRC_PIDFD, SRC_WATCH, SRC_SPILL, SRC_QUIT, SRC_KICK, SRC_GUARD };
@@ -237,6 +237,7 @@ void engine_loop_stop(struct engine *e);
 void engine_loop_quit(struct engine *e);
 void engine_loop_flush(struct engine *e);
 int engine_loop_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg);
+void engine_loop_unwatch_fd(struct engine *e, int fd);
 int engine_loop_set_interval(struct engine *e, double seconds);
 int engine_loop_tick_in(struct engine *e, double secs);
 

@@ -417,7 +417,8 @@ int engine_loop_run(struct engine *e, const struct engine_handlers *h)
 					h->pid_exit(h->arg, e->o.pids[s->idx]);
 				break;
 			case SRC_WATCH:
-				e->watch[s->idx].cb(e->watch[s->idx].arg);
+				if (e->watch[s->idx].cb)
+					e->watch[s->idx].cb(e->watch[s->idx].arg);
 				break;
 			}
 		}
@@ -459,14 +460,26 @@ void engine_loop_quit(struct engine *e)
 
 int engine_loop_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg)
 {
-	size_t i = e->nwatch;
+	size_t i = 0;
 
+	while (i < e->nwatch && e->watch[i].cb) /* a slot engine_unwatch_fd freed */
+		i++;
 	if (i == ENGINE_MAX_WATCH)
 		return -ENOSPC;
 	e->watch[i] = (struct engine_watch){ fd, cb, arg };
 	e->watch_src[i] = (struct engine_src){ SRC_WATCH, i };
-	e->nwatch++;
+	if (i == e->nwatch)
+		e->nwatch++;
 	return engine_epoll_add(e, fd, &e->watch_src[i]);
+}
+
+void engine_loop_unwatch_fd(struct engine *e, int fd)
+{
+	for (size_t i = 0; i < e->nwatch; i++)
+		if (e->watch[i].fd == fd && e->watch[i].cb) {
+			epoll_ctl(e->epfd, EPOLL_CTL_DEL, fd, NULL);
+			e->watch[i] = (struct engine_watch){ -1, NULL, NULL };
+		}
 }
 
 int engine_loop_set_interval(struct engine *e, double seconds)

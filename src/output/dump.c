@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dump: the text and CSV writers over the dump's tables (dump_rows.h),
  * and the entry points. */
+#include "offbpf.h"
 #include "dump.h"
 
 #include <errno.h>
@@ -301,9 +302,12 @@ static void dump_text(struct dctx *c)
 		struct spans_stats st;
 
 		spans_stats(c->s->spans, &st);
+		struct offbpf_stats bs;
+		bool bpf = session_offcpu_bpf_stats(c->s, &bs);
+
 		fprintf(c->f, "Off-CPU: %s  switches %" PRIu64 "  spans %" PRIu64 "  lost records %" PRIu64
-			"  spans dropped for them %" PRIu64 "\n", session_offcpu_on(c->s) ? "on" : "off", st.outs,
-			st.spans, st.lost_records, st.lost_spans);
+			"  spans dropped for them %" PRIu64 "  via %s\n", session_offcpu_on(c->s) ? "on" : "off", st.outs,
+			st.spans, st.lost_records, st.lost_spans, bpf ? "bpf" : "records");
 	}
 	for (size_t k = 1; k < dump_ntables; k++) {
 		size_t n;

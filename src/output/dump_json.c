@@ -7,6 +7,7 @@
 
 #include "evspec.h"
 #include "json.h"
+#include "offbpf.h"
 
 /* --- JSON ------------------------------------------------------------------- */
 
@@ -340,6 +341,18 @@ void dump_json(struct dctx *c)
 		json_u64(&j, "lost_records", st.lost_records);
 		json_u64(&j, "lost_spans", st.lost_spans);
 		json_u64(&j, "open_spans", st.open);
+		/* The kernel's way: what crossed into user space, and what it
+		 * could not keep. */
+		struct offbpf_stats bs;
+		bool bpf = session_offcpu_bpf_stats(c->s, &bs);
+
+		json_str(&j, "via", bpf ? "bpf" : "records");
+		if (bpf) {
+			json_u64(&j, "kernel_sums", bs.sums);
+			json_u64(&j, "stacks_read", bs.stacks_read);
+			json_u64(&j, "stacks_lost", bs.no_stack + bs.stacks_gone);
+			json_u64(&j, "unfixed_leaves", bs.unfixed);
+		}
 		json_obj_end(&j);
 	}
 	if (m->stats)

@@ -128,7 +128,7 @@ static void engine_opts_for(const struct session *s, const struct session_target
 		.interval = t->interval > 0 ? t->interval : session_interval(s),
 		.enabled = enabled,
 		.cg = o->cg,
-		.offcpu = s->offcpu_want,
+		.offcpu = s->offcpu_want && !s->offcpu_bpf,
 		.wakers = s->wakers_want,
 	};
 }
@@ -254,13 +254,17 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 	/* Tracking starts with the engine, so nothing that starts between
 	 * reading /proc and sampling goes unseen. */
 	s->offcpu_want = o->offcpu;
+	s->offcpu_bpf = o->offcpu && session_offcpu_bpf_wish(s);
+	if (session_offcpu_target(s, &t) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	engine_opts_for(s, &t, o->events, o->nevents, NULL, &eo);
 	rc = engine_open(&s->eng, &eo, err, errlen);
 	if (rc)
 		return rc;
-	/* Its failure is a notice (describe): the rest runs on. */
-	if (engine_offcpu_enabled(s->eng) && session_offcpu_open(s, err, errlen) != 0)
-		(void)engine_offcpu_set(s->eng, false, err, errlen);
+	if (s->offcpu_want && (rc = session_offcpu_begin(s, err, errlen)) != 0)
+		return rc;
 	size_chains(s, &eo);
 	if ((rc = session_rec_open(s, err, errlen)) != 0)
 		return rc;
@@ -686,6 +690,12 @@ int session_reopen(struct session *s, const struct session_target *t, char *err,
 			return rc;
 		synthesize(s, t, true); /* what started while we looked elsewhere */
 		open_counters(s, t, false, NULL, 0);
+	}
+	/* A notice if the kernel's program cannot follow: the records' way then. */
+	if (session_offcpu_retarget(s, t, err, errlen) != 0 && s->offcpu_want) {
+		char quiet[256];
+
+		(void)engine_offcpu_set(s->eng, true, quiet, sizeof(quiet));
 	}
 	describe(s, t);
 	session_rec_engine(s);

@@ -23,6 +23,7 @@
 #include "htab.h"
 #include "tpformat.h"
 #include "session_wakers.h"
+#include "session_offbpf.h"
 
 struct session_offcpu {
 	bool ok;                  /* the format was read */
@@ -34,7 +35,14 @@ struct session_offcpu {
 	const struct tpformat_field *prev_pid, *prev_state, *next_pid;
 	uint64_t thresh_ns;
 	struct session_wakers *wk; /* NULL: no sched_waking format, no wakers */
+	struct session_offbpf *bpf; /* summed in the kernel (s->offcpu_bpf), else NULL */
+	char fmt_err[256];        /* the format not read (the kernel's way needs none): why */
 };
+
+static int bpf_on(struct session *s, char *err, size_t errlen, char *notice, size_t nlen);
+static void bpf_off(struct session *s);
+static void flush(struct session *s, pid_t pid);
+static int to_records(struct session *s, char *err, size_t errlen);
 
 /* An agg like the wait agg (one event, "off-cpu"): the wake agg's. */
 static struct agg *wait_agg(struct session *s)
@@ -91,10 +99,13 @@ int session_offcpu_open(struct session *s, char *err, size_t errlen)
 		cpus[i] = engine_cpu(s->eng, i);
 	if (s->off == NULL && (s->off = calloc(1, sizeof(*s->off))) == NULL)
 		goto nomem;
-	if ((rc = load_format(s->off, s->off->notice, sizeof(s->off->notice))) != 0) {
-		snprintf(err, errlen, "%s", s->off->notice);
+	if ((rc = load_format(s->off, s->off->fmt_err, sizeof(s->off->fmt_err))) != 0 && !s->offcpu_bpf) {
+		snprintf(err, errlen, "%s", s->off->fmt_err);
+		snprintf(s->off->notice, sizeof(s->off->notice), "%s", s->off->fmt_err);
 		return rc;
 	}
+	if (rc == 0)
+		s->off->fmt_err[0] = '\0';
 	s->off->notice[0] = '\0';
 	s->off->ok = true;
 	s->off->thresh_ns = (uint64_t)(s->opts->offcpu_thresh_ms * 1e6);
@@ -137,8 +148,9 @@ void session_offcpu_fresh(struct session *s)
 
 void session_offcpu_roll(struct session *s, unsigned decay_pct)
 {
-	/* Before the spans drop the stacks nothing used lately. */
-	session_offcpu_settle(s);
+	/* Before the spans drop the stacks nothing used lately; what the
+	 * kernel summed since the views read is the next interval's. */
+	flush(s, -1);
 	if (s->wait)
 		agg_roll(s->wait, decay_pct);
 	if (s->wake)
@@ -151,8 +163,10 @@ void session_offcpu_roll(struct session *s, unsigned decay_pct)
 
 void session_offcpu_close(struct session *s)
 {
-	if (s->off)
+	if (s->off) {
+		session_offbpf_free(s->off->bpf);
 		htab_free(&s->off->sched);
+	}
 	if (s->off)
 		session_wakers_free(s->off->wk);
 	agg_free(s->wake);
@@ -169,10 +183,21 @@ int session_offcpu_set(struct session *s, bool on, char *err, size_t errlen)
 {
 	int rc;
 
+	/* On: the kernel's way when wished (its failure a notice, the
+	 * records' way then); off: whichever is on. */
+	if (on && !session_offcpu_on(s))
+		s->offcpu_bpf = session_offcpu_bpf_wish(s);
 	if (on && (rc = session_offcpu_open(s, err, errlen)) != 0)
 		return rc;
 	session_offcpu_settle(s);
-	if ((rc = engine_offcpu_set(s->eng, on, err, errlen)) != 0)
+	if (on && s->offcpu_bpf)
+		rc = bpf_on(s, err, errlen, s->off->notice, sizeof(s->off->notice));
+	else if (!on && s->offcpu_bpf) {
+		bpf_off(s);
+		rc = 0;
+	} else
+		rc = engine_offcpu_set(s->eng, on, err, errlen);
+	if (rc != 0)
 		return rc;
 	s->offcpu_want = on;
 	/* Spans open across an off and on again ended unseen. */
@@ -192,6 +217,15 @@ int session_offcpu_wakers(struct session *s)
 
 	if (s->wake == NULL || s->eng == NULL)
 		return -ENOENT;
+	if (s->offcpu_bpf) {
+		char err[256];
+
+		s->wakers_want = true; /* no longer the kernel's way */
+		if ((rc = to_records(s, err, sizeof(err))) != 0) {
+			s->wakers_want = false;
+			return rc;
+		}
+	}
 	if ((rc = engine_offcpu_wakers(s->eng)) == 0)
 		s->wakers_want = true;
 	return rc;
@@ -204,7 +238,7 @@ const char *session_offcpu_wakers_note(const struct session *s)
 
 bool session_offcpu_on(const struct session *s)
 {
-	return s->eng && engine_offcpu_enabled(s->eng);
+	return (s->off && session_offbpf_loaded(s->off->bpf)) || (s->eng && engine_offcpu_enabled(s->eng));
 }
 
 void session_offcpu_lost(struct session *s, int cpu, uint64_t n)
@@ -222,7 +256,10 @@ static bool sched_frame(const struct sym_result *f)
 		return false;
 	return strstr(n, "schedule") != NULL || strncmp(n, "__traceiter_", 12) == 0 ||
 	       strncmp(n, "perf_trace_", 11) == 0 || strstr(n, "cond_resched") != NULL ||
-	       strncmp(n, "__perf_", 7) == 0 || strncmp(n, "perf_tp_", 8) == 0;
+	       strncmp(n, "__perf_", 7) == 0 || strncmp(n, "perf_tp_", 8) == 0 ||
+	       /* offbpf's program and what runs it */
+	       strncmp(n, "bpf_prog_", 9) == 0 || strncmp(n, "bpf_trace_run", 13) == 0 ||
+	       strncmp(n, "__bpf_trace_", 12) == 0 || strncmp(n, "bpf_trampoline_", 15) == 0;
 }
 
 /* One pending charge: its stack resolved (the chain cache answers a stack
@@ -270,6 +307,8 @@ static void flush(struct session *s, pid_t pid)
 
 void session_offcpu_settle(struct session *s)
 {
+	if (s->off)
+		(void)session_offbpf_drain(s->off->bpf);
 	flush(s, -1);
 }
 
@@ -482,10 +521,19 @@ void session_offcpu_track(struct session *s, const struct record *r)
 	/* What is pending resolves with the names and maps it ended under. */
 	switch (r->type) {
 	case PERF_RECORD_COMM:
+		/* The kernel's sums of an exec'd process resolve with its old maps. */
+		if (s->off && session_offbpf_loaded(s->off->bpf) && (r->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+			(void)session_offbpf_drain(s->off->bpf);
+			session_offbpf_forget(s->off->bpf, (pid_t)r->comm.pid);
+		}
 		flush(s, (pid_t)r->comm.pid);
 		break;
-	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
+		if (s->off && r->task.pid == r->task.tid)
+			session_offbpf_forget(s->off->bpf, (pid_t)r->task.pid);
+		flush(s, (pid_t)r->task.pid);
+		break;
+	case PERF_RECORD_FORK:
 		flush(s, (pid_t)r->task.pid);
 		break;
 	case PERF_RECORD_MMAP:
@@ -502,4 +550,118 @@ void session_offcpu_track(struct session *s, const struct record *r)
 	 * engine re-opens it at the next tick), one gone leaves it. */
 	if (s->eng && s->wakers_want && (r->type == PERF_RECORD_FORK || r->type == PERF_RECORD_EXIT))
 		engine_offcpu_waking_thread(s->eng, (pid_t)r->task.tid, r->type == PERF_RECORD_FORK);
+}
+
+/* --- summed in the kernel (session_offbpf) ------------------------------ */
+
+static size_t skip_cb(struct session *s, const uint64_t *key, uint64_t *w) { return sched_skip(s, key, w); }
+
+bool session_offcpu_bpf_wish(const struct session *s)
+{
+	const struct options *o = s->opts;
+
+	/* A recording keeps the records; the kernel walks frame pointers
+	 * only; W's wakers meet the switches in the records' time order. */
+	if (o == NULL || o->offcpu_via == OFFCPU_VIA_RECORDS || s->wakers_want || s->replay)
+		return false;
+	return o->offcpu_via == OFFCPU_VIA_BPF ||
+	       (offbpf_built() && o->record == NULL && o->cg.mode != CALLGRAPH_DWARF);
+}
+
+int session_offcpu_target(struct session *s, const struct session_target *t)
+{
+	char quiet[256];
+
+	if (s->off == NULL && (s->off = calloc(1, sizeof(*s->off))) == NULL)
+		return -ENOMEM;
+	if (s->off->bpf == NULL && (s->off->bpf = session_offbpf_new(s, skip_cb)) == NULL)
+		return -ENOMEM;
+	return session_offbpf_target(s->off->bpf, t, quiet, sizeof(quiet)) == -ENOMEM ? -ENOMEM : 0;
+}
+
+/* The records' way instead: the engine's sched_switch. */
+static int records_on(struct session *s, char *err, size_t errlen)
+{
+	s->offcpu_bpf = false;
+	if (s->off && s->off->fmt_err[0]) {
+		snprintf(err, errlen, "%s", s->off->fmt_err);
+		return -ENOENT;
+	}
+	return engine_offcpu_set(s->eng, true, err, errlen);
+}
+
+/* The kernel's way; on its failure, unless --off-cpu-via bpf, the
+ * records' with why in notice. */
+static int bpf_on(struct session *s, char *err, size_t errlen, char *notice, size_t nlen)
+{
+	char why[200];
+	int rc;
+
+	s->offcpu_bpf = true;
+	if ((rc = session_offbpf_load(s->off->bpf, why, sizeof(why))) == 0)
+		return 0;
+	s->offcpu_bpf = false;
+	if (s->opts->offcpu_via == OFFCPU_VIA_BPF) {
+		snprintf(err, errlen, "%s", why);
+		return rc;
+	}
+	snprintf(notice, nlen, "%s; reading sched_switch records instead", why);
+	return records_on(s, err, errlen);
+}
+
+int session_offcpu_begin(struct session *s, char *err, size_t errlen)
+{
+	int rc;
+
+	if (!s->offcpu_bpf) {
+		/* Its failure is a notice (describe): the rest runs on. */
+		if (engine_offcpu_enabled(s->eng) && session_offcpu_open(s, err, errlen) != 0)
+			(void)engine_offcpu_set(s->eng, false, err, errlen);
+		return 0;
+	}
+	if ((rc = session_offcpu_open(s, err, errlen)) != 0)
+		return rc == -ENOMEM ? rc : 0;
+	rc = bpf_on(s, err, errlen, s->off->notice, sizeof(s->off->notice));
+	if (rc != 0 && s->opts->offcpu_via != OFFCPU_VIA_BPF) {
+		snprintf(s->off->notice, sizeof(s->off->notice), "%s", err);
+		return 0;
+	}
+	return rc;
+}
+
+int session_offcpu_retarget(struct session *s, const struct session_target *t, char *err, size_t errlen)
+{
+	int rc;
+
+	if (s->off == NULL || s->off->bpf == NULL)
+		return session_offcpu_target(s, t);
+	if ((rc = session_offbpf_target(s->off->bpf, t, err, errlen)) != 0)
+		s->offcpu_bpf = false;
+	return rc;
+}
+
+/* Off: what the kernel still holds is charged first. */
+static void bpf_off(struct session *s)
+{
+	if (s->off && session_offbpf_loaded(s->off->bpf)) {
+		session_offcpu_settle(s);
+		session_offbpf_unload(s->off->bpf);
+	}
+	s->offcpu_bpf = false;
+}
+
+/* W wants sched_waking's records beside the switch records: the records' way. */
+static int to_records(struct session *s, char *err, size_t errlen)
+{
+	if (!s->offcpu_bpf)
+		return 0;
+	bpf_off(s);
+	if (s->spans)
+		spans_drop_open(s->spans);
+	return records_on(s, err, errlen);
+}
+
+bool session_offcpu_bpf_stats(const struct session *s, struct offbpf_stats *st)
+{
+	return s->off && session_offbpf_stats(s->off->bpf, st);
 }

@@ -66,23 +66,23 @@ static struct leaf_memo *memo_slot(struct leaffix *lf, pid_t pid, uint64_t ip)
 
 /* The leaf's rule from the rule cache, read from the CFI on a miss; false
  * when the cache cannot answer. */
-static bool rule_find(struct leaffix *lf, const struct record *r, uint64_t leaf, struct cfarule *rule)
+static bool rule_find(struct leaffix *lf, pid_t pid, bool abi64, uint64_t leaf, struct cfarule *rule)
 {
 	struct unwind_map m;
 	uint32_t id;
 	uint64_t off;
 	bool vdso;
 
-	if (!lf->ops->map_dso(lf->arg, (pid_t)r->sid.pid, leaf, &id, &off, &vdso))
+	if (!lf->ops->map_dso(lf->arg, pid, leaf, &id, &off, &vdso))
 		return false;
 	/* Our vDSO's CFI is a 64-bit process's; a 32-bit one's is its own
 	 * (the unwinder reads it from the process). */
-	if (vdso && r->sample.regs_abi != PERF_SAMPLE_REGS_ABI_64)
+	if (vdso && !abi64)
 		return false;
 	if (!cfarule_get(lf->rules, id, off, rule)) {
 		if (vdso)
 			snprintf(m.path, sizeof(m.path), "%s", CFARULE_VDSO);
-		else if (!lf->ops->map_at(lf->arg, (pid_t)r->sid.pid, leaf, &m))
+		else if (!lf->ops->map_at(lf->arg, pid, leaf, &m))
 			return false;
 		if (!cfarule_has_handle(lf->rules, id))
 			lf->ops->slow_work(lf->arg); /* opens the file for its CFI */
@@ -104,7 +104,7 @@ static bool by_rule(struct leaffix *lf, const struct record *r, uint64_t leaf, u
 	bool known;
 
 	if (lm == NULL) {
-		if (!rule_find(lf, r, leaf, &rule))
+		if (!rule_find(lf, pid, r->sample.regs_abi == PERF_SAMPLE_REGS_ABI_64, leaf, &rule))
 			return false;
 	} else if (lm->ip == leaf && lm->pid == pid && lm->gen && lm->gen == lf->ops->maps_gen(lf->arg, pid)) {
 		lf->memo_hits++;
@@ -113,7 +113,7 @@ static bool by_rule(struct leaffix *lf, const struct record *r, uint64_t leaf, u
 		rule = lm->ra_off == LEAF_MEMO_NONE ? (struct cfarule){ CFARULE_NONE, 0 }
 						    : (struct cfarule){ CFARULE_SP, lm->ra_off };
 	} else {
-		known = rule_find(lf, r, leaf, &rule);
+		known = rule_find(lf, pid, r->sample.regs_abi == PERF_SAMPLE_REGS_ABI_64, leaf, &rule);
 		/* The tag after the lookup: a first sample of a process reads /proc. */
 		*lm = (struct leaf_memo){ leaf, pid, lf->ops->maps_gen(lf->arg, pid),
 					  !known ? LEAF_MEMO_NO : rule.kind == CFARULE_SP ? rule.ra_off : LEAF_MEMO_NONE };
@@ -122,6 +122,11 @@ static bool by_rule(struct leaffix *lf, const struct record *r, uint64_t leaf, u
 	}
 	*ret = cfarule_apply(rule, r, unwind_regs_mask(), leaf);
 	return true;
+}
+
+bool leaffix_rule(struct leaffix *lf, pid_t pid, uint64_t leaf, struct cfarule *out)
+{
+	return lf->rules && rule_find(lf, pid, true, leaf, out);
 }
 
 uint64_t leaffix_return(struct leaffix *lf, const struct record *r, uint64_t leaf, uint64_t next)
