@@ -26,9 +26,13 @@ struct offbpf_opts {
 
 /* Whether this build has it (libbpf, clang and bpftool at build time). */
 bool offbpf_built(void);
-/* Loads and attaches. On failure err says why in one line (no privilege,
- * no BTF, an old kernel) and -errno. */
+/* Loads (and fills its filters). On failure err says why in one line (no
+ * privilege, no BTF, an old kernel) and -errno. */
 int offbpf_open(struct offbpf **out, const struct offbpf_opts *o, char *err, size_t errlen);
+/* Attaches to sched_switch: spans are seen from now. Apart from the load
+ * so that the caller attaches when it answers the questions (its loop
+ * runs): a span whose leaf's rule came too late is charged unfixed. */
+int offbpf_attach(struct offbpf *b, char *err, size_t errlen);
 void offbpf_close(struct offbpf *b);
 void offbpf_set_thresh(struct offbpf *b, uint64_t thresh_ns);
 

@@ -66,6 +66,7 @@ struct session {
 	bool offcpu_want;          /* the wish, O's: a re-open keeps it */
 	bool wakers_want;          /* W's: sched_waking too (session_offcpu_wakers) */
 	bool offcpu_bpf;           /* summed in the kernel (offbpf), not the engine's records */
+	bool running;              /* the engine's loop runs (session_run's start) */
 	struct session_offcpu *off;
 	struct srcline_cache *lines; /* --sort srcline's names (session_srcline.c), NULL until the first */
 };
@@ -216,11 +217,16 @@ int session_offcpu_target(struct session *s, const struct session_target *t);
  * else or on its failure (a notice) the records'. -errno only for what
  * must stop perftop (--off-cpu-via bpf refused, out of memory). */
 int session_offcpu_begin(struct session *s, char *err, size_t errlen);
-/* After a re-open: the kernel's program loaded again for target t. */
-int session_offcpu_retarget(struct session *s, const struct session_target *t, char *err, size_t errlen);
+/* The loop runs: the kernel's program, loaded before, attaches now. */
+void session_offcpu_started(struct session *s);
+/* After a re-open: the kernel's program loaded again for target t; if it
+ * cannot be, the records' way (and a notice). */
+void session_offcpu_retarget(struct session *s, const struct session_target *t);
 /* The kernel's counts, when it sums the spans. */
 struct offbpf_stats;
 bool session_offcpu_bpf_stats(const struct session *s, struct offbpf_stats *st);
+/* Whether the kernel sums the spans now. */
+bool session_offcpu_in_kernel(const struct session *s);
 /* The spans ended and not yet charged to s->wait charged now (the
  * interval's end does it; they are charged at least every 100 ms else). */
 void session_offcpu_settle(struct session *s);

@@ -241,8 +241,11 @@ unsigned waits_toggle(struct ui *u, int key)
 		ui_message(u, true, "%s", err);
 		return UI_DRAW;
 	}
-	if (on)
-		ui_message(u, false, "off-CPU on: where threads wait (Tab: the Waits view, Tasks: Off/s)");
+	if (on && !session_offcpu_in_kernel(u->s) && session_offcpu_notice(u->s))
+		ui_message(u, true, "off-CPU on from sched_switch records: %s", session_offcpu_notice(u->s));
+	else if (on)
+		ui_message(u, false, "off-CPU on%s: where threads wait (Tab: the Waits view, Tasks: Off/s)",
+			   session_offcpu_in_kernel(u->s) ? ", summed in the kernel" : "");
 	else
 		ui_message(u, false, "off-CPU off (its figures stay until the next tick)");
 	return UI_DRAW;

@@ -34,6 +34,7 @@ struct offbpf {
 	struct ring_buffer *want;
 	int cgroup_fd;
 	int ncpus;
+	bool attached;
 	struct offbpf_key keys[BATCH];
 	struct offbpf_sum vals[BATCH];
 	struct offbpf_stack stack;
@@ -133,12 +134,25 @@ int offbpf_open(struct offbpf **out, const struct offbpf_opts *o, char *err, siz
 	b->want = ring_buffer__new(bpf_map__fd(b->skel->maps.offbpf_want), on_want, b, NULL);
 	if (b->want == NULL)
 		return fail(b, -errno, err, errlen, "opening its ring buffer");
-	if ((rc = offbpf_skel__attach(b->skel)) != 0)
-		return fail(b, rc < 0 ? rc : -EINVAL, err, errlen, "attaching to sched_switch");
 	b->ncpus = libbpf_num_possible_cpus();
 	if (b->ncpus <= 0 || b->ncpus > OFFBPF_SLOTS)
 		b->ncpus = OFFBPF_SLOTS;
 	*out = b;
+	return 0;
+}
+
+int offbpf_attach(struct offbpf *b, char *err, size_t errlen)
+{
+	int rc;
+
+	if (b->attached)
+		return 0;
+	if ((rc = offbpf_skel__attach(b->skel)) != 0) {
+		rc = rc < 0 ? rc : -EINVAL;
+		snprintf(err, errlen, "--off-cpu in BPF: attaching to sched_switch failed (%s)", strerror(-rc));
+		return rc;
+	}
+	b->attached = true;
 	return 0;
 }
 
@@ -292,6 +306,7 @@ int offbpf_open(struct offbpf **out, const struct offbpf_opts *o, char *err, siz
 }
 
 void offbpf_close(struct offbpf *b) { (void)b; }
+int offbpf_attach(struct offbpf *b, char *err, size_t errlen) { return (void)b, (void)err, (void)errlen, -ENOTSUP; }
 void offbpf_forget(struct offbpf *b, pid_t pid) { (void)b, (void)pid; }
 void offbpf_set_thresh(struct offbpf *b, uint64_t thresh_ns) { (void)b, (void)thresh_ns; }
 int offbpf_want_fd(const struct offbpf *b) { return (void)b, -1; }

@@ -323,6 +323,8 @@ static void on_start(void *arg)
 	struct run_ctx *c = arg;
 
 	clock_gettime(CLOCK_MONOTONIC, &c->s->last_tick);
+	c->s->running = true;
+	session_offcpu_started(c->s);
 	if (c->front->start)
 		c->front->start(c->front->arg);
 }
@@ -691,12 +693,7 @@ int session_reopen(struct session *s, const struct session_target *t, char *err,
 		synthesize(s, t, true); /* what started while we looked elsewhere */
 		open_counters(s, t, false, NULL, 0);
 	}
-	/* A notice if the kernel's program cannot follow: the records' way then. */
-	if (session_offcpu_retarget(s, t, err, errlen) != 0 && s->offcpu_want) {
-		char quiet[256];
-
-		(void)engine_offcpu_set(s->eng, true, quiet, sizeof(quiet));
-	}
+	session_offcpu_retarget(s, t);
 	describe(s, t);
 	session_rec_engine(s);
 	return 0;

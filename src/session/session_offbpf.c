@@ -110,7 +110,18 @@ int session_offbpf_load(struct session_offbpf *ob, char *err, size_t errlen)
 		return rc;
 	}
 	ob->eng = ob->s->eng;
-	return 0;
+	return ob->s->running ? session_offbpf_attach(ob, err, errlen) : 0;
+}
+
+int session_offbpf_attach(struct session_offbpf *ob, char *err, size_t errlen)
+{
+	int rc;
+
+	if (ob == NULL || ob->b == NULL)
+		return 0;
+	if ((rc = offbpf_attach(ob->b, err, errlen)) != 0)
+		session_offbpf_unload(ob);
+	return rc;
 }
 
 int session_offbpf_target(struct session_offbpf *ob, const struct session_target *t, char *err, size_t errlen)

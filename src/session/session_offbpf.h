@@ -22,6 +22,9 @@ int session_offbpf_target(struct session_offbpf *ob, const struct session_target
 /* Loads the program, its questions watched in s's engine: 0, or err and -errno. */
 int session_offbpf_load(struct session_offbpf *ob, char *err, size_t errlen);
 /* The caller drains first: what the kernel still holds goes with it. */
+/* Attaches a loaded program (at load when s->running, else once it runs);
+ * on failure it is unloaded. */
+int session_offbpf_attach(struct session_offbpf *ob, char *err, size_t errlen);
 void session_offbpf_unload(struct session_offbpf *ob);
 bool session_offbpf_loaded(const struct session_offbpf *ob);
 /* The kernel's sums since the last drain, into s->spans's pending charges. */

@@ -39,7 +39,7 @@ struct session_offcpu {
 	char fmt_err[256];        /* the format not read (the kernel's way needs none): why */
 };
 
-static int bpf_on(struct session *s, char *err, size_t errlen, char *notice, size_t nlen);
+static int bpf_on(struct session *s, char *err, size_t errlen);
 static void bpf_off(struct session *s);
 static void flush(struct session *s, pid_t pid);
 static int to_records(struct session *s, char *err, size_t errlen);
@@ -191,7 +191,7 @@ int session_offcpu_set(struct session *s, bool on, char *err, size_t errlen)
 		return rc;
 	session_offcpu_settle(s);
 	if (on && s->offcpu_bpf)
-		rc = bpf_on(s, err, errlen, s->off->notice, sizeof(s->off->notice));
+		rc = bpf_on(s, err, errlen);
 	else if (!on && s->offcpu_bpf) {
 		bpf_off(s);
 		rc = 0;
@@ -590,9 +590,20 @@ static int records_on(struct session *s, char *err, size_t errlen)
 	return engine_offcpu_set(s->eng, true, err, errlen);
 }
 
-/* The kernel's way; on its failure, unless --off-cpu-via bpf, the
- * records' with why in notice. */
-static int bpf_on(struct session *s, char *err, size_t errlen, char *notice, size_t nlen)
+/* The kernel's way failed (why): the records' way, and a notice saying
+ * so (or why that failed too, also in err). */
+static int fall_back(struct session *s, const char *why, char *err, size_t errlen)
+{
+	int rc;
+
+	snprintf(s->off->notice, sizeof(s->off->notice), "%.200s; reading sched_switch records instead", why);
+	if ((rc = records_on(s, err, errlen)) != 0)
+		snprintf(s->off->notice, sizeof(s->off->notice), "%.120s; %.130s", why, err);
+	return rc;
+}
+
+/* The kernel's way; on its failure, unless --off-cpu-via bpf, the records'. */
+static int bpf_on(struct session *s, char *err, size_t errlen)
 {
 	char why[200];
 	int rc;
@@ -605,8 +616,7 @@ static int bpf_on(struct session *s, char *err, size_t errlen, char *notice, siz
 		snprintf(err, errlen, "%s", why);
 		return rc;
 	}
-	snprintf(notice, nlen, "%s; reading sched_switch records instead", why);
-	return records_on(s, err, errlen);
+	return fall_back(s, why, err, errlen);
 }
 
 int session_offcpu_begin(struct session *s, char *err, size_t errlen)
@@ -621,23 +631,21 @@ int session_offcpu_begin(struct session *s, char *err, size_t errlen)
 	}
 	if ((rc = session_offcpu_open(s, err, errlen)) != 0)
 		return rc == -ENOMEM ? rc : 0;
-	rc = bpf_on(s, err, errlen, s->off->notice, sizeof(s->off->notice));
-	if (rc != 0 && s->opts->offcpu_via != OFFCPU_VIA_BPF) {
-		snprintf(s->off->notice, sizeof(s->off->notice), "%s", err);
-		return 0;
-	}
-	return rc;
+	rc = bpf_on(s, err, errlen);
+	/* Only the kernel's way asked for stops perftop; else a notice. */
+	return rc != 0 && s->opts->offcpu_via == OFFCPU_VIA_BPF ? rc : 0;
 }
 
-int session_offcpu_retarget(struct session *s, const struct session_target *t, char *err, size_t errlen)
+void session_offcpu_retarget(struct session *s, const struct session_target *t)
 {
-	int rc;
+	char why[256], err[256];
 
-	if (s->off == NULL || s->off->bpf == NULL)
-		return session_offcpu_target(s, t);
-	if ((rc = session_offbpf_target(s->off->bpf, t, err, errlen)) != 0)
-		s->offcpu_bpf = false;
-	return rc;
+	if (s->off == NULL || s->off->bpf == NULL) {
+		(void)session_offcpu_target(s, t); /* out of memory: the next load fails and says so */
+		return;
+	}
+	if (session_offbpf_target(s->off->bpf, t, why, sizeof(why)) != 0 && s->offcpu_bpf)
+		(void)fall_back(s, why, err, sizeof(err));
 }
 
 /* Off: what the kernel still holds is charged first. */
@@ -660,6 +668,17 @@ static int to_records(struct session *s, char *err, size_t errlen)
 		spans_drop_open(s->spans);
 	return records_on(s, err, errlen);
 }
+
+void session_offcpu_started(struct session *s)
+{
+	char why[256], err[256];
+
+	/* Loaded but refused at attach: the records' way, and a notice. */
+	if (s->off && session_offbpf_loaded(s->off->bpf) && session_offbpf_attach(s->off->bpf, why, sizeof(why)) != 0)
+		(void)fall_back(s, why, err, sizeof(err));
+}
+
+bool session_offcpu_in_kernel(const struct session *s) { return s->off && session_offbpf_loaded(s->off->bpf); }
 
 bool session_offcpu_bpf_stats(const struct session *s, struct offbpf_stats *st)
 {

@@ -10,7 +10,7 @@ each second (flat or not), perf's data size. Then the live view's CPU with
 ping-pong), in tmux. Medians of --reps.
 
 usage: offcpu_bench.py PERFTOP PINGPONG WAITWORK [--secs 8] [--reps 3] [--rounds 8000]
-       [--only side|live] [--plain]"""
+       [--only side|live] [--plain] [--via auto|bpf|records]"""
 import argparse
 import json
 import os
@@ -65,7 +65,7 @@ def side_by_side(a, secs):
     load = subprocess.Popen([a.pingpong, str(secs + 8), str(a.rounds)], stdout=subprocess.DEVNULL)
     time.sleep(1)
     data = os.path.join(tempfile.mkdtemp(prefix="perftop-offcpu-bench-"), "perf.data")
-    top = subprocess.Popen([a.perftop, "-b"] + ([] if a.plain else ["--off-cpu"]) +
+    top = subprocess.Popen([a.perftop, "-b"] + ([] if a.plain else ["--off-cpu", "--off-cpu-via", a.via]) +
                            ["--format", "json", "-d", "1", "-n", str(secs + 1)],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     perf = subprocess.Popen(["perf", "record", "-q", "-e", "sched:sched_switch", "-g", "-a", "-o", data],
@@ -107,7 +107,7 @@ def live(a, offcpu, secs):
     """The live view in tmux, its CPU a second over secs after a warm-up."""
     live.n = getattr(live, "n", 0) + 1
     sock, name = "offcpu-bench-%d-%d" % (os.getpid(), live.n), "offcpu"
-    args = [os.path.abspath(a.perftop), "-d", "2"] + (["--off-cpu"] if offcpu else [])
+    args = [os.path.abspath(a.perftop), "-d", "2"] + (["--off-cpu", "--off-cpu-via", a.via] if offcpu else [])
     subprocess.run(["tmux", "-L", sock, "new-session", "-d", "-x", "120", "-y", "40", "-s", name,
                     " ".join(args)], check=True)
     try:
@@ -134,10 +134,17 @@ def main():
     p.add_argument("--secs", type=int, default=8)
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--rounds", type=float, default=8000)
-    p.add_argument("--only", choices=("side", "live"), help="one of the two measures")
+    p.add_argument("--only", choices=("side", "live", "cost"),
+                   help="one measure; cost (only when asked): the unpaced ping-pong's round trips a "
+                   "second alone and under each tool alone, what each costs the load it watches")
+    p.add_argument("--via", default="auto", choices=("auto", "bpf", "records"),
+                   help="perftop's --off-cpu-via: the kernel's sums or the records")
     p.add_argument("--plain", action="store_true",
                    help="side by side, perftop without --off-cpu: what its sampling alone costs on the same load")
     a = p.parse_args()
+    if a.only == "cost":
+        cost_all(a)
+        return
     if a.only != "live":
         side_by_side_all(a)
     if a.only != "side":
@@ -156,6 +163,42 @@ def side_by_side_all(a):
              med["perftop_ms_s"] / med["perf_ms_s"] if med["perf_ms_s"] else 0,
              med["perftop_us_switch"], med["perf_us_switch"], med["lost"],
              med["rss_first_kb"], med["rss_last_kb"], med["perf_mb"]))
+
+
+def load_rate(a, tool, secs):
+    """The unpaced ping-pong's round trips a second while tool (argv, or
+    None) runs alone beside it."""
+    data = tempfile.mkdtemp(prefix="perftop-offcpu-cost-")
+    argv = {"perf": ["perf", "record", "-q", "-e", "sched:sched_switch", "-g", "-a", "-o",
+                     os.path.join(data, "perf.data")],
+            "bpf": [a.perftop, "-b", "--off-cpu", "--off-cpu-via", "bpf", "--format", "json", "-d", "1"],
+            "records": [a.perftop, "-b", "--off-cpu", "--off-cpu-via", "records", "--format", "json", "-d", "1"],
+            "none": None}[tool]
+    t = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) if argv else None
+    try:
+        time.sleep(2 if t else 0)
+        r = subprocess.run([a.pingpong, str(secs)], capture_output=True, text=True, check=True)
+        got = json.loads(r.stdout.strip().splitlines()[-1])
+        return got["rounds"] / got["secs"]
+    finally:
+        if t:
+            t.send_signal(signal.SIGINT)
+            t.wait()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def cost_all(a):
+    tools = ("none", "perf", "bpf", "records")
+    got = {k: [] for k in tools}
+    for _ in range(a.reps):
+        for k in tools:  # alternated: the machine's drift spread over all
+            got[k].append(load_rate(a, k, a.secs))
+    med = {k: statistics.median(v) for k, v in got.items()}
+    print(json.dumps(got))
+    print("the ping-pong's round trips/s, medians: alone %.0f; beside perf record %.0f (%.0f %%), perftop "
+          "--off-cpu-via bpf %.0f (%.0f %%), --off-cpu-via records %.0f (%.0f %%)"
+          % (med["none"], med["perf"], 100 * med["perf"] / med["none"], med["bpf"], 100 * med["bpf"] / med["none"],
+             med["records"], 100 * med["records"] / med["none"]))
 
 
 def live_all(a):

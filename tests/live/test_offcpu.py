@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -44,7 +45,7 @@ def tracefs_ok():
     return os.path.exists("/sys/kernel/tracing/events/sched/sched_switch/id")
 
 
-def run(fmt, args, focus=False, alongside=None, disk=True):
+def run(fmt, args, focus=False, alongside=None, disk=True, via="auto"):
     """waitwork SECS behind its gate (with wait_disk unless not disk),
     perftop -b --format fmt watching it (system-wide, or -p when focus);
     alongside(pid) may start a process
@@ -55,10 +56,17 @@ def run(fmt, args, focus=False, alongside=None, disk=True):
                           text=True)
     procs.append(wl)
     pid = int(wl.stdout.readline().split()[1])
-    argv = [PERFTOP, "-b", "--format", fmt, "-d", "1", "--off-cpu", *(["-p", str(pid)] if focus else []),
-            *args]
+    argv = [PERFTOP, "-b", "--format", fmt, "-d", "1", "--off-cpu", "--off-cpu-via", via,
+            *(["-p", str(pid)] if focus else []), *args]
     top = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     procs.append(top)
+    # Read as it writes: a full pipe would hold its loop (and -d 1's
+    # intervals) for seconds, which is the harness's doing, not perftop's.
+    outs = {}
+    readers = [threading.Thread(target=lambda k=k, f=f: outs.__setitem__(k, f.read()), daemon=True)
+               for k, f in (("out", top.stdout), ("err", top.stderr))]
+    for t in readers:
+        t.start()
     side = alongside(pid) if alongside else None
     time.sleep(2.5)  # perftop's tables read and its events on (folded writes nothing before its end)
     wl.stdin.write("go\n")
@@ -69,10 +77,13 @@ def run(fmt, args, focus=False, alongside=None, disk=True):
     if top.poll() is None:
         top.send_signal(signal.SIGINT)
     try:
-        out, err = top.communicate(timeout=120)
+        top.wait(timeout=120)
     except subprocess.TimeoutExpired:
         top.kill()
-        out, err = top.communicate()
+        top.wait()
+    for t in readers:
+        t.join(timeout=30)
+    out, err = outs.get("out", ""), outs.get("err", "")
     shutil.rmtree(d, ignore_errors=True)
     try:
         own = json.loads(own)
@@ -116,7 +127,15 @@ def slack(th):
     return th.get("switches", 0) * SWITCH_US / 1000.0 / (SECS * 1000.0) * 100.0
 
 
-def test_json_and_perf_sched():
+def test_json_and_perf_sched(via):
+    """Per thread against its own clock and perf sched, by the way asked
+    (bpf: summed in the kernel; records: sched_switch through the rings)."""
+    def say(cond, msg):
+        ok(cond, "[%s] %s" % (via, msg))
+
+    def not_here(what, why):
+        skip("[%s] %s" % (via, what), why)
+
     perf = shutil.which("perf")
     data = os.path.join(tempfile.gettempdir(), "perftop-offcpu-sched.data")
 
@@ -128,8 +147,8 @@ def test_json_and_perf_sched():
         procs.append(p)
         return p
 
-    own, out, err, rc, sched = run("json", ["--threads", "-E", "100000"], alongside=start_perf)
-    ok(rc == 0 and own, "--off-cpu -b --format json ran (rc %r, stderr %r)" % (rc, err.strip()[-300:]))
+    own, out, err, rc, sched = run("json", ["--threads", "-E", "100000"], alongside=start_perf, via=via)
+    say(rc == 0 and own, "--off-cpu -b --format json ran (rc %r, stderr %r)" % (rc, err.strip()[-300:]))
     got, last = json_threads(out)
     for name in THREADS:
         if name not in own:
@@ -137,24 +156,24 @@ def test_json_and_perf_sched():
         want, tid = own[name]["offcpu_ms"], own[name]["tid"]
         g = got.get(tid, {"ms": 0.0, "S": 0, "D": 0, "R": 0})
         most = 5 + slack(own[name])
-        ok(points(g["ms"], want) <= most, "%s: off-CPU %.1f ms, its own measure %.1f ms (%.1f points apart, <= %.1f)"
+        say(points(g["ms"], want) <= most, "%s: off-CPU %.1f ms, its own measure %.1f ms (%.1f points apart, <= %.1f)"
            % (name, g["ms"], want, points(g["ms"], want), most))
         if name in ("wait_sleep", "wait_pipe", "wait_lock"):
-            ok(g["ms"] > 0 and g["S"] >= 0.9 * g["ms"], "%s: its waits are sleeping, S %.1f of %.1f ms"
+            say(g["ms"] > 0 and g["S"] >= 0.9 * g["ms"], "%s: its waits are sleeping, S %.1f of %.1f ms"
                % (name, g["S"], g["ms"]))
     disk = own.get("wait_disk")
     if disk and disk["offcpu_ms"] > 0.3 * SECS * 1000:
         g = got.get(disk["tid"], {"ms": 0.0, "D": 0.0})
-        ok(g["D"] >= 0.5 * g["ms"] > 0, "wait_disk: fsync's waits are uninterruptible, D %.1f of %.1f ms"
+        say(g["D"] >= 0.5 * g["ms"] > 0, "wait_disk: fsync's waits are uninterruptible, D %.1f of %.1f ms"
            % (g["D"], g["ms"]))
     else:
-        skip("wait_disk: fsync's waits in D", "fsync on /var/tmp hardly blocks here (%.1f ms off-CPU in %.0f s)"
+        not_here("wait_disk: fsync's waits in D", "fsync on /var/tmp hardly blocks here (%.1f ms off-CPU in %.0f s)"
              % (disk["offcpu_ms"] if disk else 0, SECS))
-    ok(last.get("switches", 0) > 0 and "lost_records" in last and "lost_spans" in last,
-       "the offcpu object counts switches and lost records: %r" % last)
+    say(last.get("switches", 0) > 0 and "lost_records" in last and "lost_spans" in last and last.get("via") == via,
+        "the offcpu object counts switches and lost records, and says the way: %r" % last)
     # perf sched on the same run: wait time plus scheduling delay per thread.
     if sched is None:
-        skip("per-thread wait time against perf sched timehist", "no perf in PATH")
+        not_here("per-thread wait time against perf sched timehist", "no perf in PATH")
         return
     sched.send_signal(signal.SIGINT)
     try:
@@ -164,7 +183,7 @@ def test_json_and_perf_sched():
         sched.wait()
     r = subprocess.run([perf, "sched", "timehist", "-i", data], capture_output=True, text=True, timeout=300)
     if r.returncode != 0 or not os.path.exists(data):
-        skip("per-thread wait time against perf sched timehist", "perf sched failed: %s"
+        not_here("per-thread wait time against perf sched timehist", "perf sched failed: %s"
              % (r.stderr.strip()[-200:] or sched.stderr.read()[-200:]))
         return
     theirs = {}
@@ -185,10 +204,10 @@ def test_json_and_perf_sched():
             # perf's figure is not the thread's own: perf 6.1's timehist adds
             # an uninterruptible wait to both its sleep and its I/O wait, and
             # a switch perf lost (its rings on a busy machine) joins two spans.
-            skip("%s: against perf sched timehist" % name, "timehist gives %.0f ms, the thread's own clock %.0f ms"
+            not_here("%s: against perf sched timehist" % name, "timehist gives %.0f ms, the thread's own clock %.0f ms"
                  % (perfs, ownms))
             continue
-        ok(perfs > 0 and abs(mine - perfs) <= 0.05 * perfs,
+        say(perfs > 0 and abs(mine - perfs) <= 0.05 * perfs,
            "%s: off-CPU %.1f ms, perf sched timehist's wait + delay %.1f ms (within 5 %%)" % (name, mine, perfs))
 
 
@@ -205,8 +224,8 @@ def folded_shares(out, comm):
     return us
 
 
-def test_folded(mode, names, focus=False, disk=True):
-    own, out, err, rc, _ = run("folded", mode, focus=focus, disk=disk)
+def test_folded(mode, names, focus=False, disk=True, via="auto"):
+    own, out, err, rc, _ = run("folded", mode, focus=focus, disk=disk, via=via)
     ok(rc == 0 and own and out, "--off-cpu --format folded %s ran (rc %r, stderr %r)"
        % (" ".join(mode), rc, err.strip()[-300:]))
     us = folded_shares(out, os.path.basename(WAITWORK)[:15])
@@ -214,8 +233,8 @@ def test_folded(mode, names, focus=False, disk=True):
         if name not in own:
             continue
         got = us.get(name, 0) / 1000.0
-        ok(points(got, own[name]["offcpu_ms"]) <= 5, "folded %s: %s weighs %.1f ms, its own measure %.1f ms"
-           % (" ".join(mode) or "(fp)", name, got, own[name]["offcpu_ms"]))
+        ok(points(got, own[name]["offcpu_ms"]) <= 5, "folded %s (via %s): %s weighs %.1f ms, its own measure %.1f ms"
+           % (" ".join(mode) or "(fp)", via, name, got, own[name]["offcpu_ms"]))
     ok(us.get("do_nanosleep_[k]", 0) > 0 and us.get("pipe_read_[k]", us.get("anon_pipe_read_[k]", 0)) > 0,
        "folded: the kernel's wait functions are named (do_nanosleep, pipe_read)")
     if "dwarf" in mode:
@@ -266,7 +285,8 @@ def test_thresh():
 def test_lost():
     load = subprocess.Popen([PINGPONG, str(SECS + 6)], stdout=subprocess.DEVNULL)
     procs.append(load)
-    own, out, err, rc, _ = run("json", ["--threads", "-E", "100000", "-m", "1"])
+    # The records' way: the kernel's sums do not go through the rings.
+    own, out, err, rc, _ = run("json", ["--threads", "-E", "100000", "-m", "1"], via="records")
     load.kill()
     load.wait()
     got, last = json_threads(out)
@@ -279,7 +299,7 @@ def test_lost():
                  if got.get(own[n]["tid"], {"ms": 0})["ms"] > own[n]["offcpu_ms"] else 0) for n in own)
     ok(worst <= 5, "no thread gets more off-CPU time than it measured (worst %.1f points over, its switches' "
        "few µs each allowed)" % worst)
-    _, text, _, _, _ = run("text", ["-m", "1"])
+    _, text, _, _, _ = run("text", ["-m", "1"], via="records")
     ok(re.search(r"Off-CPU: on  switches \d+  spans \d+  lost records \d+", text) is not None,
        "the text dump shows the lost records")
 
@@ -295,7 +315,8 @@ def test_in_place():
         return
     load = subprocess.Popen([PINGPONG, "12", "2000"], stdout=subprocess.DEVNULL)
     procs.append(load)
-    top = subprocess.run([PERFTOP, "-b", "--format", "json", "--off-cpu", "--stats", "-d", "2", "-n", "4"],
+    top = subprocess.run([PERFTOP, "-b", "--format", "json", "--off-cpu", "--off-cpu-via", "records", "--stats",
+                          "-d", "2", "-n", "4"],
                          capture_output=True, text=True, timeout=60)
     load.kill()
     load.wait()
@@ -308,6 +329,36 @@ def test_in_place():
     ok(st.get("spilled_bytes", -1) == 0 and st.get("read_in_place_bytes", 0) > 0,
        "--off-cpu's rings read in place, not through the spill (%r bytes spilled, %r read in place)"
        % (st.get("spilled_bytes"), st.get("read_in_place_bytes")))
+
+
+def test_bpf():
+    """Summed in the kernel: the switches never cross into user space. On
+    a ping-pong, the rings carry no switch record, each distinct stack is
+    read once, nothing is lost; the offcpu object says so."""
+    load = subprocess.Popen([PINGPONG, "10", "4000"], stdout=subprocess.DEVNULL)
+    procs.append(load)
+    top = subprocess.run([PERFTOP, "-b", "--format", "json", "--off-cpu", "--off-cpu-via", "bpf", "--stats",
+                          "-d", "1", "-n", "4", "-F", "99"], capture_output=True, text=True, timeout=60)
+    load.kill()
+    load.wait()
+    if top.returncode != 0 and "--off-cpu in BPF" in top.stderr:
+        skip("--off-cpu-via bpf", top.stderr.strip()[-300:])
+        return
+    recs = [json.loads(x) for x in top.stdout.splitlines() if x.strip()]
+    off = recs[-1].get("offcpu", {}) if recs else {}
+    st = recs[-1].get("stats", {}) if recs else {}
+    ok(top.returncode == 0 and off.get("via") == "bpf" and off.get("switches", 0) > 10000,
+       "--off-cpu-via bpf on a ping-pong: summed in the kernel (%r, %s)" % (off, top.stderr.strip()[-200:]))
+    ok(off.get("spans", 0) > 0.9 * off.get("switches", 1) and off.get("lost_spans", -1) == 0
+       and off.get("stacks_lost", -1) == 0, "every span charged, none lost (%r spans of %r switches, %r lost, "
+       "%r stacks lost)" % (off.get("spans"), off.get("switches"), off.get("lost_spans"), off.get("stacks_lost")))
+    ok(0 < off.get("stacks_read", 0) < off.get("switches", 0) / 50,
+       "each distinct stack read once: %r stacks read for %r switches" % (off.get("stacks_read"), off.get("switches")))
+    # 99 Hz of cpu-clock samples on two CPUs, a few hundred bytes each:
+    # the switches' records would be a hundred times that.
+    ring = st.get("read_in_place_bytes", 0) + st.get("spilled_bytes", 0)
+    ok(0 < ring < off.get("switches", 0) * 8, "the rings carry samples only, no switch record: %r bytes for %r "
+       "switches" % (ring, off.get("switches")))
 
 
 def test_pprof():
@@ -395,6 +446,14 @@ def test_unprivileged():
         except ValueError:
             pass
     hit = [n for n in notices if "--off-cpu" in n]
+    # Asked for the kernel's way without the privilege: one line, and an exit.
+    rb = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c",
+                         "sleep 5 & exec %s -b -n 1 -d 0.5 --off-cpu --off-cpu-via bpf -p $!" % PERFTOP],
+                        capture_output=True, text=True, timeout=60)
+    lines = rb.stderr.strip().splitlines()
+    ok(rb.returncode != 0 and len(lines) == 1 and "CAP_BPF" in lines[0],
+       "unprivileged --off-cpu-via bpf: one line naming the privilege, non-zero exit (rc %d, %r)"
+       % (rb.returncode, rb.stderr.strip()[-300:]))
     ok(r.returncode == 0 and hit and ("run as root" in hit[0] or "mount -t tracefs" in hit[0]),
        "unprivileged --off-cpu: runs on (rc %d) with a notice naming what is missing and how: %r"
        % (r.returncode, [h for n in hit for h in n.split("; ") if "--off-cpu" in h][:1] or r.stderr[-200:]))
@@ -408,8 +467,10 @@ def main():
         skip("--off-cpu", "no tracefs with sched:sched_switch: mount -t tracefs nodev /sys/kernel/tracing")
         done()
     try:
-        test_json_and_perf_sched()
+        test_json_and_perf_sched("bpf")
+        test_json_and_perf_sched("records")
         test_folded([], ["wait_sleep", "wait_pipe"])
+        test_folded([], ["wait_sleep", "wait_pipe"], via="records")
         # dwarf copies 8 KiB of stack at every switch: system-wide on a busy
         # machine its rings overflow (spans dropped, as they must be), so on -p.
         # wait_lock is what frame pointers cannot name (two frameless libc
@@ -422,6 +483,7 @@ def main():
         test_thresh()
         test_lost()
         test_in_place()
+        test_bpf()
         test_pprof()
         test_metrics()
         test_unprivileged()
