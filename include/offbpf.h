@@ -34,7 +34,6 @@ int offbpf_open(struct offbpf **out, const struct offbpf_opts *o, char *err, siz
  * runs): a span whose leaf's rule came too late is charged unfixed. */
 int offbpf_attach(struct offbpf *b, char *err, size_t errlen);
 void offbpf_close(struct offbpf *b);
-void offbpf_set_thresh(struct offbpf *b, uint64_t thresh_ns);
 
 /* -g's leaf fix: the kernel side asks, once per (pid, user IP) it meets,
  * where that frameless leaf keeps its return address. The fd is readable

@@ -60,6 +60,10 @@ void spans_set_thresh(struct spans *sp, uint64_t thresh_ns);
 typedef size_t (*spans_words_fn)(void *arg, uint64_t *words, size_t max);
 #define SPANS_WORDS_MAX 1024
 uint32_t spans_stack(struct spans *sp, const uint64_t *key, size_t nkey, spans_words_fn make, void *arg);
+/* Id's key no longer finds it: its words were made wrong (what they were
+ * made from was gone) and the next spans_stack with that key makes them
+ * again. The id stays for what holds it, and goes at a roll after. */
+void spans_stack_unkey(struct spans *sp, uint32_t id);
 /* Stack id's words (NULL and 0 for 0 or an id no longer kept): valid until
  * the next spans_stack or spans_roll. */
 const uint64_t *spans_stack_words(const struct spans *sp, uint32_t id, size_t *nwords);

@@ -226,6 +226,16 @@ uint32_t spans_stack(struct spans *sp, const uint64_t *key, size_t nkey, spans_w
 	return id;
 }
 
+void spans_stack_unkey(struct spans *sp, uint32_t id)
+{
+	struct stack *k = id && id <= sp->nstk ? &sp->stk[id - 1] : NULL;
+
+	/* Off the index only: spans and charges holding the id keep it until a
+	 * roll finds it unused (used + 1 < rolls: a stamp of 0 is old by then). */
+	if (k && k->hash && htab_del(&sp->stack_ix, k->hash, (uintptr_t)id))
+		k->used = 0;
+}
+
 const uint64_t *spans_stack_words(const struct spans *sp, uint32_t id, size_t *nwords)
 {
 	const struct stack *k;

@@ -167,11 +167,6 @@ void offbpf_close(struct offbpf *b)
 	free(b);
 }
 
-void offbpf_set_thresh(struct offbpf *b, uint64_t thresh_ns)
-{
-	__atomic_store_n(&b->skel->bss->offbpf_thresh_ns, thresh_ns, __ATOMIC_RELAXED);
-}
-
 int offbpf_want_fd(const struct offbpf *b) { return ring_buffer__epoll_fd(b->want); }
 
 int offbpf_wants(struct offbpf *b, void (*fn)(void *arg, pid_t pid, uint64_t ip), void *arg)
@@ -308,7 +303,6 @@ int offbpf_open(struct offbpf **out, const struct offbpf_opts *o, char *err, siz
 void offbpf_close(struct offbpf *b) { (void)b; }
 int offbpf_attach(struct offbpf *b, char *err, size_t errlen) { return (void)b, (void)err, (void)errlen, -ENOTSUP; }
 void offbpf_forget(struct offbpf *b, pid_t pid) { (void)b, (void)pid; }
-void offbpf_set_thresh(struct offbpf *b, uint64_t thresh_ns) { (void)b, (void)thresh_ns; }
 int offbpf_want_fd(const struct offbpf *b) { return (void)b, -1; }
 int offbpf_wants(struct offbpf *b, void (*fn)(void *arg, pid_t pid, uint64_t ip), void *arg)
 {

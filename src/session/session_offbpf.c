@@ -155,6 +155,7 @@ int session_offbpf_target(struct session_offbpf *ob, const struct session_target
 struct make_ctx {
 	struct session_offbpf *ob;
 	const struct offbpf_sum_of *m;
+	bool gone;                   /* a stack the kernel no longer kept */
 };
 
 /* The sum's stacks as the packed words a record's chain gives (kernel
@@ -169,9 +170,11 @@ static size_t make_words(void *arg, uint64_t *w, size_t max)
 
 	(void)max; /* SPANS_WORDS_MAX: room for SESSION_STACK_MAX frames */
 	nk = offbpf_stack(c->ob->b, c->m->khash, ips, SESSION_STACK_MAX);
+	c->gone = c->m->khash && nk == 0;
 	for (size_t i = 0; i < nk; i++)
 		key[1 + n++] = i ? ips[i] - 1 : ips[i];
 	nu = offbpf_stack(c->ob->b, c->m->uhash, ips, SESSION_STACK_MAX - n);
+	c->gone |= c->m->uhash && nu == 0;
 	for (size_t i = 0; i < nu && n < SESSION_STACK_MAX; i++) {
 		key[1 + n++] = i ? ips[i] - 1 : ips[i];
 		/* -g's leaf fix: the frameless leaf's caller, unless the chain has it. */
@@ -194,12 +197,16 @@ static void on_sum(void *arg, const struct offbpf_sum_of *m)
 	 * two halves and the leaf fix's answer. */
 	uint64_t key[4] = { m->khash, m->uhash, m->leaf_fixed ? 2u : m->leaf_unknown ? 1u : 0u,
 			    m->leaf_fixed ? m->leaf_ret : 0 };
-	struct make_ctx c = { ob, m };
+	struct make_ctx c = { ob, m, false };
 	struct spans_sum sum = { .pid = m->pid, .tid = m->tid, .cpu = m->cpu, .spans = m->spans, .us = m->us,
 				 .ns = m->ns };
 
 	sum.state = m->state == 1 ? SPANS_D : m->state == 2 ? SPANS_R : SPANS_S;
 	sum.stack = spans_stack(s->spans, key, 4, make_words, &c);
+	/* Evicted before it was read: charged without it this once, and read
+	 * again when the kernel keeps it anew, not cached as it was. */
+	if (c.gone)
+		spans_stack_unkey(s->spans, sum.stack);
 	(void)spans_add(s->spans, &sum, ob->now);
 }
 

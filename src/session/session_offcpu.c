@@ -561,11 +561,12 @@ bool session_offcpu_bpf_wish(const struct session *s)
 	const struct options *o = s->opts;
 
 	/* A recording keeps the records; the kernel walks frame pointers
-	 * only; W's wakers meet the switches in the records' time order. */
+	 * only (not dwarf, not LBR); W's wakers meet the switches in the
+	 * records' time order. */
 	if (o == NULL || o->offcpu_via == OFFCPU_VIA_RECORDS || s->wakers_want || s->replay)
 		return false;
 	return o->offcpu_via == OFFCPU_VIA_BPF ||
-	       (offbpf_built() && o->record == NULL && o->cg.mode != CALLGRAPH_DWARF);
+	       (offbpf_built() && o->record == NULL && (o->cg.mode == CALLGRAPH_NONE || o->cg.mode == CALLGRAPH_FP));
 }
 
 int session_offcpu_target(struct session *s, const struct session_target *t)

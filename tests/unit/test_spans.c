@@ -218,8 +218,48 @@ static void test_pending(void)
 	spans_free(sp);
 }
 
+/* Sums made elsewhere (the kernel's): rows, pending charges and counts. */
+static void test_sums(void)
+{
+	struct spans *sp = spans_new(0);
+	struct spans_time tm;
+	struct spans_stats st;
+	struct took t = { .n = 0 };
+	uint64_t k[2] = { 7, 8 };
+	uint32_t id = spans_stack(sp, k, 2, NULL, NULL), id2;
+	struct spans_sum a = { .pid = 10, .tid = 11, .cpu = 1, .state = SPANS_D, .stack = id, .spans = 3, .us = 3000,
+			       .ns = 3 * MS };
+	struct spans_sum b = a;
+
+	b.spans = 2, b.us = 2, b.ns = 1500;
+	CHECK(spans_add(sp, &a, 1) == 0 && spans_add(sp, &b, 2) == 0, "two sums added");
+	CHECK(spans_task(sp, 10, 11, &tm) && tm.iv[SPANS_D] == 3 * MS + 1500 && tm.iv[SPANS_S] == 0,
+	      "the thread's D time is both sums' ns");
+	CHECK(spans_task(sp, 10, 0, &tm) && tm.total[SPANS_D] == 3 * MS + 1500, "and its process's");
+	CHECK(spans_pend_since(sp) == 1, "pending since the first sum's time");
+	spans_take(sp, -1, take, &t);
+	CHECK(t.n == 1 && t.c[0].spans == 5 && t.c[0].us == 3002 && t.c[0].ns == 3 * MS + 1500 && t.c[0].cpu == 1 &&
+	      t.c[0].stack == id, "one charge: 5 spans, their us and ns summed as given");
+	spans_note(sp, 40, 39, 2, 1);
+	spans_stats(sp, &st);
+	CHECK(st.spans == 5 && st.outs == 40 && st.ins == 39 && st.short_spans == 2 && st.lost_spans == 1,
+	      "the counts noted join the stats");
+
+	/* A stack whose words were made wrong: its key makes it again, the
+	 * old id stays for what holds it until a roll. */
+	spans_stack_unkey(sp, id);
+	id2 = spans_stack(sp, k, 2, NULL, NULL);
+	CHECK(id2 != 0 && id2 != id && spans_stack_words(sp, id, &(size_t){ 0 }) != NULL,
+	      "unkeyed: the key makes a new id, the old one still readable");
+	for (int i = 0; i < 3; i++) /* the first two rolls of a run keep everything */
+		spans_roll(sp);
+	CHECK(spans_stack_words(sp, id, &(size_t){ 0 }) == NULL, "and the old id goes at a roll");
+	spans_free(sp);
+}
+
 int main(void)
 {
+	test_sums();
 	test_states();
 	test_spans();
 	test_thresh_and_loss();
