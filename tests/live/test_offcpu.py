@@ -20,6 +20,18 @@ import tap  # noqa: E402
 from tap import ok, skip, diag, done  # noqa: E402
 
 PERFTOP, WAITWORK, PINGPONG = sys.argv[1:4]
+LINKDIR = None
+
+
+def own_name():
+    """waitwork under a name of this run's own (its comm): the checks that
+    sum a comm's stacks (folded, pprof, /metrics) then see only this run's,
+    not another waitwork running on the machine at the same time."""
+    global WAITWORK, LINKDIR
+    LINKDIR = tempfile.mkdtemp(prefix="perftop-offcpu-ww-")
+    link = os.path.join(LINKDIR, "ww%d" % os.getpid())
+    os.symlink(os.path.abspath(WAITWORK), link)
+    WAITWORK = link
 SANITIZED = os.environ.get("PERFTOP_SANITIZED", "none") not in ("", "none")
 SECS = 3.0
 THREADS = ["wait_sleep", "wait_pipe", "feed_pipe", "wait_lock", "hold_lock", "wait_disk"]
@@ -31,6 +43,8 @@ def cleanup():
         if p.poll() is None:
             p.kill()
             p.wait()
+    if LINKDIR:
+        shutil.rmtree(LINKDIR, ignore_errors=True)
 
 
 def tracefs_ok():
@@ -370,8 +384,10 @@ def test_pprof():
         return
     d = tempfile.mkdtemp(prefix="perftop-offcpu-go-")
     env = dict(os.environ, PPROF_TMPDIR=d, HOME=d, GOCACHE=os.path.join(d, "gocache"))
+    # This run's waitwork only (its comm label), not another on the machine.
     r = subprocess.run([go, "tool", "pprof", "-top", "-cum", "-sample_index=off_cpu", "-unit=ms",
-                        "-nodecount=100000", out], capture_output=True, text=True, timeout=240, env=env)
+                        "-nodecount=100000", "-tagfocus=comm=%s" % os.path.basename(WAITWORK)[:15], out],
+                       capture_output=True, text=True, timeout=240, env=env)
     shutil.rmtree(d, ignore_errors=True)
     if os.path.exists(out):
         os.unlink(out)
@@ -467,6 +483,7 @@ def main():
         skip("--off-cpu", "no tracefs with sched:sched_switch: mount -t tracefs nodev /sys/kernel/tracing")
         done()
     try:
+        own_name()
         test_json_and_perf_sched("bpf")
         test_json_and_perf_sched("records")
         test_folded([], ["wait_sleep", "wait_pipe"])
