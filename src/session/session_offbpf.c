@@ -110,7 +110,9 @@ int session_offbpf_load(struct session_offbpf *ob, char *err, size_t errlen)
 		return rc;
 	}
 	ob->eng = ob->s->eng;
-	return ob->s->running ? session_offbpf_attach(ob, err, errlen) : 0;
+	/* Attached once the loop answers its questions; at once when the
+	 * kernel's way was asked for, so that a refusal is perftop's error. */
+	return ob->s->running || ob->s->opts->offcpu_via == OFFCPU_VIA_BPF ? session_offbpf_attach(ob, err, errlen) : 0;
 }
 
 int session_offbpf_attach(struct session_offbpf *ob, char *err, size_t errlen)
