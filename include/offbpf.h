@@ -58,6 +58,10 @@ struct offbpf_sum_of {
 	bool leaf_unknown;       /* its rule was not known in time: the chain as is */
 	uint64_t leaf_ret;
 };
+/* Whether process pid has sums not drained yet (an exec drains first only
+ * then: most exec'ing processes have none, and a drain per exec of a
+ * build's thousands would cost more than the spans). */
+bool offbpf_pending(struct offbpf *b, pid_t pid);
 /* The sums since the last drain (each once), then gone from the kernel. */
 int offbpf_drain(struct offbpf *b, void (*fn)(void *arg, const struct offbpf_sum_of *s), void *arg);
 /* The stack kept under hash: its addresses, leaf first (the first one
@@ -72,6 +76,8 @@ struct offbpf_stats {
 	uint64_t unfixed;        /* spans whose leaf's rule came too late */
 	uint64_t stacks_gone;    /* stacks evicted before user space read them */
 	uint64_t drains, sums, stacks_read;
+	uint64_t drain_ns;       /* spent draining (the sums' resolving included) */
+	uint64_t quiesce_waits;  /* polls of a CPU whose program was still running at a flip */
 };
 void offbpf_get_stats(const struct offbpf *b, struct offbpf_stats *st);
 

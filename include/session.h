@@ -217,8 +217,9 @@ int session_offcpu_target(struct session *s, const struct session_target *t);
  * else or on its failure (a notice) the records'. -errno only for what
  * must stop perftop (--off-cpu-via bpf refused, out of memory). */
 int session_offcpu_begin(struct session *s, char *err, size_t errlen);
-/* The loop runs: the kernel's program, loaded before, attaches now. */
-void session_offcpu_started(struct session *s);
+/* The loop runs: the kernel's program, loaded before, attaches now; true
+ * when it was refused and the records' way took over (a notice says so). */
+bool session_offcpu_started(struct session *s);
 /* After a re-open: the kernel's program loaded again for target t; if it
  * cannot be, the records' way (and a notice). */
 void session_offcpu_retarget(struct session *s, const struct session_target *t);

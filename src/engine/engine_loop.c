@@ -461,6 +461,7 @@ void engine_loop_quit(struct engine *e)
 int engine_loop_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *arg)
 {
 	size_t i = 0;
+	int rc;
 
 	while (i < e->nwatch && e->watch[i].cb) /* a slot engine_unwatch_fd freed */
 		i++;
@@ -468,9 +469,13 @@ int engine_loop_watch_fd(struct engine *e, int fd, void (*cb)(void *arg), void *
 		return -ENOSPC;
 	e->watch[i] = (struct engine_watch){ fd, cb, arg };
 	e->watch_src[i] = (struct engine_src){ SRC_WATCH, i };
+	if ((rc = engine_epoll_add(e, fd, &e->watch_src[i])) != 0) {
+		e->watch[i] = (struct engine_watch){ -1, NULL, NULL };
+		return rc;
+	}
 	if (i == e->nwatch)
 		e->nwatch++;
-	return engine_epoll_add(e, fd, &e->watch_src[i]);
+	return 0;
 }
 
 void engine_loop_unwatch_fd(struct engine *e, int fd)

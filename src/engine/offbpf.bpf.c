@@ -29,6 +29,12 @@ struct task_struct {
 	int tgid;
 	unsigned int flags;
 	void *mm;
+	unsigned int __state;
+} __attribute__((preserve_access_index));
+
+/* Before 5.14 the state was a long named state. */
+struct task_struct___o {
+	long state;
 } __attribute__((preserve_access_index));
 
 struct pt_regs {
@@ -99,8 +105,10 @@ struct {
 	__type(value, struct offbpf_sum);
 } offbpf_sums0 SEC(".maps"), offbpf_sums1 SEC(".maps");
 
+/* LRU: the rules of processes long gone make room (an evicted one is
+ * asked again). */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, OFFBPF_RULES);
 	__type(key, struct offbpf_rule_key);
 	__type(value, __s32);
@@ -110,6 +118,15 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 * 1024);
 } offbpf_want SEC(".maps");
+
+/* The generation each process last had a new sum in: an exec drains the
+ * sums first only when its process has some (offbpf_pending). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, OFFBPF_THREADS);
+	__type(key, __u32);
+	__type(value, __u32);
+} offbpf_dirty SEC(".maps");
 
 /* -p (tgids) or -t (tids). */
 struct {
@@ -215,6 +232,13 @@ static __always_inline void leaf(struct task_struct *t, struct start *s, __u32 t
 				 : OFFBPF_FIX_UNKNOWN;
 		return;
 	}
+	/* A preempted thread stopped anywhere in its code, not at a syscall:
+	 * asking for every such IP would cost more than the frame it gives
+	 * back (and fill the rules with one-off IPs). Its chain as it is. */
+	if (s->state == OFFBPF_STATE_R) {
+		s->fix = OFFBPF_FIX_NONE;
+		return;
+	}
 	/* Not known yet: ask once, keep the top of the stack meanwhile. */
 	if (rule == NULL && bpf_map_update_elem(&offbpf_rules, &rk, &pend, BPF_NOEXIST) == 0) {
 		struct offbpf_rule_key *w = bpf_ringbuf_reserve(&offbpf_want, sizeof(*w), 0);
@@ -222,6 +246,8 @@ static __always_inline void leaf(struct task_struct *t, struct start *s, __u32 t
 		if (w) {
 			*w = rk;
 			bpf_ringbuf_submit(w, 0);
+		} else {
+			bpf_map_delete_elem(&offbpf_rules, &rk); /* not asked: ask next time */
 		}
 	}
 	s->fix = OFFBPF_FIX_UNKNOWN;
@@ -241,13 +267,14 @@ static __always_inline void leaf(struct task_struct *t, struct start *s, __u32 t
 	}
 }
 
-static __always_inline void add(void *sums, struct offbpf_key *k, __u64 ns)
+static __always_inline void add(void *sums, struct offbpf_key *k, __u64 ns, __u32 gen)
 {
 	struct offbpf_sum *v = bpf_map_lookup_elem(sums, k), zero = { 0 };
 
 	if (v == NULL) {
 		bpf_map_update_elem(sums, k, &zero, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(sums, k);
+		bpf_map_update_elem(&offbpf_dirty, &k->pid, &gen, BPF_ANY);
 	}
 	if (v == NULL) {
 		count(&offbpf_counts.lost);
@@ -303,20 +330,33 @@ static __always_inline void switch_in(__u32 tid, __u64 now, __u32 gen)
 	if (k.fix == OFFBPF_FIX_UNKNOWN)
 		count(&offbpf_counts.unfixed);
 	if (gen & 1)
-		add(&offbpf_sums1, &k, ns);
+		add(&offbpf_sums1, &k, ns, gen);
 	else
-		add(&offbpf_sums0, &k, ns);
+		add(&offbpf_sums0, &k, ns, gen);
+}
+
+/* The leaving task's state, as the tracepoint's prev_state (an argument
+ * only from 5.18: read from the task, as 5.15's verifier allows). */
+static __always_inline unsigned int state_of(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return (unsigned int)BPF_CORE_READ((struct task_struct___o *)t, state);
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(offbpf_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
-	     unsigned int prev_state)
+int BPF_PROG(offbpf_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), slot = cpu & (OFFBPF_SLOTS - 1);
 	__u32 ptid = (__u32)BPF_CORE_READ(prev, pid), ntid = (__u32)BPF_CORE_READ(next, pid), gen;
-	__u64 now = bpf_ktime_get_ns();
+	unsigned int prev_state = state_of(prev);
+	__u64 now = bpf_ktime_get_ns(), seq;
 
-	__sync_fetch_and_add(&offbpf_enter[slot], 1);
+	/* The fetch forms: fully ordered on every JIT (arm64's plain atomic
+	 * add is not), so the generation is read after the entry is counted
+	 * and the sums are written before the leave. */
+	seq = __sync_fetch_and_add(&offbpf_enter[slot], 1);
+	barrier_var(seq);
 	gen = *(volatile __u32 *)&offbpf_gen;
 	if (ptid != 0 && !(prev_state & TASK_DEAD) && wanted(prev)) {
 		struct start s = { 0 };
@@ -342,6 +382,7 @@ int BPF_PROG(offbpf_switch, bool preempt, struct task_struct *prev, struct task_
 	}
 	if (ntid != 0)
 		switch_in(ntid, now, gen);
-	__sync_fetch_and_add(&offbpf_leave[slot], 1);
+	seq = __sync_fetch_and_add(&offbpf_leave[slot], 1);
+	barrier_var(seq);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef PERFTOP_HAVE_BPF
@@ -41,6 +42,9 @@ struct offbpf {
 	void (*want_fn)(void *arg, pid_t pid, uint64_t ip);
 	void *want_arg;
 	uint64_t stacks_gone, drains, sums, stacks_read;
+	uint64_t drain_ns, waits;
+	struct offbpf_rule_key ruled[OFFBPF_RULES]; /* the rules given (offbpf_forget) */
+	size_t nruled;
 };
 
 bool offbpf_built(void) { return true; }
@@ -79,8 +83,10 @@ static int targets(struct offbpf *b, const struct offbpf_opts *o, char *err, siz
 
 		b->cgroup_fd = open(o->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (b->cgroup_fd < 0) {
-			snprintf(err, errlen, "--off-cpu: cannot open cgroup %s (%s)", o->cgroup, strerror(errno));
-			return -errno;
+			int e = errno;
+
+			snprintf(err, errlen, "--off-cpu: cannot open cgroup %s (%s)", o->cgroup, strerror(e));
+			return -e;
 		}
 		if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.offbpf_cgroup), &zero, &b->cgroup_fd, BPF_ANY))
 			return -errno;
@@ -185,25 +191,34 @@ int offbpf_rule(struct offbpf *b, pid_t pid, uint64_t ip, int32_t ra_off)
 	struct offbpf_rule_key k = { .pid = (__u32)pid, .ip = ip };
 	__s32 v = ra_off < 0 ? OFFBPF_RULE_NONE : ra_off;
 
-	return bpf_map_update_elem(bpf_map__fd(b->skel->maps.offbpf_rules), &k, &v, BPF_ANY) ? -errno : 0;
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.offbpf_rules), &k, &v, BPF_ANY) != 0)
+		return -errno;
+	if (b->nruled < OFFBPF_RULES) /* at most the map's room: one entry each */
+		b->ruled[b->nruled++] = k;
+	return 0;
 }
 
 void offbpf_forget(struct offbpf *b, pid_t pid)
 {
 	int fd = bpf_map__fd(b->skel->maps.offbpf_rules);
-	struct offbpf_rule_key k, next, gone[64];
 	size_t n = 0;
-	bool first = true;
 
-	/* Collected, then deleted: deleting while walking restarts the walk. */
-	while (bpf_map_get_next_key(fd, first ? NULL : &k, &next) == 0) {
-		first = false;
-		k = next;
-		if (next.pid == (__u32)pid && n < sizeof(gone) / sizeof(gone[0]))
-			gone[n++] = next;
+	/* The rules given, kept here too: a process's go without walking the map. */
+	for (size_t i = 0; i < b->nruled; i++) {
+		if (b->ruled[i].pid == (__u32)pid)
+			(void)bpf_map_delete_elem(fd, &b->ruled[i]);
+		else
+			b->ruled[n++] = b->ruled[i];
 	}
-	for (size_t i = 0; i < n; i++)
-		(void)bpf_map_delete_elem(fd, &gone[i]);
+	b->nruled = n;
+}
+
+bool offbpf_pending(struct offbpf *b, pid_t pid)
+{
+	__u32 key = (__u32)pid, gen, now = __atomic_load_n(&b->skel->bss->offbpf_gen, __ATOMIC_RELAXED);
+
+	/* A sum made in this generation: not drained yet. */
+	return bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.offbpf_dirty), &key, &gen) == 0 && gen == now;
 }
 
 /* Every program that may have read the old generation has left. */
@@ -214,9 +229,13 @@ static void quiesce(struct offbpf *b)
 	for (int i = 0; i < b->ncpus; i++) {
 		__u64 want = __atomic_load_n(&enter[i], __ATOMIC_SEQ_CST);
 
-		for (unsigned spin = 0; __atomic_load_n(&leave[i], __ATOMIC_SEQ_CST) < want; spin++)
-			if (spin > 1000)
+		/* A program runs for microseconds: spin that long before giving
+		 * the CPU away (a yield on a busy CPU costs a time slice). */
+		for (unsigned spin = 0; __atomic_load_n(&leave[i], __ATOMIC_SEQ_CST) < want; spin++) {
+			b->waits++;
+			if (spin > 100000)
 				sched_yield();
+		}
 	}
 }
 
@@ -227,6 +246,9 @@ int offbpf_drain(struct offbpf *b, void (*fn)(void *arg, const struct offbpf_sum
 	struct offbpf_key batch_at;
 	bool first = true, done = false;
 
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	__atomic_store_n(&b->skel->bss->offbpf_gen, old + 1, __ATOMIC_SEQ_CST);
 	quiesce(b);
 	b->drains++;
@@ -252,6 +274,8 @@ int offbpf_drain(struct offbpf *b, void (*fn)(void *arg, const struct offbpf_sum
 			fn(arg, &s);
 		}
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	b->drain_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec));
 	return 0;
 }
 
@@ -280,7 +304,8 @@ void offbpf_get_stats(const struct offbpf *b, struct offbpf_stats *st)
 	*st = (struct offbpf_stats){
 		.outs = c->outs, .ins = c->ins, .short_spans = c->short_spans, .lost = c->lost,
 		.no_stack = c->no_stack, .unfixed = c->unfixed, .stacks_gone = b->stacks_gone,
-		.drains = b->drains, .sums = b->sums, .stacks_read = b->stacks_read,
+		.drains = b->drains, .sums = b->sums, .stacks_read = b->stacks_read, .drain_ns = b->drain_ns,
+		.quiesce_waits = b->waits,
 	};
 }
 
@@ -303,6 +328,7 @@ int offbpf_open(struct offbpf **out, const struct offbpf_opts *o, char *err, siz
 void offbpf_close(struct offbpf *b) { (void)b; }
 int offbpf_attach(struct offbpf *b, char *err, size_t errlen) { return (void)b, (void)err, (void)errlen, -ENOTSUP; }
 void offbpf_forget(struct offbpf *b, pid_t pid) { (void)b, (void)pid; }
+bool offbpf_pending(struct offbpf *b, pid_t pid) { return (void)b, (void)pid, false; }
 int offbpf_want_fd(const struct offbpf *b) { return (void)b, -1; }
 int offbpf_wants(struct offbpf *b, void (*fn)(void *arg, pid_t pid, uint64_t ip), void *arg)
 {

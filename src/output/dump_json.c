@@ -352,6 +352,9 @@ void dump_json(struct dctx *c)
 			json_u64(&j, "stacks_read", bs.stacks_read);
 			json_u64(&j, "stacks_lost", bs.no_stack + bs.stacks_gone);
 			json_u64(&j, "unfixed_leaves", bs.unfixed);
+			json_u64(&j, "drains", bs.drains);
+			json_u64(&j, "drain_us", bs.drain_ns / 1000);
+			json_u64(&j, "quiesce_waits", bs.quiesce_waits);
 		}
 		json_obj_end(&j);
 	}

@@ -238,8 +238,7 @@ int session_open(struct session *s, const struct options *o, char *err, size_t e
 		return -ENOMEM;
 	}
 	symbols_set_slow_hook(s->syms, slow_work, s);
-	/* A Dwfl per process unwound at once, the busiest kept. */
-	/* --off-cpu's stacks take -g's leaf fix when no mode is given. */
+	/* A Dwfl per process, the busiest kept; --off-cpu's stacks take the leaf fix without -g. */
 	if ((o->cg.mode == CALLGRAPH_DWARF || o->cg.mode == CALLGRAPH_FP || o->offcpu) &&
 	    (s->unw = unwind_new(find_map, s, 64)) == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -324,7 +323,8 @@ static void on_start(void *arg)
 
 	clock_gettime(CLOCK_MONOTONIC, &c->s->last_tick);
 	c->s->running = true;
-	session_offcpu_started(c->s);
+	if (session_offcpu_started(c->s)) /* refused at attach: the records' way, said */
+		add_notice(c->s, session_offcpu_notice(c->s));
 	if (c->front->start)
 		c->front->start(c->front->arg);
 }

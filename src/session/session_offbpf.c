@@ -131,6 +131,24 @@ int session_offbpf_target(struct session_offbpf *ob, const struct session_target
 	pid_t *p = NULL;
 	char *cg = NULL;
 
+	/* The same target (a re-open for a new rate): the program stays. */
+	if (ob->npids == (t->pids ? t->npids : 0) && ob->tids == t->pids_are_tids &&
+	    (ob->npids == 0 || memcmp(ob->pids, t->pids, ob->npids * sizeof(*ob->pids)) == 0) &&
+	    ((ob->cgroup == NULL && t->cgroup == NULL) ||
+	     (ob->cgroup && t->cgroup && strcmp(ob->cgroup, t->cgroup) == 0))) {
+		int rc;
+
+		/* A new engine: its questions are watched there now. */
+		if (ob->b == NULL || ob->eng == ob->s->eng || ob->s->eng == NULL)
+			return 0;
+		if ((rc = engine_watch_fd(ob->s->eng, offbpf_want_fd(ob->b), readable, ob)) != 0) {
+			snprintf(err, errlen, "--off-cpu in BPF: cannot watch its ring buffer (%s)", strerror(-rc));
+			session_offbpf_unload(ob);
+			return rc;
+		}
+		ob->eng = ob->s->eng;
+		return 0;
+	}
 	if ((t->pids && t->npids && (p = malloc(t->npids * sizeof(*p))) == NULL) ||
 	    (t->cgroup && (cg = strdup(t->cgroup)) == NULL)) {
 		free(p);
@@ -229,6 +247,8 @@ int session_offbpf_drain(struct session_offbpf *ob)
 	ob->noted = st;
 	return rc;
 }
+
+bool session_offbpf_pending(struct session_offbpf *ob, pid_t pid) { return ob && ob->b && offbpf_pending(ob->b, pid); }
 
 void session_offbpf_forget(struct session_offbpf *ob, pid_t pid)
 {

@@ -523,14 +523,19 @@ void session_offcpu_track(struct session *s, const struct record *r)
 	case PERF_RECORD_COMM:
 		/* The kernel's sums of an exec'd process resolve with its old maps. */
 		if (s->off && session_offbpf_loaded(s->off->bpf) && (r->misc & PERF_RECORD_MISC_COMM_EXEC)) {
-			(void)session_offbpf_drain(s->off->bpf);
+			if (session_offbpf_pending(s->off->bpf, (pid_t)r->comm.pid))
+				(void)session_offbpf_drain(s->off->bpf);
 			session_offbpf_forget(s->off->bpf, (pid_t)r->comm.pid);
 		}
 		flush(s, (pid_t)r->comm.pid);
 		break;
 	case PERF_RECORD_EXIT:
-		if (s->off && r->task.pid == r->task.tid)
+		/* Its sums charged while its task and names are still known. */
+		if (s->off && r->task.pid == r->task.tid) {
+			if (session_offbpf_pending(s->off->bpf, (pid_t)r->task.pid))
+				(void)session_offbpf_drain(s->off->bpf);
 			session_offbpf_forget(s->off->bpf, (pid_t)r->task.pid);
+		}
 		flush(s, (pid_t)r->task.pid);
 		break;
 	case PERF_RECORD_FORK:
@@ -670,13 +675,16 @@ static int to_records(struct session *s, char *err, size_t errlen)
 	return records_on(s, err, errlen);
 }
 
-void session_offcpu_started(struct session *s)
+bool session_offcpu_started(struct session *s)
 {
 	char why[256], err[256];
 
 	/* Loaded but refused at attach: the records' way, and a notice. */
-	if (s->off && session_offbpf_loaded(s->off->bpf) && session_offbpf_attach(s->off->bpf, why, sizeof(why)) != 0)
-		(void)fall_back(s, why, err, sizeof(err));
+	if (s->off == NULL || !session_offbpf_loaded(s->off->bpf) ||
+	    session_offbpf_attach(s->off->bpf, why, sizeof(why)) == 0)
+		return false;
+	(void)fall_back(s, why, err, sizeof(err));
+	return true;
 }
 
 bool session_offcpu_in_kernel(const struct session *s) { return s->off && session_offbpf_loaded(s->off->bpf); }

@@ -99,7 +99,8 @@ def side_by_side(a, secs):
             "perftop_us_switch": (top1 - top0) * 1e6 / max(c1 - c0, 1),
             "perf_us_switch": (perf1 - perf0) * 1e6 / max(c1 - c0, 1),
             "perf_ms_s": (perf1 - perf0) * 1e3 / dt, "lost": last.get("lost_records", -1),
-            "via": last.get("via", "-"),
+            "via": last.get("via", "-"), "drain_us": last.get("drain_us", -1),
+            "quiesce_waits": last.get("quiesce_waits", -1),
             "perftop_switches": last.get("switches", 0), "rss_first_kb": rss[1] if len(rss) > 1 else 0,
             "rss_last_kb": rss[-1] if rss else 0, "perf_mb": size / 1e6}
 
@@ -156,7 +157,7 @@ def side_by_side_all(a):
     runs = [side_by_side(a, a.secs) for _ in range(a.reps)]
     for r in runs:
         print(json.dumps(r))
-    med = {k: statistics.median(r[k] for r in runs) for k in runs[0] if k != "via"}
+    med = {k: statistics.median(r[k] for r in runs) for k in runs[0] if k not in ("via", "drain_us", "quiesce_waits")}
     what = "(plain)" if a.plain else "--off-cpu"
     print("median: %.0f switches/s; perftop %s %.1f ms/s, perf record %.1f ms/s (ratio %.2f); "
           "a switch: %.2f and %.2f us; lost %d; perftop RSS %d -> %d KB; perf.data %.1f MB"

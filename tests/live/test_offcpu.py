@@ -228,8 +228,13 @@ def test_json_and_perf_sched(via):
             not_here("%s: against perf sched timehist" % name, "timehist gives %.0f ms, the thread's own clock %.0f ms"
                  % (perfs, ownms))
             continue
-        say(perfs > 0 and abs(mine - perfs) <= 0.05 * perfs,
-           "%s: off-CPU %.1f ms, perf sched timehist's wait + delay %.1f ms (within 5 %%)" % (name, mine, perfs))
+        # Both hook the same tracepoint, each taking its time at its own
+        # place in it (perf's after our program's stack walk, or before):
+        # a few µs a switch apart, as against the thread's own clock.
+        most = 0.05 * perfs + own[name].get("switches", 0) * SWITCH_US / 1000.0
+        say(perfs > 0 and abs(mine - perfs) <= most,
+            "%s: off-CPU %.1f ms, perf sched timehist's wait + delay %.1f ms (within 5 %% and %.0f µs a switch: "
+            "%.1f ms)" % (name, mine, perfs, SWITCH_US, most))
 
 
 def folded_shares(out, comm):
@@ -354,12 +359,14 @@ def test_in_place():
 
 def test_bpf():
     """Summed in the kernel: the switches never cross into user space. On
-    a ping-pong, the rings carry no switch record, each distinct stack is
-    read once, nothing is lost; the offcpu object says so."""
+    a ping-pong (-p: its own switches, not the machine's), the rings carry
+    no switch record, each distinct stack is read once, nothing is lost;
+    the offcpu object says so."""
     load = subprocess.Popen([PINGPONG, "10", "4000"], stdout=subprocess.DEVNULL)
     procs.append(load)
-    top = subprocess.run([PERFTOP, "-b", "--format", "json", "--off-cpu", "--off-cpu-via", "bpf", "--stats",
-                          "-d", "1", "-n", "4", "-F", "99"], capture_output=True, text=True, timeout=60)
+    top = subprocess.run([PERFTOP, "-b", "--no-config", "--format", "json", "--off-cpu", "--off-cpu-via", "bpf",
+                          "--stats", "-d", "1", "-n", "4", "-F", "99", "-p", str(load.pid)],
+                         capture_output=True, text=True, timeout=60)
     load.kill()
     load.wait()
     if top.returncode != 0 and "--off-cpu in BPF" in top.stderr:
@@ -368,7 +375,7 @@ def test_bpf():
     recs = [json.loads(x) for x in top.stdout.splitlines() if x.strip()]
     off = recs[-1].get("offcpu", {}) if recs else {}
     st = recs[-1].get("stats", {}) if recs else {}
-    ok(top.returncode == 0 and off.get("via") == "bpf" and off.get("switches", 0) > 10000,
+    ok(top.returncode == 0 and off.get("via") == "bpf" and off.get("switches", 0) > 5000,
        "--off-cpu-via bpf on a ping-pong: summed in the kernel (%r, %s)" % (off, top.stderr.strip()[-200:]))
     ok(off.get("spans", 0) > 0.9 * off.get("switches", 1) and off.get("lost_spans", -1) == 0
        and off.get("stacks_lost", -1) == 0, "every span charged, none lost (%r spans of %r switches, %r lost, "
@@ -471,7 +478,8 @@ def test_unprivileged():
     hit = [n for n in notices if "--off-cpu" in n]
     # Asked for the kernel's way without the privilege: one line, and an exit.
     rb = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sh", "-c",
-                         "sleep 5 & exec %s -b -n 1 -d 0.5 --off-cpu --off-cpu-via bpf -p $!" % PERFTOP],
+                         "sleep 5 & exec %s -b --no-config -n 1 -d 0.5 --off-cpu --off-cpu-via bpf -p $!"
+                         % PERFTOP],
                         capture_output=True, text=True, timeout=60)
     lines = rb.stderr.strip().splitlines()
     ok(rb.returncode != 0 and len(lines) == 1 and "CAP_BPF" in lines[0],
