@@ -371,7 +371,10 @@ int BPF_PROG(offbpf_switch, bool preempt, struct task_struct *prev, struct task_
 			s.state = OFFBPF_STATE_D;
 		else
 			s.state = OFFBPF_STATE_S;
-		s.khash = stack_of(ctx, 0);
+		/* The first frame is this program's own: not in kallsyms (unless
+		 * bpf_jit_kallsyms), and an unknown kernel address makes the
+		 * resolver read kallsyms again. */
+		s.khash = stack_of(ctx, 1 & BPF_F_SKIP_FIELD_MASK);
 		s.fix = OFFBPF_FIX_NONE; /* a kernel thread has no user leaf */
 		if (!(BPF_CORE_READ(prev, flags) & PF_KTHREAD) && BPF_CORE_READ(prev, mm)) {
 			s.uhash = stack_of(ctx, BPF_F_USER_STACK);
