@@ -14,7 +14,6 @@
 #include "session.h"
 #include "session_offbpf.h"
 #include "offbpf.h"
-#include "htab.h"
 #include "leaffix.h"
 
 struct session_offbpf {
@@ -23,7 +22,6 @@ struct session_offbpf {
 	struct engine *eng;          /* its question fd is watched there */
 	session_offbpf_skip_fn skip;
 	struct offbpf_stats noted;   /* the kernel's counts already noted in the spans */
-	struct htab ruled;           /* pids the kernel holds rules for */
 	uint64_t now;                /* a drain's count: the pending charges' time */
 	/* The target the program filters by. */
 	pid_t *pids;
@@ -40,8 +38,7 @@ static void on_question(void *arg, pid_t pid, uint64_t ip)
 
 	if (ob->s->leaf && leaffix_rule(ob->s->leaf, pid, ip, &r) && r.kind == CFARULE_SP)
 		off = r.ra_off;
-	if (offbpf_rule(ob->b, pid, ip, off) == 0 && !htab_get(&ob->ruled, (uint64_t)pid))
-		(void)htab_put(&ob->ruled, (uint64_t)pid, 1); /* best effort: a stale rule is an unfixed leaf */
+	(void)offbpf_rule(ob->b, pid, ip, off); /* best effort: not given, the leaf is unfixed */
 }
 
 static void readable(void *arg)
@@ -55,10 +52,8 @@ struct session_offbpf *session_offbpf_new(struct session *s, session_offbpf_skip
 {
 	struct session_offbpf *ob = calloc(1, sizeof(*ob));
 
-	if (ob == NULL || htab_init(&ob->ruled, 64) != 0) {
-		free(ob);
+	if (ob == NULL)
 		return NULL;
-	}
 	ob->s = s;
 	ob->skip = skip;
 	return ob;
@@ -75,7 +70,6 @@ void session_offbpf_unload(struct session_offbpf *ob)
 	ob->b = NULL;
 	ob->eng = NULL;
 	ob->noted = (struct offbpf_stats){ 0 };
-	htab_clear(&ob->ruled);
 }
 
 void session_offbpf_free(struct session_offbpf *ob)
@@ -83,13 +77,27 @@ void session_offbpf_free(struct session_offbpf *ob)
 	if (ob == NULL)
 		return;
 	session_offbpf_unload(ob);
-	htab_free(&ob->ruled);
 	free(ob->pids);
 	free(ob->cgroup);
 	free(ob);
 }
 
 bool session_offbpf_loaded(const struct session_offbpf *ob) { return ob && ob->b; }
+
+/* The questions watched in the session's engine now; failing, unloaded. */
+static int watch(struct session_offbpf *ob, char *err, size_t errlen)
+{
+	int rc;
+
+	ob->eng = NULL; /* the engine it was watched in, if any, is gone */
+	if (ob->s->eng && (rc = engine_watch_fd(ob->s->eng, offbpf_want_fd(ob->b), readable, ob)) != 0) {
+		snprintf(err, errlen, "--off-cpu in BPF: cannot watch its ring buffer (%s)", strerror(-rc));
+		session_offbpf_unload(ob);
+		return rc;
+	}
+	ob->eng = ob->s->eng;
+	return 0;
+}
 
 int session_offbpf_load(struct session_offbpf *ob, char *err, size_t errlen)
 {
@@ -103,13 +111,8 @@ int session_offbpf_load(struct session_offbpf *ob, char *err, size_t errlen)
 		return 0;
 	if ((rc = offbpf_open(&ob->b, &o, err, errlen)) != 0)
 		return rc;
-	if (ob->s->eng && (rc = engine_watch_fd(ob->s->eng, offbpf_want_fd(ob->b), readable, ob)) != 0) {
-		snprintf(err, errlen, "--off-cpu in BPF: cannot watch its ring buffer (%s)", strerror(-rc));
-		offbpf_close(ob->b);
-		ob->b = NULL;
+	if ((rc = watch(ob, err, errlen)) != 0)
 		return rc;
-	}
-	ob->eng = ob->s->eng;
 	/* Attached once the loop answers its questions; at once when the
 	 * kernel's way was asked for, so that a refusal is perftop's error. */
 	return ob->s->running || ob->s->opts->offcpu_via == OFFCPU_VIA_BPF ? session_offbpf_attach(ob, err, errlen) : 0;
@@ -136,18 +139,10 @@ int session_offbpf_target(struct session_offbpf *ob, const struct session_target
 	    (ob->npids == 0 || memcmp(ob->pids, t->pids, ob->npids * sizeof(*ob->pids)) == 0) &&
 	    ((ob->cgroup == NULL && t->cgroup == NULL) ||
 	     (ob->cgroup && t->cgroup && strcmp(ob->cgroup, t->cgroup) == 0))) {
-		int rc;
-
 		/* A new engine: its questions are watched there now. */
 		if (ob->b == NULL || ob->eng == ob->s->eng || ob->s->eng == NULL)
 			return 0;
-		if ((rc = engine_watch_fd(ob->s->eng, offbpf_want_fd(ob->b), readable, ob)) != 0) {
-			snprintf(err, errlen, "--off-cpu in BPF: cannot watch its ring buffer (%s)", strerror(-rc));
-			session_offbpf_unload(ob);
-			return rc;
-		}
-		ob->eng = ob->s->eng;
-		return 0;
+		return watch(ob, err, errlen);
 	}
 	if ((t->pids && t->npids && (p = malloc(t->npids * sizeof(*p))) == NULL) ||
 	    (t->cgroup && (cg = strdup(t->cgroup)) == NULL)) {
@@ -248,14 +243,16 @@ int session_offbpf_drain(struct session_offbpf *ob)
 	return rc;
 }
 
-bool session_offbpf_pending(struct session_offbpf *ob, pid_t pid) { return ob && ob->b && offbpf_pending(ob->b, pid); }
-
-void session_offbpf_forget(struct session_offbpf *ob, pid_t pid)
+void session_offbpf_gone(struct session_offbpf *ob, pid_t pid)
 {
-	if (ob && ob->b && htab_get(&ob->ruled, (uint64_t)pid)) {
-		offbpf_forget(ob->b, pid);
-		(void)htab_del(&ob->ruled, (uint64_t)pid, 1);
-	}
+	if (ob == NULL || ob->b == NULL)
+		return;
+	/* Its sums charged while its names and maps are still the ones they
+	 * ended under; a drain only when it has some (a build execs
+	 * thousands a second). Its rules no longer hold. */
+	if (offbpf_pending(ob->b, pid))
+		(void)session_offbpf_drain(ob);
+	offbpf_forget(ob->b, pid);
 }
 
 bool session_offbpf_stats(const struct session_offbpf *ob, struct offbpf_stats *st)

@@ -29,10 +29,9 @@ void session_offbpf_unload(struct session_offbpf *ob);
 bool session_offbpf_loaded(const struct session_offbpf *ob);
 /* The kernel's sums since the last drain, into s->spans's pending charges. */
 int session_offbpf_drain(struct session_offbpf *ob);
-/* Whether pid has sums the kernel still holds. */
-bool session_offbpf_pending(struct session_offbpf *ob, pid_t pid);
-/* pid exec'd or exited (not loaded: nothing). */
-void session_offbpf_forget(struct session_offbpf *ob, pid_t pid);
+/* Process pid exec'd or exited: the sums the kernel holds for it charged
+ * now, its leaf rules forgotten (not loaded: nothing). */
+void session_offbpf_gone(struct session_offbpf *ob, pid_t pid);
 /* False when not loaded. */
 bool session_offbpf_stats(const struct session_offbpf *ob, struct offbpf_stats *st);
 

@@ -521,21 +521,13 @@ void session_offcpu_track(struct session *s, const struct record *r)
 	/* What is pending resolves with the names and maps it ended under. */
 	switch (r->type) {
 	case PERF_RECORD_COMM:
-		/* The kernel's sums of an exec'd process resolve with its old maps. */
-		if (s->off && session_offbpf_loaded(s->off->bpf) && (r->misc & PERF_RECORD_MISC_COMM_EXEC)) {
-			if (session_offbpf_pending(s->off->bpf, (pid_t)r->comm.pid))
-				(void)session_offbpf_drain(s->off->bpf);
-			session_offbpf_forget(s->off->bpf, (pid_t)r->comm.pid);
-		}
+		if (s->off && (r->misc & PERF_RECORD_MISC_COMM_EXEC))
+			session_offbpf_gone(s->off->bpf, (pid_t)r->comm.pid);
 		flush(s, (pid_t)r->comm.pid);
 		break;
 	case PERF_RECORD_EXIT:
-		/* Its sums charged while its task and names are still known. */
-		if (s->off && r->task.pid == r->task.tid) {
-			if (session_offbpf_pending(s->off->bpf, (pid_t)r->task.pid))
-				(void)session_offbpf_drain(s->off->bpf);
-			session_offbpf_forget(s->off->bpf, (pid_t)r->task.pid);
-		}
+		if (s->off && r->task.pid == r->task.tid)
+			session_offbpf_gone(s->off->bpf, (pid_t)r->task.pid);
 		flush(s, (pid_t)r->task.pid);
 		break;
 	case PERF_RECORD_FORK:
